@@ -1,0 +1,12 @@
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { ToolContext } from "../context.js";
+import { registerEditTool } from "./edit.js";
+import { registerReadTool } from "./read.js";
+import { registerWriteTool } from "./write.js";
+
+/** Registers every crow-mcp tool on `server`. One tool per file; each file exports its own register function. */
+export function registerTools(server: McpServer, context: ToolContext): void {
+  registerReadTool(server, context);
+  registerWriteTool(server, context);
+  registerEditTool(server, context);
+}

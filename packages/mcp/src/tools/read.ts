@@ -1,0 +1,139 @@
+import { open, stat } from "node:fs/promises";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import type { ToolContext } from "../context.js";
+import { checkAbsolutePath, describeMissing, errorCode, isPermissionError } from "../fs/paths.js";
+import { classifyHead, decodeUtf8, sniffImage } from "../fs/sniff.js";
+import { errorResult, guarded, textResult } from "./result.js";
+
+export const DEFAULT_LINE_LIMIT = 2000;
+export const MAX_LINE_LENGTH = 2000;
+export const BINARY_CHECK_SIZE = 8192;
+export const MAX_FILE_SIZE = 10 * 1024 * 1024;
+
+const DESCRIPTION = `Read a file from the local filesystem.
+
+- file_path must be an absolute path.
+- Returns up to ${DEFAULT_LINE_LIMIT} lines starting at line \`offset\` (1-based), formatted as "<line number>→<line>". Use offset and limit to page through long files; the output says which offset to use next.
+- Lines longer than ${MAX_LINE_LENGTH} characters are truncated.
+- PNG, JPEG, GIF and WebP images are returned as images you can look at.
+- Binary files and files over 10 MB are refused; use the terminal (head, grep, xxd) for those.
+- Read a file before editing it, and prefer reading several relevant files at once.`;
+
+const inputSchema = z.strictObject({
+  file_path: z.string().describe("Absolute path of the file to read"),
+  offset: z.number().int().min(0).default(1).describe("1-based line number to start reading from (default 1)"),
+  limit: z.number().int().min(1).default(DEFAULT_LINE_LIMIT).describe("Maximum number of lines to read (default 2000)"),
+});
+
+/** Registers `read(file_path, offset=1, limit=2000)`. */
+export function registerReadTool(server: McpServer, context: ToolContext): void {
+  server.registerTool(
+    "read",
+    {
+      title: "Read file",
+      description: DESCRIPTION,
+      inputSchema,
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    guarded("read", async (args) => readFile(args.file_path, args.offset, args.limit, context.cwd)),
+  );
+}
+
+/** The read tool's behaviour, independent of MCP: the result the model sees for one call. */
+export async function readFile(filePath: string, offset: number, limit: number, cwd: string): Promise<CallToolResult> {
+  const checked = checkAbsolutePath(filePath, cwd);
+  if (!checked.ok) return errorResult(checked.error);
+  const file = checked.path;
+
+  let size: number;
+  try {
+    const stats = await stat(file);
+    if (stats.isDirectory()) return errorResult(`Error: Path is a directory, not a file: ${file}`);
+    if (!stats.isFile()) return errorResult(`Error: Not a regular file: ${file}`);
+    size = stats.size;
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return errorResult(`Error: File does not exist: ${file}${await describeMissing(file)}`);
+    if (errorCode(error) === "ENOTDIR") return errorResult(`Error: File does not exist: ${file} (a parent is not a directory)`);
+    if (isPermissionError(error)) return errorResult(`Error: Permission denied: ${file}`);
+    return errorResult(`Error: Cannot stat file: ${(error as Error).message}`);
+  }
+  if (size > MAX_FILE_SIZE) {
+    return errorResult(
+      `Error: File too large: ${size} bytes (max ${MAX_FILE_SIZE} bytes). Use the terminal (head, tail, grep, sed -n) to look at parts of it.`,
+    );
+  }
+
+  let bytes: Buffer;
+  try {
+    bytes = await readAll(file);
+  } catch (error) {
+    if (isPermissionError(error)) return errorResult(`Error: Permission denied: ${file}`);
+    return errorResult(`Error: Failed to read file: ${(error as Error).message}`);
+  }
+
+  const image = sniffImage(bytes.subarray(0, 16));
+  if (image) {
+    return {
+      content: [
+        { type: "text", text: `Image file: ${file} (${image}, ${bytes.length} bytes)` },
+        { type: "image", data: bytes.toString("base64"), mimeType: image },
+      ],
+    };
+  }
+  const kind = classifyHead(bytes.subarray(0, BINARY_CHECK_SIZE));
+  if (kind === "binary") return errorResult(`Error: Cannot read binary file: ${file}`);
+  const decoded = decodeUtf8(bytes);
+  if (!decoded.ok) {
+    return errorResult(
+      `Error: File is not valid UTF-8 text: ${file} (first invalid byte on line ${decoded.line}). It may use another encoding such as Latin-1; inspect it with the terminal (file, iconv).`,
+    );
+  }
+  if (decoded.text.trim() === "") {
+    return textResult(`<system-reminder>\nThe file ${file} exists but has empty contents.\n</system-reminder>`);
+  }
+  return textResult(formatLines(decoded.text, offset, limit));
+}
+
+async function readAll(file: string): Promise<Buffer> {
+  const handle = await open(file, "r");
+  try {
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Formats `text` the way upstream did: right-aligned line numbers, "→", no space. A final newline ends the last
+ * line rather than starting an empty one, and a CR before the newline is not shown.
+ */
+export function formatLines(text: string, offset: number, limit: number): string {
+  const lines = text.split("\n");
+  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
+  const total = lines.length;
+  const start = Math.max(0, offset - 1);
+  if (start >= total) {
+    return `<system-reminder>\nThe file has ${total} lines; offset ${offset} is past its end. Use an offset between 1 and ${total}.\n</system-reminder>`;
+  }
+  const end = Math.min(total, start + limit);
+  const pad = String(end).length;
+  let truncatedLines = false;
+  const out: string[] = [];
+  for (let i = start; i < end; i++) {
+    let line = lines[i] ?? "";
+    if (line.endsWith("\r")) line = line.slice(0, -1);
+    if (line.length > MAX_LINE_LENGTH) {
+      line = `${line.slice(0, MAX_LINE_LENGTH)}... [line truncated]`;
+      truncatedLines = true;
+    }
+    out.push(`${String(i + 1).padStart(pad)}\u2192${line}`);
+  }
+  let result = out.join("\n");
+  if (end < total) {
+    result += `\n\n[File truncated: showing lines ${start + 1}-${end} of ${total} total. Use offset=${end + 1} to continue, or offset and limit parameters to read other sections.]`;
+  }
+  if (truncatedLines) result += `\n\n[Some lines exceeded ${MAX_LINE_LENGTH} characters and were truncated.]`;
+  return result;
+}

@@ -1,0 +1,74 @@
+import { lstat, stat } from "node:fs/promises";
+import path from "node:path";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import type { ToolContext } from "../context.js";
+import { ensureParent, writeFileAtomic } from "../fs/atomic.js";
+import { checkAbsolutePath, errorCode, isPermissionError } from "../fs/paths.js";
+import { errorResult, guarded, textResult } from "./result.js";
+
+const DESCRIPTION = `Write a whole file to the local filesystem, creating parent directories as needed.
+
+- file_path must be an absolute path. An existing file is replaced entirely (atomically; its permissions are kept).
+- Prefer the edit tool to change part of an existing file, and read a file before overwriting it.
+- Content is written as UTF-8 exactly as given.`;
+
+const inputSchema = z.strictObject({
+  file_path: z.string().describe("Absolute path of the file to write"),
+  content: z.string().describe("The full content of the file"),
+});
+
+/** Registers `write(file_path, content)`. */
+export function registerWriteTool(server: McpServer, context: ToolContext): void {
+  server.registerTool(
+    "write",
+    {
+      title: "Write file",
+      description: DESCRIPTION,
+      inputSchema,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    guarded("write", async (args) => writeTextFile(args.file_path, args.content, context.cwd)),
+  );
+}
+
+/** Number of lines in `content` as an editor counts them: a final newline does not start a new line. */
+export function countLines(content: string): number {
+  if (content === "") return 0;
+  let lines = 1;
+  for (let i = content.indexOf("\n"); i !== -1; i = content.indexOf("\n", i + 1)) lines++;
+  return content.endsWith("\n") ? lines - 1 : lines;
+}
+
+/** The write tool's behaviour, independent of MCP. */
+export async function writeTextFile(filePath: string, content: string, cwd: string): Promise<CallToolResult> {
+  const checked = checkAbsolutePath(filePath, cwd);
+  if (!checked.ok) return errorResult(checked.error);
+  const file = checked.path;
+
+  const existing = await stat(file).catch(() => undefined);
+  if (existing?.isDirectory()) return errorResult(`Error: Path is a directory, not a file: ${file}`);
+  const link = await lstat(file).catch(() => undefined);
+  if (link?.isSymbolicLink() && !existing) {
+    return errorResult(`Error: ${file} is a symbolic link whose target does not exist; write to the target path instead.`);
+  }
+
+  const parent = path.dirname(file);
+  try {
+    await ensureParent(file);
+  } catch (error) {
+    if (isPermissionError(error)) return errorResult(`Error: Permission denied creating directory: ${parent}`);
+    if (errorCode(error) === "EEXIST" || errorCode(error) === "ENOTDIR") {
+      return errorResult(`Error: Failed to create directory: ${parent} (a component of the path is a file)`);
+    }
+    return errorResult(`Error: Failed to create directory: ${(error as Error).message}`);
+  }
+  try {
+    await writeFileAtomic(file, content);
+  } catch (error) {
+    if (isPermissionError(error)) return errorResult(`Error: Permission denied: ${file}`);
+    return errorResult(`Error: Failed to write file: ${(error as Error).message}`);
+  }
+  return textResult(`Successfully wrote ${countLines(content)} lines to ${file}`);
+}

@@ -1,0 +1,3 @@
+export * from "./mcp.js";
+export * from "./paths.js";
+export * from "./workspace.js";

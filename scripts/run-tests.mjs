@@ -1,0 +1,71 @@
+// Runs every test file of the workspace with node's test runner (TypeScript through tsx) and ends the output with
+// one line "N passed, N failed[, N skipped]". Arguments filter test files by substring, e.g.
+//   node scripts/run-tests.mjs edit terminal
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+const root = path.resolve(import.meta.dirname, "..");
+const filters = process.argv.slice(2);
+
+function findTests(dir) {
+  const found = [];
+  for (const entry of readdirSync(dir)) {
+    if (entry === "node_modules" || entry === "dist" || entry === "fixtures") continue;
+    const full = path.join(dir, entry);
+    if (statSync(full).isDirectory()) found.push(...findTests(full));
+    else if (entry.endsWith(".test.ts")) found.push(full);
+  }
+  return found;
+}
+
+const files = readdirSync(path.join(root, "packages"))
+  .flatMap((pkg) => {
+    const testDir = path.join(root, "packages", pkg, "test");
+    try {
+      return findTests(testDir);
+    } catch {
+      return [];
+    }
+  })
+  .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)))
+  .sort();
+
+if (files.length === 0) {
+  console.error(`no test files match ${filters.join(" ")}`);
+  process.exit(1);
+}
+
+const tmp = mkdtempSync(path.join(tmpdir(), "crow-test-summary-"));
+const summaryFile = path.join(tmp, "summary.json");
+const result = spawnSync(
+  process.execPath,
+  [
+    "--import",
+    "tsx",
+    "--conditions=source",
+    "--test",
+    `--test-concurrency=${process.env.CROW_TEST_CONCURRENCY ?? 3}`,
+    "--test-timeout=180000",
+    "--test-reporter=spec",
+    "--test-reporter-destination=stdout",
+    `--test-reporter=${path.join(root, "scripts", "summary-reporter.mjs")}`,
+    `--test-reporter-destination=${summaryFile}`,
+    ...files.map((f) => path.relative(root, f)),
+  ],
+  { cwd: root, stdio: "inherit" },
+);
+
+let counts;
+try {
+  counts = JSON.parse(readFileSync(summaryFile, "utf8"));
+} catch {
+  counts = { passed: 0, failed: 1, skipped: 0, todo: 0, skipReasons: [] };
+  console.error("the test runner did not produce a summary (crashed?)");
+}
+rmSync(tmp, { recursive: true, force: true });
+for (const reason of counts.skipReasons) console.log(`skipped: ${reason}`);
+const failed = counts.failed + (result.status !== 0 && counts.failed === 0 ? 1 : 0);
+console.log(`${counts.passed} passed, ${failed} failed${counts.skipped ? `, ${counts.skipped} skipped` : ""}`);
+process.exit(failed > 0 ? 1 : 0);
