@@ -60,7 +60,8 @@ function parse() {
 function positiveNumber(raw: string | undefined, what: string, allowZero = false): number | undefined {
   if (raw === undefined || raw === "") return undefined;
   const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0 || (!allowZero && value === 0)) fail(`${what} must be a positive number, got "${raw}"`);
+  if (!Number.isFinite(value) || value < 0 || (!allowZero && value === 0))
+    fail(`${what} must be a positive number, got "${raw}"`);
   return value;
 }
 
@@ -97,7 +98,8 @@ async function main(): Promise<void> {
     return;
   }
   const port = positiveNumber(args.port, "--port", true) ?? 7419;
-  if (!Number.isInteger(port) || port > 65535) fail(`--port must be an integer between 0 and 65535, got "${args.port}"`);
+  if (!Number.isInteger(port) || port > 65535)
+    fail(`--port must be an integer between 0 and 65535, got "${args.port}"`);
   const token = args.token ?? process.env.CROW_MCP_TOKEN;
   const host = args.host ?? "127.0.0.1";
   let running: Awaited<ReturnType<typeof startHttpServer>>;

@@ -64,7 +64,13 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
       return;
     }
     if (sessionId || !isInitializeRequest(req.body)) {
-      jsonRpcError(res, sessionId ? 404 : 400, sessionId ? "Unknown or expired MCP session; initialize again" : "Bad request: no MCP session; send initialize first");
+      jsonRpcError(
+        res,
+        sessionId ? 404 : 400,
+        sessionId
+          ? "Unknown or expired MCP session; initialize again"
+          : "Bad request: no MCP session; send initialize first",
+      );
       return;
     }
     const crow = createServer(options);
@@ -114,7 +120,9 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
   sweeper.unref();
 
   const server = await new Promise<Server>((resolve, reject) => {
-    const listening = app.listen(options.port ?? 0, host, (error?: Error) => (error ? reject(error) : resolve(listening)));
+    const listening = app.listen(options.port ?? 0, host, (error?: Error) =>
+      error ? reject(error) : resolve(listening),
+    );
   });
   const address = server.address() as AddressInfo;
   const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
@@ -126,10 +134,12 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
       clearInterval(sweeper);
       const all = [...sessions.values()];
       sessions.clear();
-      await Promise.all(all.map(async (live) => {
-        await live.transport.close().catch(() => undefined);
-        await live.crow.close();
-      }));
+      await Promise.all(
+        all.map(async (live) => {
+          await live.transport.close().catch(() => undefined);
+          await live.crow.close();
+        }),
+      );
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

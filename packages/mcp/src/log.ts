@@ -12,7 +12,10 @@ function threshold(): number {
 
 function write(level: Level, message: string, detail?: unknown): void {
   if (LEVELS[level] > threshold()) return;
-  const suffix = detail === undefined ? "" : ` ${detail instanceof Error ? (detail.stack ?? detail.message) : JSON.stringify(detail)}`;
+  const suffix =
+    detail === undefined
+      ? ""
+      : ` ${detail instanceof Error ? (detail.stack ?? detail.message) : JSON.stringify(detail)}`;
   process.stderr.write(`[crow-mcp] ${level}: ${message}${suffix}\n`);
 }
 

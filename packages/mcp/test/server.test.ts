@@ -2,7 +2,15 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import http from "node:http";
 import { after, before, describe, test } from "node:test";
-import { CROW_MCP_BIN, callTool, connectStdio, type McpConnection, startHttp, tempWorkspace, type TempWorkspace } from "@crow/testkit";
+import {
+  CROW_MCP_BIN,
+  callTool,
+  connectStdio,
+  type McpConnection,
+  startHttp,
+  type TempWorkspace,
+  tempWorkspace,
+} from "@crow/testkit";
 
 describe("crow-mcp binary", () => {
   test("--version prints the package version and --help the usage, on stdout", () => {
@@ -115,7 +123,11 @@ describe("crow-mcp over Streamable HTTP", () => {
       const status = await new Promise<number | undefined>((resolve, reject) => {
         const request = http.request(server.url, {
           method: "POST",
-          headers: { "content-type": "application/json", accept: "application/json, text/event-stream", host: "evil.example" },
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            host: "evil.example",
+          },
         });
         request.on("response", (response) => {
           response.resume();

@@ -10,7 +10,8 @@ export type PathCheck = { ok: true; path: string } | { ok: false; error: string 
  */
 export function checkAbsolutePath(input: string, cwd: string, parameter = "file_path"): PathCheck {
   if (input.trim() === "") return { ok: false, error: `Error: ${parameter} is empty. Pass an absolute path.` };
-  if (input.includes("\0")) return { ok: false, error: `Error: ${parameter} contains a NUL byte: ${JSON.stringify(input)}` };
+  if (input.includes("\0"))
+    return { ok: false, error: `Error: ${parameter} contains a NUL byte: ${JSON.stringify(input)}` };
   if (!path.isAbsolute(input)) {
     return {
       ok: false,

@@ -54,8 +54,10 @@ export async function readFile(filePath: string, offset: number, limit: number, 
     if (!stats.isFile()) return errorResult(`Error: Not a regular file: ${file}`);
     size = stats.size;
   } catch (error) {
-    if (errorCode(error) === "ENOENT") return errorResult(`Error: File does not exist: ${file}${await describeMissing(file)}`);
-    if (errorCode(error) === "ENOTDIR") return errorResult(`Error: File does not exist: ${file} (a parent is not a directory)`);
+    if (errorCode(error) === "ENOENT")
+      return errorResult(`Error: File does not exist: ${file}${await describeMissing(file)}`);
+    if (errorCode(error) === "ENOTDIR")
+      return errorResult(`Error: File does not exist: ${file} (a parent is not a directory)`);
     if (isPermissionError(error)) return errorResult(`Error: Permission denied: ${file}`);
     return errorResult(`Error: Cannot stat file: ${(error as Error).message}`);
   }

@@ -3,7 +3,9 @@ import { log } from "../log.js";
 
 /** A successful tool result carrying plain text for the model. */
 export function textResult(text: string, structuredContent?: Record<string, unknown>): CallToolResult {
-  return structuredContent ? { content: [{ type: "text", text }], structuredContent } : { content: [{ type: "text", text }] };
+  return structuredContent
+    ? { content: [{ type: "text", text }], structuredContent }
+    : { content: [{ type: "text", text }] };
 }
 
 /**

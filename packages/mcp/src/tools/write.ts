@@ -51,7 +51,9 @@ export async function writeTextFile(filePath: string, content: string, cwd: stri
   if (existing?.isDirectory()) return errorResult(`Error: Path is a directory, not a file: ${file}`);
   const link = await lstat(file).catch(() => undefined);
   if (link?.isSymbolicLink() && !existing) {
-    return errorResult(`Error: ${file} is a symbolic link whose target does not exist; write to the target path instead.`);
+    return errorResult(
+      `Error: ${file} is a symbolic link whose target does not exist; write to the target path instead.`,
+    );
   }
 
   const parent = path.dirname(file);

@@ -1,0 +1,52 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+
+/** Percentiles of a list of durations in milliseconds. */
+export interface Timing {
+  runs: number;
+  p50: number;
+  p95: number;
+  min: number;
+  max: number;
+}
+
+/** Runs `fn` `warmup` times unmeasured, then `runs` times, and returns the timing percentiles (ms). */
+export async function measure(fn: () => unknown | Promise<unknown>, runs = 50, warmup = 5): Promise<Timing> {
+  for (let i = 0; i < warmup; i++) await fn();
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = process.hrtime.bigint();
+    await fn();
+    samples.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  samples.sort((a, b) => a - b);
+  const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))] ?? Number.NaN;
+  return {
+    runs,
+    p50: at(0.5),
+    p95: at(0.95),
+    min: samples[0] ?? Number.NaN,
+    max: samples[samples.length - 1] ?? Number.NaN,
+  };
+}
+
+/** Formats a timing as "p50 1.23 ms  p95 2.34 ms". */
+export function formatTiming(t: Timing): string {
+  return `p50 ${t.p50.toFixed(2)} ms  p95 ${t.p95.toFixed(2)} ms  (${t.runs} runs)`;
+}
+
+/** Writes a benchmark's results to bench/reports/<name>.json (plus a timestamp and the machine) and prints where. */
+export function writeReport(name: string, results: Record<string, unknown>): void {
+  const dir = path.join(import.meta.dirname, "reports");
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${name}.json`);
+  const report = {
+    name,
+    date: new Date().toISOString(),
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+    results,
+  };
+  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`report written to ${path.relative(process.cwd(), file)}`);
+}
