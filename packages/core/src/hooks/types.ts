@@ -1,0 +1,118 @@
+import type { FinishReason, LlmError, RequestParams } from "../llm/types.js";
+import type { AssistantMessage, ChatMessage, ToolDefinition, Usage } from "../messages.js";
+import type { ToolCallRequest, ToolKind, ToolResult } from "../tools.js";
+
+/** Why a prompt turn ended (the ACP stop reasons, plus `error` which the ACP layer turns into a JSON-RPC error). */
+export type StopReason = "end_turn" | "cancelled" | "max_tokens" | "max_turn_requests" | "refusal" | "error";
+
+/** Context passed to every hook handler. */
+export interface HookContext {
+  sessionId?: string;
+  /** Fires when the turn is cancelled; long-running handlers (permission prompts) should honour it. */
+  signal: AbortSignal;
+}
+
+/** `session_start` (observe): a session was created or loaded. */
+export interface SessionStartEvent {
+  sessionId: string;
+  cwd?: string;
+  /** Whether an existing session was loaded/resumed rather than created. */
+  resumed?: boolean;
+}
+
+/**
+ * `before_request` (chained transform): the request about to be sent. Handlers return a new draft (or nothing to
+ * keep it); changes apply to this request only, never to the stored history.
+ */
+export interface RequestDraft {
+  model: string;
+  messages: ChatMessage[];
+  tools: ToolDefinition[];
+  params: RequestParams;
+  /** 1-based number of the LLM request within the turn. */
+  step: number;
+}
+
+/** `after_response` (observe): a complete assistant message and its usage. */
+export interface AfterResponseEvent {
+  message: AssistantMessage;
+  usage?: Usage;
+  finishReason: FinishReason;
+  step: number;
+}
+
+/** `before_tool_call` (gate): a call about to run. */
+export interface BeforeToolCallEvent {
+  call: ToolCallRequest;
+  kind: ToolKind;
+  /** The definition the name resolved to (tolerant matching). */
+  definition: ToolDefinition;
+}
+
+/**
+ * A gate's answer: block (first block wins, later handlers are skipped), rewrite the arguments (the next handler
+ * sees the rewritten call), or nothing to let it through.
+ */
+export type ToolCallDecision = { block: true; reason: string } | { args: Record<string, unknown> } | undefined;
+
+/** `after_tool_call` (chained transform): handlers may return a replacement result. */
+export interface AfterToolCallEvent {
+  call: ToolCallRequest;
+  kind: ToolKind;
+  result: ToolResult;
+}
+
+/** `turn_end` (observe): the prompt turn is over. */
+export interface TurnEndEvent {
+  stopReason: StopReason;
+  /** Messages appended during the turn (assistant and tool messages). */
+  messages: ChatMessage[];
+  usage?: Usage;
+  error?: LlmError;
+}
+
+/** `session_end` (observe): the session is closed or the process shuts down. */
+export interface SessionEndEvent {
+  sessionId: string;
+}
+
+type Awaitable<T> = T | Promise<T>;
+
+/** Handler signatures per hook point. Semantics: observe (return ignored), chained transform, gate. */
+export interface HookHandlers {
+  session_start: (event: SessionStartEvent, ctx: HookContext) => Awaitable<void>;
+  before_request: (draft: RequestDraft, ctx: HookContext) => Awaitable<RequestDraft | undefined>;
+  after_response: (event: AfterResponseEvent, ctx: HookContext) => Awaitable<void>;
+  before_tool_call: (event: BeforeToolCallEvent, ctx: HookContext) => Awaitable<ToolCallDecision>;
+  after_tool_call: (event: AfterToolCallEvent, ctx: HookContext) => Awaitable<ToolResult | undefined>;
+  turn_end: (event: TurnEndEvent, ctx: HookContext) => Awaitable<void>;
+  session_end: (event: SessionEndEvent, ctx: HookContext) => Awaitable<void>;
+}
+
+export type HookPoint = keyof HookHandlers;
+
+/** A handler that threw or rejected. The bus isolates it: the turn goes on as if the handler had returned nothing. */
+export interface HookError {
+  point: HookPoint;
+  /** The name given at registration, or `<point>#<n>`. */
+  handler: string;
+  message: string;
+  error: unknown;
+}
+
+/** Context the loop passes to its hooks: it also collects handler errors so the loop can emit them as events. */
+export interface LoopHookContext extends HookContext {
+  reportError: (error: HookError) => void;
+}
+
+/**
+ * The hooks as the loop sees them (its only view of the hook bus; `HookBus.loopHooks()` builds one).
+ * Implementations must not throw: errors are reported through `ctx.reportError`.
+ */
+export interface LoopHooks {
+  beforeRequest(draft: RequestDraft, ctx: LoopHookContext): Promise<RequestDraft>;
+  afterResponse(event: AfterResponseEvent, ctx: LoopHookContext): Promise<void>;
+  beforeToolCall(event: BeforeToolCallEvent, ctx: LoopHookContext): Promise<ToolCallDecision>;
+  afterToolCall(event: AfterToolCallEvent, ctx: LoopHookContext): Promise<ToolResult>;
+  turnEnd(event: TurnEndEvent, ctx: LoopHookContext): Promise<void>;
+}

@@ -1,0 +1,16 @@
+/**
+ * @crow/core: the agent runtime. Layers, each knowing only the ones before it:
+ * messages → llm (OpenAI-compatible streaming client) → tools (executor interface, kinds, name matching)
+ * → hooks (typed bus) → loop (ReAct turns, one event union out) → extensions (permissions, doom-loop guard).
+ */
+export * from "./extensions/doom-loop.js";
+export * from "./extensions/permissions.js";
+export * from "./hooks/bus.js";
+export type * from "./hooks/types.js";
+export * from "./llm/client.js";
+export * from "./llm/json-repair.js";
+export type * from "./llm/types.js";
+export * from "./loop/loop.js";
+export type * from "./loop/types.js";
+export * from "./messages.js";
+export * from "./tools.js";

@@ -1,0 +1,78 @@
+import type { HookError, LoopHooks, StopReason } from "../hooks/types.js";
+import type { FinishReason, LlmClient, LlmError, RequestParams } from "../llm/types.js";
+import type { AssistantMessage, ChatMessage, ToolMessage, Usage } from "../messages.js";
+import type { ToolExecutor, ToolKind, ToolProgress, ToolResult } from "../tools.js";
+
+/** Everything the loop needs; it knows nothing else (no ACP, MCP, store). */
+export interface LoopConfig {
+  llm: LlmClient;
+  model: string;
+  tools: ToolExecutor;
+  /** Hooks, usually `hookBus.loopHooks()`. Omitted: no hooks. */
+  hooks?: LoopHooks;
+  params?: RequestParams;
+  /** LLM requests per prompt turn before stopping with `max_turn_requests` (default 100). */
+  maxStepsPerTurn?: number;
+  /** Cancels the turn: the stop reason is then always `cancelled`. */
+  signal?: AbortSignal;
+  /** Passed to hooks. */
+  sessionId?: string;
+}
+
+/** One prompt turn's input: the whole history to send, ending with the new user message. It is not mutated. */
+export interface LoopInput {
+  messages: ChatMessage[];
+}
+
+/** A tool call as announced in events. */
+export interface ToolCallInfo {
+  id: string;
+  name: string;
+  kind: ToolKind;
+  args: Record<string, unknown>;
+  /** The argument text as the model sent it (before repair). */
+  rawArguments: string;
+}
+
+/** How a tool call ended. */
+export type ToolCallStatus = "completed" | "failed" | "blocked" | "cancelled";
+
+/**
+ * The loop's only output, in order. Consumers (ACP translator, persistence, SDK users) switch on `type`.
+ *
+ * - `text_delta` / `reasoning_delta`: streamed output of the current request.
+ * - `retry`: the current request failed and starts over: discard every delta since the last `request_start`/`retry`.
+ * - `assistant_message`: the complete assistant message (what will be appended), with usage.
+ * - `tool_call_pending` → `tool_call_running` → `tool_call_progress`* → `tool_call_done`, per call; calls of one
+ *   message overlap. A call refused before running (unknown tool, bad args, blocked) goes pending → done.
+ * - `message_appended`: a message was added to the history, in history order (assistant first, then its tool
+ *   results in call order). Persist on this event and the stored history is always what the model saw.
+ * - `hook_error`: a hook handler failed; the turn went on.
+ * - `stop`: always last, exactly once.
+ */
+export type LoopEvent =
+  | { type: "request_start"; step: number }
+  | { type: "text_delta"; text: string }
+  | { type: "reasoning_delta"; text: string }
+  | { type: "retry"; attempt: number; delayMs: number; error: LlmError }
+  | { type: "assistant_message"; message: AssistantMessage; usage?: Usage; finishReason: FinishReason; step: number }
+  | { type: "tool_call_pending"; call: ToolCallInfo }
+  /** `args` are the arguments actually used (a hook may have rewritten them). */
+  | { type: "tool_call_running"; id: string; args: Record<string, unknown> }
+  | { type: "tool_call_progress"; id: string; progress: ToolProgress }
+  | { type: "tool_call_done"; id: string; status: ToolCallStatus; result: ToolResult }
+  | { type: "message_appended"; message: AssistantMessage | ToolMessage; usage?: Usage }
+  | { type: "hook_error"; error: HookError }
+  | {
+      type: "stop";
+      reason: StopReason;
+      /** Messages appended during this turn (the same ones announced by `message_appended`). */
+      messages: ChatMessage[];
+      /** Usage summed over the turn's requests; `lastUsage` is the last request's (its prompt size). */
+      usage?: Usage;
+      lastUsage?: Usage;
+      /** With reason `error`: the provider failure (its message is the provider's). */
+      error?: LlmError;
+    };
+
+export type StopEvent = Extract<LoopEvent, { type: "stop" }>;
