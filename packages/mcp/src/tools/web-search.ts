@@ -1,0 +1,67 @@
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import type { ToolContext } from "../context.js";
+import { formatOutcome, searchOne } from "../web/search.js";
+import { SEARCH_TIMEOUT_MS, searxngUrl, webTimeoutMs } from "../web/settings.js";
+import { errorResult, guarded, textResult } from "./result.js";
+
+export const MAX_QUERIES = 10;
+
+const DESCRIPTION = `Search the web (through a SearXNG metasearch instance) and get titles, URLs and snippets.
+
+- Pass several queries at once in \`queries\`; they run in parallel. Use 1-5 focused, differently-worded queries rather than one vague one (e.g. ["node 20 fetch redirect manual", "undici redirect: manual location header"]).
+- \`limit\` caps the results shown per query (default 10).
+- Snippets are short: open the promising URLs with web_fetch to read the actual pages before relying on them.
+- Search when you need current or external information: library docs and versions, error messages, APIs, news.
+- If one query fails its error is shown in place of its results; the other queries are unaffected.`;
+
+const inputSchema = z.strictObject({
+  queries: z
+    .array(z.string().min(1))
+    .min(1)
+    .max(MAX_QUERIES)
+    .describe(`Search queries to run in parallel (1-${MAX_QUERIES})`),
+  limit: z.number().int().min(1).max(50).default(10).describe("Maximum number of results per query (default 10)"),
+});
+
+/** Registers `web_search(queries, limit=10)`. */
+export function registerWebSearchTool(server: McpServer, context: ToolContext): void {
+  server.registerTool(
+    "web_search",
+    {
+      title: "Web search",
+      description: DESCRIPTION,
+      inputSchema,
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    },
+    guarded("web_search", async (args, extra) =>
+      webSearch(args.queries, args.limit, searxngUrl(context.options.web?.searxngUrl), extra.signal),
+    ),
+  );
+}
+
+/**
+ * The web_search tool's behaviour, independent of MCP: every query at once, each block in upstream's format,
+ * blocks joined by a newline in query order. The result is an error only when every query failed (and then one
+ * shared cause, such as SearXNG not running, is stated once rather than per query).
+ */
+export async function webSearch(
+  queries: string[],
+  limit: number,
+  baseUrl: string,
+  signal?: AbortSignal,
+): Promise<CallToolResult> {
+  const timeoutMs = webTimeoutMs(SEARCH_TIMEOUT_MS);
+  const outcomes = await Promise.all(queries.map((query) => searchOne(baseUrl, query, { timeoutMs, signal })));
+  const failures = outcomes.filter((o) => !o.ok);
+  if (failures.length === outcomes.length) {
+    const errors = new Set(failures.map((o) => (o.ok ? "" : o.error)));
+    const [only] = errors;
+    if (errors.size === 1 && only !== undefined) {
+      return errorResult(`Error: web_search failed for ${queries.map((q) => JSON.stringify(q)).join(", ")}.\n${only}`);
+    }
+    return errorResult(outcomes.map((o) => formatOutcome(o, limit)).join("\n"));
+  }
+  return textResult(outcomes.map((o) => formatOutcome(o, limit)).join("\n"));
+}

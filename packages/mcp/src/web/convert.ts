@@ -1,0 +1,231 @@
+import { Readability } from "@mozilla/readability";
+import { parseHTML } from "linkedom";
+import { NodeHtmlMarkdown } from "node-html-markdown";
+
+/** The few DOM members this module uses; linkedom implements them (Node has no DOM types here). */
+interface DomNode {
+  readonly nodeType: number;
+  readonly textContent: string | null;
+}
+interface DomElement extends DomNode {
+  readonly tagName: string;
+  readonly childNodes: ArrayLike<DomNode>;
+  readonly outerHTML: string;
+  readonly attributes: ArrayLike<{ readonly name: string; readonly value: string }>;
+  getAttribute(name: string): string | null;
+  setAttribute(name: string, value: string): void;
+  remove(): void;
+  querySelector(selector: string): DomElement | null;
+}
+interface DomDocument {
+  readonly title: string;
+  readonly body: DomElement | null;
+  querySelector(selector: string): DomElement | null;
+  querySelectorAll(selector: string): Iterable<DomElement>;
+}
+
+/** What {@link htmlToMarkdown} extracted from a page. */
+export interface ConvertedPage {
+  /** The page title (Readability's pick, else `<title>`), or "" when the page has none. */
+  title: string;
+  /** The article as Markdown, starting with `# title` when there is a title. */
+  markdown: string;
+  /** True when Readability found an article; false when the whole body was converted instead. */
+  readable: boolean;
+}
+
+const markdown = new NodeHtmlMarkdown({
+  codeBlockStyle: "fenced",
+  bulletMarker: "-",
+  // Data-URI images are noise for a model and can be megabytes long.
+  keepDataImages: false,
+  maxConsecutiveNewlines: 2,
+});
+
+/** Attributes holding a URL (or a srcset) on the elements that matter for reading. */
+const URL_ATTRIBUTES = ["href", "src", "poster", "data-src", "data-original", "data-lazy-src", "data-url"];
+const SRCSET_ATTRIBUTES = ["srcset", "data-srcset", "data-lazy-srcset"];
+
+/** Chrome removed before the whole-body fallback (Readability does its own, better job when it succeeds). */
+const CHROME = "script, style, noscript, template, nav, header, footer, aside, form, iframe, svg, [role=navigation]";
+
+/**
+ * Converts an HTML page to Markdown: linkedom parses it, relative URLs become absolute against `pageUrl` (or the
+ * page's `<base href>`), Mozilla Readability extracts the article, node-html-markdown writes Markdown (GFM tables,
+ * fenced code with the `language-*` class kept). When Readability finds no article (index pages, tiny pages), the
+ * body minus scripts and navigation is converted instead, so the caller always gets something readable.
+ */
+export function htmlToMarkdown(html: string, pageUrl: string): ConvertedPage {
+  const lean = stripInert(html);
+  const document = prepare(lean, pageUrl);
+  const fallbackTitle = cleanText(document.title);
+
+  // Readability mutates the document, so the fallback parses again (only on that rare path).
+  const article = new Readability<DomElement>(document as never, {
+    keepClasses: true,
+    serializer: (node) => node as unknown as DomElement,
+  }).parse();
+  const content = article?.content;
+  if (article && content && cleanText(article.textContent ?? "") !== "") {
+    const title = cleanText(article.title ?? "") || fallbackTitle;
+    const body = translate(content);
+    return { title, markdown: withTitle(title, body, article.byline, article.publishedTime), readable: true };
+  }
+
+  const fresh = prepare(lean, pageUrl);
+  for (const element of [...fresh.querySelectorAll(CHROME)]) element.remove();
+  const body = fresh.body ? translate(fresh.body) : "";
+  return { title: fallbackTitle, markdown: withTitle(fallbackTitle, body), readable: false };
+}
+
+function prepare(html: string, pageUrl: string): DomDocument {
+  const { document } = parseHTML(html) as unknown as { document: DomDocument };
+  absolutize(document, resolveBase(document, pageUrl));
+  keepCodeLanguages(document);
+  return document;
+}
+
+/**
+ * Removes what never reaches the Markdown before parsing — comments, scripts (except JSON-LD, which Readability
+ * reads for title, author and date), styles and inline SVG — because on real pages they are often most of the bytes
+ * and parsing them dominates the conversion time. One left-to-right pass, so a "<!--" inside a script is not
+ * mistaken for a comment and vice versa.
+ */
+export function stripInert(html: string): string {
+  return html.replace(
+    /<!--[\s\S]*?(?:-->|$)|<script\b([^>]*)>[\s\S]*?(?:<\/script\s*>|$)|<style\b[^>]*>[\s\S]*?(?:<\/style\s*>|$)|<svg\b[^>]*>[\s\S]*?(?:<\/svg\s*>|$)/gi,
+    (match, scriptAttributes: string | undefined) =>
+      scriptAttributes !== undefined && /application\/ld\+json/i.test(scriptAttributes) ? match : "",
+  );
+}
+
+/** Elements whose children are independent blocks, so a large one can be converted piece by piece. */
+const CONTAINERS = new Set(["DIV", "SECTION", "ARTICLE", "MAIN", "BODY"]);
+/** Size of the HTML pieces handed to node-html-markdown (see {@link translate}). */
+const CHUNK = 16_000;
+const ELEMENT_NODE = 1;
+const TEXT_NODE = 3;
+
+/**
+ * Converts an element's content to Markdown in pieces of about {@link CHUNK} characters. node-html-markdown
+ * re-reads the end of its growing output string after every append, which flattens V8's rope and makes one call
+ * quadratic in the output size (seconds for a few hundred KB); cutting only between sibling blocks of container
+ * elements keeps each call small without changing the Markdown of the blocks themselves.
+ */
+function translate(root: DomElement): string {
+  const pieces: string[] = [];
+  collect(root, pieces);
+  const out: string[] = [];
+  let batch = "";
+  for (const piece of pieces) {
+    if (batch.length > 0 && batch.length + piece.length > CHUNK) {
+      out.push(markdown.translate(batch).trim());
+      batch = "";
+    }
+    batch += piece;
+  }
+  if (batch) out.push(markdown.translate(batch).trim());
+  return out.filter((part) => part !== "").join("\n\n");
+}
+
+function collect(element: DomElement, pieces: string[]): void {
+  const children = element.childNodes;
+  for (let i = 0; i < children.length; i++) {
+    const child = children[i];
+    if (!child) continue;
+    if (child.nodeType === TEXT_NODE) {
+      pieces.push(escapeHtml(child.textContent ?? ""));
+    } else if (child.nodeType === ELEMENT_NODE) {
+      const childElement = child as DomElement;
+      const html = childElement.outerHTML;
+      if (html.length > CHUNK && CONTAINERS.has(childElement.tagName)) collect(childElement, pieces);
+      else pieces.push(html);
+    }
+  }
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+function resolveBase(document: DomDocument, pageUrl: string): string {
+  const href = document.querySelector("base[href]")?.getAttribute("href");
+  if (!href) return pageUrl;
+  try {
+    return new URL(href, pageUrl).href;
+  } catch {
+    return pageUrl;
+  }
+}
+
+/** Rewrites link, image and media URLs to absolute ones so the Markdown stays usable out of context. */
+function absolutize(document: DomDocument, base: string): void {
+  const selector = [...URL_ATTRIBUTES, ...SRCSET_ATTRIBUTES].map((a) => `[${a}]`).join(",");
+  for (const element of document.querySelectorAll(selector)) {
+    for (const name of URL_ATTRIBUTES) {
+      const value = element.getAttribute(name);
+      if (value === null) continue;
+      const absolute = toAbsolute(value, base);
+      if (absolute !== value) element.setAttribute(name, absolute);
+    }
+    for (const name of SRCSET_ATTRIBUTES) {
+      const value = element.getAttribute(name);
+      if (value === null) continue;
+      const rewritten = value
+        .split(",")
+        .map((candidate) => {
+          const [url, ...descriptor] = candidate.trim().split(/\s+/);
+          return url ? [toAbsolute(url, base), ...descriptor].join(" ") : "";
+        })
+        .filter((candidate) => candidate !== "")
+        .join(", ");
+      element.setAttribute(name, rewritten);
+    }
+  }
+}
+
+function toAbsolute(value: string, base: string): string {
+  const trimmed = value.trim();
+  // Fragments stay as they are (they point into the same page); scripts and data URIs are not locations.
+  if (trimmed === "" || trimmed.startsWith("#") || /^(javascript|data|mailto|tel):/i.test(trimmed)) return value;
+  // Already absolute: skip the URL parser, which is a visible share of the time on link-heavy pages.
+  if (/^https?:\/\/[^/\s]/i.test(trimmed) && !/\s|\/\.\.?(?:\/|$)/.test(trimmed)) return value;
+  try {
+    return new URL(trimmed, base).href;
+  } catch {
+    return value;
+  }
+}
+
+/**
+ * node-html-markdown reads the fence language from `class="language-x"` on `<code>`; many sites put it on the
+ * `<pre>` instead (`language-x`, `lang-x`, `highlight-x`), so copy it down.
+ */
+function keepCodeLanguages(document: DomDocument): void {
+  for (const pre of document.querySelectorAll("pre")) {
+    const code = pre.querySelector("code");
+    const codeClass = code?.getAttribute("class") ?? "";
+    if (/language-\S/.test(codeClass)) continue;
+    const fromPre = /(?:^|\s)(?:language|lang|highlight|brush:?)-?([\w+#-]+)/.exec(pre.getAttribute("class") ?? "");
+    const fromData = pre.getAttribute("data-lang") ?? pre.getAttribute("data-language");
+    const language = fromData ?? fromPre?.[1];
+    if (code && language) code.setAttribute("class", `${codeClass} language-${language}`.trim());
+  }
+}
+
+function withTitle(title: string, body: string, byline?: string | null, published?: string | null): string {
+  const parts: string[] = [];
+  // Readability usually removes the page's own <h1> title from the content; put it back once.
+  const firstLine = body.split("\n", 1)[0] ?? "";
+  if (title && !(firstLine.startsWith("#") && cleanText(firstLine.replace(/^#+\s*/, "")) === title)) {
+    parts.push(`# ${title}`);
+  }
+  const meta = [cleanText(byline ?? ""), cleanText(published ?? "")].filter((s) => s !== "");
+  if (meta.length > 0) parts.push(`*${meta.join(" · ")}*`);
+  if (body) parts.push(body);
+  return parts.join("\n\n");
+}
+
+function cleanText(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
