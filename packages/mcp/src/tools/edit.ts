@@ -1,5 +1,231 @@
+import { lstat, readFile, stat } from "node:fs/promises";
+import path from "node:path";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import type { ToolContext } from "../context.js";
+import {
+  describeIndentShift,
+  EditError,
+  type EditOutcome,
+  hasBom,
+  type MatcherName,
+  normalizeForEdit,
+  replace,
+  restoreShape,
+  unifiedDiff,
+} from "../edit/index.js";
+import { ensureParent, writeFileAtomic } from "../fs/atomic.js";
+import { checkAbsolutePath, describeMissing, errorCode, isPermissionError } from "../fs/paths.js";
+import { classifyHead, decodeUtf8 } from "../fs/sniff.js";
+import { errorResult, guarded, textResult } from "./result.js";
+import { countLines } from "./write.js";
 
-/** Registers `edit(file_path, old_string, new_string, replace_all=false)`. (Being built; see the edit engine.) */
-export function registerEditTool(_server: McpServer, _context: ToolContext): void {}
+/** Files larger than this are not edited (the whole file is held in memory several times). */
+export const MAX_EDIT_FILE_SIZE = 10 * 1024 * 1024;
+
+const DESCRIPTION = `Replace text in a file: the text old_string becomes new_string.
+
+- file_path must be an absolute path. Read the file first so old_string matches its current content.
+- old_string must identify exactly one place: include enough surrounding lines to make it unique, or set replace_all=true to replace every occurrence (e.g. to rename a variable).
+- Copy old_string exactly, including indentation, and without the line-number prefixes the read tool shows. Small differences (indentation, whitespace, extra escaping, a slightly misremembered line between matching first and last lines) are tolerated: the result then names the fuzzy matcher used and shows a diff — check it.
+- new_string replaces the matched text and must differ from old_string. If the match sits at a different indentation than old_string, new_string is re-indented by the same amount.
+- An empty old_string creates a new file containing new_string (parent directories are created); that fails if the file already exists and is not empty.
+- CRLF line endings and a UTF-8 byte-order mark are preserved.`;
+
+const inputSchema = z.strictObject({
+  file_path: z.string().describe("Absolute path of the file to modify"),
+  old_string: z.string().describe("The text to replace (empty to create a new file)"),
+  new_string: z.string().describe("The text to replace it with (must differ from old_string)"),
+  replace_all: z.boolean().default(false).describe("Replace every occurrence of old_string (default false)"),
+});
+
+/** Registers `edit(file_path, old_string, new_string, replace_all=false)`. */
+export function registerEditTool(server: McpServer, context: ToolContext): void {
+  server.registerTool(
+    "edit",
+    {
+      title: "Edit file",
+      description: DESCRIPTION,
+      inputSchema,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    },
+    guarded("edit", async (args) =>
+      editFile(args.file_path, args.old_string, args.new_string, args.replace_all, context.cwd),
+    ),
+  );
+}
+
+/** What each fuzzy matcher tolerated, for the success message. */
+const MATCHER_NOTES: Readonly<Record<Exclude<MatcherName, "exact">, string>> = {
+  "line-trimmed": "the same lines apart from indentation and surrounding whitespace",
+  "block-anchor": "first and last lines equal, the lines between similar but not identical",
+  "whitespace-normalized": "the same words with different whitespace or line breaks",
+  "indentation-flexible": "the same lines at a different indentation",
+  "escape-normalized": 'old_string was escaped once too often (e.g. \\n or \\"); new_string was unescaped the same way',
+  "trimmed-boundary": "old_string had leading or trailing whitespace the file does not have",
+  "context-aware": "first and last lines equal and at least half of the lines between them",
+  "multi-occurrence": "the only occurrence that is not part of a longer word",
+};
+
+/** The edit tool's behaviour, independent of MCP. Concurrent edits of one file are serialized. */
+export async function editFile(
+  filePath: string,
+  oldString: string,
+  newString: string,
+  replaceAll: boolean,
+  cwd: string,
+): Promise<CallToolResult> {
+  const checked = checkAbsolutePath(filePath, cwd);
+  if (!checked.ok) return errorResult(checked.error);
+  if (oldString === newString) return errorResult("Error: old_string and new_string must be different");
+  const file = checked.path;
+  return withFileLock(file, () => editLocked(file, oldString, newString, replaceAll));
+}
+
+async function editLocked(file: string, oldString: string, newString: string, replaceAll: boolean) {
+  let size: number;
+  try {
+    const stats = await stat(file);
+    if (stats.isDirectory()) return errorResult(`Error: Path is a directory: ${file}`);
+    if (!stats.isFile()) return errorResult(`Error: Not a regular file: ${file}`);
+    size = stats.size;
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") {
+      if (oldString === "") return createFile(file, newString);
+      const missing = await describeMissing(file);
+      const hint = missing === "" ? "\nTo create it, call edit with an empty old_string or use the write tool." : "";
+      return errorResult(`Error: File does not exist: ${file}${missing}${hint}`);
+    }
+    if (errorCode(error) === "ENOTDIR") {
+      return errorResult(`Error: File does not exist: ${file} (a parent is not a directory)`);
+    }
+    if (isPermissionError(error)) return errorResult(`Error: Permission denied: ${file}`);
+    return errorResult(`Error: Cannot stat file: ${(error as Error).message}`);
+  }
+  if (size > MAX_EDIT_FILE_SIZE) {
+    return errorResult(
+      `Error: File too large to edit: ${size} bytes (max ${MAX_EDIT_FILE_SIZE} bytes). Use the terminal (sed, a script) for files this size.`,
+    );
+  }
+
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file);
+  } catch (error) {
+    if (isPermissionError(error)) return errorResult(`Error: Permission denied: ${file}`);
+    return errorResult(`Error: Failed to read file: ${(error as Error).message}`);
+  }
+  if (classifyHead(bytes.subarray(0, 8192)) === "binary") {
+    return errorResult(`Error: Cannot edit binary file: ${file}`);
+  }
+  const decoded = decodeUtf8(bytes);
+  if (!decoded.ok) {
+    return errorResult(
+      `Error: File is not valid UTF-8 text: ${file} (first invalid byte on line ${decoded.line}). Editing it as text would corrupt it; use the terminal (iconv, sed) instead.`,
+    );
+  }
+  // TextDecoder drops a leading BOM; remember it so it is written back.
+  const bom = hasBom(bytes);
+  const text = bom && decoded.text.startsWith("\uFEFF") ? decoded.text.slice(1) : decoded.text;
+  const normalized = normalizeForEdit(text, oldString, newString);
+
+  let outcome: EditOutcome;
+  try {
+    outcome = replace(normalized.content, normalized.oldString, normalized.newString, replaceAll);
+  } catch (error) {
+    if (error instanceof EditError) {
+      const message =
+        error.kind === "empty-old"
+          ? `old_string is empty, which creates a new file, but ${file} already exists and is not empty. Pass the text to replace as old_string, or use the write tool to replace the whole file.`
+          : error.message;
+      return errorResult(`Error: ${message}`);
+    }
+    throw error;
+  }
+  if (outcome.content === normalized.content) {
+    return errorResult(
+      `Error: No changes made: the text matched by the ${outcome.matcher} matcher is already equal to new_string.`,
+    );
+  }
+
+  const eol = normalized.eol === "mixed" ? "\n" : normalized.eol;
+  try {
+    await writeFileAtomic(file, restoreShape(outcome.content, { bom, eol }));
+  } catch (error) {
+    if (isPermissionError(error)) return errorResult(`Error: Permission denied: ${file}`);
+    return errorResult(`Error: Failed to write file: ${(error as Error).message}`);
+  }
+  if (oldString === "")
+    return textResult(`Successfully edited ${file}\nFilled the empty file with ${countLines(newString)} lines.`);
+  return textResult(describeOutcome(file, normalized.content, outcome, replaceAll));
+}
+
+async function createFile(file: string, content: string): Promise<CallToolResult> {
+  const link = await lstat(file).catch(() => undefined);
+  if (link?.isSymbolicLink()) {
+    return errorResult(
+      `Error: ${file} is a symbolic link whose target does not exist${await describeMissing(file)}; edit the target path instead.`,
+    );
+  }
+  try {
+    await ensureParent(file);
+  } catch (error) {
+    const parent = path.dirname(file);
+    if (isPermissionError(error)) return errorResult(`Error: Permission denied creating directory: ${parent}`);
+    if (errorCode(error) === "EEXIST" || errorCode(error) === "ENOTDIR") {
+      return errorResult(`Error: Failed to create directory: ${parent} (a component of the path is a file)`);
+    }
+    return errorResult(`Error: Failed to create directory: ${(error as Error).message}`);
+  }
+  try {
+    await writeFileAtomic(file, content);
+  } catch (error) {
+    if (isPermissionError(error)) return errorResult(`Error: Permission denied: ${file}`);
+    return errorResult(`Error: Failed to write file: ${(error as Error).message}`);
+  }
+  return textResult(`Successfully edited ${file}\nCreated a new file with ${countLines(content)} lines.`);
+}
+
+/** Upstream's first line, then how the match was made, how many replacements, and the diff. */
+function describeOutcome(file: string, before: string, outcome: EditOutcome, replaceAll: boolean): string {
+  const count = outcome.replacements.length;
+  const first = replaceAll ? `Successfully made replacements in ${file}` : `Successfully edited ${file}`;
+  const what = `Replaced ${count} occurrence${count === 1 ? "" : "s"}`;
+  let how: string;
+  if (outcome.matcher === "exact") {
+    how = `${what} (exact match).`;
+  } else {
+    how = `${what}. old_string did not match exactly; the ${outcome.matcher} matcher found ${MATCHER_NOTES[outcome.matcher]}.`;
+    if (outcome.indentShift) {
+      const shift = describeIndentShift(outcome.indentShift.from, outcome.indentShift.to);
+      how += ` new_string was re-indented (${shift}) to fit.`;
+    }
+    how += " Check the diff.";
+  }
+  const diff = unifiedDiff(file, before, outcome.content, outcome.replacements);
+  return diff === "" ? `${first}\n${how}` : `${first}\n${how}\n\n${diff}`;
+}
+
+const locks = new Map<string, Promise<void>>();
+
+/**
+ * Runs `task` once every earlier task on the same path has finished, so two edits of one file sent in parallel
+ * (models do that) both land instead of the second overwriting the first with stale content.
+ */
+async function withFileLock<T>(file: string, task: () => Promise<T>): Promise<T> {
+  const previous = locks.get(file) ?? Promise.resolve();
+  let release: () => void = () => undefined;
+  const current = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const tail = previous.then(() => current);
+  locks.set(file, tail);
+  await previous;
+  try {
+    return await task();
+  } finally {
+    release();
+    if (locks.get(file) === tail) locks.delete(file);
+  }
+}

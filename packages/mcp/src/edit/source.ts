@@ -1,0 +1,106 @@
+/**
+ * The file content as the matchers see it: the text plus a line index, built once per edit and shared by every
+ * matcher of the cascade so that none of them re-splits a large file. All offsets are UTF-16 indices into
+ * `content`, which is LF-normalized by the caller (see eol.ts).
+ */
+export interface Source {
+  readonly content: string;
+  /** `content.split("\n")`: a final newline yields a last empty line. */
+  readonly lines: readonly string[];
+  /** Offset of the first character of each line. */
+  readonly starts: readonly number[];
+  /** Each line with surrounding whitespace removed (computed on first use). */
+  readonly trimmed: readonly string[];
+  /** Whether each line contains a backslash (computed on first use; the escape matcher skips the others). */
+  readonly hasBackslash: readonly boolean[];
+}
+
+/** A matched region of the content: `content.slice(start, end)` is what gets replaced. */
+export interface Span {
+  start: number;
+  end: number;
+  /**
+   * Adjusts `new_string` for this match when the matcher knows how the model's text differed from the file
+   * (e.g. the escape matcher unescapes it the same way it unescaped `old_string`).
+   */
+  rewrite?: (replacement: string) => string;
+}
+
+/** Builds the shared line index for `content`. */
+export function toSource(content: string): Source {
+  const lines = content.split("\n");
+  const starts = new Array<number>(lines.length);
+  let offset = 0;
+  for (let i = 0; i < lines.length; i++) {
+    starts[i] = offset;
+    offset += (lines[i] as string).length + 1;
+  }
+  let trimmed: string[] | undefined;
+  let hasBackslash: boolean[] | undefined;
+  return {
+    content,
+    lines,
+    starts,
+    get trimmed() {
+      trimmed ??= lines.map((line) => line.trim());
+      return trimmed;
+    },
+    get hasBackslash() {
+      hasBackslash ??= lines.map((line) => line.includes("\\"));
+      return hasBackslash;
+    },
+  };
+}
+
+/** Accepts either a prepared {@link Source} or raw content, so matchers are easy to call on their own. */
+export function asSource(input: Source | string): Source {
+  return typeof input === "string" ? toSource(input) : input;
+}
+
+/** The span covering lines `first..last` (inclusive), from the start of `first` to the end of `last`, no newline. */
+export function lineSpan(source: Source, first: number, last: number): Span {
+  return { start: source.starts[first] as number, end: (source.starts[last] as number) + lineAt(source, last).length };
+}
+
+/** Line `i` of the source ("" past the end, which callers avoid). */
+export function lineAt(source: Source, i: number): string {
+  return source.lines[i] ?? "";
+}
+
+/** Trimmed line `i` of the source. */
+export function trimmedAt(source: Source, i: number): string {
+  return source.trimmed[i] ?? "";
+}
+
+/**
+ * The lines of a search string. A trailing newline ends the last line instead of adding an empty one, so a
+ * three-line snippet copied with its final newline is three lines, not four (opencode #14632 checked the line
+ * count before dropping it).
+ */
+export function searchLines(find: string): string[] {
+  const lines = find.split("\n");
+  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+
+/** Index of the line containing `offset` (binary search over line starts). */
+export function lineIndexAt(source: Source, offset: number): number {
+  let lo = 0;
+  let hi = source.starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((source.starts[mid] as number) <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** Every non-overlapping occurrence of `needle` in `haystack`, scanning left to right. */
+export function occurrences(haystack: string, needle: string): Span[] {
+  const spans: Span[] = [];
+  if (needle === "") return spans;
+  for (let i = haystack.indexOf(needle); i !== -1; i = haystack.indexOf(needle, i + needle.length)) {
+    spans.push({ start: i, end: i + needle.length });
+  }
+  return spans;
+}
