@@ -1,6 +1,196 @@
-import type { LlmClient, LlmClientOptions } from "./types.js";
+import OpenAI from "openai";
+import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
+import { ChunkAccumulator } from "./accumulator.js";
+import {
+  backoffDelay,
+  classifyError,
+  IdleTimeoutError,
+  IncompleteStreamError,
+  InvalidResponseError,
+  resolveBackoff,
+  retryAfterMs,
+} from "./errors.js";
+import { readSseData } from "./sse.js";
+import type { LlmCallOptions, LlmClient, LlmClientOptions, LlmRequest, LlmResult, LlmStreamEvent } from "./types.js";
 
-/** Creates an OpenAI-compatible streaming client (see `LlmClient` for the never-throws contract). */
-export function createLlmClient(_options: LlmClientOptions): LlmClient {
-  throw new Error("not implemented yet");
+/**
+ * Creates an OpenAI-compatible streaming client. The `openai` package sends the request (auth, base URL, error
+ * statuses); the SSE body is parsed here so that malformed chunks are skipped instead of failing the request, and
+ * retries are done here (the SDK's own are off) so a stream that dies midway is retried too.
+ *
+ * Contract: `stream` never throws; see `LlmClient` and the retry contract on `LlmStreamEvent`.
+ */
+export function createLlmClient(options: LlmClientOptions): LlmClient {
+  const openai = new OpenAI({
+    apiKey: options.apiKey || "not-needed",
+    baseURL: options.baseURL,
+    maxRetries: 0,
+    timeout: options.connectTimeoutMs ?? 120_000,
+    logLevel: "off",
+    ...(options.headers ? { defaultHeaders: options.headers } : {}),
+  });
+  const backoff = resolveBackoff(options.retry);
+  const idleTimeoutMs = options.idleTimeoutMs ?? 300_000;
+
+  /** One attempt: sends the request and feeds the stream into `acc`. Throws on any failure. */
+  async function attempt(body: ChatCompletionCreateParamsStreaming, acc: ChunkAccumulator, signal?: AbortSignal) {
+    const controller = new AbortController();
+    const onAbort = () => controller.abort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    let idleTimer: NodeJS.Timeout | undefined;
+    let idleFired = false;
+    const armIdle = () => {
+      clearTimeout(idleTimer);
+      idleTimer = setTimeout(() => {
+        idleFired = true;
+        controller.abort();
+      }, idleTimeoutMs);
+    };
+    try {
+      if (signal?.aborted) throw new Error("aborted");
+      const response = await openai.chat.completions.create(body, { signal: controller.signal }).asResponse();
+      if (!response.body) throw new IncompleteStreamError("The provider sent an empty response.");
+      armIdle();
+      if (!(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
+        // A server that ignored `stream: true` and sent one JSON completion.
+        acc.push(nonStreamingAsChunk(await response.text()));
+        if (acc.finishReason === undefined)
+          throw new InvalidResponseError("The provider's answer is not a chat completion.");
+        return;
+      }
+      let done = false;
+      for await (const data of readSseData(response.body)) {
+        armIdle();
+        if (data.trim() === "[DONE]") {
+          done = true;
+          break;
+        }
+        acc.push(data);
+      }
+      if (!done && acc.finishReason === undefined) {
+        throw new IncompleteStreamError("The stream ended before the response was complete.");
+      }
+    } catch (error) {
+      if (idleFired && !signal?.aborted)
+        throw new IdleTimeoutError(`No data from the provider for ${idleTimeoutMs} ms.`);
+      throw error;
+    } finally {
+      clearTimeout(idleTimer);
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  async function stream(request: LlmRequest, callOptions: LlmCallOptions = {}): Promise<LlmResult> {
+    const { signal, onEvent } = callOptions;
+    const emit = (event: LlmStreamEvent) => {
+      try {
+        onEvent?.(event);
+      } catch {
+        // A consumer's bug must not break the request.
+      }
+    };
+    const body = requestBody(request);
+    for (let attempts = 1; ; attempts++) {
+      const acc = new ChunkAccumulator(emit);
+      let failure: unknown;
+      try {
+        await attempt(body, acc, signal);
+      } catch (error) {
+        failure = error;
+      }
+      // A connection lost after the finish reason (while waiting for usage or [DONE]) still completed the answer.
+      if (failure === undefined || (acc.finishReason !== undefined && !signal?.aborted)) {
+        const toolCalls = acc.toolCalls();
+        const success: LlmResult = {
+          ok: true,
+          message: acc.message(toolCalls),
+          toolCalls,
+          finishReason: acc.finish(),
+          attempts,
+        };
+        if (acc.usage) success.usage = acc.usage;
+        return success;
+      }
+      const error = { ...classifyError(failure, signal?.aborted ?? false), attempts };
+      const partial = { content: acc.content, reasoning: acc.reasoning };
+      if (!error.retryable || attempts > backoff.maxRetries) {
+        return acc.usage ? { ok: false, error, partial, usage: acc.usage } : { ok: false, error, partial };
+      }
+      const delayMs = backoffDelay(backoff, attempts, retryAfterMs(failure));
+      emit({ type: "retry", attempt: attempts, delayMs, error });
+      if (!(await sleep(delayMs, signal))) {
+        const aborted = { ...classifyError(undefined, true), attempts };
+        return { ok: false, error: aborted, partial: { content: "", reasoning: "" } };
+      }
+    }
+  }
+
+  return {
+    async stream(request, callOptions) {
+      try {
+        return await stream(request, callOptions);
+      } catch (error) {
+        // Defensive: the contract is "never throws", even on a bug in this file.
+        const message = error instanceof Error ? error.message : String(error);
+        return {
+          ok: false,
+          error: { kind: "invalid_response", message, retryable: false, attempts: 1 },
+          partial: { content: "", reasoning: "" },
+        };
+      }
+    },
+  };
+}
+
+function requestBody(request: LlmRequest): ChatCompletionCreateParamsStreaming {
+  const { extra, parallel_tool_calls, ...params } = request.params ?? {};
+  const body: Record<string, unknown> = {
+    model: request.model,
+    messages: request.messages,
+    stream: true,
+    stream_options: { include_usage: true },
+    ...params,
+  };
+  if (request.tools && request.tools.length > 0) {
+    body.tools = request.tools;
+    body.parallel_tool_calls = parallel_tool_calls ?? true;
+  }
+  Object.assign(body, extra);
+  return body as unknown as ChatCompletionCreateParamsStreaming;
+}
+
+/** Turns a non-streaming completion body into one equivalent chunk. */
+function nonStreamingAsChunk(text: string): string {
+  try {
+    const completion = JSON.parse(text) as {
+      choices?: Array<{ message?: Record<string, unknown> & { tool_calls?: unknown[] }; finish_reason?: string }>;
+      usage?: unknown;
+    };
+    const choice = completion.choices?.[0];
+    const message = choice?.message ?? {};
+    const toolCalls = (message.tool_calls ?? []).map((call, index) => ({ ...(call as object), index }));
+    const delta = { ...message, tool_calls: toolCalls };
+    return JSON.stringify({
+      choices: [{ index: 0, delta, finish_reason: choice?.finish_reason ?? "stop" }],
+      usage: completion.usage,
+    });
+  } catch {
+    return text;
+  }
+}
+
+/** Waits `ms`; resolves false early when `signal` aborts. */
+function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
+  if (signal?.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve(true);
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
 }

@@ -1,0 +1,115 @@
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import { StreamErrorPayload } from "./accumulator.js";
+import type { LlmError, RetryPolicy } from "./types.js";
+
+/** Thrown inside an attempt when the stream ended before the provider said it was finished. */
+export class IncompleteStreamError extends Error {}
+
+/** Thrown inside an attempt when the answer is not a chat completion at all. */
+export class InvalidResponseError extends Error {}
+
+/** Thrown inside an attempt when no chunk arrived within the idle timeout. */
+export class IdleTimeoutError extends Error {}
+
+/** Provider phrasings of "the prompt is too long" (OpenAI, Anthropic-compatible, vLLM, llama.cpp, Ollama, Gemini). */
+const CONTEXT_LENGTH =
+  /context[_ ]length|context window|maximum context|too many tokens|prompt is too long|input is too long|exceeds the (model'?s )?(maximum|context)|reduce the length|token limit|n_ctx|exceed_context_size/i;
+
+const RETRYABLE_STATUS = (status: number) => status === 408 || status === 409 || status === 429 || status >= 500;
+
+/** The provider's own message from an SDK error (`error.message` of the JSON body when there is one). */
+function providerMessage(error: APIError): string {
+  const body = error.error as { message?: unknown; error?: { message?: unknown } } | undefined;
+  const inner = typeof body?.message === "string" ? body.message : body?.error?.message;
+  if (typeof inner === "string" && inner.length > 0) return inner;
+  return error.message.replace(/^\d{3}\s+/, "") || `HTTP ${error.status ?? "error"}`;
+}
+
+/** Maps anything thrown during an attempt to an `LlmError` (attempt count filled in by the caller). */
+export function classifyError(error: unknown, userAborted: boolean): LlmError {
+  const base = { attempts: 0 };
+  if (userAborted) return { ...base, kind: "aborted", message: "The request was cancelled.", retryable: false };
+  if (error instanceof IdleTimeoutError || error instanceof APIConnectionTimeoutError) {
+    return { ...base, kind: "timeout", message: error.message || "The request timed out.", retryable: true };
+  }
+  if (error instanceof APIUserAbortError) {
+    // Only our own idle timer aborts without the caller's signal.
+    return { ...base, kind: "timeout", message: "The stream stalled.", retryable: true };
+  }
+  if (error instanceof APIConnectionError) {
+    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
+    return { ...base, kind: "network", message: `${error.message}${cause}`, retryable: true };
+  }
+  if (error instanceof APIError) {
+    const message = providerMessage(error);
+    const code = typeof error.code === "string" ? error.code : undefined;
+    const status = error.status;
+    const withStatus = status === undefined ? {} : { status };
+    const withCode = code === undefined ? {} : { code };
+    if (code === "context_length_exceeded" || ((status === 400 || status === 413) && CONTEXT_LENGTH.test(message))) {
+      return { ...base, ...withStatus, ...withCode, kind: "context_length_exceeded", message, retryable: false };
+    }
+    if (status === 401 || status === 403) {
+      return { ...base, ...withStatus, ...withCode, kind: "auth", message, retryable: false };
+    }
+    const retryable = status === undefined || RETRYABLE_STATUS(status);
+    return { ...base, ...withStatus, ...withCode, kind: "http", message, retryable };
+  }
+  if (error instanceof StreamErrorPayload) {
+    const withCode = error.code === undefined ? {} : { code: error.code };
+    if (error.code === "context_length_exceeded" || CONTEXT_LENGTH.test(error.message)) {
+      return { ...base, ...withCode, kind: "context_length_exceeded", message: error.message, retryable: false };
+    }
+    return { ...base, ...withCode, kind: "http", message: error.message, retryable: true };
+  }
+  if (error instanceof InvalidResponseError) {
+    return { ...base, kind: "invalid_response", message: error.message, retryable: false };
+  }
+  if (error instanceof IncompleteStreamError) {
+    return { ...base, kind: "network", message: error.message, retryable: true };
+  }
+  // fetch body errors ("terminated", ECONNRESET, "other side closed") while reading the stream.
+  const message = error instanceof Error ? describeCause(error) : String(error);
+  return { ...base, kind: "network", message, retryable: true };
+}
+
+function describeCause(error: Error): string {
+  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : "";
+  return `${error.message}${cause}`;
+}
+
+/** The wait a provider asked for, from `retry-after-ms` or `retry-after` (seconds or an HTTP date). */
+export function retryAfterMs(error: unknown): number | undefined {
+  if (!(error instanceof APIError) || !error.headers) return undefined;
+  const ms = Number.parseFloat(error.headers.get("retry-after-ms") ?? "");
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const header = error.headers.get("retry-after");
+  if (!header) return undefined;
+  const seconds = Number.parseFloat(header);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(header);
+  return Number.isFinite(date) ? Math.max(0, date - Date.now()) : undefined;
+}
+
+/** Resolved retry policy. */
+export interface Backoff {
+  maxRetries: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export function resolveBackoff(policy: RetryPolicy | undefined): Backoff {
+  return {
+    maxRetries: policy?.maxRetries ?? 4,
+    baseDelayMs: policy?.baseDelayMs ?? 500,
+    maxDelayMs: policy?.maxDelayMs ?? 30_000,
+  };
+}
+
+/** Delay before retry number `retry` (1-based): Retry-After when given, else exponential with full jitter. */
+export function backoffDelay(backoff: Backoff, retry: number, retryAfter: number | undefined): number {
+  if (retryAfter !== undefined) return Math.min(retryAfter, backoff.maxDelayMs);
+  const ceiling = Math.min(backoff.maxDelayMs, backoff.baseDelayMs * 2 ** (retry - 1));
+  // Half fixed, half random: spreads clients out without ever retrying instantly.
+  return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+}

@@ -1,0 +1,228 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { createLlmClient, type LlmClient, type LlmStreamEvent } from "@crow/core";
+import { dropConnection, httpError, type MockLlm, reply, startMockLlm } from "@crow/testkit";
+
+const user = [{ role: "user" as const, content: "hi" }];
+
+describe("LLM client against the mock provider", () => {
+  let mock: MockLlm;
+  let llm: LlmClient;
+  before(async () => {
+    mock = await startMockLlm();
+    llm = createLlmClient({ baseURL: mock.url, retry: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 2000 } });
+  });
+  after(() => mock.close());
+
+  /** Streams one request and returns the result plus the events seen, with text after the last retry. */
+  async function run(options: { signal?: AbortSignal; tools?: boolean } = {}) {
+    const events: LlmStreamEvent[] = [];
+    const result = await llm.stream(
+      {
+        model: "m",
+        messages: user,
+        ...(options.tools
+          ? { tools: [{ type: "function" as const, function: { name: "read", parameters: { type: "object" } } }] }
+          : {}),
+      },
+      { ...(options.signal ? { signal: options.signal } : {}), onEvent: (e) => events.push(e) },
+    );
+    let shown = "";
+    for (const e of events) {
+      if (e.type === "retry") shown = "";
+      if (e.type === "text_delta") shown += e.text;
+    }
+    return { result, events, shown };
+  }
+
+  test("streams text and reports usage and finish reason", async () => {
+    mock.script(reply().text("Hello, ").text("world", 3).usage(12, 4, { cached: 2 }));
+    const { result, shown } = await run();
+    assert.ok(result.ok);
+    assert.equal(result.message.content, "Hello, world");
+    assert.equal(shown, "Hello, world");
+    assert.equal(result.finishReason, "stop");
+    assert.deepEqual(result.usage, { promptTokens: 12, completionTokens: 4, totalTokens: 16, cachedTokens: 2 });
+    const body = mock.requests.at(-1)?.body;
+    assert.deepEqual(body?.stream_options, { include_usage: true });
+    mock.assertDone();
+  });
+
+  test("reasoning in either field becomes reasoning, and content in the same delta is kept", async () => {
+    mock.script(
+      reply().reasoning("think A. ", "reasoning_content").reasoningAndText("think B. ", "Answer ").text("done"),
+      reply().reasoning("other field", "reasoning").text("ok"),
+    );
+    const first = await run();
+    assert.ok(first.result.ok);
+    assert.equal(first.result.message.reasoning_content, "think A. think B. ");
+    assert.equal(first.result.message.content, "Answer done");
+    const second = await run();
+    assert.ok(second.result.ok);
+    assert.equal(second.result.message.reasoning_content, "other field");
+    assert.equal(second.result.message.content, "ok");
+    assert.ok(second.events.some((e) => e.type === "reasoning_delta" && e.text === "other field"));
+    mock.assertDone();
+  });
+
+  test("assembles parallel tool calls split across chunks, by index", async () => {
+    mock.script(
+      reply()
+        .text("Reading both.")
+        .toolCall("read", { file_path: "a.txt" }, { id: "c1", split: 4 })
+        .toolCall("read", { file_path: "b.txt", offset: 2 }, { id: "c2", split: 3 }),
+    );
+    const { result } = await run({ tools: true });
+    assert.ok(result.ok);
+    assert.equal(result.finishReason, "tool_calls");
+    assert.deepEqual(
+      result.toolCalls.map((c) => [c.id, c.name, c.args, c.status.kind]),
+      [
+        ["c1", "read", { file_path: "a.txt" }, "ok"],
+        ["c2", "read", { file_path: "b.txt", offset: 2 }, "ok"],
+      ],
+    );
+    assert.equal(result.message.tool_calls?.[1]?.function.arguments, '{"file_path":"b.txt","offset":2}');
+    assert.equal(mock.requests.at(-1)?.body.parallel_tool_calls, true);
+    mock.assertDone();
+  });
+
+  test("repairs malformed tool-call JSON and flags what it could not repair", async () => {
+    mock.script(
+      reply()
+        .toolCall("write", '```json\n{"file_path": "x.txt", "content": "a",}\n```', { id: "r1" })
+        .toolCall("read", '{"file_path": "y.txt"', { id: "r2" })
+        .toolCall("read", "not json at all", { id: "r3" }),
+    );
+    const { result } = await run({ tools: true });
+    assert.ok(result.ok);
+    const [a, b, c] = result.toolCalls;
+    assert.deepEqual(a?.args, { file_path: "x.txt", content: "a" });
+    assert.equal(a?.status.kind, "repaired");
+    assert.deepEqual(b?.args, { file_path: "y.txt" });
+    assert.equal(c?.status.kind, "invalid");
+    // What goes back into the history is valid JSON, so the next request is accepted by providers.
+    for (const call of result.message.tool_calls ?? []) assert.doesNotThrow(() => JSON.parse(call.function.arguments));
+    mock.assertDone();
+  });
+
+  test("429 with Retry-After is retried after the requested delay, then succeeds", async () => {
+    mock.script(httpError(429, { retryAfter: 1, message: "slow down" }), reply().text("finally"));
+    const { result, events } = await run();
+    assert.ok(result.ok);
+    assert.equal(result.message.content, "finally");
+    assert.equal(result.attempts, 2);
+    const retry = events.find((e) => e.type === "retry");
+    assert.equal(retry?.type === "retry" && retry.delayMs, 1000);
+    assert.equal(retry?.type === "retry" && retry.error.status, 429);
+    mock.assertDone();
+  });
+
+  test("500s until retries are exhausted give a typed error with the provider's message", async () => {
+    mock.script(
+      httpError(500, { message: "upstream exploded" }),
+      httpError(502, { message: "upstream exploded" }),
+      httpError(503, { message: "upstream exploded" }),
+    );
+    const { result, events } = await run();
+    assert.equal(result.ok, false);
+    assert.ok(!result.ok);
+    assert.equal(result.error.kind, "http");
+    assert.equal(result.error.status, 503);
+    assert.equal(result.error.message, "upstream exploded");
+    assert.equal(result.error.attempts, 3);
+    assert.equal(events.filter((e) => e.type === "retry").length, 2);
+    mock.assertDone();
+  });
+
+  test("a 400 is not retried", async () => {
+    mock.script(httpError(400, { message: "bad temperature" }));
+    const { result } = await run();
+    assert.ok(!result.ok);
+    assert.equal(result.error.kind, "http");
+    assert.equal(result.error.attempts, 1);
+    mock.assertDone();
+  });
+
+  test("context length exceeded surfaces as its own kind", async () => {
+    mock.script(
+      httpError(400, {
+        message: "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens.",
+        code: "context_length_exceeded",
+      }),
+    );
+    const { result } = await run();
+    assert.ok(!result.ok);
+    assert.equal(result.error.kind, "context_length_exceeded");
+    assert.match(result.error.message, /maximum context length/);
+    mock.assertDone();
+  });
+
+  test("a stream that dies midway is retried and the text is not duplicated", async () => {
+    mock.script(reply().text("Hello, ").text("wor").dropConnection(), reply().text("Hello, ").text("world"));
+    const { result, shown, events } = await run();
+    assert.ok(result.ok);
+    assert.equal(result.message.content, "Hello, world");
+    assert.equal(shown, "Hello, world");
+    assert.ok(events.some((e) => e.type === "retry" && e.error.kind === "network"));
+    mock.assertDone();
+  });
+
+  test("a connection dropped before any response is retried", async () => {
+    mock.script(dropConnection(), reply().text("ok"));
+    const { result } = await run();
+    assert.ok(result.ok);
+    assert.equal(result.message.content, "ok");
+    mock.assertDone();
+  });
+
+  test("malformed chunks are skipped, the rest of the stream is kept", async () => {
+    mock.script(reply().text("a").malformed().text("b"));
+    const { result } = await run();
+    assert.ok(result.ok);
+    assert.equal(result.message.content, "ab");
+    mock.assertDone();
+  });
+
+  test("finish reasons length and content_filter are reported", async () => {
+    mock.script(reply().text("cut").finish("length"), reply().finish("content_filter"));
+    const a = await run();
+    assert.ok(a.result.ok);
+    assert.equal(a.result.finishReason, "length");
+    const b = await run();
+    assert.ok(b.result.ok);
+    assert.equal(b.result.finishReason, "content_filter");
+    mock.assertDone();
+  });
+
+  test("abort mid-stream returns an aborted result with the partial text, no retry", async () => {
+    mock.script(reply().text("partial ").hang());
+    const controller = new AbortController();
+    const events: LlmStreamEvent[] = [];
+    const pending = llm.stream(
+      { model: "m", messages: user },
+      {
+        signal: controller.signal,
+        onEvent: (e) => {
+          events.push(e);
+          if (e.type === "text_delta") controller.abort();
+        },
+      },
+    );
+    const result = await pending;
+    assert.ok(!result.ok);
+    assert.equal(result.error.kind, "aborted");
+    assert.equal(result.partial.content, "partial ");
+    assert.equal(mock.requests.length > 0, true);
+    assert.ok(!events.some((e) => e.type === "retry"));
+    mock.assertDone();
+  });
+
+  test("an unreachable provider is a network error after retries", async () => {
+    const dead = createLlmClient({ baseURL: "http://127.0.0.1:9/v1", retry: { maxRetries: 1, baseDelayMs: 1 } });
+    const result = await dead.stream({ model: "m", messages: user });
+    assert.ok(!result.ok);
+    assert.equal(result.error.kind, "network");
+    assert.equal(result.error.attempts, 2);
+  });
+});
