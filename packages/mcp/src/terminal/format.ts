@@ -1,0 +1,42 @@
+/**
+ * The words of the terminal's results. Footers keep upstream's wording, which models and the agent already know.
+ */
+
+/** Upstream's guidance after a soft timeout, plus the is_input option it did not offer. */
+export const SOFT_TIMEOUT_GUIDANCE = `The command is still running. You can:
+- Send empty command '' to continue waiting
+- Send "C-c" to interrupt
+- Use a longer timeout parameter
+- Send input to it with is_input=true if it is waiting for input`;
+
+/** How a terminal call ended. */
+export type CallStatus =
+  /** The command finished; `exitCode` is its status. */
+  | "completed"
+  /** The command is still running (soft timeout, or an interactive program waiting after input). */
+  | "running"
+  /** The shell itself exited (e.g. `exit`); the next call starts a new one. */
+  | "exited";
+
+/** Footer lines appended to every result that concerns a command: the cwd, then the status. */
+export function footer(status: CallStatus, cwd: string, exitCode?: number): string {
+  const lines = [`[Current working directory: ${cwd}]`];
+  if (status === "running") lines.push("[Process still running (soft timeout)]");
+  else if (status === "exited") lines.push(`[Shell exited with code ${exitCode ?? 0}]`);
+  else if (exitCode === 0) lines.push("[Command completed with exit code 0]");
+  else lines.push(`[Command failed with exit code ${exitCode ?? -1}]`);
+  return lines.join("\n");
+}
+
+/** Joins non-empty parts with blank-line-free newlines, the way results are assembled. */
+export function joinParts(...parts: Array<string | undefined>): string {
+  return parts
+    .filter((p): p is string => p !== undefined && p.trim() !== "")
+    .map((p) => p.replace(/\n+$/, ""))
+    .join("\n");
+}
+
+/** A duration for messages: "1s", "2.5s". */
+export function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(2))}s`;
+}

@@ -1,0 +1,420 @@
+import { log } from "../log.js";
+import { type CallStatus, footer, joinParts, SOFT_TIMEOUT_GUIDANCE, seconds } from "./format.js";
+import { foregroundProcessGroup, sendSignal, waitingForTerminalInput } from "./procs.js";
+import { Shell } from "./shell.js";
+
+/** One terminal call, as the tool received it. */
+export interface TerminalRequest {
+  command: string;
+  isInput?: boolean;
+  /** Hard timeout in seconds: interrupt (then kill) the command if it is still running then. */
+  timeoutSeconds?: number;
+  reset?: boolean;
+  /** Aborted when the client cancels the request: sends C-c. */
+  signal?: AbortSignal;
+  /** Receives cleaned output as it arrives while the call waits (progress notifications). */
+  onOutput?: (text: string) => void;
+}
+
+/** What the call returns to the model. */
+export interface TerminalResponse {
+  text: string;
+  isError?: boolean;
+  status?: CallStatus;
+  exitCode?: number;
+  cwd: string;
+}
+
+export interface TerminalSessionOptions {
+  /** Where new shells start. */
+  cwd: string;
+  /** No new output for this long → return partial output (default 30 s). */
+  softTimeoutMs?: number;
+  /** After SIGINT on a hard timeout, how long before SIGKILL (default 2 s). */
+  killGraceMs?: number;
+}
+
+type WaitEnd = "done" | "exited" | "quiet" | "input" | "ceiling" | "hard" | "aborted";
+
+const SPECIAL_KEYS: Record<string, string> = { "C-c": "\x03", "C-z": "\x1a", "C-d": "\x04" };
+/** After input or a key, a program that printed a partial line (a prompt) is probably waiting: return sooner. */
+const INTERACTIVE_PROMPT_QUIET_MS = 250;
+const INTERACTIVE_QUIET_MS = 1000;
+/** After this long without output, check whether the command is blocked reading the terminal; then every PROBE_EVERY_MS. */
+const PROBE_QUIET_MS = 150;
+const PROBE_EVERY_MS = 300;
+/** A continuously printing command returns "still running" after this many soft timeouts. */
+const CEILING_FACTOR = 4;
+/** After a cancellation's C-c, how long a new command waits for the interrupted one to finish. */
+const AFTER_INTERRUPT_WAIT_MS = 2000;
+
+/**
+ * The terminal of one MCP connection: one persistent bash (started lazily, restarted after `exit` or `reset`),
+ * and the rules of a call: run a command and wait for it, keep waiting (`""`), send input or a key, time out.
+ * Calls are serialised; output is never lost between calls, only capped.
+ */
+export class TerminalSession {
+  private shell: Shell | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
+  private interruptedAt = 0;
+  /** A shell existed and died (exit, timeout kill): the next one announces that state was lost. */
+  private shellLost = false;
+  private readonly softTimeoutMs: number;
+  private readonly killGraceMs: number;
+
+  constructor(private readonly options: TerminalSessionOptions) {
+    this.softTimeoutMs = options.softTimeoutMs ?? 30_000;
+    this.killGraceMs = options.killGraceMs ?? 2000;
+  }
+
+  /** Process id of the current shell, if one is running (tests and diagnostics). */
+  get shellPid(): number | undefined {
+    return this.shell?.pid;
+  }
+
+  /** Handles one call. Calls run one at a time, in arrival order. */
+  run(request: TerminalRequest): Promise<TerminalResponse> {
+    const result = this.queue.then(() => this.handle(request));
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Kills the shell and everything it started. Synchronous and idempotent; later calls fail. */
+  close(): void {
+    this.closed = true;
+    this.shell?.kill();
+    this.shell = undefined;
+  }
+
+  private get cwd(): string {
+    return this.shell?.cwd ?? this.options.cwd;
+  }
+
+  private error(text: string): TerminalResponse {
+    return { text, isError: true, cwd: this.cwd };
+  }
+
+  private async handle(request: TerminalRequest): Promise<TerminalResponse> {
+    if (this.closed) return this.error("Error: the terminal is closed.");
+    const { command, isInput = false, reset = false } = request;
+    if (reset && isInput) return this.error("Error: Cannot use reset=true with is_input=true.");
+    if (reset) {
+      this.shell?.kill();
+      this.shell = undefined;
+      this.shellLost = false;
+      if (command.trim() === "") {
+        return {
+          text: joinParts("Terminal reset successfully. All previous state lost.", footerCwd(this.options.cwd)),
+          cwd: this.options.cwd,
+        };
+      }
+    }
+
+    const trimmed = command.trim();
+    const key = /^C-.$/i.test(trimmed) ? `C-${trimmed.slice(2).toLowerCase()}` : undefined;
+    if (key !== undefined && !(key in SPECIAL_KEYS)) {
+      return this.error(`Error: Unknown special key: ${trimmed}. Supported keys: C-c, C-z, C-d.`);
+    }
+
+    // A shell that exited between calls (e.g. `sleep 1; exit` after a soft timeout) is reported once, then dropped.
+    let earlier: string | undefined;
+    if (this.shell?.state === "exited") {
+      earlier = this.exitReport(this.shell);
+      this.shell = undefined;
+      this.shellLost = true;
+      if (key !== undefined || isInput || trimmed === "") return { text: earlier, status: "exited", cwd: this.cwd };
+    }
+
+    const shell = this.shell;
+    if (shell?.state === "running") {
+      if (key !== undefined) return this.sendKey(shell, key, request);
+      if (isInput) return this.sendInput(shell, command, request);
+      if (trimmed === "") return this.waitAndReport(shell, request, "command");
+      if (Date.now() - this.interruptedAt < AFTER_INTERRUPT_WAIT_MS) {
+        await this.waitFor(shell, { untilMs: this.interruptedAt + AFTER_INTERRUPT_WAIT_MS });
+      }
+      if (shell.state === "running") return this.stillRunning(shell);
+    }
+
+    // Nothing is running. Output nobody has seen yet comes first: the end of a command that finished after its call
+    // returned, or what background jobs printed since.
+    if (shell && shell.state !== "exited") earlier = joinParts(earlier, this.unreported(shell));
+    if (key !== undefined || isInput || trimmed === "") {
+      const note =
+        key === "C-d"
+          ? "No command is running, so C-d was not sent (it would end the shell itself; use reset=true to restart it)."
+          : key !== undefined
+            ? `No command is running; ${key} was not sent.`
+            : isInput
+              ? "Error: No command is running, so there is nothing to send input to. To run it as a command, call again with is_input=false."
+              : "No command is running.";
+      const text = joinParts(earlier, note, footerCwd(this.cwd));
+      return isInput ? this.error(text) : { text, cwd: this.cwd };
+    }
+    return this.runCommand(command, request, earlier);
+  }
+
+  private async runCommand(command: string, request: TerminalRequest, earlier?: string): Promise<TerminalResponse> {
+    let notice: string | undefined;
+    if (!this.shell) {
+      try {
+        this.shell = await Shell.start(this.options.cwd);
+      } catch (error) {
+        return this.error(`Error: could not start bash: ${(error as Error).message}`);
+      }
+      if (this.shellLost) {
+        this.shellLost = false;
+        notice = `[Started a new shell in ${this.options.cwd}. The previous shell's working directory, environment variables and background jobs are gone.]`;
+      }
+    }
+    const shell = this.shell;
+    shell.send(command);
+    return this.waitAndReport(shell, request, "command", joinParts(earlier, notice));
+  }
+
+  private sendKey(shell: Shell, key: string, request: TerminalRequest): Promise<TerminalResponse> {
+    const before = shell.take().text;
+    shell.write(SPECIAL_KEYS[key] ?? "");
+    return this.waitAndReport(shell, request, "interactive", before);
+  }
+
+  private sendInput(shell: Shell, input: string, request: TerminalRequest): Promise<TerminalResponse> {
+    const before = shell.take().text;
+    // A terminal's Enter is CR; the line discipline (or a raw-mode program) turns it into what the program expects.
+    const normalized = input.replace(/\r\n|\n/g, "\r");
+    shell.write(normalized.endsWith("\r") ? normalized : `${normalized}\r`);
+    return this.waitAndReport(shell, request, "interactive", before, input);
+  }
+
+  private stillRunning(shell: Shell): TerminalResponse {
+    const first = shell.command.split("\n")[0] ?? "";
+    const shown = first.length > 200 ? `${first.slice(0, 200)}…` : first;
+    return this.error(
+      joinParts(
+        "Error: the previous command is still running, so this command was NOT run.",
+        `Previous command: ${shown}${shell.command.includes("\n") ? " …" : ""}`,
+        "Send '' to keep waiting for it (you get the output it printed since, nothing is lost), is_input=true to send it input, \"C-c\" to interrupt it, or reset=true to kill it and restart the shell (losing cwd and environment). Then run your command.",
+        footer("running", shell.cwd),
+      ),
+    );
+  }
+
+  /** Waits for the running command per `mode`, handles hard timeouts, and builds the result. */
+  private async waitAndReport(
+    shell: Shell,
+    request: TerminalRequest,
+    mode: "command" | "interactive",
+    before?: string,
+    input?: string,
+  ): Promise<TerminalResponse> {
+    const hardMs = request.timeoutSeconds !== undefined ? request.timeoutSeconds * 1000 : undefined;
+    const start = Date.now();
+    shell.onOutput = request.onOutput;
+    let end: WaitEnd;
+    try {
+      end = await this.waitFor(shell, {
+        quietMs:
+          mode === "interactive"
+            ? () =>
+                Math.min(
+                  this.softTimeoutMs,
+                  shell.endsInPartialLine ? INTERACTIVE_PROMPT_QUIET_MS : INTERACTIVE_QUIET_MS,
+                )
+            : hardMs === undefined
+              ? () => this.softTimeoutMs
+              : undefined,
+        untilMs: mode === "command" && hardMs === undefined ? start + CEILING_FACTOR * this.softTimeoutMs : undefined,
+        hardAtMs: hardMs === undefined ? undefined : start + hardMs,
+        probe: () => waitingForTerminalInput(shell.pid),
+        signal: request.signal,
+      });
+    } finally {
+      shell.onOutput = undefined;
+    }
+
+    let timeoutNote: string | undefined;
+    if (end === "aborted") {
+      this.interruptedAt = Date.now();
+      shell.write("\x03");
+    } else if (end === "hard") {
+      ({ end, note: timeoutNote } = await this.interruptForTimeout(shell, hardMs ?? 0));
+    }
+
+    let output = shell.take().text;
+    if (input !== undefined) output = stripEcho(output, input);
+    const head = joinParts(before, output);
+    if (end === "exited") {
+      this.shell = undefined;
+      this.shellLost = true;
+      return {
+        text: joinParts(head, timeoutNote, exitNote(shell, this.options.cwd)),
+        status: "exited",
+        exitCode: shell.shellExitCode,
+        cwd: this.options.cwd,
+      };
+    }
+    if (end === "done") {
+      const exitCode = shell.finished?.exitCode ?? -1;
+      shell.finished = undefined;
+      return {
+        text: joinParts(head, timeoutNote, footer("completed", shell.cwd, exitCode)),
+        status: "completed",
+        exitCode,
+        cwd: shell.cwd,
+      };
+    }
+    const guidance =
+      end === "aborted"
+        ? "[Request cancelled; sent C-c to the command.]"
+        : end === "input"
+          ? '[The command is waiting for input. Send it with is_input=true (it is followed by Enter), or send "C-c" to interrupt or "C-d" to end the input.]'
+          : SOFT_TIMEOUT_GUIDANCE;
+    const waited =
+      mode === "interactive" || end === "aborted" || end === "hard" || end === "input"
+        ? undefined
+        : end === "ceiling"
+          ? `[No result after ${seconds(Date.now() - start)} (the command keeps printing).]`
+          : `[No new output for ${seconds(this.softTimeoutMs)}.]`;
+    return {
+      text: joinParts(head || "(no new output)", timeoutNote, waited, guidance, footer("running", shell.cwd)),
+      status: "running",
+      cwd: shell.cwd,
+    };
+  }
+
+  /**
+   * A hard timeout: SIGINT to the terminal's foreground process group (what Ctrl-C does, but also reaching programs
+   * that put the terminal in raw mode), then SIGKILL if it has not finished after the grace period. If even that
+   * does not bring the prompt back, the whole shell is killed and the next call starts a new one.
+   */
+  private async interruptForTimeout(shell: Shell, hardMs: number): Promise<{ end: WaitEnd; note: string }> {
+    const after = `[Command timed out after ${seconds(hardMs)}`;
+    const group = foregroundProcessGroup(shell.pid) ?? shell.pid;
+    sendSignal(-group, "SIGINT");
+    let end = await this.waitFor(shell, { untilMs: Date.now() + this.killGraceMs });
+    if (end === "done" || end === "exited") return { end, note: `${after}: interrupted it with SIGINT.]` };
+    const stubborn = foregroundProcessGroup(shell.pid);
+    if (stubborn !== undefined && stubborn !== shell.pid) {
+      sendSignal(-stubborn, "SIGKILL");
+      end = await this.waitFor(shell, { untilMs: Date.now() + this.killGraceMs });
+      if (end === "done" || end === "exited") {
+        return {
+          end,
+          note: `${after}: it ignored SIGINT for ${seconds(this.killGraceMs)}, so it was killed with SIGKILL.]`,
+        };
+      }
+    }
+    log.warn(`terminal: shell ${shell.pid} did not return to its prompt after a timeout; killing it`);
+    shell.kill();
+    this.shell = undefined;
+    return {
+      end: "exited",
+      note: `${after}: it did not stop after SIGINT and SIGKILL, so the whole shell was killed.]`,
+    };
+  }
+
+  /**
+   * Resolves when the shell finishes the command (or exits), or when a limit passes: `quietMs` without new output,
+   * the `untilMs` deadline, the `hardAtMs` deadline, or the request's abort. Event-driven: completion resolves
+   * from the output handler the moment the end marker is parsed; timers only serve the limits.
+   */
+  private waitFor(
+    shell: Shell,
+    limits: {
+      quietMs?: () => number;
+      untilMs?: number;
+      hardAtMs?: number;
+      /** Asked after {@link PROBE_QUIET_MS} without output: is the command waiting for input? */
+      probe?: () => boolean;
+      signal?: AbortSignal;
+    },
+  ): Promise<WaitEnd> {
+    const started = Date.now();
+    return new Promise<WaitEnd>((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      let timerAt = Number.POSITIVE_INFINITY;
+      let probedAt = 0;
+      const finish = (end: WaitEnd) => {
+        if (timer) clearTimeout(timer);
+        shell.onChange = undefined;
+        limits.signal?.removeEventListener("abort", onAbort);
+        resolve(end);
+      };
+      const onAbort = () => finish("aborted");
+      const check = (fromTimer: boolean) => {
+        if (shell.state === "exited") return finish("exited");
+        if (shell.state !== "running") return finish("done");
+        const now = Date.now();
+        if (limits.hardAtMs !== undefined && now >= limits.hardAtMs) return finish("hard");
+        if (limits.untilMs !== undefined && now >= limits.untilMs) return finish("ceiling");
+        const quiet = limits.quietMs?.();
+        const quietAt = quiet === undefined ? Number.POSITIVE_INFINITY : Math.max(shell.lastOutputAt, started) + quiet;
+        if (now >= quietAt) return finish("quiet");
+        let probeAt = Number.POSITIVE_INFINITY;
+        if (limits.probe) {
+          probeAt = Math.max(Math.max(shell.lastOutputAt, started) + PROBE_QUIET_MS, probedAt + PROBE_EVERY_MS);
+          if (now >= probeAt) {
+            probedAt = now;
+            if (limits.probe()) return finish("input");
+            probeAt = now + PROBE_EVERY_MS;
+          }
+        }
+        const next = Math.min(
+          quietAt,
+          probeAt,
+          limits.hardAtMs ?? Number.POSITIVE_INFINITY,
+          limits.untilMs ?? Number.POSITIVE_INFINITY,
+        );
+        // Output only ever pushes the quiet deadline later, so a pending earlier timer is fine (it re-checks);
+        // reschedule only when the next deadline moved earlier or the timer has fired.
+        if (fromTimer || next < timerAt) {
+          if (timer) clearTimeout(timer);
+          timerAt = next;
+          timer = Number.isFinite(next) ? setTimeout(() => check(true), Math.max(1, next - now)) : undefined;
+        }
+      };
+      if (limits.signal?.aborted) return finish("aborted");
+      limits.signal?.addEventListener("abort", onAbort, { once: true });
+      shell.onChange = () => check(false);
+      check(true);
+    });
+  }
+
+  private exitReport(shell: Shell): string {
+    return joinParts(shell.take().text, exitNote(shell, this.options.cwd));
+  }
+
+  /** Output nobody has seen: the rest of a command that finished after its call returned, or background output. */
+  private unreported(shell: Shell): string | undefined {
+    const output = shell.take().text;
+    const finished = shell.finished;
+    shell.finished = undefined;
+    if (finished) {
+      return joinParts(
+        `[The previous command finished with exit code ${finished.exitCode} after its last result; output not shown before:]`,
+        output,
+        "[End of the previous command's output]",
+      );
+    }
+    return output.trim() ? joinParts("[Output printed by background jobs since the last command:]", output) : undefined;
+  }
+}
+
+function footerCwd(cwd: string): string {
+  return `[Current working directory: ${cwd}]`;
+}
+
+function exitNote(shell: Shell, startCwd: string): string {
+  return `[The shell exited with code ${shell.shellExitCode ?? 0}. The next command will start a new shell in ${startCwd}; the working directory, environment variables and background jobs of this one are gone.]`;
+}
+
+/** Drops the terminal's echo of the input lines we typed from the start of the program's output. */
+export function stripEcho(output: string, input: string): string {
+  let rest = output;
+  for (const line of input.replace(/\r\n?/g, "\n").replace(/\n$/, "").split("\n")) {
+    if (line === "" || !rest.startsWith(`${line}\n`)) break;
+    rest = rest.slice(line.length + 1);
+  }
+  return rest;
+}

@@ -1,0 +1,210 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { type IPty, spawn } from "@lydell/node-pty";
+import { log } from "../log.js";
+import { LineCleaner } from "./clean.js";
+import { OutputBuffer, type TakenOutput } from "./output.js";
+import { killShellTree } from "./procs.js";
+import { createNonce, MarkerScanner, setupLine, shellQuote } from "./sentinel.js";
+
+/** Terminal size the shell reports to programs: wide enough that tools rarely wrap. */
+const COLS = 200;
+const ROWS = 50;
+const START_TIMEOUT_MS = 10_000;
+
+/** Where the shell is: starting up, at its prompt, running a command we sent, or gone. */
+export type ShellState = "starting" | "idle" | "running" | "exited";
+
+/** Every shell alive in this process, so a process 'exit' can kill them all synchronously. */
+const liveShells = new Set<Shell>();
+let exitHookInstalled = false;
+function track(shell: Shell): void {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.on("exit", () => {
+      for (const live of liveShells) live.kill();
+    });
+  }
+  liveShells.add(shell);
+}
+
+/** The environment the shell starts with: the server's, made predictable for a program that reads its output. */
+export function shellEnvironment(cwd: string, base: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(base)) if (value !== undefined) env[key] = value;
+  // Our markers and prompt are set inside the shell; inherited ones would only interfere. COLUMNS/LINES from a
+  // terminal the server may have been started in would contradict the PTY's size.
+  for (const key of ["PROMPT_COMMAND", "PS0", "PS1", "PS2", "PS4", "BASH_ENV", "ENV", "HISTFILE", "COLUMNS", "LINES"])
+    delete env[key];
+  Object.assign(env, { TERM: "dumb", PAGER: "cat", GIT_PAGER: "cat", MANPAGER: "cat", SYSTEMD_PAGER: "", PWD: cwd });
+  if (!env.LANG && !env.LC_ALL && !env.LC_CTYPE) env.LANG = "C.UTF-8";
+  return env;
+}
+
+/**
+ * One bash in a real PTY (`bash --norc --noprofile --noediting -i`, its own session and process group) and the
+ * parsing of its output: markers (see sentinel.ts) tell when a command starts and ends, everything else is cleaned
+ * and collected in {@link output} until someone takes it. Commands are not typed in: they are written to a private
+ * file and the shell is told to `eval` it, so long lines, tabs, `!` and multi-line scripts reach bash exactly as
+ * given, while `cd`, `export` and `source` still act on the shell itself.
+ */
+export class Shell {
+  state: ShellState = "starting";
+  /** The shell's working directory as of its last prompt. */
+  cwd: string;
+  /** Exit status of the last command we sent, once it has finished and until the result is reported. */
+  finished: { exitCode: number } | undefined;
+  /** Exit code of the bash process itself, once it has exited. */
+  shellExitCode: number | undefined;
+  /** When output last arrived (ms since epoch). */
+  lastOutputAt = Date.now();
+  /** The command being run, for messages. */
+  command = "";
+  /** Called with each piece of cleaned output while set (progress streaming). */
+  onOutput: ((text: string) => void) | undefined;
+  /** Called after every change (output, completion, exit) while set: the single waiter's wake-up. */
+  onChange: (() => void) | undefined;
+
+  readonly output = new OutputBuffer();
+  private readonly pty: IPty;
+  private readonly scanner: MarkerScanner;
+  private readonly cleaner: LineCleaner;
+  private readonly dir: string;
+  private readonly commandFile: string;
+  private awaitingBegin = false;
+  private killed = false;
+
+  private constructor(cwd: string) {
+    this.cwd = cwd;
+    const nonce = createNonce();
+    this.scanner = new MarkerScanner(nonce);
+    this.cleaner = new LineCleaner((text) => {
+      this.output.push(text);
+      this.onOutput?.(text);
+    });
+    this.dir = mkdtempSync(path.join(tmpdir(), "crow-terminal-"));
+    this.commandFile = path.join(this.dir, "command");
+    this.pty = spawn("bash", ["--norc", "--noprofile", "--noediting", "-i"], {
+      name: "dumb",
+      cols: COLS,
+      rows: ROWS,
+      cwd,
+      env: shellEnvironment(cwd),
+    });
+    track(this);
+    this.pty.onData((chunk) => this.receive(chunk));
+    this.pty.onExit(({ exitCode }) => this.exited(exitCode));
+    this.pty.write(`${setupLine(nonce)}\r`);
+  }
+
+  /** Starts a shell in `cwd` and resolves once it is configured and at its prompt. */
+  static async start(cwd: string): Promise<Shell> {
+    const shell = new Shell(cwd);
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        shell.kill();
+        reject(new Error(`bash did not become ready within ${START_TIMEOUT_MS / 1000}s`));
+      }, START_TIMEOUT_MS);
+      shell.onChange = () => {
+        if (shell.state === "starting") return;
+        clearTimeout(timer);
+        shell.onChange = undefined;
+        if (shell.state === "exited") reject(new Error(`bash exited during startup (code ${shell.shellExitCode})`));
+        else resolve();
+      };
+    });
+    return shell;
+  }
+
+  /** The process id of bash (also its process group and session id). */
+  get pid(): number {
+    return this.pty.pid;
+  }
+
+  /** Runs `command` (any bash, multi-line included) in the shell. The shell must be idle. */
+  send(command: string): void {
+    writeFileSync(this.commandFile, command);
+    this.command = command;
+    this.finished = undefined;
+    this.awaitingBegin = true;
+    this.state = "running";
+    this.pty.write(`eval "$(<${shellQuote(this.commandFile)})"\r`);
+  }
+
+  /** Writes raw bytes to the terminal (input for the running program, control characters). */
+  write(data: string): void {
+    if (this.state !== "exited") this.pty.write(data);
+  }
+
+  /** True when output is waiting in an unfinished line (typically a prompt such as `>>> ` or `name? `). */
+  get endsInPartialLine(): boolean {
+    return this.cleaner.hasPending;
+  }
+
+  /** Everything collected since the last take, including an unfinished last line (e.g. a prompt). */
+  take(): TakenOutput {
+    this.cleaner.flush();
+    return this.output.take();
+  }
+
+  /** Kills bash and everything it started, synchronously. Idempotent. */
+  kill(): void {
+    if (this.killed) return;
+    this.killed = true;
+    liveShells.delete(this);
+    killShellTree(this.pid);
+    try {
+      this.pty.kill("SIGKILL");
+    } catch {
+      // Already gone.
+    }
+    this.removeDir();
+  }
+
+  private receive(chunk: string): void {
+    this.lastOutputAt = Date.now();
+    for (const event of this.scanner.feed(chunk)) {
+      if (event.type === "text") {
+        // Before the begin marker comes the echo of the line we typed (and, at startup, bash's banner prompt).
+        if (this.state === "starting" || this.awaitingBegin) continue;
+        this.cleaner.push(event.text);
+      } else if (event.type === "begin") {
+        if (this.awaitingBegin) {
+          this.awaitingBegin = false;
+          this.cleaner.reset();
+        }
+      } else {
+        this.cwd = event.cwd;
+        if (this.state === "starting") {
+          this.state = "idle";
+        } else if (this.state === "running" && !this.awaitingBegin) {
+          this.cleaner.flush();
+          this.state = "idle";
+          this.finished = { exitCode: event.exitCode };
+        }
+      }
+    }
+    this.onChange?.();
+  }
+
+  private exited(exitCode: number): void {
+    const rest = this.scanner.flush();
+    if (rest && this.state !== "starting") this.cleaner.push(rest);
+    this.cleaner.flush();
+    this.state = "exited";
+    this.shellExitCode = exitCode;
+    log.debug(`shell ${this.pid} exited with ${exitCode}`);
+    // Jobs the shell left behind (`sleep 100 &` then `exit`) belong to a shell that no longer exists: kill them.
+    this.kill();
+    this.onChange?.();
+  }
+
+  private removeDir(): void {
+    try {
+      rmSync(this.dir, { recursive: true, force: true });
+    } catch (error) {
+      log.debug("could not remove the terminal's temp dir", error);
+    }
+  }
+}
