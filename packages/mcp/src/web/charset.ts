@@ -38,9 +38,25 @@ export function decodeBody(bytes: Uint8Array, contentType: string | undefined, h
     charsetFromContentType(contentType) ??
     (html ? charsetFromMeta(bytes) : undefined) ??
     "utf-8";
+  let decoder: InstanceType<typeof TextDecoder>;
   try {
-    return new TextDecoder(label).decode(bytes);
+    decoder = new TextDecoder(label);
   } catch {
-    return new TextDecoder("utf-8").decode(bytes);
+    decoder = new TextDecoder("utf-8");
   }
+  return decoder.encoding === "windows-1252" ? decodeWindows1252(bytes) : decoder.decode(bytes);
+}
+
+/** Characters of windows-1252 bytes 0x80-0x9F (where it differs from ISO-8859-1); "\uFFFD" for the 5 unused bytes. */
+const CP1252_HIGH =
+  "\u20AC\uFFFD\u201A\u0192\u201E\u2026\u2020\u2021\u02C6\u2030\u0160\u2039\u0152\uFFFD\u017D\uFFFD" +
+  "\uFFFD\u2018\u2019\u201C\u201D\u2022\u2013\u2014\u02DC\u2122\u0161\u203A\u0153\uFFFD\u017E\u0178";
+
+/**
+ * windows-1252, which the WHATWG Encoding standard uses for every "latin1"/"iso-8859-1"/"ascii" label. Node 20's
+ * TextDecoder decodes it as ISO-8859-1, turning € œ “ ” – into invisible C1 controls, so map 0x80-0x9F here.
+ */
+export function decodeWindows1252(bytes: Uint8Array): string {
+  const latin1 = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+  return latin1.replace(/[\x80-\x9f]/g, (c) => CP1252_HIGH[c.charCodeAt(0) - 0x80] ?? c);
 }

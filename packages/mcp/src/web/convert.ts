@@ -15,7 +15,9 @@ interface DomElement extends DomNode {
   getAttribute(name: string): string | null;
   setAttribute(name: string, value: string): void;
   remove(): void;
+  readonly parentElement: DomElement | null;
   querySelector(selector: string): DomElement | null;
+  querySelectorAll(selector: string): Iterable<DomElement>;
 }
 interface DomDocument {
   readonly title: string;
@@ -113,6 +115,7 @@ const TEXT_NODE = 3;
  * elements keeps each call small without changing the Markdown of the blocks themselves.
  */
 function translate(root: DomElement): string {
+  escapeAttributeAmpersands(root);
   const pieces: string[] = [];
   collect(root, pieces);
   const out: string[] = [];
@@ -140,6 +143,20 @@ function collect(element: DomElement, pieces: string[]): void {
       const html = childElement.outerHTML;
       if (html.length > CHUNK && CONTAINERS.has(childElement.tagName)) collect(childElement, pieces);
       else pieces.push(html);
+    }
+  }
+}
+
+/**
+ * linkedom serializes attribute values of HTML documents without escaping "&", and node-html-markdown then decodes
+ * entity-like runs in them (`?a=1&section=2` became `?a=1§ion=2`). Escaping the ampersands of the attributes the
+ * Markdown uses keeps URLs and alt texts intact.
+ */
+function escapeAttributeAmpersands(root: DomElement): void {
+  for (const element of root.querySelectorAll("[href],[src],[alt],[title]")) {
+    for (const name of ["href", "src", "alt", "title"]) {
+      const value = element.getAttribute(name);
+      if (value?.includes("&")) element.setAttribute(name, value.replace(/&/g, "&amp;"));
     }
   }
 }
@@ -206,23 +223,30 @@ function keepCodeLanguages(document: DomDocument): void {
     const code = pre.querySelector("code");
     const codeClass = code?.getAttribute("class") ?? "";
     if (/language-\S/.test(codeClass)) continue;
-    const fromPre = /(?:^|\s)(?:language|lang|highlight|brush:?)-?([\w+#-]+)/.exec(pre.getAttribute("class") ?? "");
+    // Sphinx and similar generators put "highlight-python" on a wrapper two levels up.
+    const classes = [pre, pre.parentElement, pre.parentElement?.parentElement]
+      .map((element) => element?.getAttribute("class") ?? "")
+      .join(" ");
+    const fromClass = /(?:^|\s)(?:language|lang|highlight|brush:?)-?([\w+#]+(?:-[\w+#]+)*)/.exec(classes)?.[1];
     const fromData = pre.getAttribute("data-lang") ?? pre.getAttribute("data-language");
-    const language = fromData ?? fromPre?.[1];
+    const language = fromData ?? (fromClass === "source" ? undefined : fromClass);
     if (code && language) code.setAttribute("class", `${codeClass} language-${language}`.trim());
   }
 }
 
 function withTitle(title: string, body: string, byline?: string | null, published?: string | null): string {
   const parts: string[] = [];
-  // Readability usually removes the page's own <h1> title from the content; put it back once.
+  // Readability usually removes the page's own <h1> title from the content, or demotes it to <h2>; either way the
+  // Markdown starts with the title as its one top-level heading.
   const firstLine = body.split("\n", 1)[0] ?? "";
-  if (title && !(firstLine.startsWith("#") && cleanText(firstLine.replace(/^#+\s*/, "")) === title)) {
-    parts.push(`# ${title}`);
-  }
+  const rest =
+    firstLine.startsWith("#") && title && cleanText(firstLine.replace(/^#+\s*/, "")) === title
+      ? body.slice(firstLine.length).trimStart()
+      : body;
+  if (title) parts.push(`# ${title}`);
   const meta = [cleanText(byline ?? ""), cleanText(published ?? "")].filter((s) => s !== "");
   if (meta.length > 0) parts.push(`*${meta.join(" · ")}*`);
-  if (body) parts.push(body);
+  if (rest) parts.push(rest);
   return parts.join("\n\n");
 }
 
