@@ -4,8 +4,10 @@ import type { ContentPart, ToolDefinition } from "./messages.js";
 export interface ToolCallRequest {
   /** The model's tool call id. */
   id: string;
-  /** The name exactly as the model wrote it (match it tolerantly: see `findTool`). */
+  /** The name exactly as the model wrote it. */
   name: string;
+  /** The offered tool it resolved to (`findTool`: `crow-mcp_terminal` → `terminal`). Route by this one. */
+  tool: string;
   args: Record<string, unknown>;
 }
 

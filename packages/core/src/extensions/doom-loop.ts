@@ -2,11 +2,56 @@ import type { HookBus } from "../hooks/bus.js";
 
 /** Options of `installDoomLoopGuard`. */
 export interface DoomLoopOptions {
-  /** Identical consecutive calls allowed before blocking: the `threshold`-th identical call is blocked (default 3). */
+  /** The `threshold`-th identical call in a row is blocked (default 3). */
   threshold?: number;
 }
 
-/** Blocks the same tool with identical arguments `threshold` times in a row. Returns an uninstall function. */
-export function installDoomLoopGuard(_bus: HookBus, _options: DoomLoopOptions = {}): () => void {
-  throw new Error("not implemented yet");
+/** JSON with sorted object keys, so `{a,b}` and `{b,a}` compare equal. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/**
+ * The doom-loop guard as a `before_tool_call` gate: the same tool with identical arguments `threshold` times in
+ * a row (across the steps of one prompt turn) is blocked with a result telling the model so. Any different call
+ * resets the count, and so does the end of the turn. Register it before the permission gate so a looping model
+ * does not keep prompting the user. Returns an uninstall function.
+ */
+export function installDoomLoopGuard(bus: HookBus, options: DoomLoopOptions = {}): () => void {
+  const threshold = options.threshold ?? 3;
+  let lastKey = "";
+  let count = 0;
+  const offGate = bus.on(
+    "before_tool_call",
+    ({ call, definition }) => {
+      const key = `${definition.function.name}\u0000${canonical(call.args)}`;
+      count = key === lastKey ? count + 1 : 1;
+      lastKey = key;
+      if (count < threshold) return undefined;
+      return {
+        block: true,
+        reason:
+          `Blocked: you called "${call.name}" with identical arguments ${count} times in a row, so it was not run ` +
+          "again; the result would not change. Try a different approach, or ask the user for help.",
+      };
+    },
+    { name: "doom-loop-guard" },
+  );
+  const offReset = bus.on(
+    "turn_end",
+    () => {
+      lastKey = "";
+      count = 0;
+    },
+    { name: "doom-loop-guard" },
+  );
+  return () => {
+    offGate();
+    offReset();
+  };
 }

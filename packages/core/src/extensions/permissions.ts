@@ -1,6 +1,6 @@
 import type { HookBus } from "../hooks/bus.js";
 import type { ToolDefinition } from "../messages.js";
-import type { ToolCallRequest, ToolKind } from "../tools.js";
+import { isMutatingKind, type ToolCallRequest, type ToolKind, toolKind } from "../tools.js";
 
 /** Session modes (DESIGN.md §3). */
 export type PermissionMode = "code" | "ask" | "read-only";
@@ -21,7 +21,7 @@ export interface PermissionRequest {
 /** Options of `installPermissions`. */
 export interface PermissionOptions {
   mode?: PermissionMode;
-  /** Asks the user (ACP `session/request_permission`). Without it, `ask` mode rejects mutating calls. */
+  /** Asks the user (ACP `session/request_permission`). Without it, or if it fails, `ask` mode rejects. */
   askPermission?: (request: PermissionRequest) => Promise<PermissionAnswer>;
   /** The tool's own read-only claim (MCP `readOnlyHint`) when known; decides for tools of kind `other`. */
   isReadOnly?: (toolName: string) => boolean | undefined;
@@ -39,6 +39,67 @@ export interface Permissions {
   dispose(): void;
 }
 
-export function installPermissions(_bus: HookBus, _options: PermissionOptions = {}): Permissions {
-  throw new Error("not implemented yet");
+/**
+ * The permission modes as a `before_tool_call` gate. Mutating tools are those whose kind edits, deletes, moves or
+ * executes (write, edit, terminal…) and tools of kind `other` that do not declare themselves read-only.
+ * - `code`: everything runs.
+ * - `ask`: mutating calls wait for `askPermission`; "allow_always" is remembered per tool for this handle's life
+ *   (one handle per session).
+ * - `read-only`: mutating calls are refused with a tool result saying why.
+ */
+export function installPermissions(bus: HookBus, options: PermissionOptions = {}): Permissions {
+  let mode: PermissionMode = options.mode ?? "code";
+  const alwaysAllowed = new Set<string>();
+  const isMutating = (name: string): boolean => {
+    const kind = toolKind(name);
+    return isMutatingKind(kind) || (kind === "other" && options.isReadOnly?.(name) !== true);
+  };
+
+  const dispose = bus.on(
+    "before_tool_call",
+    async ({ call, kind, definition }, ctx) => {
+      const name = definition.function.name;
+      if (mode === "code" || !isMutating(name)) return undefined;
+      if (mode === "read-only") {
+        return {
+          block: true,
+          reason:
+            `Refused: "${call.name}" can change files or run commands, and this session is in read-only mode. ` +
+            "Use read-only tools, or ask the user to switch to another mode.",
+        };
+      }
+      if (alwaysAllowed.has(name)) return undefined;
+      let answer: PermissionAnswer = "reject";
+      if (options.askPermission) {
+        try {
+          const request: PermissionRequest = { call, kind, definition, signal: ctx.signal };
+          if (ctx.sessionId !== undefined) request.sessionId = ctx.sessionId;
+          answer = await options.askPermission(request);
+        } catch {
+          // Failing to ask must never mean "allowed".
+          answer = ctx.signal.aborted ? "cancelled" : "reject";
+        }
+      }
+      if (answer === "allow_always") alwaysAllowed.add(name);
+      if (answer === "allow_once" || answer === "allow_always") return undefined;
+      const reason =
+        answer === "cancelled"
+          ? `The user cancelled the "${call.name}" call before it ran.`
+          : `The user rejected this "${call.name}" call; it was not run. Do not retry it unchanged; ask the user how to proceed if unsure.`;
+      return { block: true, reason };
+    },
+    { name: "permissions" },
+  );
+
+  return {
+    get mode() {
+      return mode;
+    },
+    setMode(next) {
+      mode = next;
+    },
+    isMutating,
+    forget: () => alwaysAllowed.clear(),
+    dispose,
+  };
 }

@@ -1,13 +1,174 @@
+import type { HookError, LoopHookContext, LoopHooks, StopReason } from "../hooks/types.js";
+import type { LlmError, LlmStreamEvent } from "../llm/types.js";
+import { type AssistantMessage, addUsage, type ChatMessage, type ToolMessage, type Usage } from "../messages.js";
+import { EventChannel } from "./channel.js";
+import { runToolCalls } from "./tool-calls.js";
 import type { LoopConfig, LoopEvent, LoopInput } from "./types.js";
 
 /** Default `maxStepsPerTurn`. */
 export const DEFAULT_MAX_STEPS_PER_TURN = 100;
 
 /**
- * Runs one prompt turn: LLM request, tool calls in parallel, repeat until the model stops calling tools,
- * `maxStepsPerTurn` requests were made, or `config.signal` aborts. Yields `LoopEvent`s; the last is `stop`.
+ * Runs one prompt turn: LLM request, the response's tool calls in parallel, repeat until the model stops calling
+ * tools, `maxStepsPerTurn` requests were made, or `config.signal` aborts. Yields `LoopEvent`s; the last is `stop`.
  * Never throws. Breaking out of the iteration cancels the turn.
+ *
+ * Invariant on every exit: each appended assistant `tool_calls[i].id` has exactly one appended tool message.
  */
-export function runLoop(_input: LoopInput, _config: LoopConfig): AsyncIterable<LoopEvent> {
-  throw new Error("not implemented yet");
+export function runLoop(input: LoopInput, config: LoopConfig): AsyncIterable<LoopEvent> {
+  const controller = new AbortController();
+  const cancel = () => controller.abort();
+  if (config.signal?.aborted) cancel();
+  config.signal?.addEventListener("abort", cancel, { once: true });
+  const channel = new EventChannel<LoopEvent>(cancel);
+  runTurn(input, config, controller.signal, (event) => channel.push(event))
+    .catch((error: unknown) => {
+      // Only a bug gets here (every dependency is wrapped); still end with a well-formed stop.
+      const message = `internal error in the agent loop: ${error instanceof Error ? error.message : String(error)}`;
+      channel.push({
+        type: "stop",
+        reason: "error",
+        messages: [],
+        error: { kind: "invalid_response", message, retryable: false, attempts: 0 },
+      });
+    })
+    .finally(() => {
+      config.signal?.removeEventListener("abort", cancel);
+      channel.close();
+    });
+  return channel;
+}
+
+/** Hooks that can be trusted not to throw: a failing hook is reported and treated as a no-op. */
+function safeHooks(hooks: LoopHooks | undefined): LoopHooks {
+  const guard = async <T>(
+    name: keyof LoopHooks,
+    fallback: T,
+    run: () => Promise<T> | undefined,
+    ctx: LoopHookContext,
+  ) => {
+    try {
+      return (await run()) ?? fallback;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      ctx.reportError({ point: POINTS[name], handler: `hooks.${name}`, message, error });
+      return fallback;
+    }
+  };
+  return {
+    beforeRequest: (draft, ctx) => guard("beforeRequest", draft, () => hooks?.beforeRequest(draft, ctx), ctx),
+    afterResponse: (event, ctx) => guard("afterResponse", undefined, () => hooks?.afterResponse(event, ctx), ctx),
+    beforeToolCall: (event, ctx) => guard("beforeToolCall", undefined, () => hooks?.beforeToolCall(event, ctx), ctx),
+    afterToolCall: (event, ctx) => guard("afterToolCall", event.result, () => hooks?.afterToolCall(event, ctx), ctx),
+    turnEnd: (event, ctx) => guard("turnEnd", undefined, () => hooks?.turnEnd(event, ctx), ctx),
+  };
+}
+
+const POINTS = {
+  beforeRequest: "before_request",
+  afterResponse: "after_response",
+  beforeToolCall: "before_tool_call",
+  afterToolCall: "after_tool_call",
+  turnEnd: "turn_end",
+} as const satisfies Record<keyof LoopHooks, HookError["point"]>;
+
+async function runTurn(
+  input: LoopInput,
+  config: LoopConfig,
+  signal: AbortSignal,
+  emit: (event: LoopEvent) => void,
+): Promise<void> {
+  const hooks = safeHooks(config.hooks);
+  const maxSteps = config.maxStepsPerTurn ?? DEFAULT_MAX_STEPS_PER_TURN;
+  const ctx: LoopHookContext = {
+    signal,
+    reportError: (error) => emit({ type: "hook_error", error }),
+    ...(config.sessionId === undefined ? {} : { sessionId: config.sessionId }),
+  };
+  const history: ChatMessage[] = [...input.messages];
+  const appended: ChatMessage[] = [];
+  let usage: Usage | undefined;
+  let lastUsage: Usage | undefined;
+
+  const append = (message: AssistantMessage | ToolMessage, messageUsage?: Usage) => {
+    history.push(message);
+    appended.push(message);
+    emit(
+      messageUsage ? { type: "message_appended", message, usage: messageUsage } : { type: "message_appended", message },
+    );
+  };
+  const stop = async (reason: StopReason, error?: LlmError) => {
+    // After a cancel the answer is `cancelled`, whatever else happened on the way out.
+    const final: StopReason = signal.aborted ? "cancelled" : reason;
+    const summary = { stopReason: final, messages: appended, ...(usage ? { usage } : {}), ...(error ? { error } : {}) };
+    await hooks.turnEnd(summary, ctx);
+    emit({
+      type: "stop",
+      reason: final,
+      messages: appended,
+      ...(usage ? { usage } : {}),
+      ...(lastUsage ? { lastUsage } : {}),
+      ...(error && final === "error" ? { error } : {}),
+    });
+  };
+  const relay = (event: LlmStreamEvent) => {
+    if (event.type === "text_delta" || event.type === "reasoning_delta" || event.type === "retry") emit(event);
+  };
+
+  for (let step = 1; ; step++) {
+    if (signal.aborted) return stop("cancelled");
+    const draft = await hooks.beforeRequest(
+      {
+        model: config.model,
+        messages: [...history],
+        tools: config.tools.definitions(),
+        params: config.params ?? {},
+        step,
+      },
+      ctx,
+    );
+    if (signal.aborted) return stop("cancelled");
+    emit({ type: "request_start", step });
+    const result = await config.llm.stream(
+      { model: draft.model, messages: draft.messages, tools: draft.tools, params: draft.params },
+      { signal, onEvent: relay },
+    );
+    if (!result.ok) {
+      if (signal.aborted || result.error.kind === "aborted") {
+        // Keep what the user already saw streaming; partial tool calls are dropped, so no result is owed.
+        const { content, reasoning } = result.partial;
+        if (content || reasoning) {
+          append({ role: "assistant", content, ...(reasoning ? { reasoning_content: reasoning } : {}) }, result.usage);
+        }
+        return stop("cancelled");
+      }
+      return stop("error", result.error);
+    }
+    usage = addUsage(usage, result.usage);
+    lastUsage = result.usage ?? lastUsage;
+    const { message, finishReason, toolCalls } = result;
+    emit({
+      type: "assistant_message",
+      message,
+      finishReason,
+      step,
+      ...(result.usage ? { usage: result.usage } : {}),
+    });
+    await hooks.afterResponse({ message, finishReason, step, ...(result.usage ? { usage: result.usage } : {}) }, ctx);
+    const empty = !message.content && !message.reasoning_content && toolCalls.length === 0;
+    if (!empty) append(message, result.usage);
+    const truncated = finishReason === "length" || finishReason === "content_filter";
+    if (toolCalls.length > 0) {
+      const refuseAll = truncated
+        ? "Error: not executed, the response was cut off before this call was complete. Make smaller calls."
+        : undefined;
+      const phase = { executor: config.tools, hooks, ctx, signal, emit, append };
+      await runToolCalls(toolCalls, draft.tools, phase, refuseAll);
+    }
+    if (signal.aborted) return stop("cancelled");
+    if (finishReason === "length") return stop("max_tokens");
+    if (finishReason === "content_filter") return stop("refusal");
+    if (toolCalls.length === 0) return stop("end_turn");
+    if (step >= maxSteps) return stop("max_turn_requests");
+  }
 }
