@@ -14,7 +14,7 @@ import { asSource, lineSpan, type Span, searchLines, trimmedAt } from "./source.
  * few misremembered lines but refuses unrelated code.
  */
 export const BLOCK_ANCHOR_THRESHOLD = 0.6;
-/** Several candidates must be separated by at least this much similarity, or the match is ambiguous. */
+/** Several candidates must be separated by this much similarity (or see {@link clearlyBetter}), or it is ambiguous. */
 export const BLOCK_ANCHOR_MARGIN = 0.1;
 /** Lines are compared up to this many characters, and the middle text up to MAX_MIDDLE_CHARS, to bound the cost. */
 export const MAX_COMPARED_LINE = 200;
@@ -23,8 +23,8 @@ export const MAX_MIDDLE_CHARS = 8000;
 /**
  * 3. Block anchor: the first and last lines of `find` (at least 3 lines, a trailing newline not counted) match
  * exactly after trimming, the block has about as many lines as `find` (± a quarter, at least ± 1), and the
- * non-blank middle lines are at least {@link BLOCK_ANCHOR_THRESHOLD} similar (Levenshtein over the joined,
- * trimmed lines, so blank lines and a line inserted or dropped do not skew it). When several blocks qualify, the
+ * non-blank middle lines are at least {@link BLOCK_ANCHOR_THRESHOLD} similar (Levenshtein over the joined
+ * lines with whitespace removed, so blank lines and a line inserted or dropped do not skew it). When several blocks qualify, the
  * best one wins only if it is clearly better; otherwise all close contenders are returned (ambiguous).
  */
 export const blockAnchor: Matcher = (input, find) => {
@@ -55,7 +55,7 @@ export const blockAnchor: Matcher = (input, find) => {
   }
   if (candidates.length <= 1) return candidates.map((c) => lineSpan(source, c.first, c.last));
   const top = Math.max(...candidates.map((c) => c.score));
-  const contenders = candidates.filter((c) => top - c.score < BLOCK_ANCHOR_MARGIN);
+  const contenders = candidates.filter((c) => c.score === top || !clearlyBetter(top, c.score));
   return contenders.map((c) => lineSpan(source, c.first, c.last));
 };
 
@@ -88,14 +88,25 @@ export const contextAware: Matcher = (input, find) => {
   return spans;
 };
 
-/** The non-blank lines `from..to-1`, trimmed and capped, joined by newlines and capped in total. */
+/**
+ * Whether a candidate scoring `best` wins over one scoring `other`: by {@link BLOCK_ANCHOR_MARGIN}, or by being at
+ * most half as far from the find. The second rule separates near-duplicate blocks (generated code, test cases)
+ * when the model's copy is close to one of them, while true ties remain ambiguous.
+ */
+export function clearlyBetter(best: number, other: number): boolean {
+  return best - other >= BLOCK_ANCHOR_MARGIN || 1 - other >= 2 * (1 - best);
+}
+
+/** The non-blank lines `from..to-1` without whitespace, each capped, joined by newlines and capped in total. */
 function middleText(lines: readonly string[], from: number, to: number): string {
   const parts: string[] = [];
   let length = 0;
   for (let i = from; i < to && length < MAX_MIDDLE_CHARS; i++) {
     const line = lines[i] ?? "";
     if (isBlank(line)) continue;
-    const part = line.trim().slice(0, MAX_COMPARED_LINE);
+    // Whitespace is dropped: spacing differences are tolerated anyway, and counting them would let a block that
+    // differs in an identifier look as close as the intended one that differs in spacing.
+    const part = line.replace(/\s+/g, "").slice(0, MAX_COMPARED_LINE);
     parts.push(part);
     length += part.length + 1;
   }

@@ -28,25 +28,38 @@ export interface Span {
 
 /** Builds the shared line index for `content`. */
 export function toSource(content: string): Source {
-  const lines = content.split("\n");
-  const starts = new Array<number>(lines.length);
-  let offset = 0;
-  for (let i = 0; i < lines.length; i++) {
-    starts[i] = offset;
-    offset += (lines[i] as string).length + 1;
-  }
+  // Everything is computed on first use: the exact matcher, which settles most edits, needs none of it.
+  let lines: string[] | undefined;
+  let starts: number[] | undefined;
   let trimmed: string[] | undefined;
   let hasBackslash: boolean[] | undefined;
+  const getLines = () => {
+    lines ??= content.split("\n");
+    return lines;
+  };
   return {
     content,
-    lines,
-    starts,
+    get lines() {
+      return getLines();
+    },
+    get starts() {
+      if (!starts) {
+        const all = getLines();
+        starts = new Array<number>(all.length);
+        let offset = 0;
+        for (let i = 0; i < all.length; i++) {
+          starts[i] = offset;
+          offset += (all[i] as string).length + 1;
+        }
+      }
+      return starts;
+    },
     get trimmed() {
-      trimmed ??= lines.map((line) => line.trim());
+      trimmed ??= getLines().map((line) => line.trim());
       return trimmed;
     },
     get hasBackslash() {
-      hasBackslash ??= lines.map((line) => line.includes("\\"));
+      hasBackslash ??= getLines().map((line) => line.includes("\\"));
       return hasBackslash;
     },
   };
