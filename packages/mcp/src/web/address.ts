@@ -30,7 +30,8 @@ export function blockedAddressReason(ip: string): string | undefined {
   if (!groups) return undefined;
   const first = groups[0] ?? 0;
   if ((first & 0xffc0) === 0xfe80) return "a link-local IPv6 address (fe80::/10)";
-  if (groups.join(":") === "fd00:ec2:0:0:0:0:0:254") return "the AWS IPv6 metadata address (fd00:ec2::254)";
+  if (groups.map((g) => g.toString(16)).join(":") === "fd00:ec2:0:0:0:0:0:254")
+    return "the AWS IPv6 metadata address (fd00:ec2::254)";
   return undefined;
 }
 

@@ -68,16 +68,28 @@ export function htmlToMarkdown(html: string, pageUrl: string): ConvertedPage {
     serializer: (node) => node as unknown as DomElement,
   }).parse();
   const content = article?.content;
-  if (article && content && cleanText(article.textContent ?? "") !== "") {
+  // Below Readability's own threshold its answer is a last resort that often keeps the navigation; the body minus
+  // chrome is better then, unless that comes out empty.
+  const fallback =
+    article && cleanText(article.textContent ?? "").length < MIN_ARTICLE_CHARS ? bodyFallback(lean, pageUrl) : "";
+  if (article && content && cleanText(article.textContent ?? "") !== "" && fallback === "") {
     const title = cleanText(article.title ?? "") || fallbackTitle;
     const body = translate(content);
     return { title, markdown: withTitle(title, body, article.byline, article.publishedTime), readable: true };
   }
 
-  const fresh = prepare(lean, pageUrl);
-  for (const element of [...fresh.querySelectorAll(CHROME)]) element.remove();
-  const body = fresh.body ? translate(fresh.body) : "";
+  const body = fallback || bodyFallback(lean, pageUrl);
   return { title: fallbackTitle, markdown: withTitle(fallbackTitle, body), readable: false };
+}
+
+/** Readability's default `charThreshold`: shorter extractions are its fallback attempts. */
+const MIN_ARTICLE_CHARS = 500;
+
+/** The Markdown of the page body without scripts, navigation, header, footer, asides and forms. */
+function bodyFallback(html: string, pageUrl: string): string {
+  const fresh = prepare(html, pageUrl);
+  for (const element of [...fresh.querySelectorAll(CHROME)]) element.remove();
+  return fresh.body ? translate(fresh.body) : "";
 }
 
 function prepare(html: string, pageUrl: string): DomDocument {

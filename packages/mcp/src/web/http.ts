@@ -165,6 +165,9 @@ export function describeNetworkError(error: unknown): string {
   const cause = (error as { cause?: { message?: unknown } }).cause;
   const detail =
     typeof cause?.message === "string" ? cause.message : error instanceof Error ? error.message : String(error);
+  if (detail === "bad port") {
+    return "The port is on the Fetch standard's list of blocked ports (such as 6000 or 6667), so it cannot be fetched.";
+  }
   return code ? `Network error ${code}: ${detail}` : `Network error: ${detail}`;
 }
 
