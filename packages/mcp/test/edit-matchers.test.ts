@@ -107,6 +107,15 @@ describe("blockAnchor", () => {
     assert.equal(spans.length, 1);
     assert.equal(spans[0]?.start, other.length);
   });
+  test("near-duplicate blocks: a copy much closer to one of them picks it, spacing differences aside", () => {
+    const generated = Array.from(
+      { length: 80 },
+      (_, i) => `for (x of xs) {\n  total${i} += x.price * ${i % 7};\n}\n`,
+    ).join("");
+    const spans = blockAnchor(generated, "for (x of xs) {\n  total62 += x.price*6;\n}");
+    assert.equal(spans.length, 1);
+    assert.match(generated.slice(spans[0]?.start, spans[0]?.end), /total62 \+= x\.price \* 6;/);
+  });
   test("among nested closing lines, picks the end that makes the most similar block", () => {
     const nested = "if (a) {\n  if (b) {\n    run();\n  }\n  done();\n}\n";
     const find = "if (a) {\n  if (b) {\n    run();\n  }\n  done(1);\n}";
@@ -157,6 +166,11 @@ describe("escapeNormalized", () => {
   test("finds lines whose escapes unescape to the find", () => {
     const content = 'msg = "a\\tb"\nother\n';
     assert.deepEqual(texts(content, escapeNormalized(content, 'msg = "a\tb"')), ['msg = "a\\tb"']);
+  });
+  test("a window match of a find ending in a newline does not add a blank line", () => {
+    const content = 'msg = "a\\tb"\nother\n';
+    const spans = escapeNormalized(content, 'msg = "a\tb"\n');
+    assert.equal(spans[0]?.rewrite?.('msg = "c"\n'), 'msg = "c"');
   });
   test("a find without escapes matches nothing new", () => {
     assert.deepEqual(escapeNormalized("plain text", "plain"), []);

@@ -175,6 +175,13 @@ describe("unifiedDiff", () => {
     const both = replace(text.replace("line 25", "line 2 "), "line 2", "X", true);
     assert.equal((unifiedDiff("f", text, both.content, both.replacements).match(/^@@/gm) ?? []).length, 2);
   });
+  test("deleting everything leaves no phantom empty line", () => {
+    const outcome = replace("a\nb\n", "a\nb\n", "");
+    assert.equal(
+      unifiedDiff("f", "a\nb\n", outcome.content, outcome.replacements),
+      "--- f\n+++ f\n@@ -1,2 +0,0 @@\n-a\n-b",
+    );
+  });
   test("a large diff is cut with a note", () => {
     const before = Array.from({ length: 200 }, (_, i) => `x${i}`).join("\n");
     const outcome = replace(before, "x", "y", true);

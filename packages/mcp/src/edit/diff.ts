@@ -98,6 +98,7 @@ export function unifiedDiff(
 
 /** Lines of LF text; a final newline ends the last line rather than starting an empty one. */
 function splitLines(text: string): string[] {
+  if (text === "") return [];
   const lines = text.split("\n");
   if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
   return lines;

@@ -96,6 +96,10 @@ export const escapeNormalized: Matcher = (input, find) => {
   const wanted = searchLines(unescaped);
   const target = wanted.join("\n");
   if (target.trim() === "") return spans;
+  // Window spans stop before the last line's newline; a find that ended with one must not add a second.
+  const rewrite = unescaped.endsWith("\n")
+    ? (replacement: string) => (replacement.endsWith("\n") ? replacement.slice(0, -1) : replacement)
+    : undefined;
   // Only windows with a backslash can unescape to something new; a running count skips the rest in O(1).
   const slashes = [0];
   for (let i = 0; i < source.lines.length; i++) {
@@ -105,7 +109,7 @@ export const escapeNormalized: Matcher = (input, find) => {
   for (let i = 0; i + k <= source.lines.length; i++) {
     if ((slashes[i + k] as number) - (slashes[i] as number) === 0) continue;
     if (unescapeString(source.lines.slice(i, i + k).join("\n")) !== target) continue;
-    const span = lineSpan(source, i, i + k - 1);
+    const span: Span = { ...lineSpan(source, i, i + k - 1), ...(rewrite ? { rewrite } : {}) };
     if (!spans.some((s) => s.start < span.end && span.start < s.end)) spans.push(span);
   }
   return spans.sort((a, b) => a.start - b.start);
