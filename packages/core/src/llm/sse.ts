@@ -16,13 +16,16 @@ export async function* readSseData(body: AsyncIterable<Uint8Array>): AsyncGenera
   };
   for await (const bytes of body) {
     buffer += decoder.decode(bytes, { stream: true });
-    let newline = buffer.indexOf("\n");
+    // Walk the lines by index and cut the buffer once per network chunk (slicing per line is quadratic).
+    let start = 0;
+    let newline = buffer.indexOf("\n", start);
     while (newline >= 0) {
-      const line = buffer.slice(0, newline).replace(/\r$/, "");
-      buffer = buffer.slice(newline + 1);
-      yield* flushLine(line);
-      newline = buffer.indexOf("\n");
+      const end = newline > start && buffer.charCodeAt(newline - 1) === 13 ? newline - 1 : newline;
+      yield* flushLine(buffer.slice(start, end));
+      start = newline + 1;
+      newline = buffer.indexOf("\n", start);
     }
+    buffer = buffer.slice(start);
   }
   buffer += decoder.decode();
   if (buffer.length > 0) yield* flushLine(buffer.replace(/\r$/, ""));
