@@ -31,7 +31,8 @@ export function shellQuote(value: string): string {
  * The line typed into a fresh `bash --norc --noprofile --noediting -i` to configure it: an empty fixed prompt (PS1 is
  * reset before every prompt, so e.g. a venv's "(venv) " prefix does not leak into outputs), PS2 empty, the two
  * markers, no history (no `!` expansion surprises, no memory growth). PROMPT_COMMAND saves `$?` first; bash restores
- * `$?` after PROMPT_COMMAND, so `false` then `echo $?` still prints 1 in the next call.
+ * `$?` after PROMPT_COMMAND, and `__crow_st` puts it back after the command file is read, so `false` then
+ * `echo $?` still prints 1 in the next call.
  */
 export function setupLine(nonce: string): string {
   const prompt = `__crow_rc=$?; PS1=''; PS2=''; printf '\\037CROW:E:%s:%s:%s\\037' "$__crow_n" "$__crow_rc" "$PWD"`;
@@ -41,6 +42,8 @@ export function setupLine(nonce: string): string {
     "PS2=''",
     `PS0='\\037CROW:B:\${__crow_n}\\037'`,
     `PROMPT_COMMAND=${shellQuote(prompt)}`,
+    // Restores $? for the next command: reading the command file would otherwise reset it (see Shell.send).
+    '__crow_st() { return "$1"; }',
     "set +o history +H",
     "unset HISTFILE",
     "export -n __crow_n PROMPT_COMMAND PS0 PS1 PS2",

@@ -137,6 +137,18 @@ export class TerminalSession {
       if (shell.state === "running") return this.stillRunning(shell);
     }
 
+    // The command finished after its call returned: '' gets its remaining output as the result it waited for.
+    if (shell?.state === "idle" && shell.finished && trimmed === "" && !isInput && key === undefined) {
+      const exitCode = shell.finished.exitCode;
+      shell.finished = undefined;
+      return {
+        text: joinParts(earlier, shell.take().text, footer("completed", shell.cwd, exitCode)),
+        status: "completed",
+        exitCode,
+        cwd: shell.cwd,
+      };
+    }
+
     // Nothing is running. Output nobody has seen yet comes first: the end of a command that finished after its call
     // returned, or what background jobs printed since.
     if (shell && shell.state !== "exited") earlier = joinParts(earlier, this.unreported(shell));

@@ -129,7 +129,10 @@ export class Shell {
     this.finished = undefined;
     this.awaitingBegin = true;
     this.state = "running";
-    this.pty.write(`eval "$(<${shellQuote(this.commandFile)})"\r`);
+    // Read without a command substitution (which would fork and reset $?), restore $?, then eval: no fork at all.
+    this.pty.write(
+      `IFS= read -r -d '' __crow_c <${shellQuote(this.commandFile)}; __crow_st "$__crow_rc"; eval "$__crow_c"\r`,
+    );
   }
 
   /** Writes raw bytes to the terminal (input for the running program, control characters). */
