@@ -218,6 +218,26 @@ describe("LLM client against the mock provider", () => {
     mock.assertDone();
   });
 
+  test("reasoning is sent back by default and stripped with sendReasoning: false", async () => {
+    const history = [
+      { role: "user" as const, content: "q" },
+      { role: "assistant" as const, content: "a", reasoning_content: "because" },
+      { role: "user" as const, content: "q2" },
+    ];
+    mock.script(
+      reply()
+        .text("1")
+        .expect((req) => assert.equal(req.body.messages[1]?.reasoning_content, "because")),
+      reply()
+        .text("2")
+        .expect((req) => assert.equal("reasoning_content" in (req.body.messages[1] ?? {}), false)),
+    );
+    await llm.stream({ model: "m", messages: history });
+    const plain = createLlmClient({ baseURL: mock.url, sendReasoning: false });
+    await plain.stream({ model: "m", messages: history });
+    mock.assertDone();
+  });
+
   test("an unreachable provider is a network error after retries", async () => {
     const dead = createLlmClient({ baseURL: "http://127.0.0.1:9/v1", retry: { maxRetries: 1, baseDelayMs: 1 } });
     const result = await dead.stream({ model: "m", messages: user });

@@ -89,7 +89,7 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
         // A consumer's bug must not break the request.
       }
     };
-    const body = requestBody(request);
+    const body = requestBody(request, options.sendReasoning ?? true);
     for (let attempts = 1; ; attempts++) {
       const acc = new ChunkAccumulator(emit);
       let failure: unknown;
@@ -142,11 +142,18 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
   };
 }
 
-function requestBody(request: LlmRequest): ChatCompletionCreateParamsStreaming {
+function requestBody(request: LlmRequest, sendReasoning: boolean): ChatCompletionCreateParamsStreaming {
   const { extra, parallel_tool_calls, ...params } = request.params ?? {};
+  const messages = sendReasoning
+    ? request.messages
+    : request.messages.map((m) => {
+        if (m.role !== "assistant" || m.reasoning_content === undefined) return m;
+        const { reasoning_content: _dropped, ...rest } = m;
+        return rest;
+      });
   const body: Record<string, unknown> = {
     model: request.model,
-    messages: request.messages,
+    messages,
     stream: true,
     stream_options: { include_usage: true },
     ...params,

@@ -149,6 +149,11 @@ export interface LlmClientOptions {
   retry?: RetryPolicy;
   /** Time to wait for response headers (default 120 000 ms). */
   connectTimeoutMs?: number;
+  /**
+   * Whether assistant `reasoning_content` is sent back in requests (default true: reasoning models that call tools
+   * often need it). Set false for providers that reject the field.
+   */
+  sendReasoning?: boolean;
   /** Longest silence between two chunks of a stream before the attempt is abandoned (default 300 000 ms). */
   idleTimeoutMs?: number;
 }

@@ -77,11 +77,15 @@ export async function runToolCalls(
     return results.get(id) ?? CANCELLED;
   };
   const outcomes: Array<Promise<Outcome>> = [];
-  for (const call of calls) {
+  // Announce every call of the message first, so a client shows them all even if the turn is cancelled early.
+  const resolved = calls.map((call) => {
     const definition = findTool(tools, call.name);
     const kind = toolKind(definition?.function.name ?? call.name);
     const rawArguments = call.status.kind === "ok" ? call.arguments : call.status.original;
     emit({ type: "tool_call_pending", call: { id: call.id, name: call.name, kind, args: call.args, rawArguments } });
+    return { call, definition, kind };
+  });
+  for (const { call, definition, kind } of resolved) {
     const refused = refuseAll ?? refusal(call, definition, tools);
     if (refused || !definition) {
       outcomes.push(Promise.resolve(finish(call.id, failed(refused))));
