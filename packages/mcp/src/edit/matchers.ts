@@ -20,8 +20,12 @@ export const lineTrimmed: Matcher = (input, find) => {
   const source = asSource(input);
   const wanted = searchLines(find).map((line) => line.trim());
   if (wanted.every((line) => line === "")) return [];
-  return slideWindows(source, wanted.length, wanted[0] as string, (i) =>
-    wanted.every((line, t) => trimmedAt(source, i + t) === line),
+  const anchor = wanted.findIndex((line) => line !== "");
+  return slideWindows(
+    source,
+    wanted.length,
+    (i) =>
+      trimmedAt(source, i + anchor) === wanted[anchor] && wanted.every((line, t) => trimmedAt(source, i + t) === line),
   );
 };
 
@@ -52,11 +56,16 @@ export const indentationFlexible: Matcher = (input, find) => {
   const wanted = searchLines(find);
   if (wanted.every(isBlank)) return [];
   const target = dedent(wanted).join("\n");
+  const trimmed = wanted.map((line) => line.trim());
+  const anchor = trimmed.findIndex((line) => line !== "");
+  // Equal trimmed lines are necessary for equal dedented lines, and much cheaper to test first.
   return slideWindows(
     source,
     wanted.length,
-    (wanted[0] as string).trim(),
-    (i) => dedent(source.lines.slice(i, i + wanted.length)).join("\n") === target,
+    (i) =>
+      trimmedAt(source, i + anchor) === trimmed[anchor] &&
+      trimmed.every((line, t) => trimmedAt(source, i + t) === line) &&
+      dedent(source.lines.slice(i, i + wanted.length)).join("\n") === target,
   );
 };
 
@@ -108,6 +117,12 @@ export const escapeNormalized: Matcher = (input, find) => {
   const k = wanted.length;
   for (let i = 0; i + k <= source.lines.length; i++) {
     if ((slashes[i + k] as number) - (slashes[i] as number) === 0) continue;
+    // Text before the first backslash is unchanged by unescaping, so it must begin the target (a first line
+    // without any backslash must begin it together with its newline).
+    const head = source.lines[i] as string;
+    const slash = head.indexOf("\\");
+    const prefix = slash !== -1 ? head.slice(0, slash) : k > 1 ? `${head}\n` : head;
+    if (!target.startsWith(prefix)) continue;
     if (unescapeString(source.lines.slice(i, i + k).join("\n")) !== target) continue;
     const span: Span = { ...lineSpan(source, i, i + k - 1), ...(rewrite ? { rewrite } : {}) };
     if (!spans.some((s) => s.start < span.end && span.start < s.end)) spans.push(span);
@@ -160,18 +175,12 @@ function escapeRegExp(text: string): string {
 }
 
 /**
- * Slides a window of `size` lines over the content, testing only windows whose first line trims to `firstTrimmed`
- * (a cheap filter every line-window matcher can use), and returns the spans of the accepted windows.
+ * Slides a window of `size` lines over the content and returns the spans of the windows `accept` takes. Callers
+ * test a non-blank anchor line first, so most windows are rejected by one string comparison.
  */
-export function slideWindows(
-  source: Source,
-  size: number,
-  firstTrimmed: string,
-  accept: (firstLine: number) => boolean,
-): Span[] {
+export function slideWindows(source: Source, size: number, accept: (firstLine: number) => boolean): Span[] {
   const spans: Span[] = [];
   for (let i = 0; i + size <= source.lines.length; i++) {
-    if (trimmedAt(source, i) !== firstTrimmed) continue;
     if (accept(i)) spans.push(lineSpan(source, i, i + size - 1));
   }
   return spans;
