@@ -238,6 +238,17 @@ describe("LLM client against the mock provider", () => {
     mock.assertDone();
   });
 
+  test("a stream that stalls past the idle timeout is retried as a timeout", async () => {
+    const impatient = createLlmClient({ baseURL: mock.url, idleTimeoutMs: 100, retry: { baseDelayMs: 1 } });
+    mock.script(reply().text("stuck ").delay(1000).text("never"), reply().text("fresh"));
+    const events: LlmStreamEvent[] = [];
+    const result = await impatient.stream({ model: "m", messages: user }, { onEvent: (e) => events.push(e) });
+    assert.ok(result.ok);
+    assert.equal(result.message.content, "fresh");
+    assert.ok(events.some((e) => e.type === "retry" && e.error.kind === "timeout"));
+    mock.assertDone();
+  });
+
   test("an unreachable provider is a network error after retries", async () => {
     const dead = createLlmClient({ baseURL: "http://127.0.0.1:9/v1", retry: { maxRetries: 1, baseDelayMs: 1 } });
     const result = await dead.stream({ model: "m", messages: user });
