@@ -1,0 +1,88 @@
+// web_fetch conversion speed and memory: `npm run bench -- fetch`.
+// Converts generated ~1 MB HTML pages to Markdown with the same function web_fetch uses (decode + Readability on
+// linkedom + node-html-markdown), no network. Two shapes of page:
+//  - "portal": a typical heavy 1 MB page — inline scripts and JSON state, CSS, SVG icons, mega menu, ads,
+//    comments — around a long article (about a third of the bytes);
+//  - "dense": 1 MB that is all article markup (a very long wiki page: sections, tables, lists, code), the worst case.
+// Target from issue 4: conversion p50 under 100 ms for a 1 MB page. Peak RSS is process.resourceUsage().maxRSS.
+import { renderPage } from "../packages/mcp/src/web/page.js";
+import { formatTiming, measure, type Timing, writeReport } from "./lib.js";
+
+const MB = 1024 * 1024;
+
+function section(i: number): string {
+  const para = (j: number) =>
+    `<p>Paragraph ${i}.${j}: the committee reviewed the <a href="/wiki/Topic_${i}_${j}">proposal ${j}</a> and noted that <em>throughput</em> rose by ${(i * 7 + j) % 90}% while <code>latency_ms</code> stayed flat across regions.</p>`;
+  return `<h2 id="s${i}">Section ${i}: results and discussion</h2>
+${[0, 1, 2, 3].map(para).join("\n")}
+<ul><li>Finding ${i}.1 with <strong>emphasis</strong></li><li>Finding ${i}.2</li><li>Finding ${i}.3 <a href="#ref-${i}">[${i}]</a></li></ul>
+<table class="wikitable"><tr><th>Region</th><th>Requests</th><th>p99 (ms)</th></tr><tr><td>eu-west</td><td>${i * 131}</td><td>${40 + (i % 9)}</td></tr><tr><td>us-east</td><td>${i * 97}</td><td>${38 + (i % 7)}</td></tr></table>
+<pre><code class="language-python">def handler_${i}(event):
+    return {"status": 200, "section": ${i}}</code></pre>`;
+}
+
+/** Adds sections until the article markup reaches `bytes`. */
+function article(bytes: number): string {
+  const parts: string[] = ['<article><h1>Benchmark article</h1><p class="lead">A long generated article.</p>'];
+  let size = 0;
+  for (let i = 1; size < bytes; i++) {
+    const s = section(i);
+    parts.push(s);
+    size += s.length;
+  }
+  parts.push("</article>");
+  return parts.join("\n");
+}
+
+function portalPage(): string {
+  const state = JSON.stringify({
+    props: Array.from({ length: 2500 }, (_, i) => ({
+      id: i,
+      slug: `story-${i}`,
+      title: `Story ${i}`,
+      tags: ["a", "b"],
+    })),
+  });
+  const script = `<script>window.__STATE__=${state};</script>\n<script>${"function f(a,b){return a<b?a:b}".repeat(3000)}</script>`;
+  const css = `<style>${".c{color:#333;margin:0 auto;padding:4px 8px}".repeat(1800)}</style>`;
+  const icons = Array.from(
+    { length: 120 },
+    () => `<svg viewBox="0 0 24 24"><path d="${"M12 2L2 7l10 5 10-5-10-5z".repeat(12)}"/></svg>`,
+  ).join("");
+  const menu = `<nav class="mega-menu"><ul>${Array.from({ length: 400 }, (_, i) => `<li><a href="/c/${i}">Category ${i}</a></li>`).join("")}</ul></nav>`;
+  const ads = (n: number) => `<div class="ad-slot">Advertisement<iframe src="https://ads.example/${n}"></iframe></div>`;
+  const comments = `<section id="comments">${Array.from({ length: 300 }, (_, i) => `<div class="comment"><b>user${i}</b><p>Comment number ${i}, great article!</p></div>`).join("")}</section>`;
+  const head = `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Benchmark portal page</title>${css}${script}</head>`;
+  const shell = `${head}<body><header>${icons}${menu}</header>${ads(1)}<main>`;
+  const tail = `</main>${ads(2)}<aside>${ads(3)}</aside>${comments}<footer>© Example</footer></body></html>`;
+  return `${shell}${article(MB - shell.length - tail.length)}${tail}`;
+}
+
+function densePage(): string {
+  const head = '<!DOCTYPE html><html><head><meta charset="utf-8"><title>Benchmark dense page</title></head><body>';
+  const tail = "</body></html>";
+  return `${head}${article(MB - head.length - tail.length)}${tail}`;
+}
+
+export async function run(): Promise<void> {
+  const results: Record<string, unknown> = {};
+  for (const [name, html] of [
+    ["portal", portalPage()],
+    ["dense", densePage()],
+  ] as const) {
+    const body = Buffer.from(html);
+    const url = "https://news.example.com/2024/benchmark";
+    const convert = () =>
+      renderPage(url, { url, status: 200, statusText: "OK", contentType: "text/html", body }, false);
+    const page = convert();
+    const markdownChars = page.kind === "text" ? page.text.length : 0;
+    const timing: Timing = await measure(convert, 15, 3);
+    console.log(
+      `${name.padEnd(6)} ${(body.length / MB).toFixed(2)} MB HTML → ${(markdownChars / 1024).toFixed(0)} KB Markdown: ${formatTiming(timing)}`,
+    );
+    results[name] = { htmlBytes: body.length, markdownChars, ...timing };
+  }
+  const maxRssMb = process.resourceUsage().maxRSS / 1024;
+  console.log(`peak RSS ${maxRssMb.toFixed(0)} MB (target: conversion p50 under 100 ms for a 1 MB page)`);
+  writeReport("fetch", { ...results, maxRssMb: Number(maxRssMb.toFixed(1)) });
+}
