@@ -1,0 +1,136 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import type { ToolResult } from "@crow/core";
+import { firstChangedLine } from "./diff.js";
+import type { ClientBridge, ToolCallData } from "./types.js";
+
+/** crow-mcp's read defaults and limits (kept in sync by hand: the agent does not import the toolserver). */
+const DEFAULT_LINE_LIMIT = 2000;
+const MAX_LINE_LENGTH = 2000;
+/** Files the editor cannot give as text: left to crow-mcp, which returns them as images. */
+const IMAGE_EXTENSIONS = new Set([".png", ".jpg", ".jpeg", ".gif", ".webp"]);
+
+function isInt(value: unknown, min: number): value is number {
+  return typeof value === "number" && Number.isInteger(value) && value >= min;
+}
+
+function onlyKeys(args: Record<string, unknown>, allowed: readonly string[]): boolean {
+  return Object.keys(args).every((k) => allowed.includes(k));
+}
+
+/**
+ * Formats text as crow-mcp's read does: right-aligned line numbers, "→", the page from `offset` (1-based) of at most
+ * `limit` lines, long lines cut, and a note telling how to continue. Must stay identical to crow-mcp's output.
+ */
+export function formatLines(text: string, offset: number, limit: number): string {
+  const lines = text.split("\n");
+  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
+  const total = lines.length;
+  const start = Math.max(0, offset - 1);
+  if (start >= total) {
+    return `<system-reminder>\nThe file has ${total} lines; offset ${offset} is past its end. Use an offset between 1 and ${total}.\n</system-reminder>`;
+  }
+  const end = Math.min(total, start + limit);
+  const pad = String(end).length;
+  let truncatedLines = false;
+  const out: string[] = [];
+  for (let i = start; i < end; i++) {
+    let line = lines[i] ?? "";
+    if (line.endsWith("\r")) line = line.slice(0, -1);
+    if (line.length > MAX_LINE_LENGTH) {
+      line = `${line.slice(0, MAX_LINE_LENGTH)}... [line truncated]`;
+      truncatedLines = true;
+    }
+    out.push(`${String(i + 1).padStart(pad)}\u2192${line}`);
+  }
+  let result = out.join("\n");
+  if (end < total) {
+    result += `\n\n[File truncated: showing lines ${start + 1}-${end} of ${total} total. Use offset=${end + 1} to continue, or offset and limit parameters to read other sections.]`;
+  }
+  if (truncatedLines) result += `\n\n[Some lines exceeded ${MAX_LINE_LENGTH} characters and were truncated.]`;
+  return result;
+}
+
+/**
+ * `read` through the editor (`fs/read_text_file`), so the model sees unsaved buffers. Returns undefined to leave the
+ * call to crow-mcp: arguments it would reject, images, and files the editor cannot read (crow-mcp then gives the
+ * precise error, e.g. a dangling symlink, or reads the file from disk).
+ */
+export async function clientRead(client: ClientBridge, args: Record<string, unknown>): Promise<ToolResult | undefined> {
+  const file = args.file_path;
+  const offset = args.offset ?? 1;
+  const limit = args.limit ?? DEFAULT_LINE_LIMIT;
+  if (typeof file !== "string" || !path.isAbsolute(file) || !isInt(offset, 0) || !isInt(limit, 1)) return undefined;
+  if (!onlyKeys(args, ["file_path", "offset", "limit"]) || !client.readTextFile) return undefined;
+  const normalized = path.normalize(file);
+  if (IMAGE_EXTENSIONS.has(path.extname(normalized).toLowerCase())) return undefined;
+  let text: string;
+  try {
+    text = await client.readTextFile(normalized);
+  } catch {
+    return undefined;
+  }
+  if (text.includes("\0")) return undefined; // binary: crow-mcp refuses it with its usual message
+  const data: ToolCallData = {
+    via: "client",
+    locations: [{ path: normalized, ...(offset > 1 ? { line: offset } : {}) }],
+  };
+  if (text.trim() === "") {
+    return {
+      content: `<system-reminder>\nThe file ${normalized} exists but has empty contents.\n</system-reminder>`,
+      data,
+    };
+  }
+  return { content: formatLines(text, offset, limit), data };
+}
+
+/** Lines as an editor counts them (crow-mcp's wording in "Successfully wrote N lines"). */
+function countLines(content: string): number {
+  if (content === "") return 0;
+  let lines = 1;
+  for (let i = content.indexOf("\n"); i !== -1; i = content.indexOf("\n", i + 1)) lines++;
+  return content.endsWith("\n") ? lines - 1 : lines;
+}
+
+/** The current text for the diff's old side: the editor's buffer when it can read, else the disk; null if new. */
+async function previousText(client: ClientBridge, file: string): Promise<string | null> {
+  try {
+    if (client.readTextFile) return await client.readTextFile(file);
+    return await readFile(file, "utf8");
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `write` through the editor (`fs/write_text_file`): the editor applies and tracks the change. The result carries
+ * a diff from the editor's previous text. Returns undefined for arguments crow-mcp would reject (it answers them).
+ */
+export async function clientWrite(
+  client: ClientBridge,
+  args: Record<string, unknown>,
+): Promise<ToolResult | undefined> {
+  const file = args.file_path;
+  const content = args.content;
+  if (typeof file !== "string" || !path.isAbsolute(file) || typeof content !== "string") return undefined;
+  if (!onlyKeys(args, ["file_path", "content"]) || !client.writeTextFile) return undefined;
+  const normalized = path.normalize(file);
+  const before = await previousText(client, normalized);
+  try {
+    await client.writeTextFile(normalized, content);
+  } catch (error) {
+    return {
+      content: `Error: Failed to write file: ${(error as Error).message ?? String(error)}`,
+      isError: true,
+      data: { via: "client", locations: [{ path: normalized }] },
+    };
+  }
+  return {
+    content: `Successfully wrote ${countLines(content)} lines to ${normalized}`,
+    data: {
+      via: "client",
+      content: [{ type: "diff", path: normalized, oldText: before, newText: content }],
+      locations: [{ path: normalized, line: firstChangedLine(before, content) }],
+    },
+  };
+}

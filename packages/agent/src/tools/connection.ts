@@ -1,0 +1,244 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { type CallToolResult, ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { ServerSpec } from "./servers.js";
+
+/** How long a server may take to spawn and answer `initialize` before it counts as failed. */
+const CONNECT_TIMEOUT_MS = 30_000;
+/** How much of a stdio server's stderr is kept for error messages. */
+const STDERR_TAIL_CHARS = 2000;
+
+const CLIENT_INFO = { name: "crow", version: "0.1.0" };
+
+/**
+ * The SDK's SSE client transport, loaded on first use. The specifier is not a literal on purpose: its typings pull
+ * in `eventsource`, whose `source` export condition (the same name as this repository's) makes tsc type-check that
+ * package's TypeScript sources, which do not compile under our settings. The constructor type is declared here.
+ */
+const SSE_MODULE: string = "@modelcontextprotocol/sdk/client/sse.js";
+type SseTransportClass = new (url: URL, options?: { requestInit?: RequestInit }) => Transport;
+async function sseTransport(url: URL, requestInit: RequestInit): Promise<Transport> {
+  const { SSEClientTransport } = (await import(SSE_MODULE)) as { SSEClientTransport: SseTransportClass };
+  return new SSEClientTransport(url, { requestInit });
+}
+
+/** Options of one tool call on a server. */
+export interface CallOptions {
+  signal: AbortSignal;
+  timeoutMs: number;
+  onProgress: (progress: { progress: number; total?: number; message?: string }) => void;
+}
+
+/** A call that did not produce a tool result: cancelled, timed out, or the server went away. */
+export class CallFailure extends Error {
+  constructor(
+    message: string,
+    readonly reason: "aborted" | "timeout" | "died" | "error",
+  ) {
+    super(message);
+  }
+}
+
+/** Why a startup failed, in words a user can act on (`command not found: foo`). */
+function describeStartError(spec: ServerSpec, error: unknown, stderr: string): string {
+  const err = error as NodeJS.ErrnoException;
+  let message: string;
+  if (spec.transport === "stdio" && err.code === "ENOENT") message = `command not found: ${spec.command}`;
+  else if (spec.transport === "stdio" && err.code === "EACCES") message = `permission denied running ${spec.command}`;
+  else if (spec.transport === "stdio" && err.code === "ENOTDIR") message = `cannot run ${spec.command} in ${spec.cwd}`;
+  else if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed && spec.transport === "stdio") {
+    message = "the process exited before answering initialize";
+  } else if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+    message = `no answer to initialize within ${CONNECT_TIMEOUT_MS / 1000} s`;
+  } else {
+    const cause = (err.cause as Error | undefined)?.message;
+    message = `${err.message ?? String(error)}${cause ? ` (${cause})` : ""}`;
+  }
+  const tail = stderr.trim();
+  return tail ? `${message}; its stderr:\n${tail}` : message;
+}
+
+/**
+ * One MCP server of a session: connects (never throws; a failure is kept in `error`), lists its tools (all pages,
+ * refreshed on `tools/list_changed`), runs calls, and reconnects once on the next call after the connection was lost.
+ */
+export class ServerConnection {
+  state: "idle" | "connected" | "failed" | "lost" | "closed" = "idle";
+  error: string | undefined;
+  tools: Tool[] = [];
+  private client: Client | undefined;
+  private stderrTail = "";
+
+  constructor(
+    readonly spec: ServerSpec,
+    private readonly onToolsChanged: () => void,
+    private readonly onStderr?: (server: string, text: string) => void,
+  ) {}
+
+  get name(): string {
+    return this.spec.name;
+  }
+
+  /** Connects and lists tools; on failure sets `state: "failed"` and `error`. Resolves to whether it connected. */
+  async connect(): Promise<boolean> {
+    const spec = this.spec;
+    if (spec.transport === "invalid") {
+      this.fail(spec.error);
+      return false;
+    }
+    this.stderrTail = "";
+    const client = new Client(CLIENT_INFO, {
+      capabilities: {},
+      listChanged: {
+        tools: {
+          onChanged: (error, tools) => {
+            if (error || !tools || this.client !== client) return;
+            this.tools = tools;
+            this.onToolsChanged();
+          },
+        },
+      },
+    });
+    let transport: Transport;
+    try {
+      transport = await this.transport();
+    } catch (error) {
+      this.fail(describeStartError(spec, error, ""));
+      return false;
+    }
+    try {
+      await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+      const tools: Tool[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: CONNECT_TIMEOUT_MS });
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor);
+      this.client = client;
+      this.tools = tools;
+      this.state = "connected";
+      this.error = undefined;
+      client.onclose = () => {
+        // Closed by close() or by a reconnect: nothing to report. Otherwise the server went away.
+        if (this.client === client && this.state === "connected") this.state = "lost";
+      };
+      return true;
+    } catch (error) {
+      const message = describeStartError(spec, error, this.stderrTail);
+      await client.close().catch(() => {});
+      this.fail(message);
+      return false;
+    }
+  }
+
+  /** A fresh transport for the spec; a stdio server's stderr is kept (tail) and passed to `onStderr`. */
+  private async transport(): Promise<Transport> {
+    const spec = this.spec;
+    if (spec.transport === "invalid") throw new Error(spec.error);
+    if (spec.transport !== "stdio") {
+      const url = new URL(spec.url);
+      const requestInit = { headers: spec.headers };
+      return spec.transport === "http"
+        ? new StreamableHTTPClientTransport(url, { requestInit })
+        : await sseTransport(url, requestInit);
+    }
+    const stdio = new StdioClientTransport({
+      command: spec.command,
+      args: spec.args,
+      env: spec.env,
+      cwd: spec.cwd,
+      stderr: "pipe",
+    });
+    stdio.stderr?.on("data", (chunk: Buffer) => {
+      const text = chunk.toString();
+      this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL_CHARS);
+      this.onStderr?.(spec.name, text);
+    });
+    return stdio;
+  }
+
+  private fail(message: string): void {
+    this.state = "failed";
+    this.error = message;
+    this.tools = [];
+  }
+
+  /**
+   * Calls a tool. Resolves with the server's result (tool errors included); rejects with a {@link CallFailure} when
+   * there is no result. A connection lost earlier is re-established once first.
+   */
+  async call(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
+    if (this.state === "lost") {
+      await this.reset();
+      if (!(await this.connect())) {
+        throw new CallFailure(`MCP server "${this.name}" is down and could not be restarted: ${this.error}`, "died");
+      }
+    }
+    const client = this.client;
+    if (this.state !== "connected" || !client) {
+      throw new CallFailure(`MCP server "${this.name}" is not available: ${this.error ?? this.state}`, "error");
+    }
+    try {
+      return (await client.callTool({ name, arguments: args }, undefined, {
+        signal: options.signal,
+        timeout: options.timeoutMs,
+        resetTimeoutOnProgress: true,
+        onprogress: (p) => {
+          options.onProgress({
+            progress: p.progress,
+            ...(p.total !== undefined ? { total: p.total } : {}),
+            ...(p.message !== undefined ? { message: p.message } : {}),
+          });
+        },
+      })) as CallToolResult;
+    } catch (error) {
+      throw this.failure(error, options);
+    }
+  }
+
+  private failure(error: unknown, options: CallOptions): CallFailure {
+    if (options.signal.aborted) return new CallFailure("Tool call cancelled.", "aborted");
+    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+      return new CallFailure(
+        `MCP server "${this.name}" did not answer within ${Math.round(options.timeoutMs / 1000)} s; the call was cancelled.`,
+        "timeout",
+      );
+    }
+    const closed = error instanceof McpError && error.code === ErrorCode.ConnectionClosed;
+    if (closed || this.state === "lost" || this.client === undefined) {
+      // The transport is gone; the next call starts the server again.
+      this.state = "lost";
+      const tail = this.stderrTail.trim();
+      return new CallFailure(
+        `MCP server "${this.name}" died during the call${tail ? `; its stderr:\n${tail}` : "."} It will be restarted on the next call.`,
+        "died",
+      );
+    }
+    if (error instanceof McpError) {
+      return new CallFailure(`MCP server "${this.name}" answered with an error: ${error.message}`, "error");
+    }
+    // A transport-level failure (e.g. an HTTP server that went away): reconnect on the next call.
+    this.state = "lost";
+    const cause = ((error as Error).cause as Error | undefined)?.message;
+    return new CallFailure(
+      `MCP server "${this.name}" could not be reached: ${(error as Error).message}${cause ? ` (${cause})` : ""}`,
+      "died",
+    );
+  }
+
+  /** Drops the current client (closing its transport) without changing the reported state. */
+  private async reset(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    await client?.close().catch(() => {});
+  }
+
+  /** Closes the client; a stdio server gets its stdin closed, then SIGTERM, then SIGKILL (the SDK's sequence). */
+  async close(): Promise<void> {
+    if (this.state === "connected" || this.state === "lost") this.state = "closed";
+    await this.reset();
+  }
+}

@@ -1,0 +1,8 @@
+/**
+ * The tool router: MCP clients for the built-in crow-mcp and the configured/ACP-provided servers, plus the editor's
+ * fs and terminal when the ACP client offers them, behind core's `ToolExecutor`.
+ */
+export { locationsFor, toolCallData, toolCallTitle } from "./data.js";
+export { createToolRouter } from "./router.js";
+export { BUILTIN_SERVER, builtinServerPath } from "./servers.js";
+export type * from "./types.js";

@@ -1,0 +1,187 @@
+import { findTool, type ToolCallRequest, type ToolDefinition, type ToolProgress, type ToolResult } from "@crow/core";
+import { clientRead, clientWrite } from "./client-fs.js";
+import { clientTerminal } from "./client-terminal.js";
+import { CallFailure, ServerConnection } from "./connection.js";
+import { fromMcpResult } from "./content.js";
+import { filePathArg, locationsFor } from "./data.js";
+import { firstChangedLine, snapshot } from "./diff.js";
+import { BUILTIN_SERVER, collectServers } from "./servers.js";
+import type { ServerStatus, ToolCallData, ToolRouter, ToolRouterOptions } from "./types.js";
+
+/** Default per-call MCP timeout; progress notifications (terminal output) reset it. */
+const DEFAULT_CALL_TIMEOUT_MS = 10 * 60_000;
+/** Grace beyond a terminal call's own `timeout` before the MCP request itself times out. */
+const TIMEOUT_GRACE_MS = 60_000;
+const DEFAULT_CLIENT_TERMINAL_TIMEOUT_SECONDS = 120;
+
+interface Route {
+  connection: ServerConnection;
+  /** The tool's name on its server. */
+  tool: string;
+}
+
+type ExecuteContext = { signal: AbortSignal; onProgress: (progress: ToolProgress) => void };
+
+/**
+ * Connects every server of a session in parallel and returns the router once all have connected or failed (a failed
+ * server is reported by `failures()`; the others work). Never rejects for a server failure.
+ */
+export async function createToolRouter(options: ToolRouterOptions): Promise<ToolRouter> {
+  const router = new Router(options);
+  await router.start();
+  return router;
+}
+
+class Router implements ToolRouter {
+  private readonly connections: ServerConnection[];
+  private routes = new Map<string, Route>();
+  private defs: ToolDefinition[] = [];
+  private stale = true;
+  private closed = false;
+
+  constructor(private readonly options: ToolRouterOptions) {
+    const specs = collectServers({
+      cwd: options.cwd,
+      builtin: options.builtin ?? true,
+      ...(options.configServers ? { configServers: options.configServers } : {}),
+      ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
+    });
+    const changed = () => {
+      this.stale = true;
+    };
+    this.connections = specs.map((spec) => new ServerConnection(spec, changed, options.onServerStderr));
+  }
+
+  async start(): Promise<void> {
+    await Promise.all(this.connections.map((c) => c.connect()));
+    this.stale = true;
+  }
+
+  /**
+   * Rebuilds the name table: every connected server's tools, in server order; a name offered by several servers is
+   * prefixed with `<server>_` on each of them, other names stay as the server gave them.
+   */
+  private build(): void {
+    if (!this.stale) return;
+    this.stale = false;
+    const counts = new Map<string, number>();
+    for (const c of this.connections) for (const t of c.tools) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
+    this.routes = new Map();
+    this.defs = [];
+    for (const connection of this.connections) {
+      for (const tool of connection.tools) {
+        const name = (counts.get(tool.name) ?? 0) > 1 ? `${connection.name}_${tool.name}` : tool.name;
+        if (this.routes.has(name)) continue;
+        this.routes.set(name, { connection, tool: tool.name });
+        const { $schema: _schema, ...parameters } = tool.inputSchema as Record<string, unknown>;
+        this.defs.push({
+          type: "function",
+          function: { name, description: tool.description ?? tool.title ?? "", parameters },
+        });
+      }
+    }
+  }
+
+  definitions(): ToolDefinition[] {
+    this.build();
+    return this.defs;
+  }
+
+  servers(): ServerStatus[] {
+    this.build();
+    return this.connections.map((c) => ({
+      name: c.name,
+      transport: c.spec.transport === "invalid" ? "stdio" : c.spec.transport,
+      state: c.state === "failed" ? "failed" : c.state === "connected" || c.state === "lost" ? "connected" : "closed",
+      ...(c.error !== undefined && c.state === "failed" ? { error: c.error } : {}),
+      tools: [...this.routes].filter(([, r]) => r.connection === c).map(([name]) => name),
+    }));
+  }
+
+  failures(): string[] {
+    return this.connections
+      .filter((c) => c.state === "failed")
+      .map((c) => `MCP server "${c.name}" failed to start: ${c.error ?? "unknown error"}`);
+  }
+
+  private resolve(call: ToolCallRequest): Route | undefined {
+    this.build();
+    const direct = this.routes.get(call.tool) ?? this.routes.get(call.name);
+    if (direct) return direct;
+    const found = findTool(this.defs, call.name);
+    return found ? this.routes.get(found.function.name) : undefined;
+  }
+
+  async execute(call: ToolCallRequest, context: ExecuteContext): Promise<ToolResult> {
+    if (this.closed) return { content: "Error: the session's tools are closed.", isError: true };
+    const route = this.resolve(call);
+    if (!route) {
+      const names = this.defs.map((d) => d.function.name).join(", ");
+      return { content: `Error: unknown tool "${call.name}". Available tools: ${names || "none"}.`, isError: true };
+    }
+    const client = this.options.client;
+    if (client && route.connection.name === BUILTIN_SERVER) {
+      const cwd = this.options.cwd;
+      let routed: ToolResult | undefined;
+      if (route.tool === "read" && client.readTextFile) routed = await clientRead(client, call.args);
+      else if (route.tool === "write" && client.writeTextFile) routed = await clientWrite(client, call.args);
+      else if (route.tool === "terminal" && client.createTerminal) {
+        routed = await clientTerminal(client.createTerminal.bind(client), call.args, {
+          cwd,
+          signal: context.signal,
+          onProgress: context.onProgress,
+          defaultTimeoutSeconds: this.options.clientTerminalTimeoutSeconds ?? DEFAULT_CLIENT_TERMINAL_TIMEOUT_SECONDS,
+        });
+      }
+      if (routed) return routed;
+    }
+    return this.callMcp(route, call.args, context);
+  }
+
+  /** Runs a call on its MCP server; write/edit calls get a before/after diff, file tools get locations. */
+  private async callMcp(route: Route, args: Record<string, unknown>, context: ExecuteContext): Promise<ToolResult> {
+    const { connection, tool } = route;
+    const file = filePathArg(args);
+    const diffs = file !== undefined && (tool === "write" || tool === "edit");
+    const before = diffs ? await snapshot(file) : undefined;
+    let result: ToolResult;
+    try {
+      const raw = await connection.call(tool, args, {
+        signal: context.signal,
+        timeoutMs: this.timeoutFor(args),
+        onProgress: (p) => context.onProgress(p),
+      });
+      result = fromMcpResult(raw);
+    } catch (error) {
+      if (error instanceof CallFailure)
+        return { content: error.message, isError: true, data: { via: connection.name } };
+      throw error;
+    }
+    const data: ToolCallData = { via: connection.name };
+    const locations = locationsFor(tool, args);
+    if (locations.length > 0) data.locations = locations;
+    if (diffs && !result.isError && before !== undefined) {
+      const after = await snapshot(file);
+      if (typeof after === "string") {
+        data.content = [{ type: "diff", path: file, oldText: before, newText: after }];
+        data.locations = [{ path: file, line: firstChangedLine(before, after) }];
+      }
+    }
+    return { ...result, data };
+  }
+
+  /** The MCP request timeout of a call: a terminal call's own `timeout` (seconds) plus a grace period, at least the default. */
+  private timeoutFor(args: Record<string, unknown>): number {
+    const base = this.options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+    const own = args.timeout;
+    return typeof own === "number" && Number.isFinite(own) && own > 0
+      ? Math.max(base, own * 1000 + TIMEOUT_GRACE_MS)
+      : base;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all(this.connections.map((c) => c.close()));
+  }
+}

@@ -1,0 +1,119 @@
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import type { AcpMcpServer, ConfigMcpServer } from "./types.js";
+
+/** Name of the built-in toolserver. The client fs/terminal routing applies to this server's tools. */
+export const BUILTIN_SERVER = "crow-mcp";
+
+/** A server to connect, normalized from any of the accepted shapes. */
+export type ServerSpec =
+  | { name: string; transport: "stdio"; command: string; args: string[]; env: Record<string, string>; cwd: string }
+  | { name: string; transport: "http" | "sse"; url: string; headers: Record<string, string> }
+  /** An entry that cannot be used; reported as a failure with `error`. */
+  | { name: string; transport: "invalid"; error: string };
+
+function processEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+  return env;
+}
+
+function pairs(list: readonly { name: string; value: string }[] | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const { name, value } of list ?? []) out[name] = value;
+  return out;
+}
+
+/**
+ * Path of the built-in crow-mcp entry point of this installation: `dist/cli.js` of the `@crow/mcp` package that
+ * resolves from here. Resolution goes through the package's main entry (src or dist, depending on conditions) and
+ * walks up to its package.json, so it works from a checkout, a workspace and an installed tree alike.
+ */
+export function builtinServerPath(): string {
+  const require = createRequire(import.meta.url);
+  let dir = path.dirname(require.resolve("@crow/mcp"));
+  for (;;) {
+    const manifest = path.join(dir, "package.json");
+    if (existsSync(manifest)) {
+      const name = (JSON.parse(readFileSync(manifest, "utf8")) as { name?: string }).name;
+      if (name === "@crow/mcp") return path.join(dir, "dist", "cli.js");
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error("cannot find the @crow/mcp package of this installation");
+    dir = parent;
+  }
+}
+
+/** The built-in crow-mcp: this Node binary running the installation's crow-mcp on stdio, in the session cwd. */
+export function builtinSpec(cwd: string): ServerSpec {
+  let entry: string;
+  try {
+    entry = builtinServerPath();
+  } catch (error) {
+    return { name: BUILTIN_SERVER, transport: "invalid", error: (error as Error).message };
+  }
+  if (!existsSync(entry)) {
+    return { name: BUILTIN_SERVER, transport: "invalid", error: `${entry} does not exist (run npm run build)` };
+  }
+  return { name: BUILTIN_SERVER, transport: "stdio", command: process.execPath, args: [entry], env: processEnv(), cwd };
+}
+
+/** Normalizes an ACP `McpServer` entry. Stdio servers inherit the agent's environment plus their own `env`. */
+export function fromAcp(server: AcpMcpServer, cwd: string): ServerSpec {
+  if (server.type === "http" || server.type === "sse") {
+    return { name: server.name, transport: server.type, url: server.url, headers: pairs(server.headers) };
+  }
+  return {
+    name: server.name,
+    transport: "stdio",
+    command: server.command,
+    args: [...(server.args ?? [])],
+    env: { ...processEnv(), ...pairs(server.env) },
+    cwd,
+  };
+}
+
+/** Normalizes a config `mcpServers` entry; a malformed one becomes an `invalid` spec that says what is wrong. */
+export function fromConfig(name: string, server: ConfigMcpServer, cwd: string): ServerSpec {
+  const kind = (server.transport ?? server.type ?? (server.url ? "http" : "stdio")).toLowerCase();
+  if (kind === "http" || kind === "streamable-http" || kind === "streamable_http" || kind === "sse") {
+    if (typeof server.url !== "string" || server.url === "") {
+      return { name, transport: "invalid", error: `mcpServers.${name}: transport ${kind} needs a url` };
+    }
+    return { name, transport: kind === "sse" ? "sse" : "http", url: server.url, headers: { ...server.headers } };
+  }
+  if (kind !== "stdio") {
+    return { name, transport: "invalid", error: `mcpServers.${name}: unknown transport "${kind}" (stdio, http, sse)` };
+  }
+  if (typeof server.command !== "string" || server.command === "") {
+    return { name, transport: "invalid", error: `mcpServers.${name}: a stdio server needs a command` };
+  }
+  return {
+    name,
+    transport: "stdio",
+    command: server.command,
+    args: [...(server.args ?? [])].map(String),
+    env: { ...processEnv(), ...server.env },
+    cwd: server.cwd ?? cwd,
+  };
+}
+
+/**
+ * The servers of a session, by name: the built-in first, then config entries, then ACP entries; a later entry
+ * replaces an earlier one of the same name (a session's own servers are the most specific).
+ */
+export function collectServers(options: {
+  cwd: string;
+  builtin: boolean;
+  configServers?: Readonly<Record<string, ConfigMcpServer>>;
+  mcpServers?: readonly AcpMcpServer[];
+}): ServerSpec[] {
+  const byName = new Map<string, ServerSpec>();
+  if (options.builtin) byName.set(BUILTIN_SERVER, builtinSpec(options.cwd));
+  for (const [name, server] of Object.entries(options.configServers ?? {})) {
+    byName.set(name, fromConfig(name, server, options.cwd));
+  }
+  for (const server of options.mcpServers ?? []) byName.set(server.name, fromAcp(server, options.cwd));
+  return [...byName.values()];
+}

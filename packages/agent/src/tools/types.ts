@@ -1,0 +1,149 @@
+import type { ToolExecutor } from "@crow/core";
+
+/** `{name, value}` pairs, as ACP sends environment variables and HTTP headers. */
+export interface NameValue {
+  name: string;
+  value: string;
+}
+
+/** An MCP server as ACP's `session/new` passes it (stdio: no `type` field). Structurally ACP's `McpServer`. */
+export type AcpMcpServer =
+  | { type?: undefined; name: string; command: string; args: string[]; env: NameValue[] }
+  | { type: "http"; name: string; url: string; headers: NameValue[] }
+  | { type: "sse"; name: string; url: string; headers: NameValue[] };
+
+/**
+ * One entry of a config file's `mcpServers` dict (upstream's shape, keyed by server name): `command`/`args`/`env`
+ * for stdio, `url`/`headers` for HTTP. `transport` (or `type`) picks `stdio`, `http` (alias `streamable-http`) or
+ * `sse`; without it, `url` means HTTP and `command` means stdio. A stdio server runs in the session cwd unless `cwd`
+ * is given.
+ */
+export interface ConfigMcpServer {
+  transport?: string;
+  type?: string;
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  url?: string;
+  headers?: Record<string, string>;
+}
+
+/** A terminal the editor runs (structurally the ACP SDK's `TerminalHandle`). */
+export interface ClientTerminal {
+  /** The ACP terminal id, to embed as `{type:"terminal", terminalId}` in the tool call. */
+  readonly id: string;
+  /** Output so far; `exitStatus` once the command has ended. */
+  currentOutput(): Promise<{
+    output: string;
+    truncated: boolean;
+    exitStatus?: { exitCode?: number | null; signal?: string | null } | null;
+  }>;
+  waitForExit(): Promise<{ exitCode?: number | null; signal?: string | null }>;
+  /** Kills the command; the terminal stays valid (output can still be read). */
+  kill(): Promise<unknown>;
+  /** Frees the terminal (kills the command if still running). Always called once the tool call is over. */
+  release(): Promise<unknown>;
+}
+
+/** Parameters of `terminal/create` without the session id (the bridge adds it). */
+export interface CreateTerminalParams {
+  command: string;
+  args?: string[];
+  env?: NameValue[];
+  cwd?: string;
+  outputByteLimit?: number;
+}
+
+/**
+ * What the ACP layer offers of the editor, one method per capability the client advertised (leave a method out when
+ * the capability is absent). Implemented over `AgentContext` (`fs/read_text_file`, `fs/write_text_file`,
+ * `createTerminal`) with the session id filled in. Errors thrown by these methods are reported to the model.
+ */
+export interface ClientBridge {
+  /** `fs/read_text_file`: the editor's view of the file, unsaved changes included. `line` is 1-based. */
+  readTextFile?(path: string, line?: number, limit?: number): Promise<string>;
+  /** `fs/write_text_file`: writes through the editor (it shows and tracks the change). */
+  writeTextFile?(path: string, content: string): Promise<void>;
+  /** `terminal/create`: runs a command in a terminal the editor shows. */
+  createTerminal?(params: CreateTerminalParams): Promise<ClientTerminal>;
+}
+
+/** Options of {@link createToolRouter}. */
+export interface ToolRouterOptions {
+  /** The session's working directory (absolute): cwd of the built-in crow-mcp and of stdio servers and terminals. */
+  cwd: string;
+  /** Servers passed in ACP `session/new` / `session/load` / `session/resume`. They win over config entries of the same name. */
+  mcpServers?: readonly AcpMcpServer[];
+  /** Servers from the config file's `mcpServers` dict. They win over the built-in of the same name (`crow-mcp`). */
+  configServers?: Readonly<Record<string, ConfigMcpServer>>;
+  /** Spawn the built-in crow-mcp of this installation as server `crow-mcp` (default true). */
+  builtin?: boolean;
+  /** The editor's fs and terminal, when the ACP client advertised them. */
+  client?: ClientBridge;
+  /** Per-call MCP request timeout in ms, reset by every progress notification (default 10 minutes). */
+  callTimeoutMs?: number;
+  /** How long a client-terminal command may run when the call gives no `timeout` (default 120 s). */
+  clientTerminalTimeoutSeconds?: number;
+  /** Receives what stdio servers write to stderr (their logs). Default: kept only for error messages. */
+  onServerStderr?: (server: string, text: string) => void;
+}
+
+/** How one MCP server's connection went. */
+export interface ServerStatus {
+  name: string;
+  transport: "stdio" | "http" | "sse";
+  state: "connected" | "failed" | "closed";
+  /** Why it failed (with `state: "failed"`), e.g. `command not found: foo`. */
+  error?: string;
+  /** Names of its tools as offered to the model (prefixed when they clash with another server's). */
+  tools: string[];
+}
+
+/** The tool router: an executor for the loop over every MCP server of a session plus the editor's fs/terminal. */
+export interface ToolRouter extends ToolExecutor {
+  /** Every configured server and how it is doing. */
+  servers(): ServerStatus[];
+  /**
+   * One line per server that failed to start (`MCP server "x" failed to start: …`), empty when all are up. The ACP
+   * layer should show these to the user; the session works with the remaining servers.
+   */
+  failures(): string[];
+  /** Closes every MCP client and stops the spawned servers. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** ACP diff tool-call content: `oldText` null/absent for a new file. */
+export interface DiffContent {
+  type: "diff";
+  path: string;
+  oldText?: string | null;
+  newText: string;
+}
+
+/** ACP terminal tool-call content: the editor shows the live terminal. */
+export interface TerminalContent {
+  type: "terminal";
+  terminalId: string;
+}
+
+/** A file location the editor can follow (`line` is 1-based). */
+export interface ToolLocation {
+  path: string;
+  line?: number;
+}
+
+/**
+ * The `data` the router puts on `ToolResult`s and `ToolProgress` reports (never sent to the model). The ACP layer
+ * copies `content` into the tool call's content and `locations` into its locations. Read it with {@link toolCallData}.
+ */
+export interface ToolCallData {
+  /** ACP tool-call content: a diff for write/edit, a terminal for client terminals. */
+  content?: Array<DiffContent | TerminalContent>;
+  /** Files the call touched or read. */
+  locations?: ToolLocation[];
+  /** Id of the client terminal running (or that ran) the command. */
+  terminalId?: string;
+  /** Where the call ran: an MCP server's name, or `client` for the editor's fs/terminal. */
+  via?: string;
+}
