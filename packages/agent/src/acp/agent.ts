@@ -1,0 +1,244 @@
+/**
+ * The ACP agent: a thin layer from ACP requests to sessions and from loop events to `session/update`s. One app per
+ * connection (the client's capabilities are per connection). Sessions live in memory for now.
+ */
+import { randomUUID } from "node:crypto";
+import path from "node:path";
+import {
+  type AgentApp,
+  type AgentContext,
+  agent,
+  type ClientCapabilities,
+  type ContentBlock,
+  type InitializeResponse,
+  methods,
+  PROTOCOL_VERSION,
+  RequestError,
+  type SessionConfigOption,
+  type SessionModeState,
+  type SessionUpdate,
+  type StopReason,
+} from "@agentclientprotocol/sdk";
+import { createLlmClient, type LlmClient, type PermissionMode } from "@crow/core";
+import { type AgentConfig, providerProblem } from "../config.js";
+import { log } from "../log.js";
+import { MODES, Session, TurnBusyError } from "../session/session.js";
+import { createToolRouter } from "../tools/index.js";
+import type { AcpMcpServer } from "../tools/types.js";
+import { VERSION } from "../version.js";
+import { clientBridge } from "./client-bridge.js";
+import { COMMANDS, helpText, parseSlashCommand } from "./commands.js";
+import { permissionAsker } from "./permission.js";
+import { PromptContentError, promptContent, singleText } from "./prompt-content.js";
+import { commandsUpdate, messageChunk, modeUpdate } from "./translate.js";
+import { TurnRelay } from "./turn-relay.js";
+
+/** What `initialize` answers (capabilities only for what is implemented). */
+export function initializeResponse(): InitializeResponse {
+  return {
+    protocolVersion: PROTOCOL_VERSION,
+    agentCapabilities: {
+      loadSession: false,
+      promptCapabilities: { image: true, audio: false, embeddedContext: true },
+      mcpCapabilities: { http: true, sse: true },
+      // Custom `_crow/*` methods will be advertised here.
+      _meta: { crow: { version: VERSION, methods: [] } },
+    },
+    authMethods: [],
+    agentInfo: { name: "crow", title: "Crow", version: VERSION },
+  };
+}
+
+/** The model select (`category: "model"`), or none when no model is configured. */
+export function configOptions(config: AgentConfig, current: string | undefined): SessionConfigOption[] {
+  if (!current || config.models.length === 0) return [];
+  return [
+    {
+      id: "model",
+      name: "Model",
+      category: "model",
+      type: "select",
+      currentValue: current,
+      options: config.models.map((m) => ({ value: m, name: m })),
+    },
+  ];
+}
+
+export function modeState(current: PermissionMode): SessionModeState {
+  return {
+    currentModeId: current,
+    availableModes: MODES.map(({ id, name, description }) => ({ id, name, description })),
+  };
+}
+
+/** Per-session ACP state next to the runtime session. */
+interface Entry {
+  session: Session;
+  client: AgentContext;
+  /** ACP tool call ids used so far (unique per session). */
+  usedIds: Set<string>;
+  /** The running turn's relay (for the permission request's tool call id). */
+  relay?: TurnRelay;
+  /** Last `session/update` sent: awaiting it flushes every earlier one (writes are ordered). */
+  flushed: Promise<void>;
+}
+
+export interface AgentOptions {
+  config: AgentConfig;
+  /** Overrides the LLM client (tests, SDK users). */
+  llm?: LlmClient;
+  /** Spawn the built-in crow-mcp (default true). */
+  builtinTools?: boolean;
+}
+
+/** Builds the agent app. `close()` on the returned handle stops every session's tools. */
+export function createAgent(options: AgentOptions): { app: AgentApp; close: () => Promise<void> } {
+  const { config } = options;
+  const sessions = new Map<string, Entry>();
+  let capabilities: ClientCapabilities | undefined;
+  const llm =
+    options.llm ??
+    (config.baseURL
+      ? createLlmClient({
+          baseURL: config.baseURL,
+          retry: config.retry,
+          ...(config.apiKey ? { apiKey: config.apiKey } : {}),
+        })
+      : undefined);
+
+  const send = (entry: Entry, update: SessionUpdate) => {
+    const sent = entry.client.notify(methods.client.session.update, { sessionId: entry.session.id, update });
+    entry.flushed = sent.catch((error: unknown) => log.debug("session/update not delivered", error));
+  };
+  const find = (sessionId: string): Entry => {
+    const entry = sessions.get(sessionId);
+    if (!entry) throw RequestError.sessionNotFound(sessionId);
+    return entry;
+  };
+
+  async function prompt(entry: Entry, blocks: ContentBlock[], signal: AbortSignal): Promise<StopReason> {
+    const { session } = entry;
+    const text = singleText(blocks);
+    const command = text === undefined ? undefined : parseSlashCommand(text);
+    if (command) {
+      let reply: string;
+      if (command.name === "help") reply = helpText();
+      else if (command.name === "stop") reply = session.cancel() ? "Stopped the running turn." : "Nothing is running.";
+      else reply = `Unknown command: /${command.name}. Type /help for available commands.`;
+      send(entry, messageChunk(reply));
+      await entry.flushed;
+      return "end_turn";
+    }
+    if (session.running) throw RequestError.invalidRequest(undefined, "a prompt is already running in this session");
+    const problem = providerProblem(config, session.model) ?? (llm ? undefined : "No LLM client.");
+    if (problem) throw new RequestError(-32603, problem);
+    let content: Awaited<ReturnType<typeof promptContent>>;
+    try {
+      content = await promptContent(blocks, session.cwd);
+    } catch (error) {
+      if (error instanceof PromptContentError) throw RequestError.invalidParams(undefined, error.message);
+      throw error;
+    }
+    const relay = new TurnRelay(config.contextWindow, entry.usedIds);
+    entry.relay = relay;
+    // `$/cancel_request` on the prompt request is a cancel too.
+    const onAbort = () => session.cancel();
+    signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      const outcome = await session.runTurn(content, (event) => {
+        if (event.type === "hook_error") log.warn(`hook ${event.error.handler}: ${event.error.message}`);
+        for (const update of relay.translate(event)) send(entry, update);
+      });
+      await entry.flushed;
+      if (outcome.reason !== "error") return outcome.reason;
+      const error = outcome.error;
+      throw new RequestError(-32603, `LLM provider error: ${error?.message ?? "unknown failure"}`, {
+        kind: error?.kind,
+        status: error?.status,
+        code: error?.code,
+        attempts: error?.attempts,
+      });
+    } catch (error) {
+      if (error instanceof TurnBusyError) throw RequestError.invalidRequest(undefined, error.message);
+      throw error;
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+      entry.relay = undefined;
+    }
+  }
+
+  const app = agent({ name: "crow" })
+    .onRequest(methods.agent.initialize, ({ params }) => {
+      capabilities = params.clientCapabilities ?? undefined;
+      return initializeResponse();
+    })
+    .onRequest(methods.agent.authenticate, () => ({}))
+    .onRequest(methods.agent.session.new, async ({ params, client }) => {
+      if (!path.isAbsolute(params.cwd))
+        throw RequestError.invalidParams(undefined, `cwd must be absolute: ${params.cwd}`);
+      const id = randomUUID();
+      let entry: Entry | undefined;
+      const tools = await createToolRouter({
+        cwd: params.cwd,
+        mcpServers: params.mcpServers as AcpMcpServer[],
+        client: clientBridge(client, id, capabilities),
+        builtin: options.builtinTools ?? true,
+      });
+      const session = new Session({
+        id,
+        cwd: params.cwd,
+        config,
+        llm,
+        tools,
+        askPermission: permissionAsker({
+          client,
+          sessionId: id,
+          toolCallId: (callId) => entry?.relay?.toolCallId(callId) ?? callId,
+          onCancelled: () => entry?.session.cancel(),
+        }),
+      });
+      entry = { session, client, usedIds: new Set(), flushed: Promise.resolve() };
+      sessions.set(id, entry);
+      const ready = entry;
+      // After the response: the client must know the session id before updates for it arrive.
+      setTimeout(() => {
+        send(ready, commandsUpdate(COMMANDS));
+        for (const failure of tools.failures()) send(ready, messageChunk(`${failure}\n`));
+      }, 0);
+      return { sessionId: id, modes: modeState(session.mode), configOptions: configOptions(config, session.model) };
+    })
+    .onRequest(methods.agent.session.prompt, async ({ params, signal }) => ({
+      stopReason: await prompt(find(params.sessionId), params.prompt, signal),
+    }))
+    .onNotification(methods.agent.session.cancel, ({ params }) => {
+      sessions.get(params.sessionId)?.session.cancel();
+    })
+    .onRequest(methods.agent.session.setMode, ({ params }) => {
+      const entry = find(params.sessionId);
+      const mode = MODES.find((m) => m.id === params.modeId);
+      if (!mode) throw RequestError.invalidParams(undefined, `unknown mode "${params.modeId}" (code, ask, read-only)`);
+      entry.session.permissions.setMode(mode.id);
+      send(entry, modeUpdate(mode.id));
+      return {};
+    })
+    .onRequest(methods.agent.session.setConfigOption, ({ params }) => {
+      const entry = find(params.sessionId);
+      if (params.configId !== "model")
+        throw RequestError.invalidParams(undefined, `unknown config option "${params.configId}"`);
+      if (typeof params.value !== "string" || !config.models.includes(params.value)) {
+        throw RequestError.invalidParams(
+          undefined,
+          `unknown model "${String(params.value)}" (${config.models.join(", ")})`,
+        );
+      }
+      entry.session.model = params.value;
+      return { configOptions: configOptions(config, entry.session.model) };
+    });
+
+  const close = async () => {
+    const all = [...sessions.values()];
+    sessions.clear();
+    await Promise.allSettled(all.map((e) => e.session.close()));
+  };
+  return { app, close };
+}

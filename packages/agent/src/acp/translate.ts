@@ -1,0 +1,143 @@
+/**
+ * Pure translation from the loop's events to ACP `session/update` payloads. No I/O and no session state beyond what
+ * callers pass in, so every mapping is unit-tested table-style (test/translate.test.ts).
+ */
+import type { ToolKind as AcpToolKind, SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
+import type { ContentPart, ToolCallInfo, ToolCallStatus, ToolProgress, ToolResult, Usage } from "@crow/core";
+import { locationsFor, toolCallData, toolCallTitle } from "../tools/index.js";
+
+/** A slash command as advertised to the client. */
+export interface CommandInfo {
+  name: string;
+  description: string;
+  hint?: string;
+}
+
+export function messageChunk(text: string): SessionUpdate {
+  return { sessionUpdate: "agent_message_chunk", content: { type: "text", text } };
+}
+
+export function thoughtChunk(text: string): SessionUpdate {
+  return { sessionUpdate: "agent_thought_chunk", content: { type: "text", text } };
+}
+
+/** `tool_call` (pending): announced as soon as the model's message is complete. */
+export function toolCallStarted(call: ToolCallInfo, toolCallId: string): SessionUpdate {
+  const update: SessionUpdate = {
+    sessionUpdate: "tool_call",
+    toolCallId,
+    title: toolCallTitle(call.name, call.args),
+    kind: call.kind satisfies AcpToolKind,
+    status: "pending",
+    rawInput: call.args,
+  };
+  const locations = locationsFor(call.name, call.args);
+  if (locations.length > 0) update.locations = locations;
+  return update;
+}
+
+/** `tool_call_update` (in_progress): the call passed the gates and runs. */
+export function toolCallRunning(toolCallId: string): SessionUpdate {
+  return { sessionUpdate: "tool_call_update", toolCallId, status: "in_progress" };
+}
+
+/** A progress report as a `tool_call_update`: editor content (a live terminal) and locations; text is not relayed. */
+export function toolCallProgress(toolCallId: string, progress: ToolProgress): SessionUpdate | undefined {
+  const data = toolCallData(progress.data);
+  if (!data?.content?.length && !data?.locations?.length) return undefined;
+  const update: SessionUpdate = { sessionUpdate: "tool_call_update", toolCallId };
+  if (data.content?.length) update.content = data.content;
+  if (data.locations?.length) update.locations = data.locations;
+  return update;
+}
+
+/** A tool result's model-facing content as ACP tool-call content (text and images). */
+export function resultContent(content: string | ContentPart[]): ToolCallContent[] {
+  if (typeof content === "string")
+    return content ? [{ type: "content", content: { type: "text", text: content } }] : [];
+  const out: ToolCallContent[] = [];
+  for (const part of content) {
+    if (part.type === "text" && part.text) out.push({ type: "content", content: { type: "text", text: part.text } });
+    if (part.type === "image_url") {
+      const match = /^data:([^;,]+);base64,(.*)$/s.exec(part.image_url.url);
+      if (match?.[1] && match[2] !== undefined) {
+        out.push({ type: "content", content: { type: "image", mimeType: match[1], data: match[2] } });
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * `tool_call_update` (completed/failed) with the result's content: the router's diff/terminal content first (the
+ * editor renders those best), then the text the model got. Blocked and cancelled calls are `failed`.
+ */
+export function toolCallFinished(toolCallId: string, status: ToolCallStatus, result: ToolResult): SessionUpdate {
+  const data = toolCallData(result.data);
+  const content: ToolCallContent[] = [...(data?.content ?? []), ...resultContent(result.content)];
+  const update: SessionUpdate = {
+    sessionUpdate: "tool_call_update",
+    toolCallId,
+    status: status === "completed" ? "completed" : "failed",
+    content,
+  };
+  if (data?.locations?.length) update.locations = data.locations;
+  if (typeof result.content === "string") update.rawOutput = { content: result.content, isError: !!result.isError };
+  return update;
+}
+
+/** `usage_update`: the last request's prompt plus completion tokens against the context window. */
+export function usageUpdate(lastUsage: Usage, contextWindow: number): SessionUpdate {
+  return { sessionUpdate: "usage_update", used: lastUsage.totalTokens, size: contextWindow };
+}
+
+export function commandsUpdate(commands: readonly CommandInfo[]): SessionUpdate {
+  return {
+    sessionUpdate: "available_commands_update",
+    availableCommands: commands.map((c) => ({
+      name: c.name,
+      description: c.description,
+      ...(c.hint ? { input: { hint: c.hint } } : {}),
+    })),
+  };
+}
+
+export function modeUpdate(modeId: string): SessionUpdate {
+  return { sessionUpdate: "current_mode_update", currentModeId: modeId };
+}
+
+/**
+ * Relay of one streamed channel (text or reasoning) across LLM retries. The client cannot take back what it was
+ * sent, so after a `retry` the new attempt's output is matched against what was already sent: the repeated prefix
+ * is swallowed, only new text goes out, and if the attempt diverges a short notice marks the restart.
+ */
+export interface StreamRelay {
+  /** Everything sent to the client during the current request. */
+  sent: string;
+  /** After a retry: the new attempt's output so far (undefined when not replaying). */
+  replay?: string;
+}
+
+/** Shown when a retried attempt says something different from what the client already has. */
+export const RESTART_NOTICE =
+  "\n\n[The connection to the model was interrupted; the answer continues from a new attempt.]\n\n";
+
+export function newRelay(): StreamRelay {
+  return { sent: "" };
+}
+
+/** After a `retry` event: start matching the next attempt against what was sent. */
+export function relayRetry(relay: StreamRelay): StreamRelay {
+  return relay.sent ? { sent: relay.sent, replay: "" } : { sent: "" };
+}
+
+/** Feeds one delta; returns the new state and the text to send (empty string: nothing). */
+export function relayDelta(relay: StreamRelay, delta: string): { relay: StreamRelay; out: string } {
+  if (relay.replay === undefined) return { relay: { sent: relay.sent + delta }, out: delta };
+  const attempt = relay.replay + delta;
+  if (relay.sent.startsWith(attempt)) return { relay: { sent: relay.sent, replay: attempt }, out: "" };
+  if (attempt.startsWith(relay.sent)) return { relay: { sent: attempt }, out: attempt.slice(relay.sent.length) };
+  let common = 0;
+  while (common < attempt.length && attempt[common] === relay.sent[common]) common++;
+  return { relay: { sent: attempt }, out: RESTART_NOTICE + attempt.slice(common) };
+}

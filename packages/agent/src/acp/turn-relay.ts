@@ -1,0 +1,87 @@
+/**
+ * The per-turn state of the translation: the retry-aware text relays and the model-call-id → ACP-tool-call-id map.
+ * Each loop event goes in, zero or more `session/update` payloads come out (built by the pure translate functions).
+ */
+import type { SessionUpdate } from "@agentclientprotocol/sdk";
+import type { LoopEvent } from "@crow/core";
+import {
+  messageChunk,
+  newRelay,
+  relayDelta,
+  relayRetry,
+  type StreamRelay,
+  thoughtChunk,
+  toolCallFinished,
+  toolCallProgress,
+  toolCallRunning,
+  toolCallStarted,
+  usageUpdate,
+} from "./translate.js";
+
+export class TurnRelay {
+  private text: StreamRelay = newRelay();
+  private reasoning: StreamRelay = newRelay();
+  private readonly ids = new Map<string, string>();
+
+  /**
+   * @param usedIds ACP tool call ids already used in the session (shared across turns): providers that number
+   *   calls per response (`call_0`…) would otherwise reuse ids the client already shows.
+   */
+  constructor(
+    private readonly contextWindow: number,
+    private readonly usedIds: Set<string>,
+  ) {}
+
+  /** The ACP tool call id of a model call id (the id itself unless the session already used it). */
+  toolCallId(callId: string): string {
+    return this.ids.get(callId) ?? callId;
+  }
+
+  private assign(callId: string): string {
+    let id = callId;
+    for (let n = 2; this.usedIds.has(id); n++) id = `${callId}#${n}`;
+    this.usedIds.add(id);
+    this.ids.set(callId, id);
+    return id;
+  }
+
+  /** The updates for one loop event, in order. */
+  translate(event: LoopEvent): SessionUpdate[] {
+    switch (event.type) {
+      case "request_start":
+        this.text = newRelay();
+        this.reasoning = newRelay();
+        return [];
+      case "text_delta": {
+        const { relay, out } = relayDelta(this.text, event.text);
+        this.text = relay;
+        return out ? [messageChunk(out)] : [];
+      }
+      case "reasoning_delta": {
+        const { relay, out } = relayDelta(this.reasoning, event.text);
+        this.reasoning = relay;
+        return out ? [thoughtChunk(out)] : [];
+      }
+      case "retry":
+        this.text = relayRetry(this.text);
+        this.reasoning = relayRetry(this.reasoning);
+        return [];
+      case "assistant_message":
+        return event.usage ? [usageUpdate(event.usage, this.contextWindow)] : [];
+      case "tool_call_pending":
+        return [toolCallStarted(event.call, this.assign(event.call.id))];
+      case "tool_call_running":
+        return [toolCallRunning(this.toolCallId(event.id))];
+      case "tool_call_progress": {
+        const update = toolCallProgress(this.toolCallId(event.id), event.progress);
+        return update ? [update] : [];
+      }
+      case "tool_call_done":
+        return [toolCallFinished(this.toolCallId(event.id), event.status, event.result)];
+      case "message_appended":
+      case "hook_error":
+      case "stop":
+        return [];
+    }
+  }
+}

@@ -1,0 +1,93 @@
+#!/usr/bin/env node
+// stdout carries ACP only: anything printed through console goes to stderr, before any other module runs code.
+console.log = console.error;
+console.info = console.error;
+console.debug = console.error;
+
+import { parseArgs } from "node:util";
+import { runAcp } from "./acp/run.js";
+import { ConfigError, loadConfig } from "./config.js";
+import { log } from "./log.js";
+import { VERSION } from "./version.js";
+
+const HELP = `crow ${VERSION} — a coding agent: ACP to the editor, MCP to its tools, any OpenAI-compatible LLM.
+
+Usage:
+  crow acp            run the agent on stdio (what an editor launches, e.g. Zed's agent_servers)
+  crow --help         show this help
+  crow --version      print the version
+
+Coming in later releases: crow run (terminal client), crow init (setup), crow sessions.
+
+Environment:
+  OPENAI_BASE_URL     OpenAI-compatible endpoint (default https://api.openai.com/v1 when OPENAI_API_KEY is set)
+  OPENAI_API_KEY      API key (local servers usually need none)
+  CROW_MODEL          model id (default: the first of CROW_MODELS)
+  CROW_MODELS         comma-separated models offered in the editor's model picker
+  CROW_MAX_STEPS      LLM requests per prompt turn (default 100)
+  CROW_CONTEXT_WINDOW context window in tokens for usage reporting (default 128000)
+  CROW_MAX_RETRIES    LLM retries after the first attempt (default 4)
+  CROW_RETRY_BASE_MS  first retry backoff in ms (default 500)
+  CROW_LOG            log level on stderr: error, warn (default), info, debug`;
+
+const LATER: Record<string, string> = {
+  run: "the terminal client",
+  init: "the setup wizard",
+  sessions: "session management",
+};
+
+async function main(): Promise<number> {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      options: { help: { type: "boolean", short: "h" }, version: { type: "boolean", short: "v" } },
+      strict: true,
+      allowPositionals: true,
+    });
+  } catch (error) {
+    process.stderr.write(`crow: ${(error as Error).message}\nRun 'crow --help' for usage.\n`);
+    return 2;
+  }
+  const [command, ...rest] = parsed.positionals;
+  if (parsed.values.version) {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  if (parsed.values.help || command === undefined || command === "help") {
+    (parsed.values.help ? process.stdout : process.stderr).write(`${HELP}\n`);
+    return command === undefined && !parsed.values.help ? 2 : 0;
+  }
+  if (command === "acp") {
+    if (rest.length > 0) {
+      process.stderr.write(`crow acp takes no arguments (got: ${rest.join(" ")})\n`);
+      return 2;
+    }
+    let config: ReturnType<typeof loadConfig>;
+    try {
+      config = loadConfig();
+    } catch (error) {
+      if (error instanceof ConfigError) {
+        process.stderr.write(`crow: ${error.message}\n`);
+        return 2;
+      }
+      throw error;
+    }
+    await runAcp(config);
+    return 0;
+  }
+  const later = LATER[command];
+  process.stderr.write(
+    later
+      ? `crow ${command} (${later}) is not available yet in this version; use 'crow acp' from an ACP client.\n`
+      : `crow: unknown command "${command}". Run 'crow --help' for usage.\n`,
+  );
+  return 2;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    log.error("crow failed", error);
+    process.exit(1);
+  },
+);

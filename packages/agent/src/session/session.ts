@@ -1,0 +1,146 @@
+/**
+ * One live session: its history, model, permission mode, hook bus and tool router, and at most one running turn.
+ * Knows nothing of ACP: the ACP layer feeds it prompt content and translates the loop events it relays.
+ */
+import {
+  type ChatMessage,
+  type ContentPart,
+  HookBus,
+  installDoomLoopGuard,
+  installPermissions,
+  type LlmClient,
+  type LlmError,
+  type LoopEvent,
+  type PermissionAnswer,
+  type PermissionMode,
+  type PermissionRequest,
+  type Permissions,
+  runLoop,
+  type StopReason,
+  type Usage,
+} from "@crow/core";
+import type { AgentConfig } from "../config.js";
+import { log } from "../log.js";
+import type { ToolRouter } from "../tools/types.js";
+import { systemPrompt } from "./system-prompt.js";
+
+export const MODES: ReadonlyArray<{ id: PermissionMode; name: string; description: string }> = [
+  { id: "code", name: "Code", description: "Tools run without asking." },
+  { id: "ask", name: "Ask", description: "Edits and commands wait for your permission." },
+  { id: "read-only", name: "Read-only", description: "Edits and commands are refused." },
+];
+
+export interface SessionOptions {
+  id: string;
+  cwd: string;
+  config: AgentConfig;
+  /** Undefined when no provider is configured (prompts then fail with a clear error). */
+  llm: LlmClient | undefined;
+  tools: ToolRouter;
+  mode?: PermissionMode;
+  askPermission?: (request: PermissionRequest) => Promise<PermissionAnswer>;
+}
+
+/** How a turn ended. `reason` is `cancelled` whenever `cancel()` was called during the turn. */
+export interface TurnOutcome {
+  reason: StopReason;
+  error?: LlmError;
+  lastUsage?: Usage;
+}
+
+/** Thrown by `runTurn` when a turn is already running. */
+export class TurnBusyError extends Error {}
+
+export class Session {
+  readonly id: string;
+  readonly cwd: string;
+  readonly tools: ToolRouter;
+  readonly bus: HookBus;
+  readonly permissions: Permissions;
+  /** The conversation without the system prompt (user, assistant and tool messages, in order). */
+  readonly history: ChatMessage[] = [];
+  model: string | undefined;
+  private readonly system: string;
+  private turn: { controller: AbortController; cancelled: boolean } | undefined;
+
+  constructor(private readonly options: SessionOptions) {
+    this.id = options.id;
+    this.cwd = options.cwd;
+    this.tools = options.tools;
+    this.model = options.config.model;
+    this.system = systemPrompt(options.cwd);
+    this.bus = new HookBus({ onError: (e) => log.warn(`hook ${e.handler} failed at ${e.point}: ${e.message}`) });
+    // The guard goes first so a looping model does not keep prompting the user.
+    installDoomLoopGuard(this.bus);
+    this.permissions = installPermissions(this.bus, {
+      mode: options.mode ?? "code",
+      ...(options.askPermission ? { askPermission: options.askPermission } : {}),
+    });
+  }
+
+  get mode(): PermissionMode {
+    return this.permissions.mode;
+  }
+
+  get running(): boolean {
+    return this.turn !== undefined;
+  }
+
+  /** Aborts the running turn, if any; it then ends as `cancelled` whatever else happens on the way out. */
+  cancel(): boolean {
+    if (!this.turn) return false;
+    this.turn.cancelled = true;
+    this.turn.controller.abort();
+    return true;
+  }
+
+  /**
+   * Runs one prompt turn with `content` as the user message, relaying every loop event to `onEvent` (synchronously,
+   * in order). The history keeps the user message and everything the loop appended, so it is valid on every exit.
+   */
+  async runTurn(content: string | ContentPart[], onEvent: (event: LoopEvent) => void): Promise<TurnOutcome> {
+    if (this.turn) throw new TurnBusyError("A prompt is already running in this session; cancel it first.");
+    const llm = this.options.llm;
+    const model = this.model;
+    if (!llm || !model) throw new Error("no provider or model configured");
+    const turn = { controller: new AbortController(), cancelled: false };
+    this.turn = turn;
+    try {
+      this.history.push({ role: "user", content });
+      const events = runLoop(
+        { messages: [{ role: "system", content: this.system }, ...this.history] },
+        {
+          llm,
+          model,
+          tools: this.tools,
+          hooks: this.bus.loopHooks(),
+          maxStepsPerTurn: this.options.config.maxStepsPerTurn,
+          signal: turn.controller.signal,
+          sessionId: this.id,
+        },
+      );
+      let outcome: TurnOutcome = { reason: "end_turn" };
+      for await (const event of events) {
+        if (event.type === "message_appended") this.history.push(event.message);
+        if (event.type === "stop") {
+          outcome = { reason: event.reason };
+          if (event.error) outcome.error = event.error;
+          if (event.lastUsage) outcome.lastUsage = event.lastUsage;
+        }
+        onEvent(event);
+      }
+      // The race: a cancel that lands after the loop decided otherwise still answers `cancelled`.
+      if (turn.cancelled) return { ...outcome, reason: "cancelled" };
+      return outcome;
+    } finally {
+      this.turn = undefined;
+    }
+  }
+
+  /** Stops the tool router (MCP servers, terminals). */
+  async close(): Promise<void> {
+    this.cancel();
+    this.permissions.dispose();
+    await this.tools.close();
+  }
+}
