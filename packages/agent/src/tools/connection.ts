@@ -69,6 +69,7 @@ export class ServerConnection {
   error: string | undefined;
   tools: Tool[] = [];
   private client: Client | undefined;
+  private stdio: StdioClientTransport | undefined;
   private stderrTail = "";
 
   constructor(
@@ -79,6 +80,11 @@ export class ServerConnection {
 
   get name(): string {
     return this.spec.name;
+  }
+
+  /** Process id of the running stdio server, if any. */
+  get pid(): number | undefined {
+    return this.state === "connected" ? (this.stdio?.pid ?? undefined) : undefined;
   }
 
   /** Connects and lists tools; on failure sets `state: "failed"` and `error`. Resolves to whether it connected. */
@@ -118,6 +124,7 @@ export class ServerConnection {
         cursor = page.nextCursor;
       } while (cursor);
       this.client = client;
+      this.stdio = transport instanceof StdioClientTransport ? transport : undefined;
       this.tools = tools;
       this.state = "connected";
       this.error = undefined;
@@ -233,12 +240,15 @@ export class ServerConnection {
   private async reset(): Promise<void> {
     const client = this.client;
     this.client = undefined;
+    this.stdio = undefined;
     await client?.close().catch(() => {});
   }
 
   /** Closes the client; a stdio server gets its stdin closed, then SIGTERM, then SIGKILL (the SDK's sequence). */
   async close(): Promise<void> {
     if (this.state === "connected" || this.state === "lost") this.state = "closed";
+    this.tools = [];
+    this.onToolsChanged();
     await this.reset();
   }
 }

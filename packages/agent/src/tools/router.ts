@@ -94,6 +94,7 @@ class Router implements ToolRouter {
       transport: c.spec.transport === "invalid" ? "stdio" : c.spec.transport,
       state: c.state === "failed" ? "failed" : c.state === "connected" || c.state === "lost" ? "connected" : "closed",
       ...(c.error !== undefined && c.state === "failed" ? { error: c.error } : {}),
+      ...(c.pid !== undefined ? { pid: c.pid } : {}),
       tools: [...this.routes].filter(([, r]) => r.connection === c).map(([name]) => name),
     }));
   }

@@ -96,6 +96,8 @@ export interface ServerStatus {
   state: "connected" | "failed" | "closed";
   /** Why it failed (with `state: "failed"`), e.g. `command not found: foo`. */
   error?: string;
+  /** Process id of a running stdio server (for monitoring, e.g. its memory). */
+  pid?: number;
   /** Names of its tools as offered to the model (prefixed when they clash with another server's). */
   tools: string[];
 }
