@@ -1,3 +1,4 @@
+export * from "./acp-client.js";
 export * from "./mcp.js";
 export * from "./mock-llm.js";
 export * from "./paths.js";

@@ -1,0 +1,364 @@
+/**
+ * An ACP test client on the SDK's client side, driving the built `crow acp` over real stdio:
+ *
+ *   const agent = await spawnAcpAgent({ llmUrl: mock.url, permissions: ["allow_once"], fs: true });
+ *   const { sessionId } = await agent.newSession(ws.dir);
+ *   const turn = await agent.prompt(sessionId, "fix the bug");   // { stopReason, updates }
+ *
+ * Every `session/update` is recorded; permission requests are answered from a script; fs and terminal requests are
+ * served from the real disk and real processes (and the capabilities advertised accordingly).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFile, writeFile } from "node:fs/promises";
+import { Readable, Transform, Writable } from "node:stream";
+import {
+  type ClientConnection,
+  type ClientContext,
+  type ContentBlock,
+  client,
+  type InitializeResponse,
+  type McpServer,
+  methods,
+  type NewSessionResponse,
+  ndJsonStream,
+  PROTOCOL_VERSION,
+  type RequestPermissionRequest,
+  type RequestPermissionResponse,
+  type SessionNotification,
+  type SessionUpdate,
+  type StopReason,
+} from "@agentclientprotocol/sdk";
+import { CROW_BIN } from "./paths.js";
+
+/** How the scripted user answers a permission request. `wait` answers only when the turn is cancelled. */
+export type PermissionChoice = "allow_once" | "allow_always" | "reject" | "cancelled" | "wait";
+
+export interface AcpClientOptions {
+  /** The mock LLM's base URL (OPENAI_BASE_URL of the agent). */
+  llmUrl?: string;
+  /** CROW_MODEL (default "mock-model"). */
+  model?: string;
+  /** CROW_MODELS. */
+  models?: string[];
+  /** Extra environment (wins over the defaults; a value of "" removes the variable). */
+  env?: Record<string, string>;
+  /** Answers to permission requests, in order (default: allow_once for all); a function decides per request. */
+  permissions?: PermissionChoice[] | ((request: RequestPermissionRequest) => PermissionChoice);
+  /** Serve `fs/read_text_file` / `fs/write_text_file` from the real disk (and advertise them). */
+  fs?: boolean;
+  /** Serve `terminal/*` with real processes (and advertise it). */
+  terminal?: boolean;
+  /** Command to spawn (default: node CROW_BIN acp). */
+  command?: { file: string; args: string[] };
+}
+
+/** A client-side terminal started by the agent. */
+interface TestTerminal {
+  child: ChildProcess;
+  output: string;
+  exit?: { exitCode: number | null; signal: string | null };
+  exited: Promise<void>;
+}
+
+export interface PromptResult {
+  stopReason: StopReason;
+  /** The updates of this session received while the prompt ran, in order. */
+  updates: SessionUpdate[];
+}
+
+export interface AcpTestClient {
+  readonly agent: ClientContext;
+  readonly process: ChildProcess;
+  readonly initialize: InitializeResponse;
+  /** Every `session/update` received, in order. */
+  readonly notifications: readonly SessionNotification[];
+  /** Every permission request received, with the choice made. */
+  readonly permissionRequests: ReadonlyArray<{ request: RequestPermissionRequest; choice: PermissionChoice }>;
+  /** fs requests served: `read <path>` / `write <path>`. */
+  readonly fsCalls: readonly string[];
+  /** Commands run through `terminal/create`, and terminal ids released. */
+  readonly terminalCalls: readonly string[];
+  readonly releasedTerminals: readonly string[];
+  /** Lines the agent wrote to stdout (every one must be JSON-RPC). */
+  readonly stdoutLines: readonly string[];
+  stderr(): string;
+  /** Updates of one session so far. */
+  updates(sessionId: string): SessionUpdate[];
+  newSession(cwd: string, mcpServers?: McpServer[]): Promise<NewSessionResponse>;
+  /** Sends a prompt and waits for its answer; rejects with the JSON-RPC error if the agent answers with one. */
+  prompt(sessionId: string, prompt: string | ContentBlock[]): Promise<PromptResult>;
+  /** Sends `session/cancel`, and answers this session's pending permission requests with `cancelled` (as ACP says). */
+  cancel(sessionId: string): Promise<void>;
+  /** Resolves with the first update of the session (from now on, or already received when `past`) matching. */
+  waitForUpdate(sessionId: string, match: (update: SessionUpdate) => boolean, past?: boolean): Promise<SessionUpdate>;
+  /** Writes a raw line to the agent's stdin (for garbage tests). */
+  writeRaw(line: string): void;
+  /** Resolves with the first stdout line (from now on) matching. */
+  waitForLine(match: (line: string) => boolean): Promise<string>;
+  /** Closes stdin and waits for the agent to exit; returns its exit code. */
+  close(): Promise<number | null>;
+}
+
+function agentEnv(options: AcpClientOptions): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+  for (const key of ["OPENAI_API_KEY", "OPENAI_BASE_URL", "CROW_MODEL", "CROW_MODELS"]) delete env[key];
+  Object.assign(env, {
+    CROW_MODEL: options.model ?? "mock-model",
+    // Fast retries: tests script failures, they do not wait for real backoff.
+    CROW_MAX_RETRIES: "2",
+    CROW_RETRY_BASE_MS: "5",
+  });
+  if (options.llmUrl) env.OPENAI_BASE_URL = options.llmUrl;
+  if (options.models) env.CROW_MODELS = options.models.join(",");
+  for (const [key, value] of Object.entries(options.env ?? {})) {
+    if (value === "") delete env[key];
+    else env[key] = value;
+  }
+  return env;
+}
+
+/** Spawns `crow acp`, connects, and sends `initialize` (with the fs/terminal capabilities asked for). */
+export async function spawnAcpAgent(options: AcpClientOptions = {}): Promise<AcpTestClient> {
+  const command = options.command ?? { file: process.execPath, args: [CROW_BIN, "acp"] };
+  const child = spawn(command.file, command.args, { env: agentEnv(options), stdio: ["pipe", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr?.setEncoding("utf8");
+  child.stderr?.on("data", (text: string) => {
+    stderr += text;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+
+  const stdoutLines: string[] = [];
+  const lineWaiters: Array<{ match: (line: string) => boolean; resolve: (line: string) => void }> = [];
+  let partial = "";
+  const tap = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      partial += chunk.toString("utf8");
+      const lines = partial.split("\n");
+      partial = lines.pop() ?? "";
+      for (const line of lines) {
+        stdoutLines.push(line);
+        for (const waiter of [...lineWaiters]) {
+          if (waiter.match(line)) {
+            lineWaiters.splice(lineWaiters.indexOf(waiter), 1);
+            waiter.resolve(line);
+          }
+        }
+      }
+      done(null, chunk);
+    },
+  });
+  child.stdout?.pipe(tap);
+
+  const notifications: SessionNotification[] = [];
+  const updateWaiters: Array<{
+    sessionId: string;
+    match: (u: SessionUpdate) => boolean;
+    resolve: (u: SessionUpdate) => void;
+  }> = [];
+  const permissionRequests: Array<{ request: RequestPermissionRequest; choice: PermissionChoice }> = [];
+  const pendingPermissions = new Map<string, Set<() => void>>();
+  const fsCalls: string[] = [];
+  const terminalCalls: string[] = [];
+  const releasedTerminals: string[] = [];
+  const terminals = new Map<string, TestTerminal>();
+  let permissionIndex = 0;
+  let terminalCounter = 0;
+
+  const choose = (request: RequestPermissionRequest): PermissionChoice => {
+    const script = options.permissions;
+    if (typeof script === "function") return script(request);
+    if (!script) return "allow_once";
+    return script[permissionIndex++] ?? "reject";
+  };
+
+  const terminal = (id: string): TestTerminal => {
+    const found = terminals.get(id);
+    if (!found) throw new Error(`unknown terminal ${id}`);
+    return found;
+  };
+
+  const app = client({ name: "crow-test-client" })
+    .onNotification(methods.client.session.update, ({ params }) => {
+      notifications.push(params);
+      for (const waiter of [...updateWaiters]) {
+        if (waiter.sessionId === params.sessionId && waiter.match(params.update)) {
+          updateWaiters.splice(updateWaiters.indexOf(waiter), 1);
+          waiter.resolve(params.update);
+        }
+      }
+    })
+    .onRequest(
+      methods.client.session.requestPermission,
+      async ({ params, signal }): Promise<RequestPermissionResponse> => {
+        const choice = choose(params);
+        permissionRequests.push({ request: params, choice });
+        if (choice === "wait") {
+          await new Promise<void>((resolve) => {
+            const set = pendingPermissions.get(params.sessionId) ?? new Set();
+            pendingPermissions.set(params.sessionId, set);
+            const done = () => {
+              set.delete(done);
+              resolve();
+            };
+            set.add(done);
+            signal.addEventListener("abort", done, { once: true });
+          });
+          return { outcome: { outcome: "cancelled" } };
+        }
+        if (choice === "cancelled") return { outcome: { outcome: "cancelled" } };
+        const kind = choice === "reject" ? "reject_once" : choice;
+        const option = params.options.find((o) => o.kind === kind);
+        if (!option) throw new Error(`the agent offered no ${kind} option`);
+        return { outcome: { outcome: "selected", optionId: option.optionId } };
+      },
+    );
+  if (options.fs) {
+    app
+      .onRequest(methods.client.fs.readTextFile, async ({ params }) => {
+        fsCalls.push(`read ${params.path}`);
+        let content = await readFile(params.path, "utf8");
+        if (params.line || params.limit) {
+          const start = Math.max(0, (params.line ?? 1) - 1);
+          const lines = content.split("\n");
+          content = lines.slice(start, params.limit ? start + params.limit : undefined).join("\n");
+        }
+        return { content };
+      })
+      .onRequest(methods.client.fs.writeTextFile, async ({ params }) => {
+        fsCalls.push(`write ${params.path}`);
+        await writeFile(params.path, params.content);
+        return {};
+      });
+  }
+  if (options.terminal) {
+    app
+      .onRequest(methods.client.terminal.create, ({ params }) => {
+        const terminalId = `term-${++terminalCounter}`;
+        const args = params.args ?? [];
+        terminalCalls.push([params.command, ...args].join(" "));
+        const env: Record<string, string> = {};
+        for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+        for (const { name, value } of params.env ?? []) env[name] = value;
+        const proc =
+          args.length > 0
+            ? spawn(params.command, args, { cwd: params.cwd ?? undefined, env, detached: true })
+            : spawn(params.command, { cwd: params.cwd ?? undefined, env, shell: "/bin/bash", detached: true });
+        const entry: TestTerminal = { child: proc, output: "", exited: Promise.resolve() };
+        const limit = params.outputByteLimit ?? 1_000_000;
+        const append = (chunk: Buffer) => {
+          entry.output = (entry.output + chunk.toString("utf8")).slice(-limit);
+        };
+        proc.stdout?.on("data", append);
+        proc.stderr?.on("data", append);
+        entry.exited = new Promise((resolve) => {
+          proc.once("close", (exitCode, signal) => {
+            entry.exit = { exitCode, signal };
+            resolve();
+          });
+          proc.once("error", (error) => {
+            entry.output += String(error);
+            entry.exit = { exitCode: 127, signal: null };
+            resolve();
+          });
+        });
+        terminals.set(terminalId, entry);
+        return { terminalId };
+      })
+      .onRequest(methods.client.terminal.output, ({ params }) => {
+        const t = terminal(params.terminalId);
+        return { output: t.output, truncated: false, ...(t.exit ? { exitStatus: t.exit } : {}) };
+      })
+      .onRequest(methods.client.terminal.waitForExit, async ({ params }) => {
+        const t = terminal(params.terminalId);
+        await t.exited;
+        return t.exit ?? {};
+      })
+      .onRequest(methods.client.terminal.kill, ({ params }) => {
+        killTree(terminal(params.terminalId));
+        return {};
+      })
+      .onRequest(methods.client.terminal.release, ({ params }) => {
+        const t = terminal(params.terminalId);
+        if (!t.exit) killTree(t);
+        terminals.delete(params.terminalId);
+        releasedTerminals.push(params.terminalId);
+        return {};
+      });
+  }
+
+  const stream = ndJsonStream(
+    Writable.toWeb(child.stdin as Writable) as WritableStream<Uint8Array>,
+    Readable.toWeb(tap) as ReadableStream<Uint8Array>,
+  );
+  const connection: ClientConnection = app.connect(stream);
+  const agent = connection.agent;
+  const initialize = await agent.request(methods.agent.initialize, {
+    protocolVersion: PROTOCOL_VERSION,
+    clientCapabilities: {
+      fs: { readTextFile: !!options.fs, writeTextFile: !!options.fs },
+      terminal: !!options.terminal,
+    },
+    clientInfo: { name: "crow-test-client", version: "0.0.0" },
+  });
+
+  const updates = (sessionId: string) => notifications.filter((n) => n.sessionId === sessionId).map((n) => n.update);
+
+  return {
+    agent,
+    process: child,
+    initialize,
+    notifications,
+    permissionRequests,
+    fsCalls,
+    terminalCalls,
+    releasedTerminals,
+    stdoutLines,
+    stderr: () => stderr,
+    updates,
+    newSession: (cwd, mcpServers = []) => agent.request(methods.agent.session.new, { cwd, mcpServers }),
+    async prompt(sessionId, prompt) {
+      const start = notifications.length;
+      const blocks: ContentBlock[] = typeof prompt === "string" ? [{ type: "text", text: prompt }] : prompt;
+      const response = await agent.request(methods.agent.session.prompt, { sessionId, prompt: blocks });
+      const during = notifications.slice(start).filter((n) => n.sessionId === sessionId);
+      return { stopReason: response.stopReason, updates: during.map((n) => n.update) };
+    },
+    async cancel(sessionId) {
+      await agent.notify(methods.agent.session.cancel, { sessionId });
+      for (const answer of [...(pendingPermissions.get(sessionId) ?? [])]) answer();
+    },
+    waitForUpdate(sessionId, match, past = false) {
+      if (past) {
+        const found = updates(sessionId).find(match);
+        if (found) return Promise.resolve(found);
+      }
+      return new Promise((resolve) => updateWaiters.push({ sessionId, match, resolve }));
+    },
+    writeRaw(line) {
+      child.stdin?.write(`${line}\n`);
+    },
+    waitForLine(match) {
+      return new Promise((resolve) => lineWaiters.push({ match, resolve }));
+    },
+    async close() {
+      for (const t of terminals.values()) if (!t.exit) killTree(t);
+      child.stdin?.end();
+      const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+      const code = await exited;
+      clearTimeout(timer);
+      connection.close();
+      return code;
+    },
+  };
+}
+
+function killTree(t: TestTerminal): void {
+  if (t.child.pid === undefined) return;
+  try {
+    process.kill(-t.child.pid, "SIGKILL");
+  } catch {
+    t.child.kill("SIGKILL");
+  }
+}
