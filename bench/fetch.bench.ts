@@ -1,8 +1,9 @@
 // web_fetch conversion speed and memory: `npm run bench -- fetch`.
 // Converts generated ~1 MB HTML pages to Markdown with the same function web_fetch uses (decode + Readability on
-// linkedom + node-html-markdown), no network. Two shapes of page:
-//  - "portal": a typical heavy 1 MB page — inline scripts and JSON state, CSS, SVG icons, mega menu, ads,
-//    comments — around a long article (about a third of the bytes);
+// linkedom + node-html-markdown), no network. Three shapes of 1 MB page:
+//  - "news": the common case — inline scripts and JSON state, CSS, SVG icons, mega menu, ads, comments — around
+//    a 100 KB article;
+//  - "portal": the same chrome around a 400 KB article;
 //  - "dense": 1 MB that is all article markup (a very long wiki page: sections, tables, lists, code), the worst case.
 // Target from issue 4: conversion p50 under 100 ms for a 1 MB page. Peak RSS is process.resourceUsage().maxRSS.
 import { renderPage } from "../packages/mcp/src/web/page.js";
@@ -34,16 +35,9 @@ function article(bytes: number): string {
   return parts.join("\n");
 }
 
-function portalPage(): string {
-  const state = JSON.stringify({
-    props: Array.from({ length: 2500 }, (_, i) => ({
-      id: i,
-      slug: `story-${i}`,
-      title: `Story ${i}`,
-      tags: ["a", "b"],
-    })),
-  });
-  const script = `<script>window.__STATE__=${state};</script>\n<script>${"function f(a,b){return a<b?a:b}".repeat(3000)}</script>`;
+/** A heavy page of exactly ~1 MB whose article is `articleBytes` of markup; inline JSON state fills the rest. */
+function portalPage(articleBytes: number): string {
+  const script = `<script>${"function f(a,b){return a<b?a:b}".repeat(3000)}</script>`;
   const css = `<style>${".c{color:#333;margin:0 auto;padding:4px 8px}".repeat(1800)}</style>`;
   const icons = Array.from(
     { length: 120 },
@@ -52,10 +46,11 @@ function portalPage(): string {
   const menu = `<nav class="mega-menu"><ul>${Array.from({ length: 400 }, (_, i) => `<li><a href="/c/${i}">Category ${i}</a></li>`).join("")}</ul></nav>`;
   const ads = (n: number) => `<div class="ad-slot">Advertisement<iframe src="https://ads.example/${n}"></iframe></div>`;
   const comments = `<section id="comments">${Array.from({ length: 300 }, (_, i) => `<div class="comment"><b>user${i}</b><p>Comment number ${i}, great article!</p></div>`).join("")}</section>`;
-  const head = `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Benchmark portal page</title>${css}${script}</head>`;
-  const shell = `${head}<body><header>${icons}${menu}</header>${ads(1)}<main>`;
-  const tail = `</main>${ads(2)}<aside>${ads(3)}</aside>${comments}<footer>© Example</footer></body></html>`;
-  return `${shell}${article(MB - shell.length - tail.length)}${tail}`;
+  const body = `<body><header>${icons}${menu}</header>${ads(1)}<main>${article(articleBytes)}</main>${ads(2)}<aside>${ads(3)}</aside>${comments}<footer>© Example</footer></body></html>`;
+  const fixed = `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Benchmark portal page</title>${css}${script}`;
+  const stateBytes = Math.max(0, MB - fixed.length - body.length - "<script>window.__STATE__=;</script></head>".length);
+  const state = JSON.stringify({ blob: "x".repeat(Math.max(0, stateBytes - 12)) });
+  return `${fixed}<script>window.__STATE__=${state};</script></head>${body}`;
 }
 
 function densePage(): string {
@@ -67,7 +62,8 @@ function densePage(): string {
 export async function run(): Promise<void> {
   const results: Record<string, unknown> = {};
   for (const [name, html] of [
-    ["portal", portalPage()],
+    ["news", portalPage(100 * 1024)],
+    ["portal", portalPage(400 * 1024)],
     ["dense", densePage()],
   ] as const) {
     const body = Buffer.from(html);
@@ -78,7 +74,7 @@ export async function run(): Promise<void> {
     const markdownChars = page.kind === "text" ? page.text.length : 0;
     const timing: Timing = await measure(convert, 15, 3);
     console.log(
-      `${name.padEnd(6)} ${(body.length / MB).toFixed(2)} MB HTML → ${(markdownChars / 1024).toFixed(0)} KB Markdown: ${formatTiming(timing)}`,
+      `${name.padEnd(7)} ${(body.length / MB).toFixed(2)} MB HTML → ${(markdownChars / 1024).toFixed(0)} KB Markdown: ${formatTiming(timing)}`,
     );
     results[name] = { htmlBytes: body.length, markdownChars, ...timing };
   }
