@@ -59,10 +59,15 @@ export function builtinSpec(cwd: string): ServerSpec {
   return { name: BUILTIN_SERVER, transport: "stdio", command: process.execPath, args: [entry], env: processEnv(), cwd };
 }
 
+function badUrl(name: string, url: string): ServerSpec | undefined {
+  if (URL.canParse(url)) return undefined;
+  return { name, transport: "invalid", error: `invalid url ${JSON.stringify(url)}` };
+}
+
 /** Normalizes an ACP `McpServer` entry. Stdio servers inherit the agent's environment plus their own `env`. */
 export function fromAcp(server: AcpMcpServer, cwd: string): ServerSpec {
   if (server.type === "http" || server.type === "sse") {
-    return { name: server.name, transport: server.type, url: server.url, headers: pairs(server.headers) };
+    return badUrl(server.name, server.url) ?? { name: server.name, transport: server.type, url: server.url, headers: pairs(server.headers) };
   }
   return {
     name: server.name,
@@ -81,7 +86,8 @@ export function fromConfig(name: string, server: ConfigMcpServer, cwd: string): 
     if (typeof server.url !== "string" || server.url === "") {
       return { name, transport: "invalid", error: `mcpServers.${name}: transport ${kind} needs a url` };
     }
-    return { name, transport: kind === "sse" ? "sse" : "http", url: server.url, headers: { ...server.headers } };
+    const transport = kind === "sse" ? "sse" : "http";
+    return badUrl(name, server.url) ?? { name, transport, url: server.url, headers: { ...server.headers } };
   }
   if (kind !== "stdio") {
     return { name, transport: "invalid", error: `mcpServers.${name}: unknown transport "${kind}" (stdio, http, sse)` };
