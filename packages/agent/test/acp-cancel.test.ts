@@ -13,7 +13,7 @@ import {
 } from "@crow/testkit";
 
 /** The next prompt's request must carry a valid history (the mock checks the tool-call invariant on every request). */
-function expectValidFollowUp(mock: MockLlm) {
+function expectValidFollowUp() {
   return textReply("Back again.").expect((req) => {
     assert.equal(req.body.messages.at(-1)?.role, "user");
     assert.equal(req.body.messages.at(-1)?.content, "are you there?");
@@ -45,7 +45,7 @@ describe("crow acp: session/cancel always answers cancelled and leaves a valid h
 
   test("during streaming", async () => {
     const { sessionId } = await agent.newSession(ws.dir);
-    mock.script(reply().text("Thinking about it").hang(), expectValidFollowUp(mock));
+    mock.script(reply().text("Thinking about it").hang(), expectValidFollowUp());
     const prompt = agent.prompt(sessionId, "write a long essay");
     await agent.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
     await agent.cancel(sessionId);
@@ -63,7 +63,7 @@ describe("crow acp: session/cancel always answers cancelled and leaves a valid h
 
   test("during a tool call", async () => {
     const { sessionId } = await agent.newSession(ws.dir);
-    mock.script(reply().toolCall("terminal", { command: "sleep 30" }), expectValidFollowUp(mock));
+    mock.script(reply().toolCall("terminal", { command: "sleep 30" }), expectValidFollowUp());
     const started = Date.now();
     const prompt = agent.prompt(sessionId, "wait a while");
     const running = await agent.waitForUpdate(
@@ -91,7 +91,7 @@ describe("crow acp: session/cancel always answers cancelled and leaves a valid h
   test("during a permission request", async () => {
     const { sessionId } = await agent.newSession(ws.dir);
     await agent.agent.request(methods.agent.session.setMode, { sessionId, modeId: "ask" });
-    mock.script(reply().toolCall("write", { file_path: ws.path("x.txt"), content: "x" }), expectValidFollowUp(mock));
+    mock.script(reply().toolCall("write", { file_path: ws.path("x.txt"), content: "x" }), expectValidFollowUp());
     const asked = new Promise<void>((resolve) => {
       resolvePermission = resolve;
     });

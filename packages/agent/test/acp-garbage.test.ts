@@ -1,0 +1,103 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import {
+  type AcpTestClient,
+  type MockLlm,
+  spawnAcpAgent,
+  startMockLlm,
+  type TempWorkspace,
+  tempWorkspace,
+  textReply,
+} from "@crow/testkit";
+
+interface RpcLine {
+  id?: number | string | null;
+  error?: { code: number; message: string };
+  result?: unknown;
+}
+
+describe("crow acp: garbage on stdin gets JSON-RPC errors and the agent keeps running", () => {
+  let mock: MockLlm;
+  let ws: TempWorkspace;
+  let agent: AcpTestClient;
+
+  before(async () => {
+    mock = await startMockLlm();
+    ws = await tempWorkspace();
+    agent = await spawnAcpAgent({ llmUrl: mock.url });
+  });
+  after(async () => {
+    await agent.close();
+    await mock.close();
+    await ws.cleanup();
+  });
+
+  /** Writes a raw line and returns the agent's answer to the given id. */
+  async function raw(line: string, id: number | null): Promise<RpcLine> {
+    const answer = agent.waitForLine((l) => {
+      try {
+        const parsed = JSON.parse(l) as RpcLine;
+        return parsed.id === id && (parsed.error !== undefined || parsed.result !== undefined);
+      } catch {
+        return false;
+      }
+    });
+    agent.writeRaw(line);
+    return JSON.parse(await answer) as RpcLine;
+  }
+
+  test("invalid JSON → parse error", async () => {
+    const answer = await raw("{this is not json", null);
+    assert.equal(answer.error?.code, -32700);
+  });
+
+  test("an unknown method → method not found", async () => {
+    const answer = await raw(
+      JSON.stringify({ jsonrpc: "2.0", id: 9001, method: "session/teleport", params: {} }),
+      9001,
+    );
+    assert.equal(answer.error?.code, -32601);
+  });
+
+  test("an unknown extension method → method not found", async () => {
+    const answer = await raw(JSON.stringify({ jsonrpc: "2.0", id: 9002, method: "_crow/nothing", params: {} }), 9002);
+    assert.equal(answer.error?.code, -32601);
+  });
+
+  test("wrong params → invalid params", async () => {
+    const line = JSON.stringify({ jsonrpc: "2.0", id: 9003, method: "session/new", params: { cwd: 42 } });
+    const answer = await raw(line, 9003);
+    assert.equal(answer.error?.code, -32602);
+  });
+
+  test("a relative cwd → invalid params", async () => {
+    const line = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 9004,
+      method: "session/new",
+      params: { cwd: "relative/dir", mcpServers: [] },
+    });
+    const answer = await raw(line, 9004);
+    assert.equal(answer.error?.code, -32602);
+  });
+
+  test("a JSON array (batch) → invalid request", async () => {
+    const answer = await raw("[1, 2, 3]", null);
+    assert.equal(answer.error?.code, -32600);
+  });
+
+  test("unknown notifications are ignored", async () => {
+    agent.writeRaw(JSON.stringify({ jsonrpc: "2.0", method: "_crow/ping" }));
+    agent.writeRaw(JSON.stringify({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "nope" } }));
+    agent.writeRaw(JSON.stringify({ jsonrpc: "2.0", method: "session/cancel", params: 17 }));
+  });
+
+  test("after all that, the agent still serves a full turn", async () => {
+    const { sessionId } = await agent.newSession(ws.dir);
+    mock.script(textReply("still here"));
+    const turn = await agent.prompt(sessionId, "ping");
+    assert.equal(turn.stopReason, "end_turn");
+    assert.equal(agent.process.exitCode, null);
+    mock.assertDone();
+  });
+});
