@@ -71,6 +71,7 @@ export class ServerConnection {
   private client: Client | undefined;
   private stdio: StdioClientTransport | undefined;
   private stderrTail = "";
+  private restarting: Promise<boolean> | undefined;
 
   constructor(
     readonly spec: ServerSpec,
@@ -128,6 +129,7 @@ export class ServerConnection {
       this.tools = tools;
       this.state = "connected";
       this.error = undefined;
+      this.onToolsChanged();
       client.onclose = () => {
         // Closed by close() or by a reconnect: nothing to report. Otherwise the server went away.
         if (this.client === client && this.state === "connected") this.state = "lost";
@@ -171,6 +173,7 @@ export class ServerConnection {
     this.state = "failed";
     this.error = message;
     this.tools = [];
+    this.onToolsChanged();
   }
 
   /**
@@ -179,8 +182,13 @@ export class ServerConnection {
    */
   async call(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
     if (this.state === "lost") {
-      await this.reset();
-      if (!(await this.connect())) {
+      // Parallel calls share one restart.
+      this.restarting ??= this.reset()
+        .then(() => this.connect())
+        .finally(() => {
+          this.restarting = undefined;
+        });
+      if (!(await this.restarting)) {
         throw new CallFailure(`MCP server "${this.name}" is down and could not be restarted: ${this.error}`, "died");
       }
     }

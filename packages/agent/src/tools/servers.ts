@@ -67,7 +67,14 @@ function badUrl(name: string, url: string): ServerSpec | undefined {
 /** Normalizes an ACP `McpServer` entry. Stdio servers inherit the agent's environment plus their own `env`. */
 export function fromAcp(server: AcpMcpServer, cwd: string): ServerSpec {
   if (server.type === "http" || server.type === "sse") {
-    return badUrl(server.name, server.url) ?? { name: server.name, transport: server.type, url: server.url, headers: pairs(server.headers) };
+    return (
+      badUrl(server.name, server.url) ?? {
+        name: server.name,
+        transport: server.type,
+        url: server.url,
+        headers: pairs(server.headers),
+      }
+    );
   }
   return {
     name: server.name,
