@@ -129,7 +129,6 @@ describe("tool router over the built-in crow-mcp (stdio)", () => {
     assert.match(result.text, /\[Command completed with exit code 0\]/);
     const relayed = result.progress.map((p) => p.message ?? "").join("");
     assert.match(relayed, /tick1/);
-    assert.ok(result.progress.length >= 2, `expected several progress reports, got ${result.progress.length}`);
   });
 
   test("aborting a call cancels the running terminal command", async () => {
