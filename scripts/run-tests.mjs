@@ -44,7 +44,7 @@ const result = spawnSync(
   [
     "--import",
     "tsx",
-    "--conditions=source",
+    "--conditions=@crow/source",
     "--test",
     `--test-concurrency=${process.env.CROW_TEST_CONCURRENCY ?? 3}`,
     "--test-timeout=180000",
