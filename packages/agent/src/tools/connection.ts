@@ -1,4 +1,5 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -11,18 +12,6 @@ const CONNECT_TIMEOUT_MS = 30_000;
 const STDERR_TAIL_CHARS = 2000;
 
 const CLIENT_INFO = { name: "crow", version: "0.1.0" };
-
-/**
- * The SDK's SSE client transport, loaded on first use. The specifier is not a literal on purpose: its typings pull
- * in `eventsource`, whose `source` export condition (the same name as this repository's) makes tsc type-check that
- * package's TypeScript sources, which do not compile under our settings. The constructor type is declared here.
- */
-const SSE_MODULE: string = "@modelcontextprotocol/sdk/client/sse.js";
-type SseTransportClass = new (url: URL, options?: { requestInit?: RequestInit }) => Transport;
-async function sseTransport(url: URL, requestInit: RequestInit): Promise<Transport> {
-  const { SSEClientTransport } = (await import(SSE_MODULE)) as { SSEClientTransport: SseTransportClass };
-  return new SSEClientTransport(url, { requestInit });
-}
 
 /** Options of one tool call on a server. */
 export interface CallOptions {
@@ -152,7 +141,7 @@ export class ServerConnection {
       const requestInit = { headers: spec.headers };
       return spec.transport === "http"
         ? new StreamableHTTPClientTransport(url, { requestInit })
-        : await sseTransport(url, requestInit);
+        : new SSEClientTransport(url, { requestInit });
     }
     const stdio = new StdioClientTransport({
       command: spec.command,
