@@ -19,11 +19,11 @@ import {
   type SessionUpdate,
   type StopReason,
 } from "@agentclientprotocol/sdk";
-import { createLlmClient, type LlmClient, type PermissionMode } from "@crow/core";
+import type { LlmClient, PermissionMode } from "@crow/core";
 import { type AgentConfig, providerProblem } from "../config.js";
 import { log } from "../log.js";
-import { MODES, Session, TurnBusyError } from "../session/session.js";
-import { createToolRouter } from "../tools/index.js";
+import { MODES, TurnBusyError } from "../session/modes.js";
+import type { Session } from "../session/session.js";
 import type { AcpMcpServer } from "../tools/types.js";
 import { VERSION } from "../version.js";
 import { clientBridge } from "./client-bridge.js";
@@ -32,6 +32,7 @@ import { permissionAsker } from "./permission.js";
 import { PromptContentError, promptContent, singleText } from "./prompt-content.js";
 import { commandsUpdate, messageChunk, modeUpdate } from "./translate.js";
 import { TurnRelay } from "./turn-relay.js";
+import { UpdateQueue } from "./update-queue.js";
 
 /** What `initialize` answers (capabilities only for what is implemented). */
 export function initializeResponse(): InitializeResponse {
@@ -71,6 +72,18 @@ export function modeState(current: PermissionMode): SessionModeState {
   };
 }
 
+/**
+ * The runtime (loop, LLM client, MCP router) loads on first use, so `initialize` answers before those modules are
+ * parsed; `initialize` starts loading them in the background for the first `session/new`.
+ */
+let runtime:
+  | Promise<[typeof import("@crow/core"), typeof import("../session/session.js"), typeof import("../tools/index.js")]>
+  | undefined;
+function loadRuntime() {
+  runtime ??= Promise.all([import("@crow/core"), import("../session/session.js"), import("../tools/index.js")]);
+  return runtime;
+}
+
 /** Per-session ACP state next to the runtime session. */
 interface Entry {
   session: Session;
@@ -81,6 +94,8 @@ interface Entry {
   relay?: TurnRelay;
   /** Last `session/update` sent: awaiting it flushes every earlier one (writes are ordered). */
   flushed: Promise<void>;
+  /** Coalesces streamed text chunks per event-loop turn. */
+  queue: UpdateQueue;
 }
 
 export interface AgentOptions {
@@ -96,17 +111,20 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
   const { config } = options;
   const sessions = new Map<string, Entry>();
   let capabilities: ClientCapabilities | undefined;
-  const llm =
-    options.llm ??
-    (config.baseURL
-      ? createLlmClient({
-          baseURL: config.baseURL,
-          retry: config.retry,
-          ...(config.apiKey ? { apiKey: config.apiKey } : {}),
-        })
-      : undefined);
+  let llm: LlmClient | undefined = options.llm;
+  const llmClient = async (): Promise<LlmClient | undefined> => {
+    if (llm || !config.baseURL) return llm;
+    const [{ createLlmClient }] = await loadRuntime();
+    llm = createLlmClient({
+      baseURL: config.baseURL,
+      retry: config.retry,
+      ...(config.apiKey ? { apiKey: config.apiKey } : {}),
+    });
+    return llm;
+  };
 
-  const send = (entry: Entry, update: SessionUpdate) => {
+  const send = (entry: Entry, update: SessionUpdate) => entry.queue.push(update);
+  const deliver = (entry: Entry, update: SessionUpdate) => {
     const sent = entry.client.notify(methods.client.session.update, { sessionId: entry.session.id, update });
     entry.flushed = sent.catch((error: unknown) => log.debug("session/update not delivered", error));
   };
@@ -126,11 +144,12 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
       else if (command.name === "stop") reply = session.cancel() ? "Stopped the running turn." : "Nothing is running.";
       else reply = `Unknown command: /${command.name}. Type /help for available commands.`;
       send(entry, messageChunk(reply));
+      entry.queue.flush();
       await entry.flushed;
       return "end_turn";
     }
     if (session.running) throw RequestError.invalidRequest(undefined, "a prompt is already running in this session");
-    const problem = providerProblem(config, session.model) ?? (llm ? undefined : "No LLM client.");
+    const problem = providerProblem(config, session.model);
     if (problem) throw new RequestError(-32603, problem);
     let content: Awaited<ReturnType<typeof promptContent>>;
     try {
@@ -149,6 +168,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
         if (event.type === "hook_error") log.warn(`hook ${event.error.handler}: ${event.error.message}`);
         for (const update of relay.translate(event)) send(entry, update);
       });
+      entry.queue.flush();
       await entry.flushed;
       if (outcome.reason !== "error") return outcome.reason;
       const error = outcome.error;
@@ -170,6 +190,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
   const app = agent({ name: "crow" })
     .onRequest(methods.agent.initialize, ({ params }) => {
       capabilities = params.clientCapabilities ?? undefined;
+      loadRuntime().catch((error: unknown) => log.error("failed to load the agent runtime", error));
       return initializeResponse();
     })
     .onRequest(methods.agent.authenticate, () => ({}))
@@ -178,6 +199,8 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
         throw RequestError.invalidParams(undefined, `cwd must be absolute: ${params.cwd}`);
       const id = randomUUID();
       let entry: Entry | undefined;
+      const [, { Session }, { createToolRouter }] = await loadRuntime();
+      const llm = await llmClient();
       const tools = await createToolRouter({
         cwd: params.cwd,
         mcpServers: params.mcpServers as AcpMcpServer[],
@@ -197,7 +220,14 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
           onCancelled: () => entry?.session.cancel(),
         }),
       });
-      entry = { session, client, usedIds: new Set(), flushed: Promise.resolve() };
+      const created: Entry = {
+        session,
+        client,
+        usedIds: new Set(),
+        flushed: Promise.resolve(),
+        queue: new UpdateQueue((update) => deliver(created, update)),
+      };
+      entry = created;
       sessions.set(id, entry);
       const ready = entry;
       // After the response: the client must know the session id before updates for it arrive.

@@ -5,7 +5,7 @@
 import { type AgentContext, methods, type PermissionOption, type ToolCallUpdate } from "@agentclientprotocol/sdk";
 import type { PermissionAnswer, PermissionRequest } from "@crow/core";
 import { log } from "../log.js";
-import { locationsFor, toolCallTitle } from "../tools/index.js";
+import { locationsFor, toolCallTitle } from "../tools/data.js";
 
 const OPTIONS: Array<PermissionOption & { answer: PermissionAnswer }> = [
   { optionId: "allow_once", name: "Allow once", kind: "allow_once", answer: "allow_once" },

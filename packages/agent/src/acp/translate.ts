@@ -4,7 +4,7 @@
  */
 import type { ToolKind as AcpToolKind, SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
 import type { ContentPart, ToolCallInfo, ToolCallStatus, ToolProgress, ToolResult, Usage } from "@crow/core";
-import { locationsFor, toolCallData, toolCallTitle } from "../tools/index.js";
+import { locationsFor, toolCallData, toolCallTitle } from "../tools/data.js";
 
 /** A slash command as advertised to the client. */
 export interface CommandInfo {

@@ -22,13 +22,8 @@ import {
 import type { AgentConfig } from "../config.js";
 import { log } from "../log.js";
 import type { ToolRouter } from "../tools/types.js";
+import { TurnBusyError } from "./modes.js";
 import { systemPrompt } from "./system-prompt.js";
-
-export const MODES: ReadonlyArray<{ id: PermissionMode; name: string; description: string }> = [
-  { id: "code", name: "Code", description: "Tools run without asking." },
-  { id: "ask", name: "Ask", description: "Edits and commands wait for your permission." },
-  { id: "read-only", name: "Read-only", description: "Edits and commands are refused." },
-];
 
 export interface SessionOptions {
   id: string;
@@ -47,9 +42,6 @@ export interface TurnOutcome {
   error?: LlmError;
   lastUsage?: Usage;
 }
-
-/** Thrown by `runTurn` when a turn is already running. */
-export class TurnBusyError extends Error {}
 
 export class Session {
   readonly id: string;

@@ -1,0 +1,138 @@
+// `crow acp` end to end over stdio against the zero-latency mock LLM and the real crow-mcp: startup, session
+// readiness, per-tool-round overhead, streamed chunk relay rate, and peak memory of agent + toolserver.
+import { readFileSync } from "node:fs";
+import { type AcpTestClient, reply, spawnAcpAgent, startMockLlm, tempWorkspace, textReply } from "@crow/testkit";
+import { formatTiming, measure, writeReport } from "./lib.js";
+
+const CHUNKS = 10_000;
+const ROUNDS = 20;
+
+/** Peak resident memory (VmHWM) of a process, in MB; 0 when unreadable. */
+function peakRssMb(pid: number): number {
+  try {
+    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return match?.[1] ? Number(match[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** The process and all its descendants. */
+function tree(pid: number): number[] {
+  let children: number[] = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8")
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    // gone
+  }
+  return [pid, ...children.flatMap(tree)];
+}
+
+export async function run(): Promise<void> {
+  const mock = await startMockLlm();
+  const ws = await tempWorkspace("crow-bench-");
+  const file = await ws.write("small.txt", "one line\n");
+
+  // 1. spawn → initialize answered.
+  const init = await measure(
+    async () => {
+      const agent = await spawnAcpAgent({ llmUrl: mock.url });
+      await agent.close();
+    },
+    10,
+    2,
+  );
+  // 2. spawn → session/new answered (the built-in crow-mcp is up and its tools listed).
+  const ready = await measure(
+    async () => {
+      const agent = await spawnAcpAgent({ llmUrl: mock.url });
+      await agent.newSession(ws.dir);
+      await agent.close();
+    },
+    10,
+    2,
+  );
+
+  const agent: AcpTestClient = await spawnAcpAgent({ llmUrl: mock.url });
+  const { sessionId } = await agent.newSession(ws.dir);
+  // 3. A text-only turn vs. a turn of ROUNDS tool rounds (real `read` through crow-mcp): the difference per round.
+  const plain = await measure(
+    async () => {
+      mock.script(textReply("done"));
+      await agent.prompt(sessionId, "go");
+    },
+    20,
+    3,
+  );
+  const rounds = await measure(
+    async () => {
+      for (let i = 0; i < ROUNDS; i++) mock.script(reply().toolCall("read", { file_path: file, offset: 1 + (i % 2) }));
+      mock.script(textReply("done"));
+      await agent.prompt(sessionId, "go");
+    },
+    10,
+    2,
+  );
+  // 4. Streamed text chunks relayed to the client per second.
+  const chunky = () => {
+    const r = reply();
+    for (let i = 0; i < CHUNKS; i++) r.text("tok ");
+    return r;
+  };
+  const { sessionId: chunkSession } = await agent.newSession(ws.dir);
+  let relayed = 0;
+  const chunks = await measure(
+    async () => {
+      mock.script(chunky());
+      const turn = await agent.prompt(chunkSession, "stream");
+      const texts = turn.updates.flatMap((u) =>
+        u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : [],
+      );
+      if (texts.join("") !== "tok ".repeat(CHUNKS)) throw new Error("the streamed text did not arrive intact");
+      relayed = texts.length;
+    },
+    5,
+    1,
+  );
+  // 5. Peak RSS of the agent and its toolserver after all of the above.
+  const pids = tree(agent.process.pid ?? 0);
+  const rss = pids.map(peakRssMb);
+  const totalRss = rss.reduce((a, b) => a + b, 0);
+  await agent.close();
+  mock.assertDone();
+  await mock.close();
+  await ws.cleanup();
+
+  const perRound = (rounds.p50 - plain.p50) / ROUNDS;
+  const perRoundAll = rounds.p50 / ROUNDS;
+  const rate = Math.round(CHUNKS / (chunks.p50 / 1000));
+  console.log(`spawn → initialize answered:        ${formatTiming(init)}`);
+  console.log(`spawn → session/new answered:       ${formatTiming(ready)}  (target < 400 ms)`);
+  console.log(`text-only turn:                     ${formatTiming(plain)}`);
+  console.log(`${ROUNDS}-round tool task:                 ${formatTiming(rounds)}`);
+  console.log(
+    `per tool round (over a text turn):  ${perRound.toFixed(2)} ms  (${perRoundAll.toFixed(2)} ms incl. the turn; target < 10 ms)`,
+  );
+  console.log(
+    `text chunks relayed:                ${rate} chunks/s  (${CHUNKS} chunks in ${relayed} coalesced updates; target ≥ 20 000/s)`,
+  );
+  console.log(
+    `peak RSS agent + toolserver:        ${totalRss.toFixed(1)} MB  (${rss.map((m) => m.toFixed(1)).join(" + ")}; target < 150 MB)`,
+  );
+  writeReport("agent", {
+    initializeMs: init,
+    sessionReadyMs: ready,
+    textTurnMs: plain,
+    toolTaskMs: rounds,
+    rounds: ROUNDS,
+    perRoundOverheadMs: perRound,
+    perRoundIncludingTurnMs: perRoundAll,
+    chunksPerSecond: rate,
+    chunksRelayed: relayed,
+    peakRssMb: { total: totalRss, perProcess: rss },
+  });
+}
