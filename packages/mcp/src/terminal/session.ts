@@ -187,8 +187,9 @@ export class TerminalSession {
 
   private sendKey(shell: Shell, key: string, request: TerminalRequest): Promise<TerminalResponse> {
     const before = shell.take().text;
-    shell.write(SPECIAL_KEYS[key] ?? "");
-    return this.waitAndReport(shell, request, "interactive", before);
+    const bytes = SPECIAL_KEYS[key] ?? "";
+    shell.write(bytes);
+    return this.waitAndReport(shell, request, "interactive", before, undefined, key === "C-c" ? bytes : undefined);
   }
 
   private sendInput(shell: Shell, input: string, request: TerminalRequest): Promise<TerminalResponse> {
@@ -219,13 +220,15 @@ export class TerminalSession {
     mode: "command" | "interactive",
     before?: string,
     input?: string,
+    resendIfIgnored?: string,
   ): Promise<TerminalResponse> {
     const hardMs = request.timeoutSeconds !== undefined ? request.timeoutSeconds * 1000 : undefined;
     const start = Date.now();
+    const mark = shell.receivedChars;
     shell.onOutput = request.onOutput;
     let end: WaitEnd;
-    try {
-      end = await this.waitFor(shell, {
+    const waitOnce = () =>
+      this.waitFor(shell, {
         quietMs:
           mode === "interactive"
             ? () =>
@@ -241,6 +244,15 @@ export class TerminalSession {
         probe: () => waitingForTerminalInput(shell.pid),
         signal: request.signal,
       });
+    try {
+      end = await waitOnce();
+      // A Ctrl-C can be lost: the terminal delivers it to the foreground process group, and in the instant between
+      // two commands of a loop that group may already be gone. If nothing reacted (at most the "^C" echo), press
+      // it once more, as a person would.
+      if (resendIfIgnored && (end === "quiet" || end === "input") && shell.receivedChars - mark <= 4) {
+        shell.write(resendIfIgnored);
+        end = await waitOnce();
+      }
     } finally {
       shell.onOutput = undefined;
     }

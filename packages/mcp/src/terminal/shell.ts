@@ -59,6 +59,8 @@ export class Shell {
   shellExitCode: number | undefined;
   /** When output last arrived (ms since epoch). */
   lastOutputAt = Date.now();
+  /** Characters of cleaned output received so far (to tell whether a program reacted to something). */
+  receivedChars = 0;
   /** The command being run, for messages. */
   command = "";
   /** Called with each piece of cleaned output while set (progress streaming). */
@@ -80,6 +82,7 @@ export class Shell {
     const nonce = createNonce();
     this.scanner = new MarkerScanner(nonce);
     this.cleaner = new LineCleaner((text) => {
+      this.receivedChars += text.length;
       this.output.push(text);
       this.onOutput?.(text);
     });
