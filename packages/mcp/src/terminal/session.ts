@@ -2,6 +2,7 @@ import { log } from "../log.js";
 import { type CallStatus, footer, joinParts, SOFT_TIMEOUT_GUIDANCE, seconds } from "./format.js";
 import { foregroundProcessGroup, sendSignal, waitingForTerminalInput } from "./procs.js";
 import { Shell } from "./shell.js";
+import { type WaitEnd, waitFor } from "./wait.js";
 
 /** One terminal call, as the tool received it. */
 export interface TerminalRequest {
@@ -34,15 +35,10 @@ export interface TerminalSessionOptions {
   killGraceMs?: number;
 }
 
-type WaitEnd = "done" | "exited" | "quiet" | "input" | "ceiling" | "hard" | "aborted";
-
 const SPECIAL_KEYS: Record<string, string> = { "C-c": "\x03", "C-z": "\x1a", "C-d": "\x04" };
 /** After input or a key, a program that printed a partial line (a prompt) is probably waiting: return sooner. */
 const INTERACTIVE_PROMPT_QUIET_MS = 250;
 const INTERACTIVE_QUIET_MS = 1000;
-/** After this long without output, check whether the command is blocked reading the terminal; then every PROBE_EVERY_MS. */
-const PROBE_QUIET_MS = 150;
-const PROBE_EVERY_MS = 300;
 /** A continuously printing command returns "still running" after this many soft timeouts. */
 const CEILING_FACTOR = 4;
 /** After a cancellation's C-c, how long a new command waits for the interrupted one to finish. */
@@ -132,7 +128,7 @@ export class TerminalSession {
       if (isInput) return this.sendInput(shell, command, request);
       if (trimmed === "") return this.waitAndReport(shell, request, "command");
       if (Date.now() - this.interruptedAt < AFTER_INTERRUPT_WAIT_MS) {
-        await this.waitFor(shell, { untilMs: this.interruptedAt + AFTER_INTERRUPT_WAIT_MS });
+        await waitFor(shell, { untilMs: this.interruptedAt + AFTER_INTERRUPT_WAIT_MS });
       }
       if (shell.state === "running") return this.stillRunning(shell);
     }
@@ -228,7 +224,7 @@ export class TerminalSession {
     shell.onOutput = request.onOutput;
     let end: WaitEnd;
     const waitOnce = () =>
-      this.waitFor(shell, {
+      waitFor(shell, {
         quietMs:
           mode === "interactive"
             ? () =>
@@ -316,12 +312,12 @@ export class TerminalSession {
     const after = `[Command timed out after ${seconds(hardMs)}`;
     const group = foregroundProcessGroup(shell.pid) ?? shell.pid;
     sendSignal(-group, "SIGINT");
-    let end = await this.waitFor(shell, { untilMs: Date.now() + this.killGraceMs });
+    let end = await waitFor(shell, { untilMs: Date.now() + this.killGraceMs });
     if (end === "done" || end === "exited") return { end, note: `${after}: interrupted it with SIGINT.]` };
     const stubborn = foregroundProcessGroup(shell.pid);
     if (stubborn !== undefined && stubborn !== shell.pid) {
       sendSignal(-stubborn, "SIGKILL");
-      end = await this.waitFor(shell, { untilMs: Date.now() + this.killGraceMs });
+      end = await waitFor(shell, { untilMs: Date.now() + this.killGraceMs });
       if (end === "done" || end === "exited") {
         return {
           end,
@@ -336,73 +332,6 @@ export class TerminalSession {
       end: "exited",
       note: `${after}: it did not stop after SIGINT and SIGKILL, so the whole shell was killed.]`,
     };
-  }
-
-  /**
-   * Resolves when the shell finishes the command (or exits), or when a limit passes: `quietMs` without new output,
-   * the `untilMs` deadline, the `hardAtMs` deadline, or the request's abort. Event-driven: completion resolves
-   * from the output handler the moment the end marker is parsed; timers only serve the limits.
-   */
-  private waitFor(
-    shell: Shell,
-    limits: {
-      quietMs?: () => number;
-      untilMs?: number;
-      hardAtMs?: number;
-      /** Asked after {@link PROBE_QUIET_MS} without output: is the command waiting for input? */
-      probe?: () => boolean;
-      signal?: AbortSignal;
-    },
-  ): Promise<WaitEnd> {
-    const started = Date.now();
-    return new Promise<WaitEnd>((resolve) => {
-      let timer: NodeJS.Timeout | undefined;
-      let timerAt = Number.POSITIVE_INFINITY;
-      let probedAt = 0;
-      const finish = (end: WaitEnd) => {
-        if (timer) clearTimeout(timer);
-        shell.onChange = undefined;
-        limits.signal?.removeEventListener("abort", onAbort);
-        resolve(end);
-      };
-      const onAbort = () => finish("aborted");
-      const check = (fromTimer: boolean) => {
-        if (shell.state === "exited") return finish("exited");
-        if (shell.state !== "running") return finish("done");
-        const now = Date.now();
-        if (limits.hardAtMs !== undefined && now >= limits.hardAtMs) return finish("hard");
-        if (limits.untilMs !== undefined && now >= limits.untilMs) return finish("ceiling");
-        const quiet = limits.quietMs?.();
-        const quietAt = quiet === undefined ? Number.POSITIVE_INFINITY : Math.max(shell.lastOutputAt, started) + quiet;
-        if (now >= quietAt) return finish("quiet");
-        let probeAt = Number.POSITIVE_INFINITY;
-        if (limits.probe) {
-          probeAt = Math.max(Math.max(shell.lastOutputAt, started) + PROBE_QUIET_MS, probedAt + PROBE_EVERY_MS);
-          if (now >= probeAt) {
-            probedAt = now;
-            if (limits.probe()) return finish("input");
-            probeAt = now + PROBE_EVERY_MS;
-          }
-        }
-        const next = Math.min(
-          quietAt,
-          probeAt,
-          limits.hardAtMs ?? Number.POSITIVE_INFINITY,
-          limits.untilMs ?? Number.POSITIVE_INFINITY,
-        );
-        // Output only ever pushes the quiet deadline later, so a pending earlier timer is fine (it re-checks);
-        // reschedule only when the next deadline moved earlier or the timer has fired.
-        if (fromTimer || next < timerAt) {
-          if (timer) clearTimeout(timer);
-          timerAt = next;
-          timer = Number.isFinite(next) ? setTimeout(() => check(true), Math.max(1, next - now)) : undefined;
-        }
-      };
-      if (limits.signal?.aborted) return finish("aborted");
-      limits.signal?.addEventListener("abort", onAbort, { once: true });
-      shell.onChange = () => check(false);
-      check(true);
-    });
   }
 
   private exitReport(shell: Shell): string {
