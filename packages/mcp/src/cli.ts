@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { startHttpServer } from "./http.js";
 import { log } from "./log.js";
 import { createServer, type ServerOptions } from "./server.js";
 import { VERSION } from "./version.js";
@@ -102,6 +101,8 @@ async function main(): Promise<void> {
     fail(`--port must be an integer between 0 and 65535, got "${args.port}"`);
   const token = args.token ?? process.env.CROW_MCP_TOKEN;
   const host = args.host ?? "127.0.0.1";
+  // Loaded only for --http: express and the HTTP transport cost ~20 MB and ~70 ms that stdio never needs.
+  const { startHttpServer } = await import("./http.js");
   let running: Awaited<ReturnType<typeof startHttpServer>>;
   try {
     running = await startHttpServer({

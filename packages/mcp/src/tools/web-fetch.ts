@@ -91,7 +91,7 @@ export async function webFetch(
           `Error fetching ${url}: HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}${statusHint(response.status)}`,
         );
       }
-      page = renderPage(url, response, raw);
+      page = await renderPage(url, response, raw);
     } catch (error) {
       if (error instanceof WebError) return errorResult(`Error fetching ${url}: ${error.message}`);
       throw error;

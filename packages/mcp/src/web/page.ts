@@ -1,5 +1,4 @@
 import { decodeBody } from "./charset.js";
-import { htmlToMarkdown } from "./convert.js";
 import { type FetchedResponse, formatBytes } from "./http.js";
 
 /** What web_fetch shows for one URL before pagination. */
@@ -62,13 +61,15 @@ function isTextual(contentType: string | undefined, bytes: Uint8Array): boolean 
  * HTML itself); other text is passed through under a "Content type:" line; images become image content; other
  * binary types get a sentence saying what they are instead of their bytes.
  */
-export function renderPage(requestedUrl: string, response: FetchedResponse, raw: boolean): PageContent {
+export async function renderPage(requestedUrl: string, response: FetchedResponse, raw: boolean): Promise<PageContent> {
   const type = mediaType(response.contentType);
   const via = response.url !== requestedUrl ? ` (redirected to ${response.url})` : "";
   const shownType = response.contentType ?? "unknown";
   if (isHtml(response.contentType, response.body)) {
     const html = decodeBody(response.body, response.contentType, true);
     if (raw) return { kind: "text", header: `Raw HTML from ${requestedUrl}${via}:\n`, text: html };
+    // Loaded on first use: the DOM and Markdown libraries cost crow-mcp ~35 MB and ~200 ms at startup otherwise.
+    const { htmlToMarkdown } = await import("./convert.js");
     const page = htmlToMarkdown(html, response.url);
     const text =
       page.markdown.trim() === ""
