@@ -7,7 +7,8 @@ const root = path.resolve(import.meta.dirname, "..");
 const rules = {
   core: [/^@agentclientprotocol\//, /^@modelcontextprotocol\//, /^@crow\/(agent|mcp|testkit)$/],
   mcp: [/^@agentclientprotocol\//, /^@crow\/(agent|core|testkit)$/, /^openai$/],
-  agent: [/^@crow\/(mcp|testkit)$/],
+  // The agent may use crow-mcp's dependency-free read format, never the server itself.
+  agent: [/^@crow\/(mcp|testkit)(\/(?!read-format$).*)?$/],
 };
 
 function sources(dir) {

@@ -1,12 +1,10 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { ToolResult } from "@crow/core";
+import { DEFAULT_LINE_LIMIT, formatLines } from "@crow/mcp/read-format";
 import { firstChangedLine } from "./diff.js";
 import type { ClientBridge, ToolCallData } from "./types.js";
 
-/** crow-mcp's read defaults and limits (kept in sync by hand: the agent does not import the toolserver). */
-const DEFAULT_LINE_LIMIT = 2000;
-const MAX_LINE_LENGTH = 2000;
 /** Files the editor cannot give as text: left to crow-mcp, which returns them as images. */
 const IMAGE_EXTENSIONS = new Set([".png", ".jpg", ".jpeg", ".gif", ".webp"]);
 
@@ -16,39 +14,6 @@ function isInt(value: unknown, min: number): value is number {
 
 function onlyKeys(args: Record<string, unknown>, allowed: readonly string[]): boolean {
   return Object.keys(args).every((k) => allowed.includes(k));
-}
-
-/**
- * Formats text as crow-mcp's read does: right-aligned line numbers, "→", the page from `offset` (1-based) of at most
- * `limit` lines, long lines cut, and a note telling how to continue. Must stay identical to crow-mcp's output.
- */
-export function formatLines(text: string, offset: number, limit: number): string {
-  const lines = text.split("\n");
-  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
-  const total = lines.length;
-  const start = Math.max(0, offset - 1);
-  if (start >= total) {
-    return `<system-reminder>\nThe file has ${total} lines; offset ${offset} is past its end. Use an offset between 1 and ${total}.\n</system-reminder>`;
-  }
-  const end = Math.min(total, start + limit);
-  const pad = String(end).length;
-  let truncatedLines = false;
-  const out: string[] = [];
-  for (let i = start; i < end; i++) {
-    let line = lines[i] ?? "";
-    if (line.endsWith("\r")) line = line.slice(0, -1);
-    if (line.length > MAX_LINE_LENGTH) {
-      line = `${line.slice(0, MAX_LINE_LENGTH)}... [line truncated]`;
-      truncatedLines = true;
-    }
-    out.push(`${String(i + 1).padStart(pad)}\u2192${line}`);
-  }
-  let result = out.join("\n");
-  if (end < total) {
-    result += `\n\n[File truncated: showing lines ${start + 1}-${end} of ${total} total. Use offset=${end + 1} to continue, or offset and limit parameters to read other sections.]`;
-  }
-  if (truncatedLines) result += `\n\n[Some lines exceeded ${MAX_LINE_LENGTH} characters and were truncated.]`;
-  return result;
 }
 
 /**

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { formatLines } from "../../src/tools/client-fs.js";
 import { fromMcpResult } from "../../src/tools/content.js";
 import { firstChangedLine } from "../../src/tools/diff.js";
 import { locationsFor, toolCallData, toolCallTitle } from "../../src/tools/index.js";
@@ -142,12 +141,5 @@ describe("data for the editor", () => {
     assert.equal(firstChangedLine("a\nb\nc\n", "a\nb\nC\n"), 3);
     assert.equal(firstChangedLine("a\nb\n", "a\nb\nc\n"), 3);
     assert.equal(firstChangedLine("same", "same"), 1);
-  });
-
-  test("client read formatting: numbering width, CR, long lines, paging note", () => {
-    const text = `${Array.from({ length: 10 }, (_, i) => `l${i + 1}`).join("\r\n")}\r\n`;
-    assert.equal(formatLines(text, 9, 5), " 9→l9\n10→l10");
-    assert.match(formatLines(text, 1, 2), /Use offset=3 to continue/);
-    assert.match(formatLines("x".repeat(2001), 1, 10), /\.\.\. \[line truncated\]\n\n\[Some lines exceeded 2000/);
   });
 });

@@ -1,5 +1,4 @@
 import { lstat, readFile, stat } from "node:fs/promises";
-import path from "node:path";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
@@ -15,10 +14,10 @@ import {
   restoreShape,
   unifiedDiff,
 } from "../edit/index.js";
-import { ensureParent, writeFileAtomic } from "../fs/atomic.js";
 import { checkAbsolutePath, describeMissing, errorCode, isPermissionError } from "../fs/paths.js";
 import { classifyHead, decodeUtf8 } from "../fs/sniff.js";
 import { errorResult, guarded, textResult } from "./result.js";
+import { saveFile } from "./save.js";
 import { countLines } from "./write.js";
 
 /** Files larger than this are not edited (the whole file is held in memory several times). */
@@ -150,12 +149,8 @@ async function editLocked(file: string, oldString: string, newString: string, re
   }
 
   const eol = normalized.eol === "mixed" ? "\n" : normalized.eol;
-  try {
-    await writeFileAtomic(file, restoreShape(outcome.content, { bom, eol }));
-  } catch (error) {
-    if (isPermissionError(error)) return errorResult(`Error: Permission denied: ${file}`);
-    return errorResult(`Error: Failed to write file: ${(error as Error).message}`);
-  }
+  const failed = await saveFile(file, restoreShape(outcome.content, { bom, eol }), { createParent: false });
+  if (failed) return failed;
   if (oldString === "")
     return textResult(`Successfully edited ${file}\nFilled the empty file with ${countLines(newString)} lines.`);
   return textResult(describeOutcome(file, normalized.content, outcome, replaceAll));
@@ -168,22 +163,8 @@ async function createFile(file: string, content: string): Promise<CallToolResult
       `Error: ${file} is a symbolic link whose target does not exist${await describeMissing(file)}; edit the target path instead.`,
     );
   }
-  try {
-    await ensureParent(file);
-  } catch (error) {
-    const parent = path.dirname(file);
-    if (isPermissionError(error)) return errorResult(`Error: Permission denied creating directory: ${parent}`);
-    if (errorCode(error) === "EEXIST" || errorCode(error) === "ENOTDIR") {
-      return errorResult(`Error: Failed to create directory: ${parent} (a component of the path is a file)`);
-    }
-    return errorResult(`Error: Failed to create directory: ${(error as Error).message}`);
-  }
-  try {
-    await writeFileAtomic(file, content);
-  } catch (error) {
-    if (isPermissionError(error)) return errorResult(`Error: Permission denied: ${file}`);
-    return errorResult(`Error: Failed to write file: ${(error as Error).message}`);
-  }
+  const failed = await saveFile(file, content, { createParent: true });
+  if (failed) return failed;
   return textResult(`Successfully edited ${file}\nCreated a new file with ${countLines(content)} lines.`);
 }
 

@@ -1,12 +1,11 @@
 import { lstat, stat } from "node:fs/promises";
-import path from "node:path";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { ToolContext } from "../context.js";
-import { ensureParent, writeFileAtomic } from "../fs/atomic.js";
-import { checkAbsolutePath, errorCode, isPermissionError } from "../fs/paths.js";
+import { checkAbsolutePath } from "../fs/paths.js";
 import { errorResult, guarded, textResult } from "./result.js";
+import { saveFile } from "./save.js";
 
 const DESCRIPTION = `Write a whole file to the local filesystem, creating parent directories as needed.
 
@@ -56,21 +55,7 @@ export async function writeTextFile(filePath: string, content: string, cwd: stri
     );
   }
 
-  const parent = path.dirname(file);
-  try {
-    await ensureParent(file);
-  } catch (error) {
-    if (isPermissionError(error)) return errorResult(`Error: Permission denied creating directory: ${parent}`);
-    if (errorCode(error) === "EEXIST" || errorCode(error) === "ENOTDIR") {
-      return errorResult(`Error: Failed to create directory: ${parent} (a component of the path is a file)`);
-    }
-    return errorResult(`Error: Failed to create directory: ${(error as Error).message}`);
-  }
-  try {
-    await writeFileAtomic(file, content);
-  } catch (error) {
-    if (isPermissionError(error)) return errorResult(`Error: Permission denied: ${file}`);
-    return errorResult(`Error: Failed to write file: ${(error as Error).message}`);
-  }
+  const failed = await saveFile(file, content, { createParent: true });
+  if (failed) return failed;
   return textResult(`Successfully wrote ${countLines(content)} lines to ${file}`);
 }

@@ -1,0 +1,43 @@
+/**
+ * The read tool's text format, as a dependency-free module: crow-mcp's `read` uses it, and the agent uses it too
+ * (subpath export `@crow/mcp/read-format`) when it reads through the editor, so both paths give the model
+ * byte-identical output.
+ */
+
+/** Lines returned when no limit is given. */
+export const DEFAULT_LINE_LIMIT = 2000;
+/** Longer lines are cut to this many characters. */
+export const MAX_LINE_LENGTH = 2000;
+
+/**
+ * Formats `text` the way upstream did: right-aligned line numbers, "→", no space. A final newline ends the last
+ * line rather than starting an empty one, and a CR before the newline is not shown.
+ */
+export function formatLines(text: string, offset: number, limit: number): string {
+  const lines = text.split("\n");
+  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
+  const total = lines.length;
+  const start = Math.max(0, offset - 1);
+  if (start >= total) {
+    return `<system-reminder>\nThe file has ${total} lines; offset ${offset} is past its end. Use an offset between 1 and ${total}.\n</system-reminder>`;
+  }
+  const end = Math.min(total, start + limit);
+  const pad = String(end).length;
+  let truncatedLines = false;
+  const out: string[] = [];
+  for (let i = start; i < end; i++) {
+    let line = lines[i] ?? "";
+    if (line.endsWith("\r")) line = line.slice(0, -1);
+    if (line.length > MAX_LINE_LENGTH) {
+      line = `${line.slice(0, MAX_LINE_LENGTH)}... [line truncated]`;
+      truncatedLines = true;
+    }
+    out.push(`${String(i + 1).padStart(pad)}\u2192${line}`);
+  }
+  let result = out.join("\n");
+  if (end < total) {
+    result += `\n\n[File truncated: showing lines ${start + 1}-${end} of ${total} total. Use offset=${end + 1} to continue, or offset and limit parameters to read other sections.]`;
+  }
+  if (truncatedLines) result += `\n\n[Some lines exceeded ${MAX_LINE_LENGTH} characters and were truncated.]`;
+  return result;
+}
