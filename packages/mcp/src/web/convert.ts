@@ -1,6 +1,6 @@
 import { Readability } from "@mozilla/readability";
 import { parseHTML } from "linkedom";
-import { NodeHtmlMarkdown } from "node-html-markdown";
+import { domToMarkdown, type MdNode } from "./markdown.js";
 
 /** The few DOM members this module uses; linkedom implements them (Node has no DOM types here). */
 interface DomNode {
@@ -36,14 +36,6 @@ export interface ConvertedPage {
   readable: boolean;
 }
 
-const markdown = new NodeHtmlMarkdown({
-  codeBlockStyle: "fenced",
-  bulletMarker: "-",
-  // Data-URI images are noise for a model and can be megabytes long.
-  keepDataImages: false,
-  maxConsecutiveNewlines: 2,
-});
-
 /** Attributes holding a URL (or a srcset) on the elements that matter for reading. */
 const URL_ATTRIBUTES = ["href", "src", "poster", "data-src", "data-original", "data-lazy-src", "data-url"];
 const SRCSET_ATTRIBUTES = ["srcset", "data-srcset", "data-lazy-srcset"];
@@ -53,7 +45,7 @@ const CHROME = "script, style, noscript, template, nav, header, footer, aside, f
 
 /**
  * Converts an HTML page to Markdown: linkedom parses it, relative URLs become absolute against `pageUrl` (or the
- * page's `<base href>`), Mozilla Readability extracts the article, node-html-markdown writes Markdown (GFM tables,
+ * page's `<base href>`), Mozilla Readability extracts the article, markdown.ts writes Markdown (GFM tables,
  * fenced code with the `language-*` class kept). When Readability finds no article (index pages, tiny pages), the
  * body minus scripts and navigation is converted instead, so the caller always gets something readable.
  */
@@ -74,7 +66,7 @@ export function htmlToMarkdown(html: string, pageUrl: string): ConvertedPage {
     article && cleanText(article.textContent ?? "").length < MIN_ARTICLE_CHARS ? bodyFallback(lean, pageUrl) : "";
   if (article && content && cleanText(article.textContent ?? "") !== "" && fallback === "") {
     const title = cleanText(article.title ?? "") || fallbackTitle;
-    const body = translate(content);
+    const body = domToMarkdown(content as unknown as MdNode);
     return { title, markdown: withTitle(title, body, article.byline, article.publishedTime), readable: true };
   }
 
@@ -89,7 +81,7 @@ const MIN_ARTICLE_CHARS = 500;
 function bodyFallback(html: string, pageUrl: string): string {
   const fresh = prepare(html, pageUrl);
   for (const element of [...fresh.querySelectorAll(CHROME)]) element.remove();
-  return fresh.body ? translate(fresh.body) : "";
+  return fresh.body ? domToMarkdown(fresh.body as unknown as MdNode) : "";
 }
 
 function prepare(html: string, pageUrl: string): DomDocument {
@@ -111,70 +103,6 @@ export function stripInert(html: string): string {
     (match, scriptAttributes: string | undefined) =>
       scriptAttributes !== undefined && /application\/ld\+json/i.test(scriptAttributes) ? match : "",
   );
-}
-
-/** Elements whose children are independent blocks, so a large one can be converted piece by piece. */
-const CONTAINERS = new Set(["DIV", "SECTION", "ARTICLE", "MAIN", "BODY"]);
-/** Size of the HTML pieces handed to node-html-markdown (see {@link translate}). */
-const CHUNK = 16_000;
-const ELEMENT_NODE = 1;
-const TEXT_NODE = 3;
-
-/**
- * Converts an element's content to Markdown in pieces of about {@link CHUNK} characters. node-html-markdown
- * re-reads the end of its growing output string after every append, which flattens V8's rope and makes one call
- * quadratic in the output size (seconds for a few hundred KB); cutting only between sibling blocks of container
- * elements keeps each call small without changing the Markdown of the blocks themselves.
- */
-function translate(root: DomElement): string {
-  escapeAttributeAmpersands(root);
-  const pieces: string[] = [];
-  collect(root, pieces);
-  const out: string[] = [];
-  let batch = "";
-  for (const piece of pieces) {
-    if (batch.length > 0 && batch.length + piece.length > CHUNK) {
-      out.push(markdown.translate(batch).trim());
-      batch = "";
-    }
-    batch += piece;
-  }
-  if (batch) out.push(markdown.translate(batch).trim());
-  return out.filter((part) => part !== "").join("\n\n");
-}
-
-function collect(element: DomElement, pieces: string[]): void {
-  const children = element.childNodes;
-  for (let i = 0; i < children.length; i++) {
-    const child = children[i];
-    if (!child) continue;
-    if (child.nodeType === TEXT_NODE) {
-      pieces.push(escapeHtml(child.textContent ?? ""));
-    } else if (child.nodeType === ELEMENT_NODE) {
-      const childElement = child as DomElement;
-      const html = childElement.outerHTML;
-      if (html.length > CHUNK && CONTAINERS.has(childElement.tagName)) collect(childElement, pieces);
-      else pieces.push(html);
-    }
-  }
-}
-
-/**
- * linkedom serializes attribute values of HTML documents without escaping "&", and node-html-markdown then decodes
- * entity-like runs in them (`?a=1&section=2` became `?a=1§ion=2`). Escaping the ampersands of the attributes the
- * Markdown uses keeps URLs and alt texts intact.
- */
-function escapeAttributeAmpersands(root: DomElement): void {
-  for (const element of root.querySelectorAll("[href],[src],[alt],[title]")) {
-    for (const name of ["href", "src", "alt", "title"]) {
-      const value = element.getAttribute(name);
-      if (value?.includes("&")) element.setAttribute(name, value.replace(/&/g, "&amp;"));
-    }
-  }
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
 function resolveBase(document: DomDocument, pageUrl: string): string {
