@@ -153,7 +153,10 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
     if (problem) throw new RequestError(-32603, problem);
     let content: Awaited<ReturnType<typeof promptContent>>;
     try {
-      content = await promptContent(blocks, session.cwd);
+      content = await promptContent(blocks, session.cwd, {
+        ...(session.model ? { model: session.model } : {}),
+        signal,
+      });
     } catch (error) {
       if (error instanceof PromptContentError) throw RequestError.invalidParams(undefined, error.message);
       throw error;

@@ -1,20 +1,31 @@
 /**
- * ACP prompt content → the user message's OpenAI content parts. Minimal but correct: text, images (data, `file://`,
- * `http(s)://`), embedded resources, and resource links to local files (line ranges `#L10:20`, directories listed).
- * The rich-content issue extends this module.
+ * ACP prompt content → the user message's OpenAI content parts:
+ * - text (empty blocks dropped);
+ * - images from base64 data, a `file://` (or relative) path, or an `http(s)://` URL fetched here and sent as a data
+ *   URL (providers differ in whether they fetch URLs themselves, and a local server usually cannot reach the web);
+ * - embedded resources (text inlined with its location, image blobs as images, other blobs noted);
+ * - resource links to local files (numbered like the read tool, `#L10:20` ranges), images, and directories (a
+ *   listing: upstream crashed on folders);
+ * - audio as `input_audio` when the model takes it, otherwise refused with a message naming the model.
+ * Problems reading a link or fetching an image become text the model can read, so the turn still runs.
  */
+import type { Dirent } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ContentBlock } from "@agentclientprotocol/sdk";
 import type { ContentPart } from "@crow/core";
+import { DEFAULT_LINE_LIMIT, formatLines } from "@crow/mcp/read-format";
 
-/** A prompt the agent cannot take (e.g. audio); the message is for the user. */
+/** A prompt the agent cannot take (e.g. audio for a text-only model); the message is for the user. */
 export class PromptContentError extends Error {}
 
 /** Largest file a resource link inlines (bigger files are cut with a note). */
 export const MAX_LINKED_BYTES = 256 * 1024;
+/** Largest image read from disk or fetched. */
+export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 const MAX_LISTED_ENTRIES = 500;
+const FETCH_TIMEOUT_MS = 20_000;
 
 const IMAGE_TYPES: Record<string, string> = {
   ".png": "image/png",
@@ -22,7 +33,27 @@ const IMAGE_TYPES: Record<string, string> = {
   ".jpeg": "image/jpeg",
   ".gif": "image/gif",
   ".webp": "image/webp",
+  ".bmp": "image/bmp",
+  ".svg": "image/svg+xml",
 };
+
+const AUDIO_FORMATS: Record<string, "wav" | "mp3"> = {
+  "audio/wav": "wav",
+  "audio/x-wav": "wav",
+  "audio/wave": "wav",
+  "audio/vnd.wave": "wav",
+  "audio/mpeg": "mp3",
+  "audio/mp3": "mp3",
+};
+
+export interface PromptContentOptions {
+  /** The model the prompt goes to (named in refusals). */
+  model?: string;
+  /** The model accepts `input_audio` parts (default false: audio is refused). */
+  audio?: boolean;
+  /** Aborts image downloads (the turn was cancelled). */
+  signal?: AbortSignal;
+}
 
 /** Parses `#L10:20`, `#L10-20` or `#L10` (line 10 to the end, as upstream) at the end of a URI. */
 export function lineRange(uri: string): { base: string; start?: number; end?: number } {
@@ -34,92 +65,150 @@ export function lineRange(uri: string): { base: string; start?: number; end?: nu
   return { base, ...(start !== undefined ? { start } : {}), ...(end !== undefined ? { end } : {}) };
 }
 
+/** The local path a URI names (`file://` or a path relative to the session's cwd), or undefined for other schemes. */
 function localPath(uri: string, cwd: string): string | undefined {
   if (uri.startsWith("file://")) return fileURLToPath(uri);
   if (/^[a-z][a-z0-9+.-]*:/i.test(uri)) return undefined;
   return path.resolve(cwd, uri);
 }
 
+const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+const text = (value: string): ContentPart => ({ type: "text", text: value });
+const image = (mime: string, base64: string): ContentPart => ({
+  type: "image_url",
+  image_url: { url: `data:${mime};base64,${base64}` },
+});
+
+/** A directory as a sorted one-level listing (subdirectories end with `/`). */
+async function listing(dir: string): Promise<ContentPart> {
+  const entries: Dirent[] = await readdir(dir, { withFileTypes: true });
+  const names = entries.map((e) => (e.isDirectory() ? `${e.name}/` : e.name)).sort();
+  const shown = names.slice(0, MAX_LISTED_ENTRIES);
+  const more = names.length > shown.length ? `\n… and ${names.length - shown.length} more` : "";
+  const body = shown.length > 0 ? shown.join("\n") : "(empty)";
+  return text(`Directory ${dir} (${names.length} entries):\n${body}${more}`);
+}
+
 /** A linked local file or directory as text (or an image part). Errors become text the model can read. */
 async function linkedFile(uri: string, file: string, start?: number, end?: number): Promise<ContentPart> {
   try {
     const info = await stat(file);
-    if (info.isDirectory()) {
-      const entries = await readdir(file, { withFileTypes: true });
-      const names = entries
-        .map((e) => (e.isDirectory() ? `${e.name}/` : e.name))
-        .sort()
-        .slice(0, MAX_LISTED_ENTRIES);
-      const more = entries.length > MAX_LISTED_ENTRIES ? `\n… and ${entries.length - MAX_LISTED_ENTRIES} more` : "";
-      return { type: "text", text: `Directory ${file}:\n${names.join("\n")}${more}` };
-    }
+    if (info.isDirectory()) return await listing(file);
     const mime = IMAGE_TYPES[path.extname(file).toLowerCase()];
-    if (mime && info.size <= 10 * 1024 * 1024) {
-      const data = (await readFile(file)).toString("base64");
-      return { type: "image_url", image_url: { url: `data:${mime};base64,${data}` } };
-    }
+    if (mime && info.size <= MAX_IMAGE_BYTES) return image(mime, (await readFile(file)).toString("base64"));
     const bytes = await readFile(file);
-    const cut = bytes.length > MAX_LINKED_BYTES;
-    let text = bytes.subarray(0, MAX_LINKED_BYTES).toString("utf8");
-    let range = "";
-    if (start !== undefined) {
-      const lines = text.split("\n");
-      const last = Math.min(end ?? lines.length, lines.length);
-      text = lines.slice(start - 1, last).join("\n");
-      range = ` (lines ${start}-${last})`;
-    }
-    const note = cut && start === undefined ? `\n[… cut at ${MAX_LINKED_BYTES} bytes of ${bytes.length}]` : "";
-    return { type: "text", text: `File ${file}${range}:\n${text}${note}` };
+    const head = bytes.subarray(0, MAX_LINKED_BYTES);
+    if (head.includes(0)) return text(`[Linked file ${file} is binary (${bytes.length} bytes); not inlined]`);
+    const content = head.toString("utf8");
+    const cut = bytes.length > MAX_LINKED_BYTES ? `\n[… cut at ${MAX_LINKED_BYTES} bytes of ${bytes.length}]` : "";
+    if (start === undefined) return text(`File ${file}:\n${formatLines(content, 1, DEFAULT_LINE_LIMIT)}${cut}`);
+    const limit = end === undefined ? DEFAULT_LINE_LIMIT : Math.max(1, end - start + 1);
+    const range = end === undefined ? `from line ${start}` : `lines ${start}-${end}`;
+    let numbered = formatLines(content, start, limit);
+    // The user asked for exactly these lines: the read tool's "file truncated" hint would only distract.
+    if (end !== undefined) numbered = numbered.replace(/\n\n\[File truncated: [^\]]*\]/, "");
+    return text(`File ${file} (${range}):\n${numbered}`);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return { type: "text", text: `[Linked resource ${uri} could not be read: ${reason}]` };
+    return text(`[Linked resource ${uri} could not be read: ${reasonOf(error)}]`);
   }
 }
 
+/** An image file from disk as a data URL; `declared` is the block's mime type (the extension wins when known). */
+async function imageFile(uri: string, file: string, declared: string): Promise<ContentPart> {
+  try {
+    const info = await stat(file);
+    if (!info.isFile()) return text(`[Image ${uri} is not a file]`);
+    if (info.size > MAX_IMAGE_BYTES) return text(`[Image ${uri} is too large (${info.size} bytes); not sent]`);
+    const mime = IMAGE_TYPES[path.extname(file).toLowerCase()] ?? (declared || "image/png");
+    return image(mime, (await readFile(file)).toString("base64"));
+  } catch (error) {
+    return text(`[Image ${uri} could not be read: ${reasonOf(error)}]`);
+  }
+}
+
+/** Downloads an image into a data URL (size-capped, timed out, image content types only). */
+async function fetchedImage(url: string, declared: string, signal?: AbortSignal): Promise<ContentPart> {
+  try {
+    const timeout = AbortSignal.timeout(FETCH_TIMEOUT_MS);
+    const response = await fetch(url, { signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
+    if (!response.ok) return text(`[Image ${url} could not be fetched: HTTP ${response.status}]`);
+    const header = response.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
+    const byName = IMAGE_TYPES[path.extname(new URL(url).pathname).toLowerCase()];
+    const mime = header?.startsWith("image/") ? header : (byName ?? (declared.startsWith("image/") ? declared : ""));
+    if (!mime) {
+      await response.body?.cancel();
+      return text(`[${url} is not an image (content type ${header ?? "unknown"}); not sent]`);
+    }
+    const length = Number(response.headers.get("content-length") ?? 0);
+    if (length > MAX_IMAGE_BYTES) {
+      await response.body?.cancel();
+      return text(`[Image ${url} is too large (${length} bytes); not sent]`);
+    }
+    const bytes = Buffer.from(await response.arrayBuffer());
+    if (bytes.length > MAX_IMAGE_BYTES) return text(`[Image ${url} is too large (${bytes.length} bytes); not sent]`);
+    return image(mime, bytes.toString("base64"));
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    return text(`[Image ${url} could not be fetched: ${reasonOf(error)}]`);
+  }
+}
+
+function audioPart(data: string, mimeType: string, options: PromptContentOptions): ContentPart {
+  const model = options.model ? `The model "${options.model}"` : "This model";
+  if (!options.audio) {
+    throw new PromptContentError(`${model} does not accept audio input; send text (e.g. a transcript) instead.`);
+  }
+  const format = AUDIO_FORMATS[mimeType.toLowerCase()];
+  if (!format) throw new PromptContentError(`Audio of type ${mimeType} is not supported; send WAV or MP3.`);
+  return { type: "input_audio", input_audio: { data, format } };
+}
+
 /** Converts one ACP block. */
-async function convert(block: ContentBlock, cwd: string): Promise<ContentPart | undefined> {
+async function convert(
+  block: ContentBlock,
+  cwd: string,
+  options: PromptContentOptions,
+): Promise<ContentPart | undefined> {
   switch (block.type) {
     case "text":
-      return block.text.trim() ? { type: "text", text: block.text } : undefined;
+      return block.text.trim() ? text(block.text) : undefined;
     case "image": {
-      if (block.data) return { type: "image_url", image_url: { url: `data:${block.mimeType};base64,${block.data}` } };
-      if (block.uri && /^https?:\/\//i.test(block.uri)) return { type: "image_url", image_url: { url: block.uri } };
-      const file = block.uri ? localPath(block.uri, cwd) : undefined;
-      if (file) return linkedFile(block.uri ?? file, file);
-      return undefined;
+      if (block.data) return image(block.mimeType || "image/png", block.data);
+      if (!block.uri) return undefined;
+      if (/^https?:\/\//i.test(block.uri)) return fetchedImage(block.uri, block.mimeType, options.signal);
+      const file = localPath(block.uri, cwd);
+      if (file) return imageFile(block.uri, file, block.mimeType);
+      return text(`[Image ${block.uri}: unsupported URI scheme; not sent]`);
     }
     case "audio":
-      throw new PromptContentError("Audio prompts are not supported by this agent; send text or images instead.");
+      return audioPart(block.data, block.mimeType, options);
     case "resource_link": {
       const { base, start, end } = lineRange(block.uri);
       const file = localPath(base, cwd);
-      if (!file) return { type: "text", text: `[Resource: ${block.name}](${block.uri})` };
+      if (!file) return text(`[Resource: ${block.name}](${block.uri})`);
       return linkedFile(block.uri, file, start, end);
     }
     case "resource": {
       const resource = block.resource;
-      if ("text" in resource) return { type: "text", text: `file_location: ${resource.uri}\n${resource.text}` };
-      if (resource.mimeType?.startsWith("image/")) {
-        return { type: "image_url", image_url: { url: `data:${resource.mimeType};base64,${resource.blob}` } };
-      }
-      return {
-        type: "text",
-        text: `[Binary resource ${resource.uri} (${resource.mimeType ?? "unknown type"}) omitted]`,
-      };
+      if ("text" in resource) return text(`file_location: ${resource.uri}\n${resource.text}`);
+      if (resource.mimeType?.startsWith("image/")) return image(resource.mimeType, resource.blob);
+      return text(`[Binary resource ${resource.uri} (${resource.mimeType ?? "unknown type"}) omitted]`);
     }
   }
 }
 
 /**
  * The user message content for a prompt. A prompt of plain text blocks becomes one string (what most providers
- * expect); anything richer becomes a parts array. Throws `PromptContentError` for content the agent refuses.
+ * expect); anything richer becomes a parts array. Blocks are converted in parallel (image downloads, file reads)
+ * and kept in order. Throws `PromptContentError` for content the agent refuses.
  */
-export async function promptContent(blocks: readonly ContentBlock[], cwd: string): Promise<string | ContentPart[]> {
-  const parts: ContentPart[] = [];
-  for (const block of blocks) {
-    const part = await convert(block, cwd);
-    if (part) parts.push(part);
-  }
+export async function promptContent(
+  blocks: readonly ContentBlock[],
+  cwd: string,
+  options: PromptContentOptions = {},
+): Promise<string | ContentPart[]> {
+  const converted = await Promise.all(blocks.map((block) => convert(block, cwd, options)));
+  const parts = converted.filter((p): p is ContentPart => p !== undefined);
   if (parts.every((p) => p.type === "text")) return parts.map((p) => (p as { text: string }).text).join("\n\n");
   return parts;
 }
