@@ -124,8 +124,8 @@ function inChild(name: string): Promise<PageResult> {
 const CHILD_ENV = "CROW_FETCH_BENCH_PAGE";
 const childPage = process.env[CHILD_ENV];
 if (childPage && process.send) {
-  const result = await measurePage(childPage);
-  process.send(result, () => process.exit(0));
+  const send = process.send.bind(process);
+  void measurePage(childPage).then((result) => send(result, () => process.exit(0)));
 }
 
 export async function run(): Promise<void> {

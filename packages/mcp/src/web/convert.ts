@@ -1,6 +1,6 @@
-import { Readability } from "@mozilla/readability";
 import { parseHTML } from "linkedom";
 import { domToMarkdown, type MdNode } from "./markdown.js";
+import { extractArticle, type ReadableElement } from "./readability.js";
 
 /** The few DOM members this module uses; linkedom implements them (Node has no DOM types here). */
 interface DomNode {
@@ -21,6 +21,7 @@ interface DomElement extends DomNode {
 }
 interface DomDocument {
   readonly title: string;
+  readonly documentElement: ReadableElement | null;
   readonly body: DomElement | null;
   querySelector(selector: string): DomElement | null;
   querySelectorAll(selector: string): Iterable<DomElement>;
@@ -55,10 +56,7 @@ export function htmlToMarkdown(html: string, pageUrl: string): ConvertedPage {
   const fallbackTitle = cleanText(document.title);
 
   // Readability mutates the document, so the fallback parses again (only on that rare path).
-  const article = new Readability<DomElement>(document as never, {
-    keepClasses: true,
-    serializer: (node) => node as unknown as DomElement,
-  }).parse();
+  const article = extractArticle<ReadableElement>(document, document.documentElement);
   const content = article?.content;
   // Below Readability's own threshold its answer is a last resort that often keeps the navigation; the body minus
   // chrome is better then, unless that comes out empty.
