@@ -1,7 +1,8 @@
 /**
  * @crow/core: the agent runtime. Layers, each knowing only the ones before it:
  * messages → llm (OpenAI-compatible streaming client) → tools (executor interface, kinds, name matching)
- * → hooks (typed bus) → loop (ReAct turns, one event union out) → extensions (permissions, doom-loop guard).
+ * → hooks (typed bus) → loop (ReAct turns, one event union out) → extensions (permissions, doom-loop guard);
+ * store (sessions and prompts on SQLite/PostgreSQL, next to messages).
  */
 export * from "./extensions/doom-loop.js";
 export * from "./extensions/permissions.js";
@@ -13,4 +14,5 @@ export type * from "./llm/types.js";
 export * from "./loop/loop.js";
 export type * from "./loop/types.js";
 export * from "./messages.js";
+export * from "./store/index.js";
 export * from "./tools.js";

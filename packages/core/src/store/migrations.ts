@@ -1,0 +1,86 @@
+/**
+ * Code migrations, run by `openStore` on every open (Kysely's Migrator keeps track of what ran, in its own tables,
+ * under a lock, so several agent processes starting on one PostgreSQL database do not race). Append new migrations;
+ * never edit one that shipped. The same builder calls produce the DDL of both dialects.
+ */
+import { type Kysely, type Migration, type MigrationProvider, Migrator } from "kysely";
+import { StoreError } from "./types.js";
+
+const migrations: Record<string, Migration> = {
+  "0001_initial": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("prompts")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("version", "integer", (c) => c.notNull())
+        .addColumn("hash", "text", (c) => c.notNull())
+        .addColumn("content", "text", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addUniqueConstraint("prompts_name_version", ["name", "version"])
+        .addUniqueConstraint("prompts_name_hash", ["name", "hash"])
+        .execute();
+      await db.schema
+        .createTable("sessions")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("cwd", "text", (c) => c.notNull())
+        .addColumn("title", "text")
+        .addColumn("mode", "text")
+        .addColumn("model", "text")
+        .addColumn("prompt_id", "text")
+        .addColumn("prompt_args", "text")
+        .addColumn("system_prompt", "text")
+        .addColumn("tool_definitions", "text")
+        .addColumn("request_params", "text")
+        .addColumn("parent_id", "text")
+        .addColumn("archived_from", "text")
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("updated_at", "text", (c) => c.notNull())
+        .execute();
+      // The listing: live sessions by recency (optionally per cwd), and the archives/children of one session.
+      await db.schema.createIndex("sessions_updated").on("sessions").columns(["updated_at", "id"]).execute();
+      await db.schema.createIndex("sessions_cwd_updated").on("sessions").columns(["cwd", "updated_at", "id"]).execute();
+      await db.schema.createIndex("sessions_archived_from").on("sessions").column("archived_from").execute();
+      await db.schema.createIndex("sessions_parent").on("sessions").column("parent_id").execute();
+      await db.schema
+        .createTable("messages")
+        .addColumn("session_id", "text", (c) => c.notNull())
+        .addColumn("seq", "integer", (c) => c.notNull())
+        .addColumn("role", "text", (c) => c.notNull())
+        .addColumn("data", "text", (c) => c.notNull())
+        .addColumn("prompt_tokens", "integer")
+        .addColumn("completion_tokens", "integer")
+        .addColumn("total_tokens", "integer")
+        .addColumn("usage", "text")
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addPrimaryKeyConstraint("messages_pk", ["session_id", "seq"])
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropTable("messages").execute();
+      await db.schema.dropTable("sessions").execute();
+      await db.schema.dropTable("prompts").execute();
+    },
+  },
+};
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+/** Brings the schema up to date; throws StoreError naming the failed migration. */
+export async function migrate(db: Kysely<unknown>, location: string): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider,
+    migrationTableName: "crow_migrations",
+    migrationLockTableName: "crow_migration_lock",
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "(before any migration)";
+    const message = error instanceof Error ? error.message : String(error);
+    throw new StoreError(`database migration ${failed} failed on ${location}: ${message}`);
+  }
+}
+
+/** The names of the migrations, in order (for tests and `crow sessions`). */
+export const MIGRATIONS = Object.keys(migrations);

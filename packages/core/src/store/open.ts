@@ -1,0 +1,110 @@
+/**
+ * `openStore(uri)`: the one way to get a {@link Store}. Picks the dialect from the `db_uri`, opens the connection
+ * (the drivers load lazily, so an agent that never opens a store never loads the native SQLite module), runs the
+ * migrations, and fails with a message that names the database and what went wrong.
+ */
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  PostgresDialect,
+  SqliteDialect,
+  type SqliteDialectConfig,
+  SqliteDriver,
+} from "kysely";
+import { migrate } from "./migrations.js";
+import type { Database } from "./schema.js";
+import { KyselyStore } from "./store.js";
+import { type Store, StoreError } from "./types.js";
+import { crowHome, type DbTarget, defaultDbUri, parseDbUri, redactUri } from "./uri.js";
+
+export interface OpenStoreOptions {
+  /** Anchors relative SQLite paths (default: the Crow home directory, `CROW_HOME` or `~/.crow`). */
+  baseDir?: string;
+  /** SQLite: how long a write waits for another process's lock, in ms (default 5000). */
+  busyTimeoutMs?: number;
+  /** PostgreSQL: connections in the pool (default 4). */
+  poolSize?: number;
+}
+
+/**
+ * SQLite write transactions start with `BEGIN IMMEDIATE`: a deferred transaction that reads first and then writes
+ * fails at once with SQLITE_BUSY when another process wrote in between (the busy timeout does not apply to that
+ * upgrade), while an immediate one waits for the lock.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+  }
+}
+
+class CrowSqliteDialect extends SqliteDialect {
+  constructor(private readonly config: SqliteDialectConfig) {
+    super(config);
+  }
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.config);
+  }
+}
+
+async function sqliteDb(file: string, busyTimeoutMs: number): Promise<Kysely<Database>> {
+  const { default: BetterSqlite3 } = await import("better-sqlite3");
+  if (file !== ":memory:") mkdirSync(path.dirname(file), { recursive: true });
+  const database = new BetterSqlite3(file, { timeout: busyTimeoutMs });
+  if (file !== ":memory:") database.pragma("journal_mode = WAL");
+  // NORMAL in WAL mode: a commit survives the process being killed (kill -9); only a power loss may lose the
+  // last commits. FULL would fsync on every message.
+  database.pragma("synchronous = NORMAL");
+  database.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  return new Kysely<Database>({ dialect: new CrowSqliteDialect({ database }) });
+}
+
+async function postgresDb(url: string, poolSize: number): Promise<Kysely<Database>> {
+  const { default: pg } = await import("pg");
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // An idle client's error (server restart) must not crash the process; the next query reports it.
+  pool.on("error", () => {});
+  try {
+    const client = await pool.connect();
+    client.release();
+  } catch (error) {
+    await pool.end().catch(() => {});
+    const message = error instanceof Error ? error.message || error.name : String(error);
+    throw new StoreError(`cannot connect to PostgreSQL at ${redactUri(url)}: ${message}`, { cause: error });
+  }
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/** Opens the store a target names and brings its schema up to date. */
+export async function openTarget(target: DbTarget, options: OpenStoreOptions = {}): Promise<Store> {
+  const location = target.kind === "sqlite" ? target.file : redactUri(target.url);
+  let db: Kysely<Database>;
+  try {
+    db =
+      target.kind === "sqlite"
+        ? await sqliteDb(target.file, options.busyTimeoutMs ?? 5000)
+        : await postgresDb(target.url, options.poolSize ?? 4);
+  } catch (error) {
+    if (error instanceof StoreError) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    throw new StoreError(`cannot open the SQLite database ${location}: ${message}`, { cause: error });
+  }
+  try {
+    await migrate(db as Kysely<unknown>, location);
+  } catch (error) {
+    await db.destroy().catch(() => {});
+    throw error;
+  }
+  return new KyselyStore(db, target.kind, location);
+}
+
+/**
+ * Opens the store named by a `db_uri` (default: `CROW_DB_URI`, else SQLite at `~/.crow/crow.db`). Throws DbUriError
+ * for an unusable URI and StoreError when the database cannot be opened or migrated.
+ */
+export function openStore(uri: string = defaultDbUri(), options: OpenStoreOptions = {}): Promise<Store> {
+  return openTarget(parseDbUri(uri, options.baseDir ?? crowHome()), options);
+}

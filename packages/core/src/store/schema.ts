@@ -1,0 +1,53 @@
+/**
+ * The tables as Kysely sees them. Column types are the same on SQLite and PostgreSQL: TEXT for strings, ISO-8601
+ * timestamps and JSON (parsed in store.ts), INTEGER for numbers (PG `integer` comes back as a number, unlike `bigint`).
+ */
+export interface PromptsTable {
+  id: string;
+  name: string;
+  version: number;
+  hash: string;
+  content: string;
+  created_at: string;
+}
+
+export interface SessionsTable {
+  id: string;
+  cwd: string;
+  title: string | null;
+  mode: string | null;
+  model: string | null;
+  prompt_id: string | null;
+  /** JSON. */
+  prompt_args: string | null;
+  system_prompt: string | null;
+  /** JSON. */
+  tool_definitions: string | null;
+  /** JSON. */
+  request_params: string | null;
+  parent_id: string | null;
+  archived_from: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MessagesTable {
+  session_id: string;
+  seq: number;
+  role: string;
+  /** The whole OpenAI message, JSON. */
+  data: string;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  total_tokens: number | null;
+  /** The full usage object (cached/reasoning tokens), JSON; null on non-assistant rows. */
+  usage: string | null;
+  created_at: string;
+}
+
+/** Kysely's own bookkeeping tables (`crow_migrations`, `crow_migration_lock`) are not listed. */
+export interface Database {
+  prompts: PromptsTable;
+  sessions: SessionsTable;
+  messages: MessagesTable;
+}

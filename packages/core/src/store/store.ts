@@ -1,0 +1,388 @@
+/**
+ * The one {@link Store} implementation: the same Kysely queries on SQLite and PostgreSQL. Every write runs in a
+ * transaction; JSON is TEXT on both (parsed here), timestamps are ISO strings.
+ */
+import { createHash } from "node:crypto";
+import type { Kysely, Selectable, Transaction } from "kysely";
+import type { ChatMessage, Usage } from "../messages.js";
+import { archiveSlug, sessionSlug } from "./ids.js";
+import type { Database, MessagesTable, PromptsTable, SessionsTable } from "./schema.js";
+import {
+  type ListSessionsOptions,
+  type MessageInput,
+  type NewSession,
+  type PromptRecord,
+  type ReplaceOptions,
+  SessionNotFoundError,
+  type SessionPage,
+  type SessionPatch,
+  type SessionRecord,
+  type Store,
+  type StoredMessage,
+  StoreError,
+  type StoreKind,
+} from "./types.js";
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+const now = () => new Date().toISOString();
+const json = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
+function parse<T>(text: string | null): T | null {
+  return text === null ? null : (JSON.parse(text) as T);
+}
+
+function toPrompt(row: Selectable<PromptsTable>): PromptRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    version: Number(row.version),
+    hash: row.hash,
+    content: row.content,
+    createdAt: row.created_at,
+  };
+}
+
+function toSession(row: Selectable<SessionsTable>): SessionRecord {
+  return {
+    id: row.id,
+    cwd: row.cwd,
+    title: row.title,
+    mode: row.mode,
+    model: row.model,
+    promptId: row.prompt_id,
+    promptArgs: parse(row.prompt_args),
+    systemPrompt: row.system_prompt,
+    toolDefinitions: parse(row.tool_definitions),
+    requestParams: parse(row.request_params),
+    parentId: row.parent_id,
+    archivedFrom: row.archived_from,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toMessage(row: Pick<MessagesTable, "seq" | "data" | "usage" | "created_at">): StoredMessage {
+  const stored: StoredMessage = {
+    seq: Number(row.seq),
+    message: JSON.parse(row.data) as ChatMessage,
+    createdAt: row.created_at,
+  };
+  const usage = parse<Usage>(row.usage);
+  if (usage) stored.usage = usage;
+  return stored;
+}
+
+/** The columns a patch sets (undefined fields are left alone). */
+function patchColumns(patch: SessionPatch): Partial<SessionsTable> {
+  const set: Partial<SessionsTable> = {};
+  if (patch.cwd !== undefined) set.cwd = patch.cwd;
+  if (patch.title !== undefined) set.title = patch.title;
+  if (patch.mode !== undefined) set.mode = patch.mode;
+  if (patch.model !== undefined) set.model = patch.model;
+  if (patch.promptId !== undefined) set.prompt_id = patch.promptId;
+  if (patch.promptArgs !== undefined) set.prompt_args = json(patch.promptArgs);
+  if (patch.systemPrompt !== undefined) set.system_prompt = patch.systemPrompt;
+  if (patch.toolDefinitions !== undefined) set.tool_definitions = json(patch.toolDefinitions);
+  if (patch.requestParams !== undefined) set.request_params = json(patch.requestParams);
+  if (patch.parentId !== undefined) set.parent_id = patch.parentId;
+  return set;
+}
+
+function messageRows(sessionId: string, first: number, messages: readonly MessageInput[], at: string) {
+  return messages.map(({ message, usage }, i) => ({
+    session_id: sessionId,
+    seq: first + i,
+    role: message.role,
+    data: JSON.stringify(message),
+    prompt_tokens: usage?.promptTokens ?? null,
+    completion_tokens: usage?.completionTokens ?? null,
+    total_tokens: usage?.totalTokens ?? null,
+    usage: json(usage),
+    created_at: at,
+  }));
+}
+
+/** Rows per INSERT: stays under SQLite's 32 766 bound parameters (9 columns) and keeps PG statements small. */
+const INSERT_BATCH = 500;
+
+async function insertMessages(db: Db, rows: ReturnType<typeof messageRows>): Promise<void> {
+  for (let i = 0; i < rows.length; i += INSERT_BATCH) {
+    await db
+      .insertInto("messages")
+      .values(rows.slice(i, i + INSERT_BATCH))
+      .execute();
+  }
+}
+
+function encodeCursor(updatedAt: string, id: string): string {
+  return Buffer.from(JSON.stringify([updatedAt, id])).toString("base64url");
+}
+
+function decodeCursor(cursor: string): [string, string] {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown;
+    if (Array.isArray(value) && typeof value[0] === "string" && typeof value[1] === "string") {
+      return [value[0], value[1]];
+    }
+  } catch {
+    // fall through
+  }
+  throw new StoreError(`invalid session list cursor: ${cursor}`);
+}
+
+export class KyselyStore implements Store {
+  constructor(
+    readonly db: Kysely<Database>,
+    readonly kind: StoreKind,
+    readonly location: string,
+  ) {}
+
+  /** Runs `fn`, turning driver errors into StoreErrors that name the store. */
+  private async guard<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (error) {
+      if (error instanceof StoreError) throw error;
+      const message = error instanceof Error ? error.message : String(error);
+      throw new StoreError(`${what} failed on ${this.location}: ${message}`, { cause: error });
+    }
+  }
+
+  private async findPrompt(db: Db, name: string, hash: string): Promise<PromptRecord | undefined> {
+    const row = await db
+      .selectFrom("prompts")
+      .selectAll()
+      .where("name", "=", name)
+      .where("hash", "=", hash)
+      .executeTakeFirst();
+    return row ? toPrompt(row) : undefined;
+  }
+
+  getOrCreatePrompt(name: string, content: string): Promise<PromptRecord> {
+    const hash = createHash("sha256").update(content).digest("hex");
+    return this.guard("storing a prompt", async () => {
+      const existing = await this.findPrompt(this.db, name, hash);
+      if (existing) return existing;
+      try {
+        return await this.db.transaction().execute(async (trx) => {
+          const again = await this.findPrompt(trx, name, hash);
+          if (again) return again;
+          const max = await trx
+            .selectFrom("prompts")
+            .select((eb) => eb.fn.max("version").as("v"))
+            .where("name", "=", name)
+            .executeTakeFirst();
+          const version = Number(max?.v ?? 0) + 1;
+          const row = { id: `${name}@${version}`, name, version, hash, content, created_at: now() };
+          await trx.insertInto("prompts").values(row).execute();
+          return toPrompt(row);
+        });
+      } catch (error) {
+        // Another process stored the same content (or took the version number) first: use what is there.
+        const raced = await this.findPrompt(this.db, name, hash);
+        if (raced) return raced;
+        throw error;
+      }
+    });
+  }
+
+  getPrompt(id: string): Promise<PromptRecord | undefined> {
+    return this.guard("reading a prompt", async () => {
+      const row = await this.db.selectFrom("prompts").selectAll().where("id", "=", id).executeTakeFirst();
+      return row ? toPrompt(row) : undefined;
+    });
+  }
+
+  listPromptVersions(name: string): Promise<PromptRecord[]> {
+    return this.guard("listing prompts", async () => {
+      const rows = await this.db
+        .selectFrom("prompts")
+        .selectAll()
+        .where("name", "=", name)
+        .orderBy("version")
+        .execute();
+      return rows.map(toPrompt);
+    });
+  }
+
+  createSession(init: NewSession): Promise<SessionRecord> {
+    return this.guard("creating a session", () =>
+      this.db.transaction().execute(async (trx) => {
+        let id = init.id ?? sessionSlug();
+        for (let attempt = 0; ; attempt++) {
+          const taken = await trx.selectFrom("sessions").select("id").where("id", "=", id).executeTakeFirst();
+          if (!taken) break;
+          if (init.id !== undefined) throw new StoreError(`session id already exists: ${id}`);
+          if (attempt >= 5) throw new StoreError("could not find a free session id");
+          id = sessionSlug();
+        }
+        const at = now();
+        const row: SessionsTable = {
+          id,
+          cwd: init.cwd,
+          title: init.title ?? null,
+          mode: init.mode ?? null,
+          model: init.model ?? null,
+          prompt_id: init.promptId ?? null,
+          prompt_args: json(init.promptArgs),
+          system_prompt: init.systemPrompt ?? null,
+          tool_definitions: json(init.toolDefinitions),
+          request_params: json(init.requestParams),
+          parent_id: init.parentId ?? null,
+          archived_from: null,
+          created_at: at,
+          updated_at: at,
+        };
+        await trx.insertInto("sessions").values(row).execute();
+        return toSession(row);
+      }),
+    );
+  }
+
+  getSession(id: string): Promise<SessionRecord | undefined> {
+    return this.guard("reading a session", async () => {
+      const row = await this.db.selectFrom("sessions").selectAll().where("id", "=", id).executeTakeFirst();
+      return row ? toSession(row) : undefined;
+    });
+  }
+
+  updateSession(id: string, patch: SessionPatch): Promise<SessionRecord> {
+    return this.guard("updating a session", () =>
+      this.db.transaction().execute(async (trx) => {
+        const result = await trx
+          .updateTable("sessions")
+          .set({ ...patchColumns(patch), updated_at: now() })
+          .where("id", "=", id)
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) === 0) throw new SessionNotFoundError(id);
+        const row = await trx.selectFrom("sessions").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+        return toSession(row);
+      }),
+    );
+  }
+
+  listSessions(options: ListSessionsOptions = {}): Promise<SessionPage> {
+    const limit = Math.min(Math.max(1, Math.floor(options.limit ?? 50)), 500);
+    return this.guard("listing sessions", async () => {
+      let query = this.db.selectFrom("sessions").selectAll().where("archived_from", "is", null);
+      if (options.cwd !== undefined) query = query.where("cwd", "=", options.cwd);
+      if (options.parentId !== undefined) query = query.where("parent_id", "=", options.parentId);
+      if (options.cursor) {
+        const [updatedAt, id] = decodeCursor(options.cursor);
+        query = query.where((eb) =>
+          eb.or([eb("updated_at", "<", updatedAt), eb.and([eb("updated_at", "=", updatedAt), eb("id", "<", id)])]),
+        );
+      }
+      const rows = await query
+        .orderBy("updated_at", "desc")
+        .orderBy("id", "desc")
+        .limit(limit + 1)
+        .execute();
+      const page = rows.slice(0, limit).map(toSession);
+      const last = page.at(-1);
+      return rows.length > limit && last
+        ? { sessions: page, nextCursor: encodeCursor(last.updatedAt, last.id) }
+        : { sessions: page };
+    });
+  }
+
+  deleteSession(id: string): Promise<boolean> {
+    return this.guard("deleting a session", () =>
+      this.db.transaction().execute(async (trx) => {
+        const found = await trx.selectFrom("sessions").select("id").where("id", "=", id).executeTakeFirst();
+        if (!found) return false;
+        const archives = await trx.selectFrom("sessions").select("id").where("archived_from", "=", id).execute();
+        const ids = [id, ...archives.map((a) => a.id)];
+        await trx.deleteFrom("messages").where("session_id", "in", ids).execute();
+        await trx.deleteFrom("sessions").where("id", "in", ids).execute();
+        return true;
+      }),
+    );
+  }
+
+  appendMessages(sessionId: string, messages: readonly MessageInput[]): Promise<number[]> {
+    if (messages.length === 0) return Promise.resolve([]);
+    return this.guard("storing messages", () =>
+      this.db.transaction().execute(async (trx) => {
+        const at = now();
+        const touched = await trx
+          .updateTable("sessions")
+          .set({ updated_at: at })
+          .where("id", "=", sessionId)
+          .executeTakeFirst();
+        if (Number(touched.numUpdatedRows) === 0) throw new SessionNotFoundError(sessionId);
+        const max = await trx
+          .selectFrom("messages")
+          .select((eb) => eb.fn.max("seq").as("m"))
+          .where("session_id", "=", sessionId)
+          .executeTakeFirst();
+        const first = max?.m === null || max?.m === undefined ? 0 : Number(max.m) + 1;
+        await insertMessages(trx, messageRows(sessionId, first, messages, at));
+        return messages.map((_, i) => first + i);
+      }),
+    );
+  }
+
+  loadMessages(sessionId: string): Promise<StoredMessage[]> {
+    return this.guard("loading messages", async () => {
+      const rows = await this.db
+        .selectFrom("messages")
+        .select(["seq", "data", "usage", "created_at"])
+        .where("session_id", "=", sessionId)
+        .orderBy("seq")
+        .execute();
+      return rows.map(toMessage);
+    });
+  }
+
+  countMessages(sessionId: string): Promise<number> {
+    return this.guard("counting messages", async () => {
+      const row = await this.db
+        .selectFrom("messages")
+        .select((eb) => eb.fn.countAll().as("n"))
+        .where("session_id", "=", sessionId)
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    });
+  }
+
+  replaceMessages(sessionId: string, messages: readonly MessageInput[], options: ReplaceOptions = {}): Promise<string> {
+    return this.guard("replacing the history", () =>
+      this.db.transaction().execute(async (trx) => {
+        const row = await trx.selectFrom("sessions").selectAll().where("id", "=", sessionId).executeTakeFirst();
+        if (!row) throw new SessionNotFoundError(sessionId);
+        const at = now();
+        const archiveId = archiveSlug(sessionId);
+        await trx
+          .insertInto("sessions")
+          .values({ ...row, id: archiveId, archived_from: sessionId, updated_at: at })
+          .execute();
+        await trx.updateTable("messages").set({ session_id: archiveId }).where("session_id", "=", sessionId).execute();
+        await insertMessages(trx, messageRows(sessionId, 0, messages, at));
+        await trx
+          .updateTable("sessions")
+          .set({ ...patchColumns(options.patch ?? {}), updated_at: at })
+          .where("id", "=", sessionId)
+          .execute();
+        return archiveId;
+      }),
+    );
+  }
+
+  listArchives(sessionId: string): Promise<SessionRecord[]> {
+    return this.guard("listing archives", async () => {
+      const rows = await this.db
+        .selectFrom("sessions")
+        .selectAll()
+        .where("archived_from", "=", sessionId)
+        .orderBy("updated_at")
+        .orderBy("id")
+        .execute();
+      return rows.map(toSession);
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.db.destroy();
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * The session store's public API: versioned prompts, sessions and their messages, on SQLite or PostgreSQL (one
+ * implementation over Kysely, see store.ts). Everything here is dialect-neutral: timestamps are ISO-8601 UTC strings
+ * (they sort as text), JSON columns come back parsed.
+ *
+ * A session's `messages` are its conversation WITHOUT the system prompt (user, assistant and tool messages in order);
+ * the rendered system prompt lives on the session row (`systemPrompt`). Archives (the history a compaction or a
+ * `/clear` replaced) are sessions too, with `archivedFrom` set to the live session's id; listings leave them out.
+ */
+import type { ChatMessage, ToolDefinition, Usage } from "../messages.js";
+
+/** One version of a named prompt template. Versions count from 1 per name; identical content is never stored twice. */
+export interface PromptRecord {
+  /** `<name>@<version>`, stable across stores (e.g. `system_prompt@3`). */
+  id: string;
+  name: string;
+  version: number;
+  /** SHA-256 (hex) of `content`. */
+  hash: string;
+  content: string;
+  createdAt: string;
+}
+
+export interface SessionRecord {
+  id: string;
+  cwd: string;
+  title: string | null;
+  /** Permission mode (`code`, `ask`, `read-only`). */
+  mode: string | null;
+  model: string | null;
+  /** The prompt version the system prompt was rendered from, and the arguments it was rendered with. */
+  promptId: string | null;
+  promptArgs: Record<string, unknown> | null;
+  /** The rendered system prompt, exactly as sent. */
+  systemPrompt: string | null;
+  toolDefinitions: ToolDefinition[] | null;
+  requestParams: Record<string, unknown> | null;
+  /** The session that spawned this one (subagents). */
+  parentId: string | null;
+  /** Set on archives only: the live session whose earlier history this is. */
+  archivedFrom: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Fields of a new session; `id` is generated (a memorable slug) when omitted. */
+export interface NewSession {
+  id?: string;
+  cwd: string;
+  title?: string | null;
+  mode?: string | null;
+  model?: string | null;
+  promptId?: string | null;
+  promptArgs?: Record<string, unknown> | null;
+  systemPrompt?: string | null;
+  toolDefinitions?: ToolDefinition[] | null;
+  requestParams?: Record<string, unknown> | null;
+  parentId?: string | null;
+}
+
+/** Updatable session fields (`updatedAt` is always bumped). */
+export type SessionPatch = Partial<Omit<NewSession, "id">>;
+
+/** A message to append, with the completion's usage on assistant messages. */
+export interface MessageInput {
+  message: ChatMessage;
+  usage?: Usage;
+}
+
+export interface StoredMessage {
+  /** 0-based position in the session's history. */
+  seq: number;
+  message: ChatMessage;
+  usage?: Usage;
+  createdAt: string;
+}
+
+export interface ListSessionsOptions {
+  /** Only sessions whose cwd equals this path. */
+  cwd?: string;
+  /** The `nextCursor` of the previous page. */
+  cursor?: string;
+  /** Page size (default 50, at most 500). */
+  limit?: number;
+  /** Only children of this session. */
+  parentId?: string;
+}
+
+export interface SessionPage {
+  /** Most recently updated first. */
+  sessions: SessionRecord[];
+  /** Present when there are more sessions. */
+  nextCursor?: string;
+}
+
+/** What `replaceMessages` does besides swapping the history. */
+export interface ReplaceOptions {
+  /** Session fields to update at the same time (e.g. a re-rendered system prompt). */
+  patch?: SessionPatch;
+}
+
+export type StoreKind = "sqlite" | "postgres";
+
+/**
+ * The store. Every write is one transaction. Methods reject with {@link StoreError} on a database failure and with
+ * {@link SessionNotFoundError} when a session id does not exist (where stated).
+ */
+export interface Store {
+  readonly kind: StoreKind;
+  /** Where it is, for messages (a file path, or the PG URL without its password). */
+  readonly location: string;
+
+  /**
+   * The prompt version with this name and content: the existing one when the content was stored before under this
+   * name, else a new version (previous max + 1).
+   */
+  getOrCreatePrompt(name: string, content: string): Promise<PromptRecord>;
+  getPrompt(id: string): Promise<PromptRecord | undefined>;
+  /** Every version of a name, oldest first. */
+  listPromptVersions(name: string): Promise<PromptRecord[]>;
+
+  /** Creates a session (a fresh slug id unless given; rejects if a given id exists). */
+  createSession(init: NewSession): Promise<SessionRecord>;
+  getSession(id: string): Promise<SessionRecord | undefined>;
+  /** Updates fields and bumps `updatedAt`. Throws SessionNotFoundError. */
+  updateSession(id: string, patch: SessionPatch): Promise<SessionRecord>;
+  /** Live sessions (no archives), most recently updated first, paginated by an opaque cursor. */
+  listSessions(options?: ListSessionsOptions): Promise<SessionPage>;
+  /** Deletes a session, its messages and its archives. Returns false when it did not exist. */
+  deleteSession(id: string): Promise<boolean>;
+
+  /** Appends messages at the end of the history (one transaction), bumps `updatedAt`; returns their seqs. */
+  appendMessages(sessionId: string, messages: readonly MessageInput[]): Promise<number[]>;
+  /** The whole history in order. Unknown session: empty. */
+  loadMessages(sessionId: string): Promise<StoredMessage[]>;
+  countMessages(sessionId: string): Promise<number>;
+  /**
+   * Compaction's and `/clear`'s id swap, atomically: the current row and history move to a new archive session
+   * (`archivedFrom` = `sessionId`), and `sessionId` keeps its id with `messages` as its new history (and `patch`
+   * applied). Returns the archive's id. Throws SessionNotFoundError.
+   */
+  replaceMessages(sessionId: string, messages: readonly MessageInput[], options?: ReplaceOptions): Promise<string>;
+  /** The archives of a session, oldest first. */
+  listArchives(sessionId: string): Promise<SessionRecord[]>;
+
+  /** Closes the connection(s). */
+  close(): Promise<void>;
+}
+
+/** A database failure, with the store location in the message. */
+export class StoreError extends Error {
+  override name = "StoreError";
+}
+
+export class SessionNotFoundError extends StoreError {
+  override name = "SessionNotFoundError";
+  constructor(readonly sessionId: string) {
+    super(`session not found: ${sessionId}`);
+  }
+}
+
+/** A `db_uri` that names no usable database; the message says which forms are accepted. */
+export class DbUriError extends Error {
+  override name = "DbUriError";
+}
