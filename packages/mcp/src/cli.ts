@@ -25,6 +25,7 @@ Options:
 
 Environment:
   SEARXNG_URL            SearXNG base URL for web_search (default http://localhost:2946)
+  CROW_WEB_TIMEOUT       seconds before web_search / web_fetch give up (default 20 / 30)
   CROW_MCP_LOG           log level on stderr: error, warn (default), info, debug
 
 stdout carries only the MCP protocol; logs go to stderr.`;
