@@ -8,10 +8,6 @@ interface DomNode {
   readonly textContent: string | null;
 }
 interface DomElement extends DomNode {
-  readonly tagName: string;
-  readonly childNodes: ArrayLike<DomNode>;
-  readonly outerHTML: string;
-  readonly attributes: ArrayLike<{ readonly name: string; readonly value: string }>;
   getAttribute(name: string): string | null;
   setAttribute(name: string, value: string): void;
   remove(): void;
@@ -25,6 +21,7 @@ interface DomDocument {
   readonly body: DomElement | null;
   querySelector(selector: string): DomElement | null;
   querySelectorAll(selector: string): Iterable<DomElement>;
+  getElementsByTagName(name: string): Iterable<DomElement>;
 }
 
 /** What {@link htmlToMarkdown} extracted from a page. */
@@ -37,22 +34,18 @@ export interface ConvertedPage {
   readable: boolean;
 }
 
-/** Attributes holding a URL (or a srcset) on the elements that matter for reading. */
-const URL_ATTRIBUTES = ["href", "src", "poster", "data-src", "data-original", "data-lazy-src", "data-url"];
-const SRCSET_ATTRIBUTES = ["srcset", "data-srcset", "data-lazy-srcset"];
-
 /** Chrome removed before the whole-body fallback (Readability does its own, better job when it succeeds). */
 const CHROME = "script, style, noscript, template, nav, header, footer, aside, form, iframe, svg, [role=navigation]";
 
 /**
- * Converts an HTML page to Markdown: linkedom parses it, relative URLs become absolute against `pageUrl` (or the
- * page's `<base href>`), Mozilla Readability extracts the article, markdown.ts writes Markdown (GFM tables,
- * fenced code with the `language-*` class kept). When Readability finds no article (index pages, tiny pages), the
+ * Converts an HTML page to Markdown: linkedom parses it, Mozilla Readability extracts the article (see
+ * readability.ts), markdown.ts writes Markdown (GFM tables, fenced code with its language) with link and image URLs
+ * made absolute against `pageUrl` (or the page's `<base href>`). When Readability finds no article (index pages, tiny pages), the
  * body minus scripts and navigation is converted instead, so the caller always gets something readable.
  */
 export function htmlToMarkdown(html: string, pageUrl: string): ConvertedPage {
   const lean = stripInert(html);
-  const document = prepare(lean, pageUrl);
+  const { document, base } = prepare(lean, pageUrl);
   const fallbackTitle = cleanText(document.title);
 
   // Readability mutates the document, so the fallback parses again (only on that rare path).
@@ -64,7 +57,7 @@ export function htmlToMarkdown(html: string, pageUrl: string): ConvertedPage {
     article && cleanText(article.textContent ?? "").length < MIN_ARTICLE_CHARS ? bodyFallback(lean, pageUrl) : "";
   if (article && content && cleanText(article.textContent ?? "") !== "" && fallback === "") {
     const title = cleanText(article.title ?? "") || fallbackTitle;
-    const body = domToMarkdown(content as unknown as MdNode);
+    const body = domToMarkdown(content as unknown as MdNode, { base });
     return { title, markdown: withTitle(title, body, article.byline, article.publishedTime), readable: true };
   }
 
@@ -77,16 +70,16 @@ const MIN_ARTICLE_CHARS = 500;
 
 /** The Markdown of the page body without scripts, navigation, header, footer, asides and forms. */
 function bodyFallback(html: string, pageUrl: string): string {
-  const fresh = prepare(html, pageUrl);
-  for (const element of [...fresh.querySelectorAll(CHROME)]) element.remove();
-  return fresh.body ? domToMarkdown(fresh.body as unknown as MdNode) : "";
+  const { document, base } = prepare(html, pageUrl);
+  for (const element of [...document.querySelectorAll(CHROME)]) element.remove();
+  return document.body ? domToMarkdown(document.body as unknown as MdNode, { base }) : "";
 }
 
-function prepare(html: string, pageUrl: string): DomDocument {
+/** The parsed page and the base its relative URLs resolve against (`<base href>` or the page URL). */
+function prepare(html: string, pageUrl: string): { document: DomDocument; base: string } {
   const { document } = parseHTML(html) as unknown as { document: DomDocument };
-  absolutize(document, resolveBase(document, pageUrl));
   keepCodeLanguages(document);
-  return document;
+  return { document, base: resolveBase(document, pageUrl) };
 }
 
 /**
@@ -113,51 +106,12 @@ function resolveBase(document: DomDocument, pageUrl: string): string {
   }
 }
 
-/** Rewrites link, image and media URLs to absolute ones so the Markdown stays usable out of context. */
-function absolutize(document: DomDocument, base: string): void {
-  const selector = [...URL_ATTRIBUTES, ...SRCSET_ATTRIBUTES].map((a) => `[${a}]`).join(",");
-  for (const element of document.querySelectorAll(selector)) {
-    for (const name of URL_ATTRIBUTES) {
-      const value = element.getAttribute(name);
-      if (value === null) continue;
-      const absolute = toAbsolute(value, base);
-      if (absolute !== value) element.setAttribute(name, absolute);
-    }
-    for (const name of SRCSET_ATTRIBUTES) {
-      const value = element.getAttribute(name);
-      if (value === null) continue;
-      const rewritten = value
-        .split(",")
-        .map((candidate) => {
-          const [url, ...descriptor] = candidate.trim().split(/\s+/);
-          return url ? [toAbsolute(url, base), ...descriptor].join(" ") : "";
-        })
-        .filter((candidate) => candidate !== "")
-        .join(", ");
-      element.setAttribute(name, rewritten);
-    }
-  }
-}
-
-function toAbsolute(value: string, base: string): string {
-  const trimmed = value.trim();
-  // Fragments stay as they are (they point into the same page); scripts and data URIs are not locations.
-  if (trimmed === "" || trimmed.startsWith("#") || /^(javascript|data|mailto|tel):/i.test(trimmed)) return value;
-  // Already absolute: skip the URL parser, which is a visible share of the time on link-heavy pages.
-  if (/^https?:\/\/[^/\s]/i.test(trimmed) && !/\s|\/\.\.?(?:\/|$)/.test(trimmed)) return value;
-  try {
-    return new URL(trimmed, base).href;
-  } catch {
-    return value;
-  }
-}
-
 /**
- * node-html-markdown reads the fence language from `class="language-x"` on `<code>`; many sites put it on the
- * `<pre>` instead (`language-x`, `lang-x`, `highlight-x`), so copy it down.
+ * The Markdown serializer reads the fence language from `class="language-x"` on `<code>` or `<pre>`; many sites
+ * name it on a wrapper instead (`highlight-x`), which Readability may drop, so copy it onto the code first.
  */
 function keepCodeLanguages(document: DomDocument): void {
-  for (const pre of document.querySelectorAll("pre")) {
+  for (const pre of document.getElementsByTagName("pre")) {
     const code = pre.querySelector("code");
     const codeClass = code?.getAttribute("class") ?? "";
     if (/language-\S/.test(codeClass)) continue;
