@@ -6,7 +6,7 @@ console.debug = console.error;
 
 import { parseArgs } from "node:util";
 import { runAcp } from "./acp/run.js";
-import { ConfigError, loadConfig } from "./config.js";
+import { ConfigError, exportDotenv, loadConfig } from "./config/index.js";
 import { log } from "./log.js";
 import { VERSION } from "./version.js";
 
@@ -14,10 +14,11 @@ const HELP = `crow ${VERSION} — a coding agent: ACP to the editor, MCP to its 
 
 Usage:
   crow acp            run the agent on stdio (what an editor launches, e.g. Zed's agent_servers)
+  crow run [prompt]   run a prompt (or a REPL with -i) in this terminal; see 'crow run --help'
   crow --help         show this help
   crow --version      print the version
 
-Coming in later releases: crow run (terminal client), crow init (setup), crow sessions.
+Coming in later releases: crow init (setup), crow sessions.
 
 Environment:
   OPENAI_BASE_URL     OpenAI-compatible endpoint (default https://api.openai.com/v1 when OPENAI_API_KEY is set)
@@ -31,12 +32,13 @@ Environment:
   CROW_LOG            log level on stderr: error, warn (default), info, debug`;
 
 const LATER: Record<string, string> = {
-  run: "the terminal client",
   init: "the setup wizard",
   sessions: "session management",
 };
 
 async function main(): Promise<number> {
+  // `crow run` has its own options: everything after "run" is its own (see run/args.ts).
+  if (process.argv[2] === "run") return (await import("./run/index.js")).runCommand(process.argv.slice(3));
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({
@@ -72,6 +74,9 @@ async function main(): Promise<number> {
       }
       throw error;
     }
+    // Spawned tool servers see .env too (the built-in crow-mcp reads SEARXNG_URL), as upstream's load_dotenv did.
+    exportDotenv(config);
+    for (const note of config.notes) log.info(note);
     await runAcp(config);
     return 0;
   }

@@ -6,6 +6,6 @@ export * from "./acp/agent.js";
 export * from "./acp/prompt-content.js";
 export * from "./acp/run.js";
 export * from "./acp/translate.js";
-export * from "./config.js";
+export * from "./config/index.js";
 export { Session, type SessionOptions, type TurnOutcome } from "./session/session.js";
 export { VERSION } from "./version.js";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { LlmClient, LlmRequest, LlmResult, LoopEvent } from "@crow/core";
-import { loadConfig } from "../src/config.js";
+import { loadConfig } from "../src/config/index.js";
 import { Session } from "../src/session/session.js";
 import type { ToolRouter } from "../src/tools/types.js";
 
@@ -92,12 +92,18 @@ describe("config from the environment", () => {
   test("defaults and model list", () => {
     const c = loadConfig({ CROW_MODELS: "a, b", OPENAI_API_KEY: "k" });
     assert.equal(c.model, "a");
-    assert.deepEqual(c.models, ["a", "b"]);
-    assert.equal(c.baseURL, "https://api.openai.com/v1");
+    assert.deepEqual(
+      c.models.map((m) => m.name),
+      ["a", "b"],
+    );
+    assert.equal(c.providers.default?.baseURL, "https://api.openai.com/v1");
     assert.equal(c.maxStepsPerTurn, 100);
     const d = loadConfig({ CROW_MODEL: "x", CROW_MODELS: "a", CROW_MAX_STEPS: "7" });
-    assert.deepEqual(d.models, ["x", "a"]);
-    assert.equal(d.baseURL, undefined);
+    assert.deepEqual(
+      d.models.map((m) => m.name),
+      ["x", "a"],
+    );
+    assert.equal(d.providers.default, undefined);
     assert.equal(d.maxStepsPerTurn, 7);
   });
 

@@ -20,7 +20,14 @@ import {
   type StopReason,
 } from "@agentclientprotocol/sdk";
 import type { LlmClient, PermissionMode } from "@crow/core";
-import { type AgentConfig, providerProblem } from "../config.js";
+import {
+  type AgentConfig,
+  CostMeter,
+  contextWindowOf,
+  createModelRouter,
+  findModel,
+  providerProblem,
+} from "../config/index.js";
 import { log } from "../log.js";
 import { MODES, TurnBusyError } from "../session/modes.js";
 import type { Session } from "../session/session.js";
@@ -60,7 +67,11 @@ export function configOptions(config: AgentConfig, current: string | undefined):
       category: "model",
       type: "select",
       currentValue: current,
-      options: config.models.map((m) => ({ value: m, name: m })),
+      options: config.models.map((m) => ({
+        value: m.name,
+        name: m.name,
+        description: `${m.id} (${m.provider})`,
+      })),
     },
   ];
 }
@@ -96,6 +107,8 @@ interface Entry {
   flushed: Promise<void>;
   /** Coalesces streamed text chunks per event-loop turn. */
   queue: UpdateQueue;
+  /** Cumulative cost for usage_update (models with a configured price). */
+  cost: CostMeter;
 }
 
 export interface AgentOptions {
@@ -113,13 +126,10 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
   let capabilities: ClientCapabilities | undefined;
   let llm: LlmClient | undefined = options.llm;
   const llmClient = async (): Promise<LlmClient | undefined> => {
-    if (llm || !config.baseURL) return llm;
+    if (llm || Object.keys(config.providers).length === 0) return llm;
+    // One client per provider, made on first use: switching the model select switches base URL and key.
     const [{ createLlmClient }] = await loadRuntime();
-    llm = createLlmClient({
-      baseURL: config.baseURL,
-      retry: config.retry,
-      ...(config.apiKey ? { apiKey: config.apiKey } : {}),
-    });
+    llm = createModelRouter(config, createLlmClient);
     return llm;
   };
 
@@ -161,7 +171,10 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
       if (error instanceof PromptContentError) throw RequestError.invalidParams(undefined, error.message);
       throw error;
     }
-    const relay = new TurnRelay(config.contextWindow, entry.usedIds);
+    const model = findModel(config, session.model);
+    const relay = new TurnRelay(contextWindowOf(config, session.model), entry.usedIds, (usage) =>
+      entry.cost.add(model, usage),
+    );
     entry.relay = relay;
     // `$/cancel_request` on the prompt request is a cancel too.
     const onAbort = () => session.cancel();
@@ -207,6 +220,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
       const tools = await createToolRouter({
         cwd: params.cwd,
         mcpServers: params.mcpServers as AcpMcpServer[],
+        configServers: config.mcpServers,
         client: clientBridge(client, id, capabilities),
         builtin: options.builtinTools ?? true,
       });
@@ -229,6 +243,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
         usedIds: new Set(),
         flushed: Promise.resolve(),
         queue: new UpdateQueue((update) => deliver(created, update)),
+        cost: new CostMeter(),
       };
       entry = created;
       sessions.set(id, entry);
@@ -258,10 +273,10 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
       const entry = find(params.sessionId);
       if (params.configId !== "model")
         throw RequestError.invalidParams(undefined, `unknown config option "${params.configId}"`);
-      if (typeof params.value !== "string" || !config.models.includes(params.value)) {
+      if (typeof params.value !== "string" || !config.models.some((m) => m.name === params.value)) {
         throw RequestError.invalidParams(
           undefined,
-          `unknown model "${String(params.value)}" (${config.models.join(", ")})`,
+          `unknown model "${String(params.value)}" (${config.models.map((m) => m.name).join(", ")})`,
         );
       }
       entry.session.model = params.value;

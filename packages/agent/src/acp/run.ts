@@ -1,6 +1,6 @@
 import { Readable, Writable } from "node:stream";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
-import type { AgentConfig } from "../config.js";
+import type { AgentConfig } from "../config/index.js";
 import { log } from "../log.js";
 import { createAgent } from "./agent.js";
 

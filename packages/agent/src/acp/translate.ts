@@ -2,7 +2,7 @@
  * Pure translation from the loop's events to ACP `session/update` payloads. No I/O and no session state beyond what
  * callers pass in, so every mapping is unit-tested table-style (test/translate.test.ts).
  */
-import type { ToolKind as AcpToolKind, SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
+import type { ToolKind as AcpToolKind, Cost, SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
 import type { ContentPart, ToolCallInfo, ToolCallStatus, ToolProgress, ToolResult, Usage } from "@crow/core";
 import { locationsFor, toolCallData, toolCallTitle } from "../tools/data.js";
 
@@ -87,8 +87,8 @@ export function toolCallFinished(toolCallId: string, status: ToolCallStatus, res
 }
 
 /** `usage_update`: the last request's prompt plus completion tokens against the context window. */
-export function usageUpdate(lastUsage: Usage, contextWindow: number): SessionUpdate {
-  return { sessionUpdate: "usage_update", used: lastUsage.totalTokens, size: contextWindow };
+export function usageUpdate(lastUsage: Usage, contextWindow: number, cost?: Cost): SessionUpdate {
+  return { sessionUpdate: "usage_update", used: lastUsage.totalTokens, size: contextWindow, ...(cost ? { cost } : {}) };
 }
 
 export function commandsUpdate(commands: readonly CommandInfo[]): SessionUpdate {

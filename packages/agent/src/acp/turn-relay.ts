@@ -2,8 +2,8 @@
  * The per-turn state of the translation: the retry-aware text relays and the model-call-id → ACP-tool-call-id map.
  * Each loop event goes in, zero or more `session/update` payloads come out (built by the pure translate functions).
  */
-import type { SessionUpdate } from "@agentclientprotocol/sdk";
-import type { LoopEvent } from "@crow/core";
+import type { Cost, SessionUpdate } from "@agentclientprotocol/sdk";
+import type { LoopEvent, Usage } from "@crow/core";
 import {
   messageChunk,
   newRelay,
@@ -30,6 +30,8 @@ export class TurnRelay {
   constructor(
     private readonly contextWindow: number,
     private readonly usedIds: Set<string>,
+    /** The session's cumulative cost after one more response, when the model has a price. */
+    private readonly cost?: (usage: Usage) => Cost | undefined,
   ) {}
 
   /** The ACP tool call id of a model call id (the id itself unless the session already used it). */
@@ -67,7 +69,7 @@ export class TurnRelay {
         this.reasoning = relayRetry(this.reasoning);
         return [];
       case "assistant_message":
-        return event.usage ? [usageUpdate(event.usage, this.contextWindow)] : [];
+        return event.usage ? [usageUpdate(event.usage, this.contextWindow, this.cost?.(event.usage))] : [];
       case "tool_call_pending":
         return [toolCallStarted(event.call, this.assign(event.call.id))];
       case "tool_call_running":

@@ -19,7 +19,7 @@ import {
   type StopReason,
   type Usage,
 } from "@crow/core";
-import type { AgentConfig } from "../config.js";
+import type { AgentConfig } from "../config/index.js";
 import { log } from "../log.js";
 import type { ToolRouter } from "../tools/types.js";
 import { TurnBusyError } from "./modes.js";
@@ -65,7 +65,7 @@ export class Session {
     // The guard goes first so a looping model does not keep prompting the user.
     installDoomLoopGuard(this.bus);
     this.permissions = installPermissions(this.bus, {
-      mode: options.mode ?? "code",
+      mode: options.mode ?? options.config.mode,
       ...(options.askPermission ? { askPermission: options.askPermission } : {}),
     });
   }

@@ -1,0 +1,276 @@
+/**
+ * Loading the configuration: `<home>/.env` into the lookup environment (real variables win), `<home>/config.yaml`
+ * parsed, interpolated and validated, then merged over the environment fallbacks. Synchronous: it runs once at
+ * startup, before anything else needs it. Every problem is a `ConfigError` naming the file and key.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import type { RetryPolicy } from "@crow/core";
+import { parseDocument } from "yaml";
+import type { ConfigMcpServer } from "../tools/types.js";
+import { parseDotenv } from "./dotenv.js";
+import { ENV_PROVIDER, envInteger, envModels, envProvider } from "./env.js";
+import { ConfigError, closest, displayPath, keyPath } from "./errors.js";
+import { configFiles, crowHome, expandTilde, homeDir } from "./home.js";
+import { describeProblems, type InterpolationProblem, interpolate } from "./interpolate.js";
+import { type ConfigFile, configFileSchema, issueMessage, type McpServerEntry } from "./schema.js";
+import type { AgentConfig, ExtensionEntry, ModelConfig, ProviderConfig } from "./types.js";
+
+export interface LoadOptions {
+  /** The config directory (default: `crowHome(env)`). */
+  home?: string;
+}
+
+const DEFAULT_CONTEXT_WINDOW = 128_000;
+
+function fail(file: string, lines: string[]): never {
+  throw new ConfigError(lines.map((line) => `${file}: ${line}`).join("\n"));
+}
+
+function readText(file: string, shown: string): string | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    return readFileSync(file, "utf8");
+  } catch (error) {
+    throw new ConfigError(`${shown}: cannot read: ${(error as Error).message}`);
+  }
+}
+
+/** Parses YAML; syntax errors become `file:line:col: invalid YAML: …`. */
+function parseYaml(text: string, shown: string): unknown {
+  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  const error = doc.errors[0];
+  if (error) {
+    const pos = error.linePos?.[0];
+    const where = pos ? `${shown}:${pos.line}:${pos.col}` : shown;
+    const message = (error.message.split("\n")[0] ?? "").replace(/ at line \d+, column \d+:?$/, "");
+    throw new ConfigError(`${where}: invalid YAML: ${message}`);
+  }
+  return doc.toJS();
+}
+
+/** Validates the interpolated tree; every issue becomes one `key.path: message` line. */
+function validate(tree: unknown, shown: string): ConfigFile {
+  if (tree === null || tree === undefined) return {};
+  if (typeof tree !== "object" || Array.isArray(tree)) {
+    fail(shown, [`expected a mapping of keys at the top level, got ${Array.isArray(tree) ? "a list" : "a scalar"}`]);
+  }
+  const result = configFileSchema.safeParse(tree, { reportInput: true });
+  if (result.success) return result.data;
+  const lines: string[] = [];
+  for (const issue of result.error.issues) {
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) lines.push(`${keyPath([...issue.path, key])}: ${issue.message}`);
+    } else {
+      lines.push(`${keyPath(issue.path)}: ${issueMessage(issue)}`);
+    }
+  }
+  fail(shown, lines);
+}
+
+/** Upstream's `crow-mcp` entry runs the Python server through uv; the built-in of this installation replaces it. */
+function isUpstreamCrowMcp(name: string, server: McpServerEntry): boolean {
+  if (name !== "crow-mcp" || server.url) return false;
+  const command = path.basename(server.command ?? "");
+  return (
+    command === "crow-mcp" || ((command === "uvx" || command === "uv") && (server.args ?? []).includes("crow-mcp"))
+  );
+}
+
+function mcpServers(entries: ConfigFile["mcpServers"], notes: string[]): Record<string, ConfigMcpServer> {
+  const out: Record<string, ConfigMcpServer> = {};
+  for (const [name, entry] of Object.entries(entries ?? {})) {
+    if (entry.disabled) continue;
+    if (isUpstreamCrowMcp(name, entry)) {
+      notes.push(
+        `mcpServers.crow-mcp (${entry.command} ${(entry.args ?? []).join(" ")}) runs upstream's Python server; using the built-in crow-mcp instead`,
+      );
+      continue;
+    }
+    const { disabled: _disabled, ...server } = entry;
+    out[name] = server;
+  }
+  return out;
+}
+
+/**
+ * `sqlite:///<absolute path>` or `postgresql://…`, from `CROW_DB_URI`, `db_uri`, `DATABASE_PATH` (upstream's
+ * fallback), else `<home>/crow.db`. A bare path means SQLite; SQLAlchemy driver suffixes (`postgresql+psycopg`) are
+ * dropped. The message of a bad value shows its scheme only (the rest may hold a password).
+ */
+function databaseUri(raw: string | undefined, home: string, env: NodeJS.ProcessEnv, where: string): string {
+  if (!raw) return `sqlite:///${path.join(home, "crow.db")}`;
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(raw)?.[1]?.toLowerCase();
+  if (scheme === undefined) return `sqlite:///${path.resolve(home, expandTilde(raw, env))}`;
+  const base = scheme.split("+")[0];
+  if (base === "sqlite") {
+    const file = raw.replace(/^[^:]+:\/\/\/?/, "");
+    return `sqlite:///${path.resolve(home, expandTilde(file.startsWith("/") ? file : file || "crow.db", env))}`;
+  }
+  if (base === "postgres" || base === "postgresql") return raw.replace(/^[^:]+:/, "postgresql:");
+  throw new ConfigError(
+    `${where}: expected sqlite:///path/to/crow.db or postgresql://user:password@host:port/database, got a "${scheme}:" URI`,
+  );
+}
+
+/**
+ * Loads the configuration for `env` (default `process.env`; values from `.env` fill in variables it lacks).
+ * Throws `ConfigError` with every problem found.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOptions = {}): AgentConfig {
+  const home = options.home ?? crowHome(env);
+  const files = configFiles(home);
+  const show = (file: string) => displayPath(file, homeDir(env));
+  const dotenvText = readText(files.dotenv, show(files.dotenv));
+  const dotenv = dotenvText === undefined ? {} : parseDotenv(dotenvText, show(files.dotenv));
+  const lookup: Record<string, string | undefined> = { ...dotenv };
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) lookup[key] = value;
+
+  const yamlText = readText(files.config, show(files.config));
+  let file: ConfigFile = {};
+  if (yamlText !== undefined) {
+    const shown = show(files.config);
+    const problems: InterpolationProblem[] = [];
+    const tree = interpolate(parseYaml(yamlText, shown), lookup, problems);
+    if (problems.length > 0) fail(shown, describeProblems(problems));
+    file = validate(tree, shown);
+  }
+  const shown = yamlText === undefined ? undefined : show(files.config);
+  const at = (key: string) => (shown ? `${shown}: ${key}` : key);
+
+  const contextWindow = envInteger(lookup, "CROW_CONTEXT_WINDOW", 1) ?? DEFAULT_CONTEXT_WINDOW;
+  const providers: Record<string, ProviderConfig> = {};
+  let models: ModelConfig[] = [];
+  const fileModels = Object.entries(file.models ?? {});
+  for (const [name, entry] of Object.entries(file.providers ?? {})) {
+    providers[name] = {
+      name,
+      baseURL: entry.base_url.replace(/\/+$/, ""),
+      ...(entry.api_key ? { apiKey: entry.api_key } : {}),
+      ...(entry.headers ? { headers: entry.headers } : {}),
+    };
+  }
+  if (fileModels.length > 0) {
+    const known = Object.keys(providers);
+    const problems: string[] = [];
+    for (const [name, entry] of fileModels) {
+      if (!providers[entry.provider]) {
+        const guess = closest(entry.provider, known);
+        const list = known.length > 0 ? `known: ${known.join(", ")}` : "no providers are configured";
+        problems.push(
+          `models.${name}.provider: unknown provider "${entry.provider}" (${guess ? `did you mean "${guess}"? ` : ""}${list})`,
+        );
+      }
+      const model: ModelConfig = {
+        name,
+        id: entry.model ?? name,
+        provider: entry.provider,
+        contextWindow: entry.context_window ?? contextWindow,
+      };
+      if (entry.price) {
+        model.price = {
+          input: entry.price.input,
+          output: entry.price.output,
+          currency: entry.price.currency ?? "USD",
+          ...(entry.price.cached_input !== undefined ? { cachedInput: entry.price.cached_input } : {}),
+        };
+      }
+      models.push(model);
+    }
+    if (problems.length > 0) fail(shown as string, problems);
+  } else {
+    // No models in the file (or no file): the environment's provider and models, as before config files existed.
+    const provider = envProvider(lookup);
+    if (provider && !providers[ENV_PROVIDER]) providers[ENV_PROVIDER] = provider;
+    models = envModels(lookup, contextWindow);
+  }
+
+  let model = models[0]?.name;
+  if (file.default_model !== undefined) {
+    if (!models.some((m) => m.name === file.default_model)) {
+      fail(shown as string, [
+        `default_model: "${file.default_model}" is not one of models (${models.map((m) => m.name).join(", ") || "none configured"})`,
+      ]);
+    }
+    model = file.default_model;
+  }
+  const wanted = fileModels.length > 0 ? lookup.CROW_MODEL?.trim() : undefined;
+  if (wanted) {
+    const found = models.find((m) => m.name === wanted) ?? models.find((m) => m.id === wanted);
+    if (!found) {
+      throw new ConfigError(
+        `CROW_MODEL="${wanted}" is not a model of ${shown} (known: ${models.map((m) => m.name).join(", ")})`,
+      );
+    }
+    model = found.name;
+  }
+
+  const retry: RetryPolicy = {};
+  const maxRetries = envInteger(lookup, "CROW_MAX_RETRIES", 0) ?? file.max_retries_per_step;
+  const baseDelayMs = envInteger(lookup, "CROW_RETRY_BASE_MS", 0);
+  if (maxRetries !== undefined) retry.maxRetries = maxRetries;
+  if (baseDelayMs !== undefined) retry.baseDelayMs = baseDelayMs;
+
+  const notes: string[] = [];
+  const rawSkills = file.skills;
+  const skills = Array.isArray(rawSkills) ? { dirs: rawSkills } : (rawSkills ?? {});
+  const extensions: ExtensionEntry[] = (file.extensions ?? []).map((entry) => {
+    const spec = typeof entry === "string" ? { module: entry, options: {} } : { options: {}, ...entry };
+    // Relative and ~ paths are relative to the config directory; bare names are packages.
+    const local = spec.module.startsWith(".") || spec.module.startsWith("~") || path.isAbsolute(spec.module);
+    return {
+      module: local ? path.resolve(home, expandTilde(spec.module, env)) : spec.module,
+      options: spec.options ?? {},
+    };
+  });
+
+  return {
+    home,
+    ...(shown ? { file: files.config } : {}),
+    providers,
+    models,
+    ...(model ? { model } : {}),
+    dbUri: databaseUri(
+      lookup.CROW_DB_URI?.trim() || file.db_uri || lookup.DATABASE_PATH?.trim(),
+      home,
+      env,
+      at("db_uri"),
+    ),
+    mcpServers: mcpServers(file.mcpServers, notes),
+    maxStepsPerTurn: envInteger(lookup, "CROW_MAX_STEPS", 1) ?? file.max_steps_per_turn ?? 100,
+    retry,
+    contextWindow,
+    ...(file.MAX_COMPACT_TOKENS !== undefined ? { maxCompactTokens: file.MAX_COMPACT_TOKENS } : {}),
+    nStepsBackCompact: file.N_STEPS_BACK_COMPACT ?? 8,
+    maxTokens: file.MAX_TOKENS ?? 38_192,
+    toolNames: {
+      terminal: file.TERMINAL_TOOL ?? "terminal",
+      write: file.WRITE_TOOL ?? "write",
+      read: file.READ_TOOL ?? "read",
+      edit: file.EDIT_TOOL ?? "edit",
+      search: file.SEARCH_TOOL ?? "web_search",
+      fetch: file.FETCH_TOOL ?? "web_fetch",
+    },
+    mode: file.mode ?? "code",
+    permissions: {
+      allow: file.permissions?.allow ?? [],
+      ask: file.permissions?.ask ?? [],
+      deny: file.permissions?.deny ?? [],
+    },
+    skills: {
+      enabled: ("enabled" in skills ? skills.enabled : undefined) ?? true,
+      dirs: (skills.dirs ?? []).map((dir) => path.resolve(home, expandTilde(dir, env))),
+    },
+    extensions,
+    dotenv,
+    notes,
+  };
+}
+
+/**
+ * Copies `.env` variables into `target` (default `process.env`) where it has none, so processes the agent spawns
+ * (the built-in crow-mcp reads `SEARXNG_URL`) see them as upstream's `load_dotenv` made them do.
+ */
+export function exportDotenv(config: AgentConfig, target: NodeJS.ProcessEnv = process.env): void {
+  for (const [key, value] of Object.entries(config.dotenv)) if (target[key] === undefined) target[key] = value;
+}

@@ -1,0 +1,188 @@
+/**
+ * The schema of `config.yaml` (after interpolation): upstream's keys unchanged (providers, models, db_uri, mcpServers,
+ * the limits and the tool-name keys), plus Crow's own (default_model, mode, permissions, skills, extensions, and per
+ * model context_window / price). Every key is optional; a key left empty in YAML (`providers:` with its entries
+ * commented out) counts as absent. Unknown keys are errors, so a misspelled limit does not silently do nothing.
+ */
+import { z } from "zod";
+import { closest } from "./errors.js";
+
+/** Null (an empty YAML value) reads as absent. */
+function optional<T extends z.ZodType>(schema: T) {
+  return z.preprocess((value) => (value === null ? undefined : value), schema.optional());
+}
+
+/** A whole number ≥ min; a numeric string is accepted since `${VAR}` interpolation always yields strings. */
+function count(min: number) {
+  return z.preprocess(
+    (value) => (typeof value === "string" && /^\s*\d+\s*$/.test(value) ? Number(value) : value),
+    z.int().min(min),
+  );
+}
+
+/** A number ≥ 0 (prices), numeric strings accepted for the same reason. */
+const amount = z.preprocess(
+  (value) => (typeof value === "string" && /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value),
+  z.number().min(0),
+);
+
+/** An object that rejects unknown keys, naming the known ones (and the likely intended one). */
+function strict<T extends z.core.$ZodLooseShape>(shape: T) {
+  const known = Object.keys(shape);
+  return z.strictObject(shape, {
+    error: (issue) => {
+      if (issue.code !== "unrecognized_keys") return undefined;
+      const key = issue.keys[0] ?? "";
+      const guess = closest(key, known);
+      return guess ? `unknown key (did you mean "${guess}"?)` : `unknown key (known: ${known.join(", ")})`;
+    },
+  });
+}
+
+const text = z.string();
+const nonEmpty = z.string().min(1);
+const httpUrl = z.string().refine((value) => /^https?:\/\//i.test(value) && URL.canParse(value), {
+  error: (issue) => `expected an http(s) URL, got ${JSON.stringify(issue.input)}`,
+});
+const stringMap = z.record(z.string(), z.string());
+const stringList = z.array(z.string());
+
+export const providerSchema = strict({
+  base_url: httpUrl,
+  api_key: optional(text),
+  /** Extra HTTP headers on every request (e.g. OpenRouter's HTTP-Referer). */
+  headers: optional(stringMap),
+});
+
+export const priceSchema = strict({
+  /** Price per million prompt tokens. */
+  input: amount,
+  /** Price per million completion tokens. */
+  output: amount,
+  /** Price per million cached prompt tokens (default: the input price). */
+  cached_input: optional(amount),
+  /** ISO 4217 code or another unit (default USD). */
+  currency: optional(nonEmpty),
+});
+
+export const modelSchema = strict({
+  provider: nonEmpty,
+  /** The id sent as `model` (default: the entry's name). */
+  model: optional(nonEmpty),
+  /** Context window in tokens: usage_update `size` and the compaction threshold. */
+  context_window: optional(count(1)),
+  price: optional(priceSchema),
+});
+
+const transports = ["stdio", "http", "streamable-http", "streamable_http", "sse"] as const;
+
+/** Other tools' MCP entries carry extra keys (timeouts, descriptions…): those are ignored, not rejected. */
+export const mcpServerSchema = z
+  .object({
+    transport: optional(z.enum(transports)),
+    type: optional(z.enum(transports)),
+    command: optional(nonEmpty),
+    args: optional(z.array(z.union([z.string(), z.number()]).transform(String))),
+    env: optional(stringMap),
+    cwd: optional(nonEmpty),
+    url: optional(httpUrl),
+    headers: optional(stringMap),
+    /** `disabled: true` keeps an entry in the file without starting it. */
+    disabled: optional(z.boolean()),
+  })
+  .superRefine((server, ctx) => {
+    const kind = server.transport ?? server.type ?? (server.url ? "http" : "stdio");
+    if (kind === "stdio" && !server.command) {
+      ctx.addIssue({ code: "custom", path: ["command"], message: "missing: a stdio server needs a command" });
+    }
+    if (kind !== "stdio" && !server.url) {
+      ctx.addIssue({ code: "custom", path: ["url"], message: `missing: a ${kind} server needs a url` });
+    }
+  });
+
+const extensionSchema = z.union(
+  [nonEmpty, strict({ module: nonEmpty, options: optional(z.record(z.string(), z.unknown())) })],
+  {
+    error: () => "expected a module path or name, or a mapping with module (and options)",
+  },
+);
+
+export const configFileSchema = strict({
+  providers: optional(z.record(z.string(), providerSchema)),
+  models: optional(z.record(z.string(), modelSchema)),
+  /** The model selected in new sessions (default: the first of `models`). */
+  default_model: optional(nonEmpty),
+  db_uri: optional(nonEmpty),
+  mcpServers: optional(z.record(z.string(), mcpServerSchema)),
+  max_steps_per_turn: optional(count(1)),
+  max_retries_per_step: optional(count(0)),
+  MAX_COMPACT_TOKENS: optional(count(1)),
+  N_STEPS_BACK_COMPACT: optional(count(0)),
+  MAX_TOKENS: optional(count(1)),
+  TERMINAL_TOOL: optional(nonEmpty),
+  WRITE_TOOL: optional(nonEmpty),
+  READ_TOOL: optional(nonEmpty),
+  EDIT_TOOL: optional(nonEmpty),
+  SEARCH_TOOL: optional(nonEmpty),
+  FETCH_TOOL: optional(nonEmpty),
+  mode: optional(z.enum(["code", "ask", "read-only"])),
+  permissions: optional(
+    strict({
+      /** Tool names (or `server_*` / `*` patterns) run without asking, in every mode but read-only. */
+      allow: optional(stringList),
+      /** Tool names that always ask, even in code mode. */
+      ask: optional(stringList),
+      /** Tool names refused outright. */
+      deny: optional(stringList),
+    }),
+  ),
+  skills: optional(
+    z.union([stringList, strict({ dirs: optional(stringList), enabled: optional(z.boolean()) })], {
+      error: () => "expected a list of directories, or a mapping with dirs and enabled",
+    }),
+  ),
+  extensions: optional(z.array(extensionSchema)),
+});
+
+export type ConfigFile = z.infer<typeof configFileSchema>;
+export type ProviderEntry = z.infer<typeof providerSchema>;
+export type ModelEntry = z.infer<typeof modelSchema>;
+export type McpServerEntry = z.infer<typeof mcpServerSchema>;
+
+/** What a value looks like, for "expected X, got Y". */
+function describe(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (value === null) return "an empty value";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "a mapping";
+  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  return String(value);
+}
+
+const EXPECTED: Record<string, string> = {
+  string: "a string",
+  number: "a number",
+  int: "a whole number",
+  boolean: "true or false",
+  object: "a mapping",
+  record: "a mapping",
+  array: "a list",
+};
+
+/** The message of one zod issue, without its path. */
+export function issueMessage(issue: z.core.$ZodIssue): string {
+  switch (issue.code) {
+    case "invalid_type": {
+      const expected = EXPECTED[issue.expected] ?? issue.expected;
+      if (issue.input === undefined) return `missing (expected ${expected})`;
+      return `expected ${expected}, got ${describe(issue.input)}`;
+    }
+    case "too_small":
+      if (issue.origin === "string") return "must not be empty";
+      return `expected ${issue.origin === "array" ? "at least" : "a number ≥"} ${String(issue.minimum)}, got ${describe(issue.input)}`;
+    case "invalid_value":
+      return `expected one of ${issue.values.map((v) => String(v)).join(", ")}, got ${describe(issue.input)}`;
+    default:
+      return issue.message;
+  }
+}

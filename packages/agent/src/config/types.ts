@@ -1,0 +1,104 @@
+import type { PermissionMode, RetryPolicy } from "@crow/core";
+import type { ConfigMcpServer } from "../tools/types.js";
+
+/** An OpenAI-compatible endpoint. */
+export interface ProviderConfig {
+  name: string;
+  /** e.g. `https://openrouter.ai/api/v1` (no trailing slash). */
+  baseURL: string;
+  /** Sent as a Bearer token; absent for local servers that need none. */
+  apiKey?: string;
+  headers?: Record<string, string>;
+}
+
+/** Price per million tokens. */
+export interface Price {
+  input: number;
+  output: number;
+  /** Cached prompt tokens (default: `input`). */
+  cachedInput?: number;
+  currency: string;
+}
+
+/** A model offered in the model select. */
+export interface ModelConfig {
+  /** The select value and label (config.yaml's key; sessions store this name). */
+  name: string;
+  /** The id sent to the provider as `model`. */
+  id: string;
+  /** Key of `AgentConfig.providers`. */
+  provider: string;
+  /** Context window in tokens (usage_update `size`; compaction threshold). */
+  contextWindow: number;
+  price?: Price;
+}
+
+/** Upstream's tool-name keys (`TERMINAL_TOOL`…): the tools the agent treats as terminal, write, read… */
+export interface ToolNames {
+  terminal: string;
+  write: string;
+  read: string;
+  edit: string;
+  search: string;
+  fetch: string;
+}
+
+/** Tool-name rules for the permission layer (names or `*` patterns). */
+export interface PermissionRules {
+  allow: string[];
+  ask: string[];
+  deny: string[];
+}
+
+export interface SkillsConfig {
+  enabled: boolean;
+  /** Extra skill directories (absolute), searched besides `~/.crow/skills` and the workspace's. */
+  dirs: string[];
+}
+
+export interface ExtensionEntry {
+  /** A module path (absolute once loaded) or package name. */
+  module: string;
+  options: Record<string, unknown>;
+}
+
+/**
+ * The agent's whole configuration: `config.yaml` (+ `.env`) merged over the environment fallbacks. Built by
+ * `loadConfig`; every field has a value (defaults applied), so consumers never re-derive defaults.
+ */
+export interface AgentConfig {
+  /** The config directory (`CROW_HOME`, `CROW_CONFIG_DIR` or `~/.crow`). */
+  home: string;
+  /** The `config.yaml` that was loaded, when there was one. */
+  file?: string;
+  providers: Record<string, ProviderConfig>;
+  /** In the file's order; the model select shows them all. */
+  models: ModelConfig[];
+  /** Name of the model new sessions start with (undefined when no model is configured). */
+  model?: string;
+  /** `sqlite:///<absolute path>` or `postgresql://…`. */
+  dbUri: string;
+  /** Config `mcpServers` (disabled entries and upstream's `uvx crow-mcp` entry removed: the built-in serves it). */
+  mcpServers: Record<string, ConfigMcpServer>;
+  /** LLM requests per prompt turn (`max_steps_per_turn`, default 100). */
+  maxStepsPerTurn: number;
+  retry: RetryPolicy;
+  /** Context window of models that do not set one (`CROW_CONTEXT_WINDOW`, default 128 000). */
+  contextWindow: number;
+  /** `MAX_COMPACT_TOKENS` when set explicitly; see `compactThreshold` for the effective value. */
+  maxCompactTokens?: number;
+  /** `N_STEPS_BACK_COMPACT` (default 8). */
+  nStepsBackCompact: number;
+  /** `MAX_TOKENS` (default 38 192). */
+  maxTokens: number;
+  toolNames: ToolNames;
+  /** Permission mode of new sessions (default `code`). */
+  mode: PermissionMode;
+  permissions: PermissionRules;
+  skills: SkillsConfig;
+  extensions: ExtensionEntry[];
+  /** Variables defined by the `.env` file (real environment variables of the same name win). */
+  dotenv: Record<string, string>;
+  /** Things worth a log line at startup (e.g. upstream's crow-mcp entry replaced by the built-in). */
+  notes: string[];
+}
