@@ -1,0 +1,98 @@
+/** Command line of `crow run`. */
+import { statSync } from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+
+export const RUN_HELP = `Usage: crow run [prompt…] [options]
+
+Runs a prompt (or a REPL with -i) through the Crow agent in this terminal. The prompt can also be piped on stdin.
+Mention files as @path or @path#L10:20 to attach them.
+
+Options:
+  -i, --interactive     REPL: type prompts one after another (after the prompt, if one is given)
+  -s, --session ID      continue a saved session
+  -c, --cwd DIR         working directory of the session (default: the current directory)
+      --model M         model for this session (one of the configured models)
+      --mode M          permission mode: code (tools run freely), ask (confirm changes), read-only
+      --json            one JSON event per line on stdout (session, update, permission, stop, error)
+  -y, --yes             allow every permission request without asking
+  -h, --help            show this help
+
+In the REPL: /exit or Ctrl-D quits; the agent's commands (/help, /compact, /clear, …) work as in an editor.
+Ctrl-C cancels the running turn; a second Ctrl-C quits.
+
+Exit codes: 0 done, 1 error (provider, agent), 2 bad usage, 3 stopped early (token or step limit, refusal),
+130 cancelled.`;
+
+export interface RunOptions {
+  /** The prompt given as arguments (joined by spaces). */
+  prompt?: string;
+  interactive: boolean;
+  session?: string;
+  /** Absolute, existing directory. */
+  cwd: string;
+  model?: string;
+  mode?: string;
+  json: boolean;
+  yes: boolean;
+}
+
+/** A bad command line; the message is shown with a pointer to --help (exit code 2). */
+export class UsageError extends Error {}
+
+export type ParsedRun = { help: true } | { help: false; options: RunOptions };
+
+/** Parses the arguments after `run`. Throws `UsageError`. */
+export function parseRunArgs(argv: readonly string[], base: string = process.cwd()): ParsedRun {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { help: true };
+  const cwd = path.resolve(base, values.cwd ?? ".");
+  let isDir = false;
+  try {
+    isDir = statSync(cwd).isDirectory();
+  } catch {
+    throw new UsageError(`--cwd ${values.cwd}: no such directory`);
+  }
+  if (!isDir) throw new UsageError(`--cwd ${values.cwd}: not a directory`);
+  for (const name of ["session", "model", "mode"] as const) {
+    if (values[name] !== undefined && values[name].trim() === "") throw new UsageError(`--${name} needs a value`);
+  }
+  const prompt = positionals.join(" ");
+  return {
+    help: false,
+    options: {
+      ...(prompt.trim() ? { prompt } : {}),
+      interactive: values.interactive ?? false,
+      ...(values.session ? { session: values.session } : {}),
+      cwd,
+      ...(values.model ? { model: values.model } : {}),
+      ...(values.mode ? { mode: values.mode } : {}),
+      json: values.json ?? false,
+      yes: values.yes ?? false,
+    },
+  };
+}
+
+function parse(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    options: {
+      interactive: { type: "boolean", short: "i" },
+      session: { type: "string", short: "s" },
+      cwd: { type: "string", short: "c" },
+      model: { type: "string" },
+      mode: { type: "string" },
+      json: { type: "boolean" },
+      yes: { type: "boolean", short: "y" },
+      help: { type: "boolean", short: "h" },
+    },
+    strict: true,
+    allowPositionals: true,
+  });
+}

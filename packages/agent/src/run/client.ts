@@ -1,0 +1,331 @@
+/**
+ * `crow run`: a terminal ACP client. It spawns `crow acp`, opens (or, with `-s`, loads) a session, applies
+ * `--mode`/`--model`, sends the prompt and then, with `-i`, one prompt per REPL line. Updates go to a `RunOutput`;
+ * permission questions are answered at the keyboard (or by `--yes`); Ctrl-C cancels the running turn
+ * (`session/cancel`) and a second Ctrl-C quits at once.
+ */
+import {
+  type ClientContext,
+  methods,
+  type PermissionOption,
+  PROTOCOL_VERSION,
+  type RequestPermissionRequest,
+  type RequestPermissionResponse,
+  type SessionConfigOption,
+  type SessionModeState,
+  type SessionNotification,
+  type StopReason,
+} from "@agentclientprotocol/sdk";
+import { VERSION } from "../version.js";
+import { AgentExitedError, type AgentProcess, startAgent } from "./agent-process.js";
+import { type RunOptions, UsageError } from "./args.js";
+import { Keyboard, type KeyboardInput } from "./keyboard.js";
+import { promptBlocks } from "./mentions.js";
+import { JsonOutput, type RunOutput } from "./output.js";
+import { TerminalOutput } from "./terminal-output.js";
+
+/** Exit codes (documented in `crow run --help`). */
+export const EXIT = { ok: 0, error: 1, usage: 2, stoppedEarly: 3, cancelled: 130 } as const;
+
+const STOP_CODES: Record<StopReason, number> = {
+  end_turn: EXIT.ok,
+  cancelled: EXIT.cancelled,
+  max_tokens: EXIT.stoppedEarly,
+  max_turn_requests: EXIT.stoppedEarly,
+  refusal: EXIT.stoppedEarly,
+};
+
+/** Keys that answer a permission question, per option kind (the option's number works too). */
+const PERMISSION_KEYS: Record<PermissionOption["kind"], string[]> = {
+  allow_once: ["y", "Y"],
+  allow_always: ["a", "A"],
+  reject_once: ["n", "\x1b"],
+  reject_always: ["N"],
+};
+
+export interface RunIO {
+  stdin: KeyboardInput;
+  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+  /** Immediate exit (second Ctrl-C while a turn hangs). */
+  exit(code: number): never;
+}
+
+const processIO = (): RunIO => ({
+  stdin: process.stdin,
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+  exit: (code) => process.exit(code),
+});
+
+const CANCELLED: RequestPermissionResponse = { outcome: { outcome: "cancelled" } };
+const selected = (option: PermissionOption): RequestPermissionResponse => ({
+  outcome: { outcome: "selected", optionId: option.optionId },
+});
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function selectValues(option: SessionConfigOption): string[] {
+  if (option.type !== "select") return [];
+  return option.options.flatMap((o) => ("options" in o ? o.options.map((x) => x.value) : [o.value]));
+}
+
+/** Runs `crow run` with parsed options; resolves with the exit code. */
+export async function runClient(options: RunOptions, io: RunIO = processIO()): Promise<number> {
+  const json = options.json;
+  const tty = io.stdout.isTTY === true && !json;
+  const output: RunOutput = json
+    ? new JsonOutput(io.stdout, io.stderr)
+    : new TerminalOutput({
+        stdout: io.stdout,
+        stderr: io.stderr,
+        tty,
+        color: !io.env.NO_COLOR,
+        columns: () => io.stdout.columns ?? 80,
+        cwd: options.cwd,
+      });
+  const keyboard = new Keyboard(io.stdin, tty ? io.stdout : io.stderr);
+
+  let first = options.prompt;
+  if (first === undefined && !options.interactive) {
+    if (io.stdin.isTTY) return usage(output, "no prompt: give one as an argument, pipe it on stdin, or use -i");
+    first = await readAll(io.stdin);
+    if (!first.trim()) return usage(output, "the prompt on stdin is empty");
+  }
+
+  let sessionId: string | undefined;
+  /** Updates that arrive before the session is announced (e.g. tool server failures right after session/new). */
+  let early: SessionNotification[] | undefined = [];
+  let replaying = false;
+  let turn: { cancelled: boolean } | undefined;
+  let question: AbortController | undefined;
+  let questions = Promise.resolve();
+
+  const onUpdate = (notification: SessionNotification) => {
+    if (sessionId !== undefined && notification.sessionId !== sessionId) return;
+    // A loaded session's history: shown in the REPL, skipped by one-shot runs (the new answer is what matters).
+    if (replaying) {
+      if (options.interactive) output.update(notification.update, true);
+      return;
+    }
+    if (early) early.push(notification);
+    else output.update(notification.update, false);
+  };
+
+  let agent: AgentProcess;
+  const interrupt = () => {
+    if (turn && !turn.cancelled && sessionId) {
+      turn.cancelled = true;
+      output.notice("Cancelling… (press Ctrl-C again to quit)");
+      agent.agent.notify(methods.agent.session.cancel, { sessionId }).catch(() => {});
+      question?.abort();
+      return;
+    }
+    output.pause();
+    output.finish(sessionId);
+    agent.kill();
+    io.stdin.setRawMode?.(false);
+    io.exit(EXIT.cancelled);
+  };
+
+  const ask = async (request: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse> => {
+    const pick = (...kinds: PermissionOption["kind"][]) => request.options.find((o) => kinds.includes(o.kind));
+    if (turn?.cancelled) return CANCELLED;
+    if (options.yes) {
+      const allow = pick("allow_once", "allow_always");
+      if (allow) {
+        output.permissionAnswer(request, allow.name, "yes");
+        return selected(allow);
+      }
+    }
+    if (!keyboard.isTTY) {
+      const reject = pick("reject_once", "reject_always");
+      output.permissionAnswer(request, reject?.name ?? "cancelled", "no-tty");
+      return reject ? selected(reject) : CANCELLED;
+    }
+    const choices = request.options.map((option, i) => ({
+      keys: [String(i + 1), ...PERMISSION_KEYS[option.kind]],
+      value: option,
+    }));
+    const label = choices.map((c) => `[${c.keys[1] ?? c.keys[0]}] ${c.value.name}`).join("  ");
+    output.permissionQuestion(request, label);
+    question = new AbortController();
+    const answer = await keyboard.choose(choices, AbortSignal.any([signal, question.signal]));
+    question = undefined;
+    if (typeof answer === "string") {
+      output.permissionAnswer(request, "Cancelled", "keyboard");
+      if (answer === "interrupt") interrupt();
+      return CANCELLED;
+    }
+    output.permissionAnswer(request, answer.name, "keyboard");
+    return selected(answer);
+  };
+
+  agent = startAgent(
+    {
+      onUpdate,
+      // One question at a time: parallel tool calls in `ask` mode are asked in turn.
+      requestPermission: (request, signal) => {
+        const answer = questions.then(() => ask(request, signal));
+        questions = answer.then(
+          () => {},
+          () => {},
+        );
+        return answer;
+      },
+    },
+    io.env,
+  );
+  process.on("SIGINT", interrupt);
+
+  const runTurn = async (text: string): Promise<number> => {
+    const state = { cancelled: false };
+    turn = state;
+    output.turnStart(text);
+    const stopKeys = keyboard.watchInterrupts(interrupt);
+    try {
+      const response = await agent.guard(
+        agent.agent.request(methods.agent.session.prompt, {
+          sessionId: sessionId as string,
+          prompt: promptBlocks(text, options.cwd),
+        }),
+      );
+      output.turnEnd(response.stopReason);
+      return STOP_CODES[response.stopReason] ?? EXIT.error;
+    } catch (error) {
+      if (error instanceof AgentExitedError) throw error;
+      output.error(describe(error));
+      return state.cancelled ? EXIT.cancelled : EXIT.error;
+    } finally {
+      turn = undefined;
+      stopKeys();
+    }
+  };
+
+  let code: number = EXIT.ok;
+  try {
+    const opened = await openSession(agent, options, (id) => {
+      sessionId = id;
+      replaying = true;
+    });
+    replaying = false;
+    sessionId = opened.sessionId;
+    output.session({
+      sessionId: opened.sessionId,
+      loaded: options.session !== undefined,
+      ...(opened.modes ? { modeId: opened.modes.currentModeId } : {}),
+    });
+    for (const notification of early ?? []) output.update(notification.update, false);
+    early = undefined;
+    await configure(agent, opened.sessionId, options, opened.modes, opened.configOptions);
+    if (first !== undefined) code = await runTurn(first);
+    if (options.interactive) {
+      code = EXIT.ok;
+      for (;;) {
+        const line = await keyboard.readLine(tty ? "\x1b[1;32mcrow›\x1b[0m " : "crow> ");
+        if (line.kind === "eof") break;
+        if (line.kind === "interrupt") {
+          code = EXIT.cancelled;
+          break;
+        }
+        const text = line.text.trim();
+        if (!text) continue;
+        if (text === "/exit" || text === "/quit") break;
+        await runTurn(line.text);
+      }
+    }
+  } catch (error) {
+    if (error instanceof UsageError) code = usage(output, error.message);
+    else {
+      output.error(describe(error));
+      code = EXIT.error;
+    }
+  } finally {
+    process.off("SIGINT", interrupt);
+    output.finish(sessionId);
+    await agent.close();
+  }
+  return code;
+}
+
+function usage(output: RunOutput, message: string): number {
+  output.error(`${message}\nRun 'crow run --help' for usage.`);
+  return EXIT.usage;
+}
+
+interface OpenedSession {
+  sessionId: string;
+  modes?: SessionModeState | null;
+  configOptions?: SessionConfigOption[] | null;
+}
+
+/** initialize, then session/new or session/load (`beforeLoad` runs first so the replay is attributed). */
+async function openSession(
+  agent: AgentProcess,
+  options: RunOptions,
+  beforeLoad: (sessionId: string) => void,
+): Promise<OpenedSession> {
+  const conn: ClientContext = agent.agent;
+  const init = await agent.guard(
+    conn.request(methods.agent.initialize, {
+      protocolVersion: PROTOCOL_VERSION,
+      // No fs/terminal: the agent uses its own tools (crow-mcp), which is what a terminal user wants.
+      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      clientInfo: { name: "crow-run", title: "crow run", version: VERSION },
+    }),
+  );
+  if (options.session === undefined) {
+    const created = await agent.guard(conn.request(methods.agent.session.new, { cwd: options.cwd, mcpServers: [] }));
+    return created;
+  }
+  if (!init.agentCapabilities?.loadSession) {
+    throw new Error("this version of the agent cannot continue sessions (it does not support session/load)");
+  }
+  beforeLoad(options.session);
+  const loaded = await agent.guard(
+    conn.request(methods.agent.session.load, { sessionId: options.session, cwd: options.cwd, mcpServers: [] }),
+  );
+  return { sessionId: options.session, ...loaded };
+}
+
+/** `--mode` through session/set_mode and `--model` through the model select (session/set_config_option). */
+async function configure(
+  agent: AgentProcess,
+  sessionId: string,
+  options: RunOptions,
+  modes: SessionModeState | null | undefined,
+  configOptions: SessionConfigOption[] | null | undefined,
+): Promise<void> {
+  if (options.mode) {
+    const ids = (modes?.availableModes ?? []).map((m) => m.id);
+    if (ids.length > 0 && !ids.includes(options.mode)) {
+      throw new UsageError(`unknown mode "${options.mode}" (available: ${ids.join(", ")})`);
+    }
+    await agent.guard(agent.agent.request(methods.agent.session.setMode, { sessionId, modeId: options.mode }));
+  }
+  if (options.model) {
+    const select = configOptions?.find((o) => o.category === "model");
+    if (!select) throw new UsageError(`--model ${options.model}: the agent offers no model selection`);
+    const values = selectValues(select);
+    if (values.length > 0 && !values.includes(options.model)) {
+      throw new UsageError(`unknown model "${options.model}" (available: ${values.join(", ")})`);
+    }
+    await agent.guard(
+      agent.agent.request(methods.agent.session.setConfigOption, {
+        sessionId,
+        configId: select.id,
+        value: options.model,
+      }),
+    );
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * `@path` mentions in a typed prompt: each mention of an existing file or directory (relative to the session's cwd,
+ * optionally with a `#L10:20` line range) is attached as an ACP `resource_link`, which the agent inlines (files,
+ * ranges, images, directory listings). The text itself is sent unchanged.
+ */
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import type { ContentBlock } from "@agentclientprotocol/sdk";
+
+const MENTION = /(?:^|\s)@((?:[^\s#]|\\ )+)(#L\d+(?:[:-]L?\d+)?)?/g;
+
+/** The prompt as ACP content: the text, then one resource link per distinct mention that exists on disk. */
+export function promptBlocks(text: string, cwd: string): ContentBlock[] {
+  const blocks: ContentBlock[] = [{ type: "text", text }];
+  const seen = new Set<string>();
+  for (const match of text.matchAll(MENTION)) {
+    // A mention at the end of a sentence keeps its punctuation out of the path.
+    const raw = (match[1] ?? "").replace(/[.,;:!?)]+$/, "").replace(/\\ /g, " ");
+    if (!raw) continue;
+    const file = path.resolve(cwd, raw.startsWith("~/") ? path.join(process.env.HOME ?? "", raw.slice(2)) : raw);
+    const range = match[2] ?? "";
+    const key = `${file}${range}`;
+    if (seen.has(key) || !existsSync(file)) continue;
+    seen.add(key);
+    blocks.push({
+      type: "resource_link",
+      uri: `${pathToFileURL(file).href}${range}`,
+      name: path.basename(file) || file,
+    });
+  }
+  return blocks;
+}
