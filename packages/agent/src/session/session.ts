@@ -23,6 +23,7 @@ import type { AgentConfig } from "../config/index.js";
 import { log } from "../log.js";
 import type { ToolRouter } from "../tools/types.js";
 import { TurnBusyError } from "./modes.js";
+import type { MessageRecorder } from "./persistence.js";
 import { systemPrompt } from "./system-prompt.js";
 
 export interface SessionOptions {
@@ -34,6 +35,12 @@ export interface SessionOptions {
   tools: ToolRouter;
   mode?: PermissionMode;
   askPermission?: (request: PermissionRequest) => Promise<PermissionAnswer>;
+  /** A loaded session's history (without the system prompt), already repaired (`repairToolPairs`). */
+  history?: ChatMessage[];
+  /** The stored system prompt of a loaded session (default: rendered for `cwd`). */
+  system?: string;
+  /** Persistence: gets every message as soon as it is complete. */
+  recorder?: MessageRecorder;
 }
 
 /** How a turn ended. `reason` is `cancelled` whenever `cancel()` was called during the turn. */
@@ -60,7 +67,8 @@ export class Session {
     this.cwd = options.cwd;
     this.tools = options.tools;
     this.model = options.config.model;
-    this.system = systemPrompt(options.cwd);
+    this.system = options.system ?? systemPrompt(options.cwd);
+    if (options.history) this.history.push(...options.history);
     this.bus = new HookBus({ onError: (e) => log.warn(`hook ${e.handler} failed at ${e.point}: ${e.message}`) });
     // The guard goes first so a looping model does not keep prompting the user.
     installDoomLoopGuard(this.bus);
@@ -98,7 +106,9 @@ export class Session {
     const turn = { controller: new AbortController(), cancelled: false };
     this.turn = turn;
     try {
-      this.history.push({ role: "user", content });
+      const user: ChatMessage = { role: "user", content };
+      this.history.push(user);
+      this.options.recorder?.record(user);
       const events = runLoop(
         { messages: [{ role: "system", content: this.system }, ...this.history] },
         {
@@ -113,7 +123,10 @@ export class Session {
       );
       let outcome: TurnOutcome = { reason: "end_turn" };
       for await (const event of events) {
-        if (event.type === "message_appended") this.history.push(event.message);
+        if (event.type === "message_appended") {
+          this.history.push(event.message);
+          this.options.recorder?.record(event.message, event.usage);
+        }
         if (event.type === "stop") {
           outcome = { reason: event.reason };
           if (event.error) outcome.error = event.error;
@@ -121,6 +134,8 @@ export class Session {
         }
         onEvent(event);
       }
+      // The turn answers only once its messages are stored: a client may load the session right after.
+      await this.options.recorder?.flush();
       // The race: a cancel that lands after the loop decided otherwise still answers `cancelled`.
       if (turn.cancelled) return { ...outcome, reason: "cancelled" };
       return outcome;

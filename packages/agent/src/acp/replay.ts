@@ -1,0 +1,132 @@
+/**
+ * `session/load`'s history replay, pure: a stored conversation → the `session/update`s that show it again, in order.
+ * User messages become `user_message_chunk`s, assistant reasoning `agent_thought_chunk`, text `agent_message_chunk`,
+ * each tool call a `tool_call` followed (at its result) by a `tool_call_update` with the result text; write and edit
+ * calls get their diff back from the stored arguments (`content`, or `old_string` → `new_string`), since the file's
+ * state at the time is not stored. Tool call ids are assigned exactly as the live turns did (see TurnRelay), and the
+ * set of used ids is returned so the loaded session keeps them unique.
+ */
+import path from "node:path";
+import type { ContentBlock, SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
+import { type ChatMessage, type ContentPart, MISSING_TOOL_RESULT, type ToolCall, toolKind } from "@crow/core";
+import { toolCallFinished, toolCallStarted } from "./translate.js";
+
+/** User content as ACP content blocks (text, images, audio). */
+export function userBlocks(content: string | ContentPart[]): ContentBlock[] {
+  if (typeof content === "string") return content ? [{ type: "text", text: content }] : [];
+  const blocks: ContentBlock[] = [];
+  for (const part of content) {
+    if (part.type === "text") {
+      if (part.text) blocks.push({ type: "text", text: part.text });
+    } else if (part.type === "image_url") {
+      const match = /^data:([^;,]+);base64,(.*)$/s.exec(part.image_url.url);
+      if (match?.[1] && match[2] !== undefined) blocks.push({ type: "image", mimeType: match[1], data: match[2] });
+      else blocks.push({ type: "resource_link", uri: part.image_url.url, name: part.image_url.url });
+    } else {
+      blocks.push({ type: "audio", mimeType: `audio/${part.input_audio.format}`, data: part.input_audio.data });
+    }
+  }
+  return blocks;
+}
+
+function parseArgs(call: ToolCall): Record<string, unknown> {
+  try {
+    const value = JSON.parse(call.function.arguments) as unknown;
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The diff a write or edit call made, from its arguments alone (undefined for other tools or odd arguments). */
+export function diffFromArgs(tool: string, args: Record<string, unknown>, cwd: string): ToolCallContent | undefined {
+  const base = tool.slice(tool.lastIndexOf("_") + 1);
+  const file = args.file_path ?? args.path;
+  if (typeof file !== "string" || file === "") return undefined;
+  const abs = path.resolve(cwd, file);
+  if (base === "write" && typeof args.content === "string") return { type: "diff", path: abs, newText: args.content };
+  if (base === "edit" && typeof args.old_string === "string" && typeof args.new_string === "string") {
+    return { type: "diff", path: abs, oldText: args.old_string || null, newText: args.new_string };
+  }
+  return undefined;
+}
+
+/** Whether a tool result text says the call did not do its job (cancelled, refused, failed). */
+function failedResult(text: string): boolean {
+  return (
+    text === MISSING_TOOL_RESULT ||
+    /^(Tool call (cancelled|blocked|refused)|Error\b|Blocked\b|Refused\b|The user rejected)/i.test(text)
+  );
+}
+
+function textOf(content: string | ContentPart[]): string {
+  if (typeof content === "string") return content;
+  return content.map((p) => (p.type === "text" ? p.text : "")).join("");
+}
+
+export interface Replay {
+  updates: SessionUpdate[];
+  /** ACP tool call ids used by the replayed history (continue the session's TurnRelay with these). */
+  usedIds: Set<string>;
+}
+
+/** The updates that replay `messages` (a history without its system prompt) for a session working in `cwd`. */
+export function replayHistory(messages: readonly ChatMessage[], cwd: string): Replay {
+  const updates: SessionUpdate[] = [];
+  const usedIds = new Set<string>();
+  // Per assistant message: model call id → [ACP id, name, args]; cleared at the next assistant message.
+  let calls = new Map<string, { id: string; name: string; args: Record<string, unknown> }>();
+  for (const message of messages) {
+    switch (message.role) {
+      case "system":
+        break;
+      case "user":
+        for (const content of userBlocks(message.content))
+          updates.push({ sessionUpdate: "user_message_chunk", content });
+        break;
+      case "assistant": {
+        calls = new Map();
+        if (message.reasoning_content) {
+          updates.push({
+            sessionUpdate: "agent_thought_chunk",
+            content: { type: "text", text: message.reasoning_content },
+          });
+        }
+        if (message.content) {
+          updates.push({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: message.content } });
+        }
+        for (const call of message.tool_calls ?? []) {
+          let id = call.id;
+          for (let n = 2; usedIds.has(id); n++) id = `${call.id}#${n}`;
+          usedIds.add(id);
+          const args = parseArgs(call);
+          const name = call.function.name;
+          calls.set(call.id, { id, name, args });
+          updates.push(
+            toolCallStarted(
+              { id: call.id, name, kind: toolKind(name), args, rawArguments: call.function.arguments },
+              id,
+            ),
+          );
+        }
+        break;
+      }
+      case "tool": {
+        const call = calls.get(message.tool_call_id);
+        if (!call) break;
+        const failed = failedResult(textOf(message.content).trimStart());
+        const diff = failed ? undefined : diffFromArgs(call.name, call.args, cwd);
+        updates.push(
+          toolCallFinished(call.id, failed ? "failed" : "completed", {
+            content: message.content,
+            ...(diff ? { data: { content: [diff] } } : {}),
+          }),
+        );
+        break;
+      }
+    }
+  }
+  return { updates, usedIds };
+}
