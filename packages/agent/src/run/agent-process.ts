@@ -97,7 +97,17 @@ export function startAgent(handlers: AgentHandlers, env: NodeJS.ProcessEnv = pro
     connection,
     child,
     died,
-    guard: (request) => Promise.race([request, died]),
+    async guard(request) {
+      try {
+        return await Promise.race([request, died]);
+      } catch (error) {
+        // A dying child closes the connection first: report the exit (with its stderr) rather than "closed".
+        if (!(error instanceof AgentExitedError) && (connection.signal.aborted || exited)) {
+          await Promise.race([died, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+        }
+        throw error;
+      }
+    },
     async close(graceMs = 5000) {
       if (exited) return;
       const gone = new Promise<void>((resolve) => child.once("exit", () => resolve()));

@@ -1,0 +1,144 @@
+/**
+ * Helpers of the `crow run` tests: the built `crow run` as a subprocess (pipes) or in a pseudo-terminal, against
+ * the mock LLM, with a private CROW_HOME so no user configuration or store is touched.
+ */
+import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { CROW_BIN } from "@crow/testkit";
+import { type IPty, spawn as spawnPty } from "@lydell/node-pty";
+
+/** The environment of a `crow run` under test: the mock as provider, fast retries, a private CROW_HOME. */
+export function runEnv(
+  mockUrl: string,
+  home: string,
+  extra: Record<string, string | undefined> = {},
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !key.startsWith("CROW_") && !key.startsWith("OPENAI_") && key !== "NO_COLOR") {
+      env[key] = value;
+    }
+  }
+  Object.assign(env, {
+    CROW_HOME: home,
+    OPENAI_BASE_URL: mockUrl,
+    CROW_MODEL: "mock-model",
+    CROW_MAX_RETRIES: "1",
+    CROW_RETRY_BASE_MS: "5",
+  });
+  for (const [key, value] of Object.entries(extra)) {
+    if (value === undefined) delete env[key];
+    else env[key] = value;
+  }
+  return env;
+}
+
+export async function tempHome(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  const dir = await mkdtemp(path.join(tmpdir(), "crow-run-home-"));
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `crow run <args>` with pipes (no TTY); `input` is written to stdin, which is then closed. */
+export function runCrow(
+  args: readonly string[],
+  options: { env: Record<string, string>; input?: string; cwd?: string },
+): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CROW_BIN, "run", ...args], {
+      env: options.env,
+      cwd: options.cwd,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (t: string) => {
+      stdout += t;
+    });
+    child.stderr.setEncoding("utf8").on("data", (t: string) => {
+      stderr += t;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.input ?? "");
+  });
+}
+
+/** Removes ANSI escape sequences and carriage returns (what a person reads). */
+export function plain(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping escape sequences
+  return text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "").replace(/\r/g, "");
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for escape sequences
+export const ANSI = /\x1b\[/;
+
+/** `crow run` in a pseudo-terminal: typed input, raw output, waits on what appears. */
+export class PtyRun {
+  output = "";
+  readonly exited: Promise<number>;
+  private readonly pty: IPty;
+  private waiters: Array<{ match: RegExp; from: number; resolve: (text: string) => void }> = [];
+
+  constructor(args: readonly string[], env: Record<string, string>, cwd: string) {
+    this.pty = spawnPty(process.execPath, [CROW_BIN, "run", ...args], {
+      name: "xterm-256color",
+      cols: 120,
+      rows: 40,
+      cwd,
+      env: { ...env, TERM: "xterm-256color" },
+    });
+    this.pty.onData((data) => {
+      this.output += data;
+      this.check();
+    });
+    this.exited = new Promise((resolve) => this.pty.onExit(({ exitCode }) => resolve(exitCode)));
+  }
+
+  /** Output so far without escape sequences. */
+  get text(): string {
+    return plain(this.output);
+  }
+
+  /** Marks the current end of output: later `waitFor` calls with `after` only look past it. */
+  mark(): number {
+    return this.output.length;
+  }
+
+  /** Resolves with the output (from `after`, plain) once `match` appears there. */
+  waitFor(match: RegExp, after = 0): Promise<string> {
+    return new Promise((resolve) => {
+      this.waiters.push({ match, from: after, resolve });
+      this.check();
+    });
+  }
+
+  write(data: string): void {
+    this.pty.write(data);
+  }
+
+  kill(): void {
+    try {
+      this.pty.kill("SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+
+  private check(): void {
+    for (const waiter of [...this.waiters]) {
+      const seen = plain(this.output.slice(waiter.from));
+      if (waiter.match.test(seen)) {
+        this.waiters.splice(this.waiters.indexOf(waiter), 1);
+        waiter.resolve(seen);
+      }
+    }
+  }
+}
