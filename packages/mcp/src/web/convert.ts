@@ -1,6 +1,7 @@
 import { parseHTML } from "linkedom";
+import { extractLargePage, LARGE_PAGE_ELEMENTS, type LargePageNode } from "./large-page.js";
 import { domToMarkdown, type MdNode } from "./markdown.js";
-import { extractArticle, type ReadableElement } from "./readability.js";
+import { extractArticle, prune, type ReadableElement } from "./readability.js";
 
 /** The few DOM members this module uses; linkedom implements them (Node has no DOM types here). */
 interface DomNode {
@@ -43,13 +44,27 @@ const CHROME = "script, style, noscript, template, nav, header, footer, aside, f
  * made absolute against `pageUrl` (or the page's `<base href>`). When Readability finds no article (index pages, tiny pages), the
  * body minus scripts and navigation is converted instead, so the caller always gets something readable.
  */
-export function htmlToMarkdown(html: string, pageUrl: string): ConvertedPage {
+export function htmlToMarkdown(
+  html: string,
+  pageUrl: string,
+  options: { largePageElements?: number } = {},
+): ConvertedPage {
   const lean = stripInert(html);
   const { document, base } = prepare(lean, pageUrl);
   const fallbackTitle = cleanText(document.title);
 
+  const elements = document.documentElement ? prune(document.documentElement) : 0;
+  if (elements > (options.largePageElements ?? LARGE_PAGE_ELEMENTS) && document.body) {
+    const article = extractLargePage(document.body as unknown as LargePageNode);
+    const title = articleTitle(fallbackTitle, article.heading);
+    const body = domToMarkdown(article.root as MdNode, { base, demoteH1: title !== "" });
+    if (body.length >= MIN_ARTICLE_CHARS) return { title, markdown: withTitle(title, body), readable: true };
+    // Too little prose for an article (a huge index page): the whole body minus chrome follows below.
+    return { title: fallbackTitle, markdown: withTitle(fallbackTitle, bodyFallback(lean, pageUrl)), readable: false };
+  }
+
   // Readability mutates the document, so the fallback parses again (only on that rare path).
-  const article = extractArticle<ReadableElement>(document, document.documentElement);
+  const article = extractArticle<ReadableElement>(document);
   const content = article?.content;
   // Below Readability's own threshold its answer is a last resort that often keeps the navigation; the body minus
   // chrome is better then, unless that comes out empty.
@@ -63,6 +78,15 @@ export function htmlToMarkdown(html: string, pageUrl: string): ConvertedPage {
 
   const body = fallback || bodyFallback(lean, pageUrl);
   return { title: fallbackTitle, markdown: withTitle(fallbackTitle, body), readable: false };
+}
+
+/**
+ * The title of a page extracted without Readability: the article's first `<h1>` when the `<title>` contains it
+ * (titles usually add the site name: "Heading | Site"), else the `<title>`.
+ */
+function articleTitle(documentTitle: string, heading: string): string {
+  const h1 = cleanText(heading);
+  return h1 !== "" && (documentTitle === "" || documentTitle.includes(h1)) ? h1 : documentTitle;
 }
 
 /** Readability's default `charThreshold`: shorter extractions are its fallback attempts. */

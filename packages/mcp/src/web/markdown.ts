@@ -99,11 +99,13 @@ const SKIP = new Set([
 /** Where image and link URLs are resolved; `base` is an absolute URL (relative URLs are kept when it is ""). */
 export interface MdOptions {
   base?: string;
+  /** Write `<h1>` as `##`, when the caller puts the page title on top as the one `#` heading. */
+  demoteH1?: boolean;
 }
 
 /** Serializes the content of `root` (not `root`'s own tag) as Markdown blocks separated by blank lines. */
 export function domToMarkdown(root: MdNode, options: MdOptions = {}): string {
-  const writer = new Writer(options.base ?? "");
+  const writer = new Writer(options.base ?? "", options.demoteH1 ?? false);
   return writer.blocks(root).trim();
 }
 
@@ -111,7 +113,10 @@ class Writer {
   /** Inside a table cell, code is plain text: backticks around every identifier make narrow tables unreadable. */
   private inCell = false;
 
-  constructor(private readonly base: string) {}
+  constructor(
+    private readonly base: string,
+    private readonly demoteH1: boolean,
+  ) {}
 
   /** The children of a block container as Markdown blocks; a nested list follows its text on the next line. */
   blocks(parent: MdNode): string {
@@ -151,7 +156,8 @@ class Writer {
       case "H5":
       case "H6": {
         const text = this.inlineContent(node).trim().replace(/\n+/g, " ");
-        return text === "" ? "" : `${"#".repeat(Number(name[1]))} ${text}`;
+        const level = name === "H1" && this.demoteH1 ? 2 : Number(name[1]);
+        return text === "" ? "" : `${"#".repeat(level)} ${text}`;
       }
       case "P":
       case "DT":

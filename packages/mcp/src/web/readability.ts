@@ -58,14 +58,10 @@ const PRUNED = new Set([
 const PRUNED_ROLES = new Set(["navigation", "menu", "menubar", "complementary", "alert", "alertdialog", "dialog"]);
 
 /**
- * Runs Readability on `document` (which it mutates) and returns the article element, or null when it found none.
- * `root` is the document's `<html>` element, pruned first.
+ * Runs Readability on `document` (which it mutates; {@link prune} it first) and returns the article element, or
+ * null when it found none.
  */
-export function extractArticle<T extends ReadableElement>(
-  document: unknown,
-  root: ReadableElement | null,
-): Article<T> | null {
-  if (root) prune(root);
+export function extractArticle<T extends ReadableElement>(document: unknown): Article<T> | null {
   const reader = new Readability<T>(document as never, {
     // Classes are kept so `language-*` on code blocks reaches the Markdown (and cleaning them is a full pass).
     keepClasses: true,
@@ -75,20 +71,25 @@ export function extractArticle<T extends ReadableElement>(
   return reader.parse() as Article<T> | null;
 }
 
-/** Removes chrome and hidden elements (see {@link PRUNED}) below `root`. */
-export function prune(root: ReadableElement): void {
+/** Removes chrome and hidden elements (see {@link PRUNED}) below `root`; returns how many elements remain. */
+export function prune(root: ReadableElement): number {
   const doomed: ReadableElement[] = [];
+  let kept = 0;
   let node = root.firstElementChild;
   while (node) {
     if (isChrome(node) || !isProbablyVisible(node)) {
       doomed.push(node);
-    } else if (node.firstElementChild) {
-      node = node.firstElementChild;
-      continue;
+    } else {
+      kept++;
+      if (node.firstElementChild) {
+        node = node.firstElementChild;
+        continue;
+      }
     }
     node = nextOutside(node, root);
   }
   for (const element of doomed) element.remove();
+  return kept;
 }
 
 function isChrome(node: ReadableElement): boolean {
