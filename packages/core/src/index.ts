@@ -14,5 +14,6 @@ export type * from "./llm/types.js";
 export * from "./loop/loop.js";
 export type * from "./loop/types.js";
 export * from "./messages.js";
+export * from "./prompt/index.js";
 export * from "./store/index.js";
 export * from "./tools.js";

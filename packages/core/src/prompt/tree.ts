@@ -1,0 +1,177 @@
+/**
+ * The workspace's directory tree for the system prompt: a few levels deep, without dependency, build and VCS
+ * directories, honouring `.gitignore` files, and capped so a huge repository cannot flood the context.
+ *
+ * Entries are gathered breadth-first and drawn depth-first: when the cap is reached the top levels are complete and
+ * the deeper ones are cut, with a note saying how many entries were left out where.
+ */
+import type { Dirent } from "node:fs";
+import { lstat, readdir, readFile, stat } from "node:fs/promises";
+import path from "node:path";
+import { type IgnoreRule, isIgnored, parseGitignore } from "./gitignore.js";
+
+/** Names never listed (dependency, build, cache and VCS directories, OS clutter). Globs allowed, as in `.gitignore`. */
+export const DEFAULT_TREE_IGNORE: readonly string[] = [
+  ".git",
+  ".hg",
+  ".svn",
+  "node_modules",
+  "dist",
+  "build",
+  "out",
+  "target",
+  "coverage",
+  ".next",
+  ".nuxt",
+  ".turbo",
+  ".cache",
+  ".parcel-cache",
+  ".venv",
+  "venv",
+  "__pycache__",
+  "*.egg-info",
+  "*.egg_info",
+  ".mypy_cache",
+  ".pytest_cache",
+  ".ruff_cache",
+  ".tox",
+  ".gradle",
+  ".idea",
+  ".DS_Store",
+  "*.pyc",
+  "refs",
+];
+
+export interface TreeOptions {
+  /** Levels below the root to list (default 3: `a/b/c` is shown, `a/b/c/d` is not). */
+  maxDepth?: number;
+  /** Names or globs never listed (default {@link DEFAULT_TREE_IGNORE}). */
+  ignore?: readonly string[];
+  /** Read `.gitignore` files (default true). */
+  gitignore?: boolean;
+  /** Most entries listed in total (default 400). */
+  maxEntries?: number;
+  /** Most entries listed per directory (default 60). */
+  maxPerDirectory?: number;
+}
+
+export interface DirectoryTree {
+  /** The drawing, first line the root path with a trailing `/`. */
+  text: string;
+  /** Entries drawn (not counting the root). */
+  entries: number;
+  /** Whether entries were left out because of the caps (a note says so in `text`). */
+  truncated: boolean;
+}
+
+interface Node {
+  name: string;
+  rel: string;
+  dir: boolean;
+  depth: number;
+  children: Node[];
+  /** Entries of this directory that exist but were not listed (caps). */
+  omitted: number;
+}
+
+async function entriesOf(dir: string): Promise<Dirent[]> {
+  try {
+    return await readdir(dir, { withFileTypes: true });
+  } catch {
+    return []; // unreadable directories are shown empty rather than failing the prompt
+  }
+}
+
+async function gitignoreRules(dir: string, rel: string): Promise<IgnoreRule[]> {
+  try {
+    return parseGitignore(await readFile(path.join(dir, ".gitignore"), "utf8"), rel);
+  } catch {
+    return [];
+  }
+}
+
+function byDirsThenName(a: Node, b: Node): number {
+  if (a.dir !== b.dir) return a.dir ? -1 : 1;
+  return a.name.localeCompare(b.name, "en", { sensitivity: "base" });
+}
+
+/** Builds the tree of `root` (an absolute directory). Never throws for unreadable entries. */
+export async function directoryTree(root: string, options: TreeOptions = {}): Promise<DirectoryTree> {
+  const maxDepth = options.maxDepth ?? 3;
+  const maxEntries = options.maxEntries ?? 400;
+  const maxPerDirectory = options.maxPerDirectory ?? 60;
+  const useGitignore = options.gitignore ?? true;
+  const fixed = parseGitignore((options.ignore ?? DEFAULT_TREE_IGNORE).join("\n"));
+  const top: Node = { name: root, rel: "", dir: true, depth: 0, children: [], omitted: 0 };
+  const rulesOf = new Map<Node, IgnoreRule[]>();
+  rulesOf.set(top, useGitignore ? await gitignoreRules(root, "") : []);
+  let listed = 0;
+  let truncated = false;
+  let level: Node[] = [top];
+  while (level.length > 0) {
+    const next: Node[] = [];
+    for (const parent of level) {
+      const inherited = rulesOf.get(parent) ?? [];
+      const dirents = await entriesOf(path.join(root, parent.rel));
+      const children: Node[] = [];
+      for (const d of dirents) {
+        const rel = parent.rel ? `${parent.rel}/${d.name}` : d.name;
+        const dir = d.isDirectory() || (d.isSymbolicLink() && (await isDirectoryLink(path.join(root, rel))));
+        if (isIgnored(fixed, d.name, dir) || isIgnored(inherited, rel, dir)) continue;
+        children.push({ name: d.name, rel, dir, depth: parent.depth + 1, children: [], omitted: 0 });
+      }
+      children.sort(byDirsThenName);
+      const room = Math.max(0, Math.min(maxPerDirectory, maxEntries - listed));
+      parent.children = children.slice(0, room);
+      parent.omitted = children.length - parent.children.length;
+      if (parent.omitted > 0) truncated = true;
+      listed += parent.children.length;
+      for (const child of parent.children) {
+        if (!child.dir) continue;
+        // Symlinked directories are listed but not entered (no cycles, no walking outside the workspace).
+        if (child.depth >= maxDepth || !(await isRealDirectory(path.join(root, child.rel)))) continue;
+        rulesOf.set(
+          child,
+          useGitignore ? [...inherited, ...(await gitignoreRules(path.join(root, child.rel), child.rel))] : [],
+        );
+        next.push(child);
+      }
+    }
+    level = next;
+  }
+  const lines = [`${root.endsWith("/") ? root : `${root}/`}`];
+  draw(top, "", lines);
+  if (truncated) lines.push(`(tree truncated at ${maxEntries} entries, ${maxPerDirectory} per directory)`);
+  return { text: lines.join("\n"), entries: listed, truncated };
+}
+
+function draw(node: Node, prefix: string, lines: string[]): void {
+  const items: Array<Node | number> = [...node.children];
+  if (node.omitted > 0) items.push(node.omitted);
+  items.forEach((item, i) => {
+    const last = i === items.length - 1;
+    const branch = last ? "└── " : "├── ";
+    if (typeof item === "number") {
+      lines.push(`${prefix}${branch}… ${item} more`);
+      return;
+    }
+    lines.push(`${prefix}${branch}${item.name}${item.dir ? "/" : ""}`);
+    if (item.children.length > 0 || item.omitted > 0) draw(item, `${prefix}${last ? "    " : "│   "}`, lines);
+  });
+}
+
+async function isDirectoryLink(p: string): Promise<boolean> {
+  try {
+    return (await stat(p)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+async function isRealDirectory(p: string): Promise<boolean> {
+  try {
+    return (await lstat(p)).isDirectory();
+  } catch {
+    return false;
+  }
+}
