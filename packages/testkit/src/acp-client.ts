@@ -9,7 +9,10 @@
  * served from the real disk and real processes (and the capabilities advertised accordingly).
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { Readable, Transform, Writable } from "node:stream";
 import {
   type ClientConnection,
@@ -118,10 +121,23 @@ function agentEnv(options: AcpClientOptions): Record<string, string> {
   return env;
 }
 
+/**
+ * Tests never touch the real ~/.crow (config, session store): without an explicit CROW_HOME the agent gets a fresh
+ * one, removed on close. Returns it, or undefined when the test chose its own.
+ */
+function privateHome(env: Record<string, string>, options: AcpClientOptions): string | undefined {
+  if (options.env?.CROW_HOME) return undefined;
+  const home = mkdtempSync(path.join(tmpdir(), "crow-home-"));
+  env.CROW_HOME = home;
+  return home;
+}
+
 /** Spawns `crow acp`, connects, and sends `initialize` (with the fs/terminal capabilities asked for). */
 export async function spawnAcpAgent(options: AcpClientOptions = {}): Promise<AcpTestClient> {
   const command = options.command ?? { file: process.execPath, args: [CROW_BIN, "acp"] };
-  const child = spawn(command.file, command.args, { env: agentEnv(options), stdio: ["pipe", "pipe", "pipe"] });
+  const env = agentEnv(options);
+  const home = privateHome(env, options);
+  const child = spawn(command.file, command.args, { env, stdio: ["pipe", "pipe", "pipe"] });
   let stderr = "";
   child.stderr?.setEncoding("utf8");
   child.stderr?.on("data", (text: string) => {
@@ -349,6 +365,7 @@ export async function spawnAcpAgent(options: AcpClientOptions = {}): Promise<Acp
       const code = await exited;
       clearTimeout(timer);
       connection.close();
+      if (home) rmSync(home, { recursive: true, force: true });
       return code;
     },
   };

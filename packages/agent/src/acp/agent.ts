@@ -1,8 +1,8 @@
 /**
  * The ACP agent: a thin layer from ACP requests to sessions and from loop events to `session/update`s. One app per
- * connection (the client's capabilities are per connection). Sessions live in memory for now.
+ * connection (the client's capabilities are per connection). Sessions are stored (sessions.ts: load, list, resume,
+ * close, delete; session/persistence.ts: every message as soon as it is complete).
  */
-import { randomUUID } from "node:crypto";
 import path from "node:path";
 import {
   type AgentApp,
@@ -19,7 +19,7 @@ import {
   type SessionUpdate,
   type StopReason,
 } from "@agentclientprotocol/sdk";
-import type { LlmClient, PermissionMode } from "@crow/core";
+import type { LlmClient, PermissionMode, Store } from "@crow/core";
 import {
   type AgentConfig,
   CostMeter,
@@ -30,6 +30,7 @@ import {
 } from "../config/index.js";
 import { log } from "../log.js";
 import { MODES, TurnBusyError } from "../session/modes.js";
+import { SessionRecorder } from "../session/persistence.js";
 import type { Session } from "../session/session.js";
 import type { AcpMcpServer } from "../tools/types.js";
 import { VERSION } from "../version.js";
@@ -37,6 +38,7 @@ import { clientBridge } from "./client-bridge.js";
 import { COMMANDS, helpText, parseSlashCommand } from "./commands.js";
 import { permissionAsker } from "./permission.js";
 import { PromptContentError, promptContent, singleText } from "./prompt-content.js";
+import { type OpenRequest, registerSessionMethods } from "./sessions.js";
 import { commandsUpdate, messageChunk, modeUpdate } from "./translate.js";
 import { TurnRelay } from "./turn-relay.js";
 import { UpdateQueue } from "./update-queue.js";
@@ -46,9 +48,10 @@ export function initializeResponse(): InitializeResponse {
   return {
     protocolVersion: PROTOCOL_VERSION,
     agentCapabilities: {
-      loadSession: false,
+      loadSession: true,
       promptCapabilities: { image: true, audio: false, embeddedContext: true },
       mcpCapabilities: { http: true, sse: true },
+      sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {} },
       // Custom `_crow/*` methods will be advertised here.
       _meta: { crow: { version: VERSION, methods: [] } },
     },
@@ -109,6 +112,8 @@ interface Entry {
   queue: UpdateQueue;
   /** Cumulative cost for usage_update (models with a configured price). */
   cost: CostMeter;
+  /** Stores the session's messages and settings. */
+  recorder: SessionRecorder;
 }
 
 export interface AgentOptions {
@@ -138,11 +143,101 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
     const sent = entry.client.notify(methods.client.session.update, { sessionId: entry.session.id, update });
     entry.flushed = sent.catch((error: unknown) => log.debug("session/update not delivered", error));
   };
+  // The store opens once, on first use (initialize starts it); a failed open is retried by the next request.
+  let opened: Promise<Store> | undefined;
+  const store = (): Promise<Store> => {
+    opened ??= loadRuntime().then(([core]) => core.openStore(config.dbUri));
+    opened.catch(() => {
+      opened = undefined;
+    });
+    return opened;
+  };
   const find = (sessionId: string): Entry => {
     const entry = sessions.get(sessionId);
     if (!entry) throw RequestError.sessionNotFound(sessionId);
     return entry;
   };
+
+  const storeOrError = async (): Promise<Store> => {
+    try {
+      return await store();
+    } catch (error) {
+      throw new RequestError(-32603, error instanceof Error ? error.message : String(error));
+    }
+  };
+
+  const sessionState = (entry: Entry) => ({
+    modes: modeState(entry.session.mode),
+    configOptions: configOptions(config, entry.session.model),
+  });
+
+  /** Opens a live session for a stored one (new or loaded): tools, runtime session, recorder. */
+  async function openEntry(client: AgentContext, request: OpenRequest): Promise<Entry> {
+    const { record } = request;
+    const id = record.id;
+    let entry: Entry | undefined;
+    const [, { Session }, { createToolRouter }] = await loadRuntime();
+    const db = await storeOrError();
+    const llm = await llmClient();
+    const tools = await createToolRouter({
+      cwd: request.cwd,
+      mcpServers: request.mcpServers,
+      configServers: config.mcpServers,
+      client: clientBridge(client, id, capabilities),
+      builtin: options.builtinTools ?? true,
+    });
+    const recorder = new SessionRecorder(db, id, {
+      title: record.title,
+      onTitle: (title, updatedAt) => entry && send(entry, { sessionUpdate: "session_info_update", title, updatedAt }),
+      onError: (message) => entry && send(entry, messageChunk(`\n[${message}]\n`)),
+    });
+    const mode = MODES.find((m) => m.id === record.mode)?.id;
+    const session = new Session({
+      id,
+      cwd: request.cwd,
+      config,
+      llm,
+      tools,
+      recorder,
+      history: request.history,
+      ...(mode ? { mode } : {}),
+      ...(record.systemPrompt ? { system: record.systemPrompt } : {}),
+      askPermission: permissionAsker({
+        client,
+        sessionId: id,
+        toolCallId: (callId) => entry?.relay?.toolCallId(callId) ?? callId,
+        onCancelled: () => entry?.session.cancel(),
+      }),
+    });
+    // A stored model that is no longer configured falls back to the default.
+    if (record.model && config.models.some((m) => m.name === record.model)) session.model = record.model;
+    const created: Entry = {
+      session,
+      client,
+      usedIds: request.usedIds,
+      flushed: Promise.resolve(),
+      queue: new UpdateQueue((update) => deliver(created, update)),
+      cost: new CostMeter(),
+      recorder,
+    };
+    entry = created;
+    sessions.set(id, created);
+    // After the response: the client must know the session id before updates for it arrive.
+    setTimeout(() => {
+      send(created, commandsUpdate(COMMANDS));
+      if (record.title) send(created, { sessionUpdate: "session_info_update", title: record.title });
+      for (const failure of tools.failures()) send(created, messageChunk(`${failure}\n`));
+    }, 0);
+    return created;
+  }
+
+  /** Stops a live session: its turn, its pending writes, its tools. */
+  async function dispose(entry: Entry): Promise<void> {
+    if (sessions.get(entry.session.id) === entry) sessions.delete(entry.session.id);
+    entry.session.cancel();
+    await entry.recorder.flush();
+    await entry.session.close();
+  }
 
   async function prompt(entry: Entry, blocks: ContentBlock[], signal: AbortSignal): Promise<StopReason> {
     const { session } = entry;
@@ -207,53 +302,29 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
     .onRequest(methods.agent.initialize, ({ params }) => {
       capabilities = params.clientCapabilities ?? undefined;
       loadRuntime().catch((error: unknown) => log.error("failed to load the agent runtime", error));
+      store().catch((error: unknown) => log.error("failed to open the session store", error));
       return initializeResponse();
     })
     .onRequest(methods.agent.authenticate, () => ({}))
     .onRequest(methods.agent.session.new, async ({ params, client }) => {
       if (!path.isAbsolute(params.cwd))
         throw RequestError.invalidParams(undefined, `cwd must be absolute: ${params.cwd}`);
-      const id = randomUUID();
-      let entry: Entry | undefined;
-      const [, { Session }, { createToolRouter }] = await loadRuntime();
-      const llm = await llmClient();
-      const tools = await createToolRouter({
+      const [, { systemPrompt }] = await Promise.all([loadRuntime(), import("../session/system-prompt.js")]);
+      const db = await storeOrError();
+      const record = await db.createSession({
+        cwd: params.cwd,
+        mode: config.mode,
+        model: config.model ?? null,
+        systemPrompt: systemPrompt(params.cwd),
+      });
+      const entry = await openEntry(client, {
+        record,
         cwd: params.cwd,
         mcpServers: params.mcpServers as AcpMcpServer[],
-        configServers: config.mcpServers,
-        client: clientBridge(client, id, capabilities),
-        builtin: options.builtinTools ?? true,
-      });
-      const session = new Session({
-        id,
-        cwd: params.cwd,
-        config,
-        llm,
-        tools,
-        askPermission: permissionAsker({
-          client,
-          sessionId: id,
-          toolCallId: (callId) => entry?.relay?.toolCallId(callId) ?? callId,
-          onCancelled: () => entry?.session.cancel(),
-        }),
-      });
-      const created: Entry = {
-        session,
-        client,
+        history: [],
         usedIds: new Set(),
-        flushed: Promise.resolve(),
-        queue: new UpdateQueue((update) => deliver(created, update)),
-        cost: new CostMeter(),
-      };
-      entry = created;
-      sessions.set(id, entry);
-      const ready = entry;
-      // After the response: the client must know the session id before updates for it arrive.
-      setTimeout(() => {
-        send(ready, commandsUpdate(COMMANDS));
-        for (const failure of tools.failures()) send(ready, messageChunk(`${failure}\n`));
-      }, 0);
-      return { sessionId: id, modes: modeState(session.mode), configOptions: configOptions(config, session.model) };
+      });
+      return { sessionId: entry.session.id, ...sessionState(entry) };
     })
     .onRequest(methods.agent.session.prompt, async ({ params, signal }) => ({
       stopReason: await prompt(find(params.sessionId), params.prompt, signal),
@@ -266,6 +337,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
       const mode = MODES.find((m) => m.id === params.modeId);
       if (!mode) throw RequestError.invalidParams(undefined, `unknown mode "${params.modeId}" (code, ask, read-only)`);
       entry.session.permissions.setMode(mode.id);
+      entry.recorder.update({ mode: mode.id });
       send(entry, modeUpdate(mode.id));
       return {};
     })
@@ -280,13 +352,28 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
         );
       }
       entry.session.model = params.value;
+      entry.recorder.update({ model: params.value });
       return { configOptions: configOptions(config, entry.session.model) };
     });
+  registerSessionMethods(app, {
+    sessions,
+    store: storeOrError,
+    open: openEntry,
+    dispose,
+    sendNow: async (entry, updates) => {
+      entry.queue.flush();
+      for (const update of updates) deliver(entry, update);
+      await entry.flushed;
+    },
+    state: sessionState,
+  });
 
   const close = async () => {
     const all = [...sessions.values()];
-    sessions.clear();
-    await Promise.allSettled(all.map((e) => e.session.close()));
+    await Promise.allSettled(all.map((e) => dispose(e)));
+    const db = opened;
+    opened = undefined;
+    await db?.then((s) => s.close()).catch(() => {});
   };
   return { app, close };
 }

@@ -1,0 +1,154 @@
+/**
+ * The stored-session methods of the ACP agent: session/load (replays the whole history as `session/update`s before
+ * it answers), session/resume (the same without the replay), session/list, session/close and session/delete.
+ * The agent (agent.ts) hosts the live sessions and knows how to open one; this file only decides what to open and
+ * what to send.
+ */
+import path from "node:path";
+import {
+  type AgentApp,
+  type AgentContext,
+  type LoadSessionRequest,
+  methods,
+  RequestError,
+  type SessionConfigOption,
+  type SessionModeState,
+  type SessionUpdate,
+} from "@agentclientprotocol/sdk";
+import type { ChatMessage, SessionRecord, Store } from "@crow/core";
+import { log } from "../log.js";
+import type { AcpMcpServer } from "../tools/types.js";
+
+/** What a stored session is reopened with. */
+export interface OpenRequest {
+  record: SessionRecord;
+  cwd: string;
+  mcpServers: AcpMcpServer[];
+  /** The stored history, repaired. */
+  history: ChatMessage[];
+  /** ACP tool call ids the history used (new calls get fresh ones). */
+  usedIds: Set<string>;
+}
+
+/** The part of a live session this file needs. */
+export interface HostedSession {
+  session: { readonly id: string; readonly running: boolean };
+}
+
+/** What the agent provides: its live sessions, the store, and how to open, close and talk to a session. */
+export interface SessionHost<E extends HostedSession> {
+  readonly sessions: Map<string, E>;
+  store(): Promise<Store>;
+  open(client: AgentContext, request: OpenRequest): Promise<E>;
+  /** Stops a live session (cancels its turn, waits for its writes, stops its tools) and forgets it. */
+  dispose(entry: E): Promise<void>;
+  /** Sends updates in order, unbatched, and resolves once they are written. */
+  sendNow(entry: E, updates: readonly SessionUpdate[]): Promise<void>;
+  /** The modes and config options a load/resume answers with. */
+  state(entry: E): { modes: SessionModeState; configOptions: SessionConfigOption[] };
+}
+
+/** Page size of session/list. */
+const LIST_PAGE = 50;
+
+async function storeOf<E extends HostedSession>(host: SessionHost<E>): Promise<Store> {
+  try {
+    return await host.store();
+  } catch (error) {
+    throw new RequestError(-32603, error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** Loads a stored session into a live one (closing a live copy first); returns it with its replay. */
+async function reopen<E extends HostedSession>(
+  host: SessionHost<E>,
+  client: AgentContext,
+  params: Pick<LoadSessionRequest, "sessionId" | "cwd" | "mcpServers">,
+): Promise<{ entry: E; replay: SessionUpdate[] }> {
+  if (!path.isAbsolute(params.cwd)) throw RequestError.invalidParams(undefined, `cwd must be absolute: ${params.cwd}`);
+  const live = host.sessions.get(params.sessionId);
+  if (live?.session.running) {
+    throw RequestError.invalidRequest(undefined, "this session is running a prompt; cancel it before loading it again");
+  }
+  if (live) await host.dispose(live);
+  const store = await storeOf(host);
+  const record = await store.getSession(params.sessionId);
+  if (!record || record.archivedFrom !== null) throw RequestError.sessionNotFound(params.sessionId);
+  const stored = await store.loadMessages(record.id);
+  // Loaded lazily like the rest of the runtime (initialize answers before @crow/core is parsed).
+  const [{ repairToolPairs }, { replayHistory }] = await Promise.all([import("@crow/core"), import("./replay.js")]);
+  // A crash may have left tool calls without results: the loop would send an invalid history.
+  const history = repairToolPairs(stored.map((m) => m.message));
+  const { updates, usedIds } = replayHistory(history, params.cwd);
+  if (record.cwd !== params.cwd) {
+    // The client says where the project is now (it may have moved); remember it.
+    await store.updateSession(record.id, { cwd: params.cwd });
+  }
+  const entry = await host.open(client, {
+    record,
+    cwd: params.cwd,
+    mcpServers: (params.mcpServers ?? []) as AcpMcpServer[],
+    history,
+    usedIds,
+  });
+  return { entry, replay: updates };
+}
+
+/** Registers session/load, resume, list, close and delete on the agent app. */
+export function registerSessionMethods<E extends HostedSession>(app: AgentApp, host: SessionHost<E>): AgentApp {
+  return app
+    .onRequest(methods.agent.session.load, async ({ params, client }) => {
+      const { entry, replay } = await reopen(host, client, params);
+      // ACP: the whole history arrives before the load answers.
+      await host.sendNow(entry, replay);
+      return host.state(entry);
+    })
+    .onRequest(methods.agent.session.resume, async ({ params, client }) => {
+      const { entry } = await reopen(host, client, { ...params, mcpServers: params.mcpServers ?? [] });
+      return host.state(entry);
+    })
+    .onRequest(methods.agent.session.list, async ({ params }) => {
+      const store = await storeOf(host);
+      let page: Awaited<ReturnType<Store["listSessions"]>>;
+      try {
+        page = await store.listSessions({
+          limit: LIST_PAGE,
+          ...(params.cwd ? { cwd: params.cwd } : {}),
+          ...(params.cursor ? { cursor: params.cursor } : {}),
+        });
+      } catch (error) {
+        if (params.cursor && error instanceof Error && error.message.includes("cursor")) {
+          throw RequestError.invalidParams(undefined, `invalid cursor: ${params.cursor}`);
+        }
+        throw error;
+      }
+      return {
+        sessions: page.sessions.map((s) => ({
+          sessionId: s.id,
+          cwd: s.cwd,
+          title: s.title,
+          updatedAt: s.updatedAt,
+        })),
+        ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+      };
+    })
+    .onRequest(methods.agent.session.close, async ({ params }) => {
+      const live = host.sessions.get(params.sessionId);
+      if (live) {
+        await host.dispose(live);
+        return {};
+      }
+      const store = await storeOf(host);
+      if (!(await store.getSession(params.sessionId))) throw RequestError.sessionNotFound(params.sessionId);
+      return {};
+    })
+    .onRequest(methods.agent.session.delete, async ({ params }) => {
+      const live = host.sessions.get(params.sessionId);
+      if (live) await host.dispose(live);
+      const store = await storeOf(host);
+      const deleted = await store.deleteSession(params.sessionId);
+      if (!deleted && !live) throw RequestError.sessionNotFound(params.sessionId);
+      log.info(`session ${params.sessionId} deleted`);
+      return {};
+    });
+}

@@ -1,0 +1,310 @@
+/**
+ * Stored sessions through ACP against the built `crow acp`: session/load replays the history exactly (tool calls,
+ * results, diffs) before answering and restores mode/model/cwd; list, resume, close, delete; titles.
+ */
+import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { methods, type SessionUpdate } from "@agentclientprotocol/sdk";
+import { openStore } from "@crow/core";
+import {
+  type MockLlm,
+  reply,
+  spawnAcpAgent,
+  startMockLlm,
+  type TempWorkspace,
+  tempWorkspace,
+  textReply,
+} from "@crow/testkit";
+
+/** The text of a tool_call_update's `content` entries of type content/text. */
+function resultText(update: SessionUpdate | undefined): string {
+  if (update?.sessionUpdate !== "tool_call_update") return "";
+  return (update.content ?? [])
+    .map((c) => (c.type === "content" && c.content.type === "text" ? c.content.text : ""))
+    .join("");
+}
+
+describe("crow acp: stored sessions", () => {
+  let mock: MockLlm;
+  let ws: TempWorkspace;
+  let home: string;
+  const spawn = () =>
+    spawnAcpAgent({ llmUrl: mock.url, models: ["mock-model", "other-model"], env: { CROW_HOME: home } });
+
+  before(async () => {
+    mock = await startMockLlm({ models: ["mock-model", "other-model"] });
+    ws = await tempWorkspace();
+    home = await mkdtemp(path.join(tmpdir(), "crow-home-"));
+  });
+  after(async () => {
+    await mock.close();
+    await ws.cleanup();
+    await rm(home, { recursive: true, force: true });
+  });
+
+  test("initialize advertises loadSession and the session capabilities", async () => {
+    const agent = await spawn();
+    try {
+      const caps = agent.initialize.agentCapabilities;
+      assert.equal(caps?.loadSession, true);
+      assert.deepEqual(caps?.sessionCapabilities, { list: {}, resume: {}, close: {}, delete: {} });
+    } finally {
+      await agent.close();
+    }
+  });
+
+  test("load in a new process replays the history with tool calls and diffs, then restores mode, model and cwd", async () => {
+    const file = ws.path("notes.txt");
+    let sessionId = "";
+    let live: SessionUpdate[] = [];
+    const first = await spawn();
+    try {
+      ({ sessionId } = await first.newSession(ws.dir));
+      assert.match(sessionId, /^[a-z]+-[a-z]+-[a-z]+-[0-9a-f]{6}$/);
+      mock.script(
+        reply()
+          .reasoning("The user wants a file.")
+          .text("Writing it.")
+          .toolCall("write", { file_path: file, content: "hello\nworld\n" }, { id: "call_w" }),
+        reply().toolCall("edit", { file_path: file, old_string: "world", new_string: "crow" }, { id: "call_e" }),
+        textReply("Done: notes.txt says hello crow."),
+      );
+      const turn = await first.prompt(sessionId, [
+        { type: "text", text: "  Create notes.txt\nwith two lines  " },
+        { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" },
+      ]);
+      assert.equal(turn.stopReason, "end_turn");
+      live = turn.updates;
+      const title = turn.updates.find((u) => u.sessionUpdate === "session_info_update");
+      assert.deepEqual(title?.sessionUpdate === "session_info_update" && title.title, "Create notes.txt");
+      await first.agent.request(methods.agent.session.setMode, { sessionId, modeId: "ask" });
+      await first.agent.request(methods.agent.session.setConfigOption, {
+        sessionId,
+        configId: "model",
+        value: "other-model",
+      });
+    } finally {
+      await first.close();
+    }
+    assert.equal(await ws.read("notes.txt"), "hello\ncrow\n");
+    const writeText = resultText(
+      live.find((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === "call_w" && u.status === "completed"),
+    );
+    const editText = resultText(
+      live.find((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === "call_e" && u.status === "completed"),
+    );
+    assert.ok(writeText && editText, "the live turn showed both results");
+
+    const second = await spawn();
+    try {
+      const before = second.notifications.length;
+      const movedCwd = await mkdtemp(path.join(tmpdir(), "crow-moved-"));
+      const response = await second.agent.request(methods.agent.session.load, {
+        sessionId,
+        cwd: movedCwd,
+        mcpServers: [],
+      });
+      // Everything replayed arrived before the answer.
+      const replayed = second.notifications
+        .slice(before)
+        .filter((n) => n.sessionId === sessionId)
+        .map((n) => n.update)
+        .filter((u) => u.sessionUpdate !== "available_commands_update" && u.sessionUpdate !== "session_info_update");
+      const text = (t: string) => ({ type: "text" as const, text: t });
+      assert.deepEqual(replayed, [
+        { sessionUpdate: "user_message_chunk", content: text("  Create notes.txt\nwith two lines  ") },
+        {
+          sessionUpdate: "user_message_chunk",
+          content: { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" },
+        },
+        { sessionUpdate: "agent_thought_chunk", content: text("The user wants a file.") },
+        { sessionUpdate: "agent_message_chunk", content: text("Writing it.") },
+        {
+          sessionUpdate: "tool_call",
+          toolCallId: "call_w",
+          title: `write: ${file}`,
+          kind: "edit",
+          status: "pending",
+          rawInput: { file_path: file, content: "hello\nworld\n" },
+          locations: [{ path: file }],
+        },
+        {
+          sessionUpdate: "tool_call_update",
+          toolCallId: "call_w",
+          status: "completed",
+          content: [
+            { type: "diff", path: file, newText: "hello\nworld\n" },
+            { type: "content", content: text(writeText) },
+          ],
+          rawOutput: { content: writeText, isError: false },
+        },
+        {
+          sessionUpdate: "tool_call",
+          toolCallId: "call_e",
+          title: `edit: ${file}`,
+          kind: "edit",
+          status: "pending",
+          rawInput: { file_path: file, old_string: "world", new_string: "crow" },
+          locations: [{ path: file }],
+        },
+        {
+          sessionUpdate: "tool_call_update",
+          toolCallId: "call_e",
+          status: "completed",
+          content: [
+            { type: "diff", path: file, oldText: "world", newText: "crow" },
+            { type: "content", content: text(editText) },
+          ],
+          rawOutput: { content: editText, isError: false },
+        },
+        { sessionUpdate: "agent_message_chunk", content: text("Done: notes.txt says hello crow.") },
+      ]);
+      assert.equal(response.modes?.currentModeId, "ask");
+      assert.equal(response.configOptions?.[0]?.currentValue, "other-model");
+
+      // The next prompt carries the whole stored history, on the restored model, and a reused call id stays unique.
+      mock.script(
+        reply()
+          .toolCall("read", { file_path: file }, { id: "call_w" })
+          .expect((req) => {
+            assert.equal(req.body.model, "other-model");
+            const roles = req.body.messages.map((m) => m.role);
+            assert.deepEqual(roles, ["system", "user", "assistant", "tool", "assistant", "tool", "assistant", "user"]);
+            assert.match(
+              String(req.body.messages[0]?.content),
+              new RegExp(ws.dir.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")),
+            );
+          }),
+        textReply("It says hello crow."),
+      );
+      const next = await second.prompt(sessionId, "read it back");
+      assert.equal(next.stopReason, "end_turn");
+      const call = next.updates.find((u) => u.sessionUpdate === "tool_call");
+      assert.equal(call?.sessionUpdate === "tool_call" && call.toolCallId, "call_w#2");
+      mock.assertDone();
+      await rm(movedCwd, { recursive: true, force: true });
+    } finally {
+      await second.close();
+    }
+  });
+
+  test("list filters by cwd and pages with a cursor; resume reopens without replay; close and delete", async () => {
+    const projectA = await mkdtemp(path.join(tmpdir(), "crow-a-"));
+    const projectB = await mkdtemp(path.join(tmpdir(), "crow-b-"));
+    // Many stored sessions, written straight into the same store the agent uses.
+    const store = await openStore(path.join(home, "crow.db"));
+    for (let i = 0; i < 60; i++) await store.createSession({ cwd: projectB, title: `old ${i}` });
+    await store.close();
+
+    const agent = await spawn();
+    try {
+      const { sessionId } = await agent.newSession(projectA);
+      mock.script(textReply("Hi."));
+      await agent.prompt(sessionId, "Fix the login bug please");
+
+      const listA = await agent.agent.request(methods.agent.session.list, { cwd: projectA });
+      assert.deepEqual(
+        listA.sessions.map((s) => [s.sessionId, s.cwd, s.title]),
+        [[sessionId, projectA, "Fix the login bug please"]],
+      );
+      assert.ok(listA.sessions[0]?.updatedAt);
+      assert.equal(listA.nextCursor ?? undefined, undefined);
+
+      const seen = new Set<string>();
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const page = await agent.agent.request(methods.agent.session.list, {
+          cwd: projectB,
+          ...(cursor ? { cursor } : {}),
+        });
+        for (const s of page.sessions) seen.add(s.sessionId);
+        cursor = page.nextCursor ?? undefined;
+        pages++;
+      } while (cursor);
+      assert.equal(seen.size, 60);
+      assert.ok(pages >= 2, "more than one page");
+      const all = await agent.agent.request(methods.agent.session.list, {});
+      assert.equal(all.sessions[0]?.sessionId, sessionId, "the most recently used session first");
+
+      // close: the session is no longer live, but stays stored.
+      await agent.agent.request(methods.agent.session.close, { sessionId });
+      await assert.rejects(agent.prompt(sessionId, "still there?"), /not found/i);
+
+      // resume: no replay, and the next prompt has the history.
+      const before = agent.notifications.length;
+      await agent.agent.request(methods.agent.session.resume, { sessionId, cwd: projectA, mcpServers: [] });
+      const replayed = agent.notifications
+        .slice(before)
+        .filter((n) => ["user_message_chunk", "agent_message_chunk"].includes(n.update.sessionUpdate));
+      assert.equal(replayed.length, 0);
+      mock.script(
+        textReply("Yes.").expect((req) => {
+          assert.deepEqual(
+            req.body.messages.map((m) => m.content),
+            [req.body.messages[0]?.content, "Fix the login bug please", "Hi.", "still there?"],
+          );
+        }),
+      );
+      assert.equal((await agent.prompt(sessionId, "still there?")).stopReason, "end_turn");
+
+      // delete: gone from the list and from the store.
+      await agent.agent.request(methods.agent.session.delete, { sessionId });
+      const after = await agent.agent.request(methods.agent.session.list, { cwd: projectA });
+      assert.deepEqual(after.sessions, []);
+      await assert.rejects(
+        agent.agent.request(methods.agent.session.load, { sessionId, cwd: projectA, mcpServers: [] }),
+        /not found/i,
+      );
+      // The SDK's client resolves close/delete errors as {}: check the wire.
+      await agent.agent.request(methods.agent.session.delete, { sessionId });
+      const answer = JSON.parse(agent.stdoutLines.findLast((l) => l.includes('"id"')) ?? "{}");
+      assert.equal(answer.error?.code, -32002, "deleting an unknown session is an error");
+      await assert.rejects(agent.agent.request(methods.agent.session.list, { cursor: "bogus" }), /cursor/i);
+      mock.assertDone();
+    } finally {
+      await agent.close();
+      await rm(projectA, { recursive: true, force: true });
+      await rm(projectB, { recursive: true, force: true });
+    }
+  });
+
+  test("a cancelled turn's partial text and cancelled tool call are stored and replayed", async () => {
+    let sessionId = "";
+    const first = await spawn();
+    try {
+      ({ sessionId } = await first.newSession(ws.dir));
+      mock.script(reply().text("Let me run it.").toolCall("terminal", { command: "sleep 30" }, { id: "call_s" }));
+      const prompt = first.prompt(sessionId, "run the slow thing");
+      await first.waitForUpdate(sessionId, (u) => u.sessionUpdate === "tool_call_update" && u.status === "in_progress");
+      await first.cancel(sessionId);
+      assert.equal((await prompt).stopReason, "cancelled");
+    } finally {
+      await first.close();
+    }
+    const second = await spawn();
+    try {
+      const before = second.notifications.length;
+      await second.agent.request(methods.agent.session.load, { sessionId, cwd: ws.dir, mcpServers: [] });
+      const replayed = second.notifications.slice(before).map((n) => n.update);
+      const done = replayed.find((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === "call_s");
+      assert.equal(done?.sessionUpdate === "tool_call_update" && done.status, "failed");
+      assert.ok(
+        replayed.some(
+          (u) =>
+            u.sessionUpdate === "agent_message_chunk" &&
+            u.content.type === "text" &&
+            u.content.text === "Let me run it.",
+        ),
+      );
+      mock.script(textReply("OK."));
+      assert.equal((await second.prompt(sessionId, "never mind")).stopReason, "end_turn");
+      mock.assertDone();
+    } finally {
+      await second.close();
+    }
+  });
+});
