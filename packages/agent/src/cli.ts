@@ -15,10 +15,14 @@ const HELP = `crow ${VERSION} — a coding agent: ACP to the editor, MCP to its 
 Usage:
   crow acp            run the agent on stdio (what an editor launches, e.g. Zed's agent_servers)
   crow run [prompt]   run a prompt (or a REPL with -i) in this terminal; see 'crow run --help'
+  crow init           set up ~/.crow/config.yaml and .env (a wizard, or flags: see 'crow init --help')
   crow --help         show this help
   crow --version      print the version
 
-Coming in later releases: crow init (setup), crow sessions.
+Coming in later releases: crow sessions.
+
+Configuration: config.yaml and .env in CROW_HOME (or CROW_CONFIG_DIR, default ~/.crow). Without models there, the
+environment below picks the provider.
 
 Environment:
   OPENAI_BASE_URL     OpenAI-compatible endpoint (default https://api.openai.com/v1 when OPENAI_API_KEY is set)
@@ -32,11 +36,11 @@ Environment:
   CROW_LOG            log level on stderr: error, warn (default), info, debug`;
 
 const LATER: Record<string, string> = {
-  init: "the setup wizard",
   sessions: "session management",
 };
 
 async function main(): Promise<number> {
+  if (process.argv[2] === "init") return (await import("./cli/init.js")).runInit(process.argv.slice(3));
   // `crow run` has its own options: everything after "run" is its own (see run/args.ts).
   if (process.argv[2] === "run") return (await import("./run/index.js")).runCommand(process.argv.slice(3));
   let parsed: ReturnType<typeof parseArgs>;

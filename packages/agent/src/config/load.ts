@@ -94,23 +94,12 @@ function mcpServers(entries: ConfigFile["mcpServers"], notes: string[]): Record<
 }
 
 /**
- * `sqlite:///<absolute path>` or `postgresql://…`, from `CROW_DB_URI`, `db_uri`, `DATABASE_PATH` (upstream's
- * fallback), else `<home>/crow.db`. A bare path means SQLite; SQLAlchemy driver suffixes (`postgresql+psycopg`) are
- * dropped. The message of a bad value shows its scheme only (the rest may hold a password).
+ * The store URI: `CROW_DB_URI`, else `db_uri`, else `DATABASE_PATH` (upstream's fallback), else SQLite at
+ * `<home>/crow.db` (`sqlite:////abs/crow.db`, SQLAlchemy's absolute form). Passed on as written: the store parses it
+ * (relative SQLite paths against the config home) and reports a malformed one when it opens.
  */
-function databaseUri(raw: string | undefined, home: string, env: NodeJS.ProcessEnv, where: string): string {
-  if (!raw) return `sqlite:///${path.join(home, "crow.db")}`;
-  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(raw)?.[1]?.toLowerCase();
-  if (scheme === undefined) return `sqlite:///${path.resolve(home, expandTilde(raw, env))}`;
-  const base = scheme.split("+")[0];
-  if (base === "sqlite") {
-    const file = raw.replace(/^[^:]+:\/\/\/?/, "");
-    return `sqlite:///${path.resolve(home, expandTilde(file.startsWith("/") ? file : file || "crow.db", env))}`;
-  }
-  if (base === "postgres" || base === "postgresql") return raw.replace(/^[^:]+:/, "postgresql:");
-  throw new ConfigError(
-    `${where}: expected sqlite:///path/to/crow.db or postgresql://user:password@host:port/database, got a "${scheme}:" URI`,
-  );
+function databaseUri(raw: string | undefined, home: string): string {
+  return raw || `sqlite:///${path.join(home, "crow.db")}`;
 }
 
 /**
@@ -136,7 +125,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     file = validate(tree, shown);
   }
   const shown = yamlText === undefined ? undefined : show(files.config);
-  const at = (key: string) => (shown ? `${shown}: ${key}` : key);
 
   const contextWindow = envInteger(lookup, "CROW_CONTEXT_WINDOW", 1) ?? DEFAULT_CONTEXT_WINDOW;
   const providers: Record<string, ProviderConfig> = {};
@@ -230,12 +218,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     providers,
     models,
     ...(model ? { model } : {}),
-    dbUri: databaseUri(
-      lookup.CROW_DB_URI?.trim() || file.db_uri || lookup.DATABASE_PATH?.trim(),
-      home,
-      env,
-      at("db_uri"),
-    ),
+    dbUri: databaseUri(lookup.CROW_DB_URI?.trim() || file.db_uri || lookup.DATABASE_PATH?.trim(), home),
     mcpServers: mcpServers(file.mcpServers, notes),
     maxStepsPerTurn: envInteger(lookup, "CROW_MAX_STEPS", 1) ?? file.max_steps_per_turn ?? 100,
     retry,

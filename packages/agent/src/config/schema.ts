@@ -93,10 +93,10 @@ export const mcpServerSchema = z
   .superRefine((server, ctx) => {
     const kind = server.transport ?? server.type ?? (server.url ? "http" : "stdio");
     if (kind === "stdio" && !server.command) {
-      ctx.addIssue({ code: "custom", path: ["command"], message: "missing: a stdio server needs a command" });
+      ctx.addIssue({ code: "custom", path: ["command"], message: "missing: the stdio transport needs a command" });
     }
     if (kind !== "stdio" && !server.url) {
-      ctx.addIssue({ code: "custom", path: ["url"], message: `missing: a ${kind} server needs a url` });
+      ctx.addIssue({ code: "custom", path: ["url"], message: `missing: the ${kind} transport needs a url` });
     }
   });
 

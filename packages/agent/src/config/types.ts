@@ -76,7 +76,7 @@ export interface AgentConfig {
   models: ModelConfig[];
   /** Name of the model new sessions start with (undefined when no model is configured). */
   model?: string;
-  /** `sqlite:///<absolute path>` or `postgresql://…`. */
+  /** The store URI as configured (`sqlite:///…`, `postgresql://…`, a path); the store parses it against `home`. */
   dbUri: string;
   /** Config `mcpServers` (disabled entries and upstream's `uvx crow-mcp` entry removed: the built-in serves it). */
   mcpServers: Record<string, ConfigMcpServer>;
