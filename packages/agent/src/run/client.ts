@@ -109,6 +109,8 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
   let replaying = false;
   let turn: { cancelled: boolean } | undefined;
   let question: AbortController | undefined;
+  /** Updates that arrive while a permission question is on screen, shown after the answer. */
+  let held: SessionNotification[] | undefined;
   let questions = Promise.resolve();
 
   const onUpdate = (notification: SessionNotification) => {
@@ -119,6 +121,7 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
       return;
     }
     if (early) early.push(notification);
+    else if (held) held.push(notification);
     else output.update(notification.update, false);
   };
 
@@ -160,14 +163,22 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
     const label = choices.map((c) => `[${c.keys[1] ?? c.keys[0]}] ${c.value.name}`).join("  ");
     output.permissionQuestion(request, label);
     question = new AbortController();
+    held = [];
     const answer = await keyboard.choose(choices, AbortSignal.any([signal, question.signal]));
     question = undefined;
+    const later = held;
+    held = undefined;
+    const release = () => {
+      for (const notification of later) output.update(notification.update, false);
+    };
     if (typeof answer === "string") {
       output.permissionAnswer(request, "Cancelled", "keyboard");
+      release();
       if (answer === "interrupt") interrupt();
       return CANCELLED;
     }
     output.permissionAnswer(request, answer.name, "keyboard");
+    release();
     return selected(answer);
   };
 

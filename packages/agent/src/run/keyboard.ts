@@ -70,7 +70,11 @@ export class Keyboard {
         this.output.write("\n");
         finish({ kind: "interrupt" });
       });
-      rl.on("close", () => finish({ kind: "eof" }));
+      rl.on("close", () => {
+        // Ctrl-D leaves the cursor after the prompt.
+        if (!settled) this.output.write("\n");
+        finish({ kind: "eof" });
+      });
       rl.prompt();
     });
   }
