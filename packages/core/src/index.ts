@@ -4,6 +4,7 @@
  * → hooks (typed bus) → loop (ReAct turns, one event union out) → extensions (permissions, doom-loop guard);
  * store (sessions and prompts on SQLite/PostgreSQL, next to messages).
  */
+export * from "./compaction/index.js";
 export * from "./extensions/doom-loop.js";
 export * from "./extensions/permissions.js";
 export * from "./hooks/bus.js";

@@ -1,0 +1,185 @@
+/**
+ * Compaction, the built-in extension: it watches each response's prompt size on the hook bus (`after_response`)
+ * and, when asked, replaces a history by `[first user, summary, last user …]` — summarizing with the LLM, then
+ * swapping the stored history atomically (the old one becomes an archive, the session keeps its id).
+ *
+ * The session decides *when* (it owns the history and the turn): before a turn when {@link Compaction.due} says the
+ * last request crossed the threshold, on a provider "context length exceeded" error (then it retries the turn once),
+ * and on `/compact` or `_crow/compact`. This object only knows *how*, and reports progress as events.
+ */
+import { randomUUID } from "node:crypto";
+import type { HookBus } from "../hooks/bus.js";
+import type { LlmClient, RequestParams } from "../llm/types.js";
+import type { ChatMessage, Usage } from "../messages.js";
+import type { MessageInput, ReplaceOptions } from "../store/types.js";
+import { compactedHistory, nothingToCompactMessage, planCompaction } from "./plan.js";
+import { CompactionError, summarize } from "./summarize.js";
+import type { TranscriptOptions } from "./transcript.js";
+
+/** Default `MAX_COMPACT_TOKENS`. */
+export const DEFAULT_MAX_COMPACT_TOKENS = 120_000;
+
+/** What started a compaction. */
+export type CompactionReason = "threshold" | "manual" | "context_length";
+
+/** The part of the store compaction needs. */
+export interface CompactionStore {
+  replaceMessages(sessionId: string, messages: readonly MessageInput[], options?: ReplaceOptions): Promise<string>;
+}
+
+/** Progress of one compaction (`id` is unique; the ACP layer maps these to `compaction_update`s or notices). */
+export type CompactionEvent =
+  | { type: "compaction_started"; id: string; reason: CompactionReason }
+  | {
+      type: "compaction_done";
+      id: string;
+      reason: CompactionReason;
+      /** The stored summary (the model's text). */
+      summary: string;
+      /** Where the pre-compaction history is archived (no store: undefined). */
+      archiveId?: string;
+      messagesBefore: number;
+      messagesAfter: number;
+      usage?: Usage;
+    }
+  | { type: "compaction_failed"; id: string; reason: CompactionReason; message: string };
+
+export type CompactionResult =
+  | {
+      compacted: true;
+      history: ChatMessage[];
+      summary: string;
+      archiveId?: string;
+      messagesBefore: number;
+      messagesAfter: number;
+    }
+  | { compacted: false; message: string };
+
+export interface CompactionOptions {
+  sessionId: string;
+  /** Prompt tokens above which the next turn starts with a compaction (read on every check: the model may change). */
+  threshold: () => number;
+  /** Where the history is swapped; without one, compaction happens in memory only. */
+  store?: CompactionStore;
+  /** Runs right before the swap (persistence: wait until every queued message is stored). */
+  beforeSwap?: () => Promise<void>;
+  /** Sampling options of the summarizer request. */
+  params?: RequestParams;
+  transcript?: TranscriptOptions;
+}
+
+export interface CompactRequest {
+  /** The session's history (without the system prompt). */
+  history: readonly ChatMessage[];
+  llm: LlmClient;
+  model: string;
+  reason: CompactionReason;
+  signal?: AbortSignal;
+  onEvent?: (event: CompactionEvent) => void;
+}
+
+export class Compaction {
+  /** Prompt tokens of the last response (its request's size); reset by a compaction. */
+  lastPromptTokens: number | undefined;
+
+  constructor(private readonly options: CompactionOptions) {}
+
+  /** Whether the last request's prompt was over the threshold. */
+  due(): boolean {
+    return this.lastPromptTokens !== undefined && this.lastPromptTokens > this.options.threshold();
+  }
+
+  /**
+   * Compacts `history`: summary, then the atomic swap in the store. Resolves `{compacted: false}` when there is
+   * nothing to summarize; rejects with {@link CompactionError} when the summary or the swap fails (the history and
+   * the store are then unchanged). Emits started/done/failed events (none when there was nothing to do).
+   */
+  async compact(request: CompactRequest): Promise<CompactionResult> {
+    const plan = planCompaction(request.history);
+    if ("reason" in plan) return { compacted: false, message: nothingToCompactMessage(plan) };
+    const id = `compaction-${randomUUID().slice(0, 8)}`;
+    const { reason } = request;
+    const emit = (event: CompactionEvent) => {
+      try {
+        request.onEvent?.(event);
+      } catch {
+        // a listener's failure must not undo a compaction
+      }
+    };
+    emit({ type: "compaction_started", id, reason });
+    try {
+      const summary = await summarize(plan, {
+        llm: request.llm,
+        model: request.model,
+        ...(request.signal ? { signal: request.signal } : {}),
+        ...(this.options.params ? { params: this.options.params } : {}),
+        ...(this.options.transcript ? { transcript: this.options.transcript } : {}),
+      });
+      const history = compactedHistory(plan, summary.text);
+      let archiveId: string | undefined;
+      if (this.options.store) {
+        await this.options.beforeSwap?.();
+        try {
+          archiveId = await this.options.store.replaceMessages(
+            this.options.sessionId,
+            history.map((message) => ({ message })),
+          );
+        } catch (error) {
+          throw new CompactionError(
+            `The compacted history could not be stored: ${error instanceof Error ? error.message : String(error)}`,
+          );
+        }
+      }
+      this.lastPromptTokens = undefined;
+      const done = {
+        compacted: true as const,
+        history,
+        summary: summary.text,
+        ...(archiveId ? { archiveId } : {}),
+        messagesBefore: request.history.length,
+        messagesAfter: history.length,
+      };
+      emit({
+        type: "compaction_done",
+        id,
+        reason,
+        summary: done.summary,
+        ...(archiveId ? { archiveId } : {}),
+        messagesBefore: done.messagesBefore,
+        messagesAfter: done.messagesAfter,
+        ...(summary.usage ? { usage: summary.usage } : {}),
+      });
+      return done;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      emit({ type: "compaction_failed", id, reason, message });
+      throw error instanceof CompactionError ? error : new CompactionError(message);
+    }
+  }
+}
+
+/**
+ * Installs compaction on a session's hook bus: an `after_response` observer records each response's prompt size
+ * (what {@link Compaction.due} compares with the threshold). Returns the compaction handle.
+ */
+export function installCompaction(bus: HookBus, options: CompactionOptions): Compaction {
+  const compaction = new Compaction(options);
+  bus.on(
+    "after_response",
+    ({ usage }) => {
+      if (usage) compaction.lastPromptTokens = usage.promptTokens;
+    },
+    { name: "compaction" },
+  );
+  return compaction;
+}
+
+/**
+ * The effective `MAX_COMPACT_TOKENS`: the configured value, else a fraction (default 0.8) of the model's context
+ * window when it is known, else 120 000.
+ */
+export function compactionThreshold(configured: number | undefined, contextWindow?: number, fraction = 0.8): number {
+  if (configured !== undefined && configured > 0) return configured;
+  if (contextWindow !== undefined && contextWindow > 0) return Math.floor(contextWindow * fraction);
+  return DEFAULT_MAX_COMPACT_TOKENS;
+}
