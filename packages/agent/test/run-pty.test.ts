@@ -74,7 +74,7 @@ describe("crow run in a pseudo-terminal", { timeout: 120_000 }, () => {
   test("--mode ask: the question shows the change; y allows it, n rejects it", async () => {
     const file = ws.path("greeting.txt");
     mock.script(
-      reply().toolCall("write", { file_path: file, content: "hello\n" }),
+      reply().text("Creating it.").toolCall("write", { file_path: file, content: "hello\n" }),
       textReply("Written."),
       reply().toolCall("edit", { file_path: file, old_string: "hello", new_string: "goodbye" }),
       textReply("Left it alone.").expect((req) => {
@@ -84,7 +84,8 @@ describe("crow run in a pseudo-terminal", { timeout: 120_000 }, () => {
     );
     const allow = start(["--mode", "ask", "write greeting.txt"]);
     const asked = await allow.waitFor(/\[y\] Allow once {2}\[a\] Always allow {2}\[n\] Reject › $/);
-    assert.match(asked, /\? Allow write: .*greeting\.txt\?\n {2}\+hello\n/);
+    // The text and the announced (pending) call come before the question about it.
+    assert.match(asked, /Creating it\.\n○ write: .*greeting\.txt\n\? Allow write: .*greeting\.txt\?\n {2}\+hello\n/);
     allow.write("y");
     assert.equal(await allow.exited, 0);
     assert.match(allow.text, /Reject › Allow once\n/);

@@ -207,6 +207,11 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
         sessionId: id,
         toolCallId: (callId) => entry?.relay?.toolCallId(callId) ?? callId,
         onCancelled: () => entry?.session.cancel(),
+        // Let the turn's queued events reach the relay (one macrotask), then send their updates first.
+        beforeAsk: async () => {
+          await new Promise((resolve) => setImmediate(resolve));
+          entry?.queue.flush();
+        },
       }),
     });
     // A stored model that is no longer configured falls back to the default.

@@ -28,6 +28,11 @@ export interface PermissionAskerOptions {
   toolCallId: (callId: string) => string;
   /** Called when the user dismissed the question (outcome `cancelled`): the turn ends as cancelled. */
   onCancelled: () => void;
+  /**
+   * Runs before the question is sent: the loop's events are pushed ahead of their consumer, so without this the
+   * client could get the question before the `tool_call` (and text) it is about.
+   */
+  beforeAsk?: () => Promise<void>;
 }
 
 /** Builds `askPermission` for `installPermissions`. A failed request rejects the call (never "allowed"). */
@@ -35,6 +40,7 @@ export function permissionAsker(
   options: PermissionAskerOptions,
 ): (request: PermissionRequest) => Promise<PermissionAnswer> {
   return async ({ call, kind, signal }) => {
+    await options.beforeAsk?.();
     const toolCall: ToolCallUpdate = {
       toolCallId: options.toolCallId(call.id),
       title: toolCallTitle(call.name, call.args),
