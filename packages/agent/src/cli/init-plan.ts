@@ -110,7 +110,11 @@ ${body}`;
 }
 
 /** Thrown when config.yaml exists and overwriting was not allowed. */
-export class ConfigExists extends Error {}
+export class ConfigExists extends Error {
+  constructor(readonly file: string) {
+    super(`${file} already exists; rerun with --force to replace it`);
+  }
+}
 
 /**
  * Writes config.yaml (refusing to replace one unless `overwrite`) and merges the plan's variables into `.env`
@@ -123,7 +127,7 @@ export async function writePlan(
 ): Promise<{ config: string; dotenv: string }> {
   const files = configFiles(home);
   if (existsSync(files.config) && !overwrite) {
-    throw new ConfigExists(`${files.config} already exists; rerun with --force to replace it`);
+    throw new ConfigExists(files.config);
   }
   const { yaml, env } = renderPlan(plan, home);
   await mkdir(home, { recursive: true, mode: 0o700 });

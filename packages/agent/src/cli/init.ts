@@ -225,9 +225,13 @@ export async function runInit(args: string[], io: InitIo = {}): Promise<number> 
       errors.write(`crow init: ${error.interrupted ? "interrupted" : "input ended"}; nothing written.\n`);
       return error.interrupted ? 130 : 1;
     }
-    if (error instanceof UsageError || error instanceof ConfigExists) {
+    if (error instanceof ConfigExists) {
+      errors.write(`crow init: ${shown(error.file)} already exists; rerun with --force to replace it\n`);
+      return 1;
+    }
+    if (error instanceof UsageError) {
       errors.write(`crow init: ${error.message}\n`);
-      return error instanceof UsageError ? 2 : 1;
+      return 2;
     }
     throw error;
   }
