@@ -2,7 +2,7 @@
  * @crow/core: the agent runtime. Layers, each knowing only the ones before it:
  * messages → llm (OpenAI-compatible streaming client) → tools (executor interface, kinds, name matching)
  * → hooks (typed bus) → loop (ReAct turns, one event union out) → extensions (permissions, doom-loop guard);
- * store (sessions and prompts on SQLite/PostgreSQL, next to messages).
+ * store (sessions and prompts on SQLite/PostgreSQL, next to messages); skills (discovery, ranking, triggers).
  */
 export * from "./compaction/index.js";
 export * from "./extensions/doom-loop.js";
@@ -16,5 +16,6 @@ export * from "./loop/loop.js";
 export type * from "./loop/types.js";
 export * from "./messages.js";
 export * from "./prompt/index.js";
+export * from "./skills/index.js";
 export * from "./store/index.js";
 export * from "./tools.js";

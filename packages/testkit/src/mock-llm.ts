@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { answerEmbeddings, type EmbeddingRequest, type MockEmbeddingOptions } from "./mock-embeddings.js";
 import {
   type CapturedRequest,
   type ChatRequestBody,
@@ -9,6 +10,7 @@ import {
   type StreamStep,
 } from "./mock-llm-script.js";
 
+export * from "./mock-embeddings.js";
 export * from "./mock-llm-script.js";
 
 /** A scripted OpenAI-compatible server on 127.0.0.1 (see `startMockLlm`). */
@@ -20,6 +22,8 @@ export interface MockLlm {
   script(...turns: Array<MockTurn | ReplyBuilder>): MockLlm;
   /** Every chat-completions request received so far. */
   readonly requests: readonly CapturedRequest[];
+  /** Every `/v1/embeddings` request received so far (answered by the deterministic mock embedder). */
+  readonly embeddingRequests: readonly EmbeddingRequest[];
   /** Failed expectations, unscripted requests, and invariant violations, as messages. */
   readonly failures: readonly string[];
   /** Scripted answers not used yet. */
@@ -36,6 +40,8 @@ export interface MockLlm {
 export interface MockLlmOptions {
   /** Model ids listed by `GET /v1/models` (default ["mock-model"]). */
   models?: string[];
+  /** Settings of the deterministic `POST /v1/embeddings` (always served; see mock-embeddings.ts). */
+  embeddings?: MockEmbeddingOptions;
 }
 
 /**
@@ -80,6 +86,7 @@ export async function startMockLlm(options: MockLlmOptions = {}): Promise<MockLl
   const queue: MockTurn[] = [];
   const requests: CapturedRequest[] = [];
   const failures: string[] = [];
+  const embeddingRequests: EmbeddingRequest[] = [];
   const waiters: Array<{ count: number; resolve: () => void }> = [];
 
   const server: Server = createServer((req, res) => {
@@ -95,6 +102,10 @@ export async function startMockLlm(options: MockLlmOptions = {}): Promise<MockLl
     if (req.method === "GET" && path.endsWith("/models")) {
       const data = (options.models ?? ["mock-model"]).map((id) => ({ id, object: "model", owned_by: "mock" }));
       sendJson(res, 200, { object: "list", data });
+      return;
+    }
+    if (req.method === "POST" && path.endsWith("/embeddings")) {
+      answerEmbeddings(raw, res, options.embeddings ?? {}, embeddingRequests);
       return;
     }
     if (req.method !== "POST" || !path.endsWith("/chat/completions")) {
@@ -164,6 +175,7 @@ export async function startMockLlm(options: MockLlmOptions = {}): Promise<MockLl
     url: `http://127.0.0.1:${port}/v1`,
     port,
     requests,
+    embeddingRequests,
     failures,
     script(...turns) {
       for (const turn of turns) queue.push(turn instanceof ReplyBuilder ? turn.build() : turn);

@@ -1,0 +1,159 @@
+/**
+ * Skill discovery: every `<root>/<folder>/SKILL.md` of the skill roots, validated, with the folder's other files.
+ * Never throws; unreadable roots, invalid frontmatter and overrides come back as problems with their paths.
+ */
+import { createHash } from "node:crypto";
+import type { Dirent } from "node:fs";
+import { readdir, readFile, stat } from "node:fs/promises";
+import path from "node:path";
+import { crowHome } from "../store/uri.js";
+import { parseSkill } from "./frontmatter.js";
+import type { LoadedSkills, Skill, SkillProblem } from "./types.js";
+
+/** Files listed per skill at most; a skill shipping a whole dataset should not flood `get_skill_details`. */
+const MAX_FILES = 200;
+/** Folders never listed among a skill's files. */
+const SKIPPED_DIRS = new Set(["node_modules", "__pycache__", ".git", ".venv", "venv"]);
+
+/** Where skills are looked for, in override order. */
+export interface SkillRootsOptions {
+  /** The session's workspace; without it only the user's skills are used. */
+  workspace?: string;
+  /** The Crow home directory (default `CROW_HOME`, else `~/.crow`). */
+  home?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * The skill roots, lowest priority first: `<crow home>/skills`, `<workspace>/.crow/skills`,
+ * `<workspace>/.agents/skills`. A skill in a later root overrides one of the same name in an earlier root, so a
+ * project can replace a user-wide skill (reported as an `info` problem).
+ */
+export function skillRoots(options: SkillRootsOptions = {}): string[] {
+  const home = options.home ?? crowHome(options.env);
+  const roots = [path.join(home, "skills")];
+  if (options.workspace) {
+    roots.push(path.join(options.workspace, ".crow", "skills"), path.join(options.workspace, ".agents", "skills"));
+  }
+  return roots;
+}
+
+/**
+ * Loads the skills of `roots` (see {@link skillRoots}; missing roots are fine). Skills are sorted by name; when two
+ * roots hold the same name, the later root wins. Invalid skills are skipped with an `error` problem, repairable ones
+ * loaded with a `warning`.
+ */
+export async function loadSkills(roots: readonly string[]): Promise<LoadedSkills> {
+  const problems: SkillProblem[] = [];
+  const byName = new Map<string, Skill>();
+  for (const root of roots) {
+    const found = await loadRoot(path.resolve(root), problems);
+    for (const skill of found) {
+      const earlier = byName.get(skill.name);
+      if (earlier) {
+        problems.push({
+          severity: "info",
+          path: skill.file,
+          message: `skill "${skill.name}" overrides the one in ${earlier.dir}`,
+        });
+      }
+      byName.set(skill.name, skill);
+    }
+  }
+  const skills = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return { skills, problems };
+}
+
+async function loadRoot(root: string, problems: SkillProblem[]): Promise<Skill[]> {
+  let entries: Dirent[];
+  try {
+    entries = await readdir(root, { withFileTypes: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "ENOENT" && code !== "ENOTDIR") {
+      problems.push({ severity: "warning", path: root, message: `cannot read the skills folder: ${describe(error)}` });
+    }
+    return [];
+  }
+  const folders = entries.filter((e) => !e.name.startsWith(".") && (e.isDirectory() || e.isSymbolicLink()));
+  const loaded = await Promise.all(folders.map((e) => loadSkill(root, e.name, problems)));
+  return loaded.filter((s): s is Skill => s !== undefined);
+}
+
+async function loadSkill(root: string, folder: string, problems: SkillProblem[]): Promise<Skill | undefined> {
+  const dir = path.join(root, folder);
+  const file = path.join(dir, "SKILL.md");
+  let content: string;
+  try {
+    content = await readFile(file, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // A folder without SKILL.md is not a skill (or a symlink to a file); only say so when it looks like one.
+    if (code === "ENOENT" || code === "ENOTDIR") {
+      if (await exists(path.join(dir, "skill.md"))) {
+        problems.push({ severity: "error", path: dir, message: "the file must be named SKILL.md (upper case)" });
+      }
+      return undefined;
+    }
+    problems.push({ severity: "error", path: file, message: `cannot read: ${describe(error)}` });
+    return undefined;
+  }
+  const parsed = parseSkill(content, folder);
+  for (const message of parsed.errors) problems.push({ severity: "error", path: file, message });
+  for (const message of parsed.warnings) problems.push({ severity: "warning", path: file, message });
+  if (!parsed.metadata) return undefined;
+  const files = await listFiles(dir);
+  if (files.length > MAX_FILES) {
+    problems.push({
+      severity: "warning",
+      path: dir,
+      message: `${files.length} files; only the first ${MAX_FILES} are listed`,
+    });
+  }
+  return {
+    ...parsed.metadata,
+    content,
+    hash: createHash("sha256").update(content).digest("hex"),
+    dir,
+    file,
+    files: files.slice(0, MAX_FILES),
+    root,
+  };
+}
+
+/** The folder's files except SKILL.md, relative POSIX paths, sorted; hidden and tooling folders skipped. */
+async function listFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  async function walk(rel: string, depth: number): Promise<void> {
+    let entries: Dirent[];
+    try {
+      entries = await readdir(path.join(dir, rel), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (entry.name.startsWith(".") || out.length > MAX_FILES) continue;
+      const child = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) {
+        if (!SKIPPED_DIRS.has(entry.name) && depth < 6) await walk(child, depth + 1);
+      } else if (child !== "SKILL.md") {
+        out.push(child);
+      }
+    }
+  }
+  await walk("", 0);
+  return out.sort();
+}
+
+async function exists(p: string): Promise<boolean> {
+  try {
+    await stat(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
