@@ -1,10 +1,12 @@
 // web_fetch conversion speed and memory: `npm run bench -- fetch`.
-// Converts generated ~1 MB HTML pages to Markdown with the same function web_fetch uses (decode + Readability on
-// linkedom + node-html-markdown), no network. Three shapes of 1 MB page:
+// Converts generated ~1 MB HTML pages to Markdown with the same function web_fetch uses (decode, linkedom, then
+// Readability — or the large-page extractor above 8000 elements — and the Markdown serializer), no network.
+// Three shapes of 1 MB page:
 //  - "news": the common case — inline scripts and JSON state, CSS, SVG icons, mega menu, ads, comments — around
 //    a 100 KB article;
-//  - "portal": the same chrome around a 400 KB article;
-//  - "dense": 1 MB that is all article markup (a very long wiki page: sections, tables, lists, code), the worst case.
+//  - "portal": the same chrome around a 400 KB article (large-page path);
+//  - "dense": 1 MB that is all article markup (a very long wiki page: sections, tables, lists, code), the worst case
+//    (large-page path).
 // Target from issue 4: conversion p50 under 100 ms for a 1 MB page. Each page runs in its own child process, so
 // its peak RSS (process.resourceUsage().maxRSS) is its own; CPU time per conversion is printed too because wall
 // time on a shared machine mostly measures the neighbours.
