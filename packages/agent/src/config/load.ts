@@ -4,9 +4,9 @@
  * startup, before anything else needs it. Every problem is a `ConfigError` naming the file and key.
  */
 import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import type { RetryPolicy } from "@crow/core";
-import { parseDocument } from "yaml";
 import type { ConfigMcpServer } from "../tools/types.js";
 import { parseDotenv } from "./dotenv.js";
 import { ENV_PROVIDER, envInteger, envModels, envProvider } from "./env.js";
@@ -38,6 +38,8 @@ function readText(file: string, shown: string): string | undefined {
 
 /** Parses YAML; syntax errors become `file:line:col: invalid YAML: …`. */
 function parseYaml(text: string, shown: string): unknown {
+  // Loaded only when there is a config.yaml: the parser costs ~100 ms of startup, before `initialize` can answer.
+  const { parseDocument } = createRequire(import.meta.url)("yaml") as typeof import("yaml");
   const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   const error = doc.errors[0];
   if (error) {
