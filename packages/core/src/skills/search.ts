@@ -204,19 +204,12 @@ function embeddingProblem(embedder: Embedder, error: unknown, consequence: strin
 
 function closeNames(skills: readonly Skill[], keyword: MiniSearch, name: string, limit: number): string[] {
   const wanted = name.trim().toLowerCase();
-  const scored = new Map<string, number>();
-  for (const s of skills) {
-    const distance = editDistance(wanted, s.name);
-    if (distance <= Math.max(2, Math.floor(wanted.length / 3))) scored.set(s.name, distance);
-    else if (wanted.length >= 3 && (s.name.includes(wanted) || wanted.includes(s.name))) scored.set(s.name, 3);
-  }
-  // Then skills sharing words with the name ("pdf" → "pdf-processing", "fill-pdf-forms").
-  for (const [rank, r] of keyword.search(wanted.replace(/[-_]/g, " ")).slice(0, limit).entries()) {
-    const skillName = (skills[r.id as number] as Skill).name;
-    if (!scored.has(skillName)) scored.set(skillName, 10 + rank);
-  }
-  return [...scored.entries()]
-    .sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1))
-    .slice(0, limit)
-    .map(([n]) => n);
+  // Typos first (by edit distance), then skills sharing words with the name ("pdf" → "pdf-processing") by BM25.
+  const typos = skills
+    .map((s) => ({ name: s.name, distance: editDistance(wanted, s.name) }))
+    .filter((c) => c.distance <= Math.max(2, Math.floor(wanted.length / 4)))
+    .sort((a, b) => a.distance - b.distance || (a.name < b.name ? -1 : 1))
+    .map((c) => c.name);
+  const related = keyword.search(wanted.replace(/[-_]/g, " ")).map((r) => (skills[r.id as number] as Skill).name);
+  return [...new Set([...typos, ...related])].slice(0, limit);
 }
