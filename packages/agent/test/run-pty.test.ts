@@ -64,6 +64,24 @@ describe("crow run in a pseudo-terminal", { timeout: 120_000 }, () => {
     mock.assertDone();
   });
 
+  test("-i -s shows the continued session's history, then takes prompts", async () => {
+    mock.script(textReply("The answer is 42."), textReply("Still 42."));
+    const first = start(["what is the answer?"]);
+    assert.equal(await first.exited, 0);
+    const id = /Continue with: crow run -s (\S+)/.exec(first.text)?.[1];
+    assert.ok(id, first.text);
+
+    const run = start(["-i", "-s", id]);
+    const replay = await run.waitFor(PROMPT);
+    assert.match(replay, /› what is the answer\?\nThe answer is 42\.\n/);
+    const mark = run.mark();
+    run.write("sure?\r");
+    await run.waitFor(/Still 42\.\n[\s\S]*crow› $/, mark);
+    run.write("/exit\r");
+    assert.equal(await run.exited, 0);
+    mock.assertDone();
+  });
+
   test("Ctrl-C at an empty REPL prompt quits with 130", async () => {
     const run = start(["-i"]);
     await run.waitFor(PROMPT);

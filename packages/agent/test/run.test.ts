@@ -158,6 +158,42 @@ describe("crow run (subprocess, no TTY)", { timeout: 120_000 }, () => {
     mock.assertDone();
   });
 
+  test("-s continues a saved session: the model gets the history, only the new answer is printed", async () => {
+    mock.script(
+      textReply("Nice to meet you, Ada."),
+      textReply("Your name is Ada.").expect((req) => {
+        const said = req.body.messages.map((m) => `${m.role}: ${String(m.content)}`);
+        assert.deepEqual(said.slice(1), [
+          "user: my name is Ada",
+          "assistant: Nice to meet you, Ada.",
+          "user: what is my name?",
+        ]);
+      }),
+    );
+    const first = await runCrow(["-c", ws.dir, "my name is Ada"], { env });
+    assert.equal(first.code, 0, first.stderr);
+    const id = /Continue with: crow run -s (\S+)/.exec(first.stderr)?.[1];
+    assert.ok(id, first.stderr);
+
+    const next = await runCrow(["-c", ws.dir, "-s", id, "--json", "what is my name?"], { env });
+    assert.equal(next.code, 0, next.stderr);
+    const events = next.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string; update?: { sessionUpdate: string }; [key: string]: unknown });
+    assert.deepEqual(events[0], { type: "session", sessionId: id, loaded: true, modeId: "code" });
+    // The replayed history is not part of a one-shot run's output.
+    assert.equal(events.filter((e) => e.replay).length, 0);
+    assert.deepEqual(events.at(-1), { type: "stop", sessionId: id, stopReason: "end_turn" });
+    mock.assertDone();
+  });
+
+  test("-s with an unknown session: exit 1 and the agent's message", async () => {
+    const run = await runCrow(["-c", ws.dir, "-s", "no-such-session-000000", "hi"], { env });
+    assert.equal(run.code, 1);
+    assert.equal(run.stderr, 'crow: cannot continue session "no-such-session-000000": Resource not found\n');
+  });
+
   describe("exit codes and errors on stderr", () => {
     test("a provider error: exit 1 with the provider's message", async () => {
       mock.script(httpError(500), httpError(500));

@@ -104,6 +104,8 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
   }
 
   let sessionId: string | undefined;
+  /** The session once it is open (the one `finish` tells how to continue). */
+  let openedId: string | undefined;
   /** Updates that arrive before the session is announced (e.g. tool server failures right after session/new). */
   let early: SessionNotification[] | undefined = [];
   let replaying = false;
@@ -135,7 +137,7 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
       return;
     }
     output.pause();
-    output.finish(sessionId);
+    output.finish(openedId);
     agent.kill();
     io.stdin.setRawMode?.(false);
     io.exit(EXIT.cancelled);
@@ -231,6 +233,7 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
     });
     replaying = false;
     sessionId = opened.sessionId;
+    openedId = opened.sessionId;
     output.session({
       sessionId: opened.sessionId,
       loaded: options.session !== undefined,
@@ -263,7 +266,7 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
     }
   } finally {
     process.off("SIGINT", interrupt);
-    output.finish(sessionId);
+    output.finish(openedId);
     await agent.close();
   }
   return code;
@@ -303,10 +306,15 @@ async function openSession(
     throw new Error("this version of the agent cannot continue sessions (it does not support session/load)");
   }
   beforeLoad(options.session);
-  const loaded = await agent.guard(
-    conn.request(methods.agent.session.load, { sessionId: options.session, cwd: options.cwd, mcpServers: [] }),
-  );
-  return { sessionId: options.session, ...loaded };
+  try {
+    const loaded = await agent.guard(
+      conn.request(methods.agent.session.load, { sessionId: options.session, cwd: options.cwd, mcpServers: [] }),
+    );
+    return { sessionId: options.session, ...loaded };
+  } catch (error) {
+    if (error instanceof AgentExitedError) throw error;
+    throw new Error(`cannot continue session "${options.session}": ${describe(error)}`);
+  }
 }
 
 /** `--mode` through session/set_mode and `--model` through the model select (session/set_config_option). */
