@@ -175,7 +175,7 @@ describe("crow acp: a real task over stdio with the real crow-mcp", () => {
     assert.ok(commands.sessionUpdate === "available_commands_update");
     assert.deepEqual(
       commands.availableCommands.map((c) => c.name),
-      ["help", "stop"],
+      ["compact", "clear", "stop", "help"],
     );
     const before = mock.requests.length;
     const turn = await agent.prompt(session.sessionId, "/help");

@@ -35,7 +35,8 @@ import type { Session } from "../session/session.js";
 import type { AcpMcpServer } from "../tools/types.js";
 import { VERSION } from "../version.js";
 import { clientBridge } from "./client-bridge.js";
-import { COMMANDS, helpText, parseSlashCommand } from "./commands.js";
+import { COMMANDS, parseSlashCommand, runSlashCommand } from "./commands.js";
+import { COMPACT_METHOD, compactionUpdates, registerCompactMethod } from "./compaction.js";
 import { permissionAsker } from "./permission.js";
 import { PromptContentError, promptContent, singleText } from "./prompt-content.js";
 import { type OpenRequest, registerSessionMethods } from "./sessions.js";
@@ -53,7 +54,7 @@ export function initializeResponse(): InitializeResponse {
       mcpCapabilities: { http: true, sse: true },
       sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {} },
       // Custom `_crow/*` methods will be advertised here.
-      _meta: { crow: { version: VERSION, methods: [] } },
+      _meta: { crow: { version: VERSION, methods: [COMPACT_METHOD] } },
     },
     authMethods: [],
     agentInfo: { name: "crow", title: "Crow", version: VERSION },
@@ -199,6 +200,12 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
       llm,
       tools,
       recorder,
+      compaction: {
+        store: db,
+        onEvent: (event) => {
+          for (const update of compactionUpdates(event, capabilities)) if (entry) send(entry, update);
+        },
+      },
       history: request.history,
       ...(mode ? { mode } : {}),
       ...(record.systemPrompt ? { system: record.systemPrompt } : {}),
@@ -249,11 +256,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
     const text = singleText(blocks);
     const command = text === undefined ? undefined : parseSlashCommand(text);
     if (command) {
-      let reply: string;
-      if (command.name === "help") reply = helpText();
-      else if (command.name === "stop") reply = session.cancel() ? "Stopped the running turn." : "Nothing is running.";
-      else reply = `Unknown command: /${command.name}. Type /help for available commands.`;
-      send(entry, messageChunk(reply));
+      send(entry, messageChunk(await runSlashCommand(command, session)));
       entry.queue.flush();
       await entry.flushed;
       return "end_turn";
@@ -314,13 +317,13 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
     .onRequest(methods.agent.session.new, async ({ params, client }) => {
       if (!path.isAbsolute(params.cwd))
         throw RequestError.invalidParams(undefined, `cwd must be absolute: ${params.cwd}`);
-      const [, { systemPrompt }] = await Promise.all([loadRuntime(), import("../session/system-prompt.js")]);
+      const [, { newSessionPrompt }] = await Promise.all([loadRuntime(), import("../session/system-prompt.js")]);
       const db = await storeOrError();
       const record = await db.createSession({
         cwd: params.cwd,
         mode: config.mode,
         model: config.model ?? null,
-        systemPrompt: systemPrompt(params.cwd),
+        ...(await newSessionPrompt(params.cwd, { home: config.home, store: db })),
       });
       const entry = await openEntry(client, {
         record,
@@ -360,6 +363,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
       entry.recorder.update({ model: params.value });
       return { configOptions: configOptions(config, entry.session.model) };
     });
+  registerCompactMethod(app, find);
   registerSessionMethods(app, {
     sessions,
     store: storeOrError,

@@ -4,8 +4,12 @@
  */
 import {
   type ChatMessage,
+  type Compaction,
+  type CompactionReason,
+  type CompactionResult,
   type ContentPart,
   HookBus,
+  installCompaction,
   installDoomLoopGuard,
   installPermissions,
   type LlmClient,
@@ -22,6 +26,7 @@ import {
 import type { AgentConfig } from "../config/index.js";
 import { log } from "../log.js";
 import type { ToolRouter } from "../tools/types.js";
+import { compactionThresholdOf, isContextOverflow, type SessionCompactionOptions } from "./compaction.js";
 import { TurnBusyError } from "./modes.js";
 import type { MessageRecorder } from "./persistence.js";
 import { systemPrompt } from "./system-prompt.js";
@@ -41,6 +46,8 @@ export interface SessionOptions {
   system?: string;
   /** Persistence: gets every message as soon as it is complete. */
   recorder?: MessageRecorder;
+  /** Compaction and `/clear`: where the history is swapped, who is told. */
+  compaction?: SessionCompactionOptions;
 }
 
 /** How a turn ended. `reason` is `cancelled` whenever `cancel()` was called during the turn. */
@@ -56,6 +63,7 @@ export class Session {
   readonly tools: ToolRouter;
   readonly bus: HookBus;
   readonly permissions: Permissions;
+  readonly compaction: Compaction;
   /** The conversation without the system prompt (user, assistant and tool messages, in order). */
   readonly history: ChatMessage[] = [];
   model: string | undefined;
@@ -75,6 +83,13 @@ export class Session {
     this.permissions = installPermissions(this.bus, {
       mode: options.mode ?? options.config.mode,
       ...(options.askPermission ? { askPermission: options.askPermission } : {}),
+    });
+    const recorder = options.recorder;
+    this.compaction = installCompaction(this.bus, {
+      sessionId: this.id,
+      threshold: () => compactionThresholdOf(options.config, this.model),
+      ...(options.compaction?.store ? { store: options.compaction.store } : {}),
+      ...(recorder ? { beforeSwap: () => recorder.flush() } : {}),
     });
   }
 
@@ -109,30 +124,14 @@ export class Session {
       const user: ChatMessage = { role: "user", content };
       this.history.push(user);
       this.options.recorder?.record(user);
-      const events = runLoop(
-        { messages: [{ role: "system", content: this.system }, ...this.history] },
-        {
-          llm,
-          model,
-          tools: this.tools,
-          hooks: this.bus.loopHooks(),
-          maxStepsPerTurn: this.options.config.maxStepsPerTurn,
-          signal: turn.controller.signal,
-          sessionId: this.id,
-        },
-      );
-      let outcome: TurnOutcome = { reason: "end_turn" };
-      for await (const event of events) {
-        if (event.type === "message_appended") {
-          this.history.push(event.message);
-          this.options.recorder?.record(event.message, event.usage);
+      // The last request was over MAX_COMPACT_TOKENS: compact first, with this prompt as the latest user message.
+      if (this.compaction.due()) await this.compactWithin(turn.controller.signal, "threshold");
+      let outcome = await this.runLoopOnce(llm, model, turn.controller.signal, onEvent, true);
+      if (outcome.reason === "error" && isContextOverflow(outcome.error) && !turn.cancelled) {
+        // The provider refused the prompt as too long: compact, then retry the turn once.
+        if (await this.compactWithin(turn.controller.signal, "context_length")) {
+          outcome = await this.runLoopOnce(llm, model, turn.controller.signal, onEvent, false);
         }
-        if (event.type === "stop") {
-          outcome = { reason: event.reason };
-          if (event.error) outcome.error = event.error;
-          if (event.lastUsage) outcome.lastUsage = event.lastUsage;
-        }
-        onEvent(event);
       }
       // The turn answers only once its messages are stored: a client may load the session right after.
       await this.options.recorder?.flush();
@@ -142,6 +141,118 @@ export class Session {
     } finally {
       this.turn = undefined;
     }
+  }
+
+  /**
+   * One run of the loop over the current history. With `mayRetry`, a `stop` caused by a context-length error is
+   * not relayed (the turn is about to compact and retry, and the client should see one stop only).
+   */
+  private async runLoopOnce(
+    llm: LlmClient,
+    model: string,
+    signal: AbortSignal,
+    onEvent: (event: LoopEvent) => void,
+    mayRetry: boolean,
+  ): Promise<TurnOutcome> {
+    const events = runLoop(
+      { messages: [{ role: "system", content: this.system }, ...this.history] },
+      {
+        llm,
+        model,
+        tools: this.tools,
+        hooks: this.bus.loopHooks(),
+        maxStepsPerTurn: this.options.config.maxStepsPerTurn,
+        signal,
+        sessionId: this.id,
+      },
+    );
+    let outcome: TurnOutcome = { reason: "end_turn" };
+    for await (const event of events) {
+      if (event.type === "message_appended") {
+        this.history.push(event.message);
+        this.options.recorder?.record(event.message, event.usage);
+      }
+      if (event.type === "stop") {
+        outcome = { reason: event.reason };
+        if (event.error) outcome.error = event.error;
+        if (event.lastUsage) outcome.lastUsage = event.lastUsage;
+        if (mayRetry && event.reason === "error" && isContextOverflow(event.error)) continue;
+      }
+      onEvent(event);
+    }
+    return outcome;
+  }
+
+  /** Compaction inside a turn (threshold or context overflow). A failure is reported and the turn goes on. */
+  private async compactWithin(signal: AbortSignal, reason: CompactionReason): Promise<boolean> {
+    try {
+      const result = await this.compactHistory(reason, signal);
+      return result.compacted;
+    } catch (error) {
+      log.warn(`session ${this.id}: compaction failed: ${error instanceof Error ? error.message : String(error)}`);
+      return false;
+    }
+  }
+
+  private async compactHistory(reason: CompactionReason, signal: AbortSignal): Promise<CompactionResult> {
+    const llm = this.options.llm;
+    const model = this.model;
+    if (!llm || !model) throw new Error("no provider or model configured");
+    const onEvent = this.options.compaction?.onEvent;
+    const result = await this.compaction.compact({
+      history: this.history,
+      llm,
+      model,
+      reason,
+      signal,
+      ...(onEvent ? { onEvent } : {}),
+    });
+    if (result.compacted) this.history.splice(0, this.history.length, ...result.history);
+    return result;
+  }
+
+  /**
+   * `/compact` and `_crow/compact`: compacts now, between turns (a prompt sent meanwhile is refused as busy, and
+   * `cancel()` aborts the summary request). Rejects with TurnBusyError while a turn runs, and with core's
+   * CompactionError when the summary or the swap fails (nothing changed then).
+   */
+  async compact(): Promise<CompactionResult> {
+    const turn = this.begin();
+    try {
+      return await this.compactHistory("manual", turn.controller.signal);
+    } finally {
+      this.turn = undefined;
+    }
+  }
+
+  /**
+   * `/clear`: a fresh context. The stored history becomes an archive (inspectable, not lost) and the session keeps
+   * its id with an empty history. Returns the archive id (none without a store). Rejects with TurnBusyError while a
+   * turn runs.
+   */
+  async clear(): Promise<string | undefined> {
+    this.begin();
+    try {
+      let archiveId: string | undefined;
+      const store = this.options.compaction?.store;
+      if (store) {
+        await this.options.recorder?.flush();
+        archiveId = await store.replaceMessages(this.id, []);
+      }
+      this.history.splice(0, this.history.length);
+      this.compaction.lastPromptTokens = undefined;
+      return archiveId;
+    } finally {
+      this.turn = undefined;
+    }
+  }
+
+  /** Marks the session busy for work between turns. */
+  private begin(): { controller: AbortController; cancelled: boolean } {
+    if (this.turn) throw new TurnBusyError("A prompt is running in this session; stop it first (/stop) or wait.");
+    const turn = { controller: new AbortController(), cancelled: false };
+    this.turn = turn;
+    return turn;
   }
 
   /** Stops the tool router (MCP servers, terminals). */

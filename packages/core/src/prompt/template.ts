@@ -54,8 +54,8 @@ completely, and you report back briefly.
 
 Today's date: {{ date }}
 Platform: {{ platform }}
-Workspace (the directory the user opened; relative paths in the conversation are relative to it):
-{{ workspace }}
+Workspace: {{ workspace }}
+(the directory the user opened; relative paths in the conversation are relative to it)
 
 Directory tree (depth-limited; dependency and build directories and .gitignore'd files are hidden):
 {{ display_tree }}
