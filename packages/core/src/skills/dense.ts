@@ -83,23 +83,40 @@ export class DenseMatrix {
     if (query.length === 0) return scores;
     const dims = this.dimensions;
     const data = this.data;
-    for (let s = 0; s < skills; s++) {
-      const start = this.offsets[s] as number;
-      const end = this.offsets[s + 1] as number;
-      if (end === start) continue;
-      let total = 0;
-      for (const q of query) {
-        let best = -Infinity;
-        for (let r = start; r < end; r++) {
-          const base = r * dims;
-          let dot = 0;
-          for (let k = 0; k < dims; k++) dot += (q[k] as number) * (data[base + k] as number);
-          if (dot > best) best = dot;
+    const offsets = this.offsets;
+    // One pass over the matrix per query vector, adding each skill's best row to its total.
+    const total = new Float32Array(skills);
+    for (const q of query) {
+      for (let s = 0; s < skills; s++) {
+        const end = offsets[s + 1] as number;
+        let top = -Infinity;
+        for (let r = offsets[s] as number; r < end; r++) {
+          const dot = dotAt(q, data, r * dims, dims);
+          if (dot > top) top = dot;
         }
-        total += best;
+        total[s] = (total[s] as number) + top;
       }
-      scores[s] = total / query.length;
+    }
+    for (let s = 0; s < skills; s++) {
+      if ((offsets[s + 1] as number) > (offsets[s] as number)) scores[s] = (total[s] as number) / query.length;
     }
     return scores;
   }
+}
+
+/** q · data[base .. base+dims), unrolled by four: the scan is the whole cost of a dense search. */
+function dotAt(q: Float32Array, data: Float32Array, base: number, dims: number): number {
+  let a = 0;
+  let b = 0;
+  let c = 0;
+  let d = 0;
+  let k = 0;
+  for (; k + 3 < dims; k += 4) {
+    a += (q[k] as number) * (data[base + k] as number);
+    b += (q[k + 1] as number) * (data[base + k + 1] as number);
+    c += (q[k + 2] as number) * (data[base + k + 2] as number);
+    d += (q[k + 3] as number) * (data[base + k + 3] as number);
+  }
+  for (; k < dims; k++) a += (q[k] as number) * (data[base + k] as number);
+  return a + b + c + d;
 }
