@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import {
+  CROW_BIN,
   httpError,
   type MockLlm,
   reply,
@@ -192,6 +194,28 @@ describe("crow run (subprocess, no TTY)", { timeout: 120_000 }, () => {
     const run = await runCrow(["-c", ws.dir, "-s", "no-such-session-000000", "hi"], { env });
     assert.equal(run.code, 1);
     assert.equal(run.stderr, 'crow: cannot continue session "no-such-session-000000": Resource not found\n');
+  });
+
+  test("SIGINT (Ctrl-C without a TTY) cancels the turn: partial answer printed, exit 130", async () => {
+    mock.script(reply().text("Half an ans").hang());
+    const child = spawn(process.execPath, [CROW_BIN, "run", "-c", ws.dir, "go"], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (t: string) => {
+      stdout += t;
+      if (t.includes("Half an ans")) child.kill("SIGINT");
+    });
+    child.stderr.setEncoding("utf8").on("data", (t: string) => {
+      stderr += t;
+    });
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    assert.equal(code, 130, stderr);
+    assert.equal(stdout, "Half an ans\n");
+    assert.match(stderr, /Cancelling… \(press Ctrl-C again to quit\)\nCancelled\./);
+    mock.assertDone();
   });
 
   describe("exit codes and errors on stderr", () => {

@@ -1,0 +1,83 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { tempWorkspace } from "@crow/testkit";
+import { style } from "../src/run/ansi.js";
+import { unifiedDiff } from "../src/run/diff.js";
+import { MarkdownStyler } from "../src/run/markdown.js";
+import { promptBlocks } from "../src/run/mentions.js";
+
+const text = (lines: ReturnType<typeof unifiedDiff>) => lines.map((l) => l.text).join("\n");
+
+describe("crow run: unified diffs", () => {
+  test("a change in the middle keeps three lines of context and numbers both sides", () => {
+    const before = "1\n2\n3\n4\n5\n6\n7\n8\n9\n";
+    const after = "1\n2\n3\n4\nfive\n6\n7\n8\n9\n";
+    assert.equal(
+      text(unifiedDiff("f.txt", before, after)),
+      "--- a/f.txt\n+++ b/f.txt\n@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8",
+    );
+  });
+
+  test("a new file is all additions from /dev/null", () => {
+    assert.equal(text(unifiedDiff("n.txt", null, "a\nb\n")), "--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1,2 @@\n+a\n+b");
+  });
+
+  test("distant changes get separate hunks; insertions and deletions are minimal", () => {
+    const before = Array.from({ length: 20 }, (_, i) => `l${i + 1}`).join("\n");
+    const lines = before.split("\n");
+    lines.splice(1, 1);
+    lines.splice(15, 0, "new");
+    const diff = text(unifiedDiff("f", before, lines.join("\n")));
+    assert.deepEqual(
+      diff.split("\n").filter((l) => l.startsWith("@@") || l.startsWith("+") || l.startsWith("-")),
+      ["--- a/f", "+++ b/f", "@@ -1,5 +1,4 @@", "-l2", "@@ -14,6 +13,7 @@", "+new"],
+    );
+  });
+
+  test("unchanged text is a note; long diffs are cut with a count", () => {
+    assert.deepEqual(unifiedDiff("same", "x\n", "x\n"), [{ kind: "note", text: "same: no changes" }]);
+    const big = unifiedDiff("big", null, `${Array.from({ length: 100 }, (_, i) => i).join("\n")}\n`, { maxLines: 10 });
+    assert.equal(big.filter((l) => l.kind === "add").length, 10);
+    assert.deepEqual(big.at(-1), { kind: "note", text: "… 90 more diff lines" });
+  });
+});
+
+describe("crow run: Markdown-ish styling of streamed text", () => {
+  const on = style(true);
+
+  test("markers split across chunks are styled once whole; the text is unchanged", () => {
+    const md = new MarkdownStyler(on);
+    const out = ["Use *", "*bold** and `co", "de` here\n"].map((c) => md.push(c)).join("") + md.flush();
+    // Inline code streams as it comes (cyan per chunk); a held-back `*` waits to know whether it is bold.
+    assert.equal(out, "Use \x1b[1m**bold**\x1b[22m and \x1b[36m`co\x1b[39m\x1b[36mde`\x1b[39m here\n");
+  });
+
+  test("headings bold, fenced code cyan", () => {
+    const md = new MarkdownStyler(on);
+    const out = md.push("# Title\n```\nx = 1\n```\nafter") + md.flush();
+    assert.equal(out, "\x1b[1m# Title\x1b[22m\n\x1b[36m```\x1b[39m\n\x1b[36mx = 1\x1b[39m\n\x1b[36m```\x1b[39m\nafter");
+  });
+
+  test("without color the text passes through untouched", () => {
+    const md = new MarkdownStyler(style(false));
+    assert.equal(md.push("**a** `b` *") + md.flush(), "**a** `b` *");
+  });
+});
+
+describe("crow run: @mentions", () => {
+  test("existing paths become resource links (with ranges); others and duplicates are ignored", async () => {
+    const ws = await tempWorkspace();
+    try {
+      await ws.write("src/a.ts", "x\n");
+      const blocks = promptBlocks("look at @src/a.ts#L1:2, @src/a.ts#L1:2 and @nope.ts or mail me@host", ws.dir);
+      assert.equal(blocks.length, 2);
+      assert.deepEqual(blocks[1], {
+        type: "resource_link",
+        uri: `file://${ws.path("src/a.ts")}#L1:2`,
+        name: "a.ts",
+      });
+    } finally {
+      await ws.cleanup();
+    }
+  });
+});
