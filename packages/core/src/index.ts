@@ -7,6 +7,7 @@
 export * from "./compaction/index.js";
 export * from "./extensions/doom-loop.js";
 export * from "./extensions/permissions.js";
+export { expandTilde, homeDir } from "./home.js";
 export * from "./hooks/bus.js";
 export type * from "./hooks/types.js";
 export * from "./llm/client.js";

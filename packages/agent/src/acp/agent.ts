@@ -147,7 +147,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
   // The store opens once, on first use (initialize starts it); a failed open is retried by the next request.
   let opened: Promise<Store> | undefined;
   const store = (): Promise<Store> => {
-    opened ??= loadRuntime().then(([core]) => core.openStore(config.dbUri));
+    opened ??= loadRuntime().then(([core]) => core.openStore(config.dbUri, { baseDir: config.home }));
     opened.catch(() => {
       opened = undefined;
     });

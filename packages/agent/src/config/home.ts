@@ -1,27 +1,7 @@
-import os from "node:os";
 import path from "node:path";
 
-/**
- * Crow's configuration directory: `CROW_HOME`, else `CROW_CONFIG_DIR` (the name upstream's banner advertised but never
- * read), else `~/.crow`. Relative values are resolved against the current directory.
- */
-export function crowHome(env: NodeJS.ProcessEnv = process.env): string {
-  const configured = env.CROW_HOME?.trim() || env.CROW_CONFIG_DIR?.trim();
-  if (configured) return path.resolve(expandTilde(configured, env));
-  return path.join(homeDir(env), ".crow");
-}
-
-/** The user's home directory: `HOME` from the given environment when set (tests), else the OS's. */
-export function homeDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.HOME?.trim() || os.homedir();
-}
-
-/** `~/x` → `<home>/x`; anything else unchanged. */
-export function expandTilde(value: string, env: NodeJS.ProcessEnv = process.env): string {
-  if (value === "~") return homeDir(env);
-  if (value.startsWith("~/")) return path.join(homeDir(env), value.slice(2));
-  return value;
-}
+// From the dependency-free subpath: config loads at startup, before the runtime is (lazily) imported.
+export { crowHome, expandTilde, homeDir } from "@crow/core/home";
 
 /** The files of a config home. */
 export function configFiles(home: string): { config: string; dotenv: string } {

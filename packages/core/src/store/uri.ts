@@ -9,9 +9,11 @@
  * Anything else is a {@link DbUriError} that lists these forms.
  */
 import { existsSync, statSync } from "node:fs";
-import { homedir } from "node:os";
 import path from "node:path";
+import { crowHome, expandTilde } from "../home.js";
 import { DbUriError } from "./types.js";
+
+export { crowHome };
 
 export type DbTarget =
   | { kind: "sqlite" /** Absolute file path, or ":memory:". */; file: string }
@@ -21,20 +23,9 @@ const FORMS =
   "expected postgresql://user:password@host:port/database, sqlite:////absolute/path.db, sqlite:///relative/path.db " +
   "(relative to the Crow home directory), a file path, or :memory:";
 
-/** The Crow home directory: `CROW_HOME`, else `~/.crow`. */
-export function crowHome(env: NodeJS.ProcessEnv = process.env): string {
-  const home = env.CROW_HOME?.trim();
-  return home ? path.resolve(expandTilde(home)) : path.join(homedir(), ".crow");
-}
-
 /** The store used when nothing is configured: `CROW_DB_URI`, else SQLite at `<crow home>/crow.db`. */
 export function defaultDbUri(env: NodeJS.ProcessEnv = process.env): string {
   return env.CROW_DB_URI?.trim() || path.join(crowHome(env), "crow.db");
-}
-
-function expandTilde(p: string): string {
-  if (p === "~") return homedir();
-  return p.startsWith("~/") ? path.join(homedir(), p.slice(2)) : p;
 }
 
 function isDirectory(p: string): boolean {
