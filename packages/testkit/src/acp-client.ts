@@ -17,6 +17,7 @@ import { Readable, Transform, Writable } from "node:stream";
 import {
   type ClientConnection,
   type ClientContext,
+  type ClientSessionCapabilities,
   type ContentBlock,
   client,
   type InitializeResponse,
@@ -51,6 +52,8 @@ export interface AcpClientOptions {
   fs?: boolean;
   /** Serve `terminal/*` with real processes (and advertise it). */
   terminal?: boolean;
+  /** `clientCapabilities.session` to advertise (e.g. `{ compaction: {} }`, `{ notices: {} }`). */
+  session?: ClientSessionCapabilities;
   /** Command to spawn (default: node CROW_BIN acp). */
   command?: { file: string; args: string[] };
 }
@@ -315,6 +318,7 @@ export async function spawnAcpAgent(options: AcpClientOptions = {}): Promise<Acp
     clientCapabilities: {
       fs: { readTextFile: !!options.fs, writeTextFile: !!options.fs },
       terminal: !!options.terminal,
+      ...(options.session ? { session: options.session } : {}),
     },
     clientInfo: { name: "crow-test-client", version: "0.0.0" },
   });
