@@ -223,6 +223,22 @@ describe("crow acp: compaction, /clear and the system prompt", () => {
     assert.deepEqual(commands.availableCommands.map((c) => c.name).sort(), ["clear", "compact", "help", "stop"]);
   });
 
+  test("/compact and /clear refuse while a turn runs, and the turn is not disturbed", async () => {
+    const { sessionId } = await agent.newSession(ws.dir);
+    mock.script(reply().text("Thinking").hang());
+    const seen = mock.requests.length;
+    const running = agent.prompt(sessionId, "Long task");
+    await mock.waitForRequests(seen + 1);
+    for (const command of ["/compact", "/clear"]) {
+      const answer = await agent.prompt(sessionId, command);
+      assert.match(agentText(answer.updates), /A prompt is running in this session/);
+    }
+    await agent.cancel(sessionId);
+    assert.equal((await running).stopReason, "cancelled");
+    assert.equal(mock.requests.length, seen + 1, "no summary request was made");
+    assert.equal((await store.listArchives(sessionId)).length, 0);
+  });
+
   test("/clear starts a fresh context; the stored history is kept as an archive", async () => {
     const { sessionId } = await agent.newSession(ws.dir);
     await twoTurns(sessionId, ws.path("c.txt"));
