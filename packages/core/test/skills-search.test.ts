@@ -109,7 +109,7 @@ describe("skill ranking over 1 000 generated skills plus the fixtures", () => {
       assert.equal(result.mode, "hybrid");
       assert.deepEqual(result.problems, []);
       assert.equal(result.hits[0]?.skill.name, expected, result.hits.map((h) => h.skill.name).join(", "));
-      assert.equal(result.hits.length, 5);
+      assert.ok(result.hits.length <= 5 && result.hits.every((h) => h.score > 0));
     });
   }
 
@@ -218,7 +218,7 @@ describe("skill embeddings: cache, late interaction, failures", () => {
     const index = await createSkillIndex(skills, {
       embedder: tokenEmbedder,
       cache: new SkillEmbeddingCache(false),
-      denseWeight: 1,
+      denseWeight: 0.5,
     });
     const result = await index.search("alpha beta", 2);
     assert.equal(result.mode, "hybrid");

@@ -110,7 +110,8 @@ export async function createSkillIndex(skills: readonly Skill[], options: SkillI
         const problem = embeddingProblem(embedder, error, "this search used keywords only");
         return { hits: searchKeyword(query, limit), mode: "keyword", problems: [problem] };
       }
-      const hits = fuse(list, keyword.search(query), matrix.maxSim(vectors), denseWeight);
+      // Skills no closer than average and matching no term score 0: not worth listing.
+      const hits = fuse(list, keyword.search(query), matrix.maxSim(vectors), denseWeight).filter((h) => h.score > 0);
       return { hits: hits.slice(0, Math.max(0, limit)), mode: "hybrid", problems: [] };
     },
   };
