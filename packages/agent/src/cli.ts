@@ -16,10 +16,9 @@ Usage:
   crow acp            run the agent on stdio (what an editor launches, e.g. Zed's agent_servers)
   crow run [prompt]   run a prompt (or a REPL with -i) in this terminal; see 'crow run --help'
   crow init           set up ~/.crow/config.yaml and .env (a wizard, or flags: see 'crow init --help')
+  crow sessions       list, show, export or delete stored sessions (see 'crow sessions --help')
   crow --help         show this help
   crow --version      print the version
-
-Coming in later releases: crow sessions.
 
 Configuration: config.yaml and .env in CROW_HOME (or CROW_CONFIG_DIR, default ~/.crow). Without models there, the
 environment below picks the provider.
@@ -35,11 +34,8 @@ Environment:
   CROW_RETRY_BASE_MS  first retry backoff in ms (default 500)
   CROW_LOG            log level on stderr: error, warn (default), info, debug`;
 
-const LATER: Record<string, string> = {
-  sessions: "session management",
-};
-
 async function main(): Promise<number> {
+  if (process.argv[2] === "sessions") return (await import("./cli/sessions.js")).runSessions(process.argv.slice(3));
   if (process.argv[2] === "init") return (await import("./cli/init.js")).runInit(process.argv.slice(3));
   // `crow run` has its own options: everything after "run" is its own (see run/args.ts).
   if (process.argv[2] === "run") return (await import("./run/index.js")).runCommand(process.argv.slice(3));
@@ -84,12 +80,7 @@ async function main(): Promise<number> {
     await runAcp(config);
     return 0;
   }
-  const later = LATER[command];
-  process.stderr.write(
-    later
-      ? `crow ${command} (${later}) is not available yet in this version; use 'crow acp' from an ACP client.\n`
-      : `crow: unknown command "${command}". Run 'crow --help' for usage.\n`,
-  );
+  process.stderr.write(`crow: unknown command "${command}". Run 'crow --help' for usage.\n`);
   return 2;
 }
 

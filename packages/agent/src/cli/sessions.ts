@@ -1,0 +1,174 @@
+/**
+ * `crow sessions list|show|export|delete`: the configured session store (whatever `db_uri` says: SQLite or
+ * PostgreSQL) from the command line.
+ */
+import { writeFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import type { SessionRecord, Store } from "@crow/core";
+import { ConfigError, loadConfig } from "../config/index.js";
+import { renderTranscript } from "./transcript.js";
+
+export const SESSIONS_HELP = `Usage: crow sessions <command> [options]
+
+Commands:
+  list [--cwd DIR] [--limit N] [--all] [--json]   sessions, most recently updated first (default: 20)
+  show ID [--json]                                the session's transcript (long tool results shortened)
+  export ID [--format md|json] [-o FILE]          the full session as Markdown (default) or JSON
+  delete ID... [--yes]                            delete sessions with their history and archives
+
+The store is the one in config.yaml's db_uri (or CROW_DB_URI), by default SQLite at ~/.crow/crow.db.`;
+
+class UsageError extends Error {}
+
+interface Io {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Runs `crow sessions …`; resolves to the exit code (0 ok, 1 failure, 2 bad usage). */
+export async function runSessions(argv: string[], io: Partial<Io> = {}): Promise<number> {
+  const out = io.out ?? ((text: string) => process.stdout.write(text));
+  const err = io.err ?? ((text: string) => process.stderr.write(text));
+  const env = io.env ?? process.env;
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    err(`crow sessions: ${(error as Error).message}\n\n${SESSIONS_HELP}\n`);
+    return 2;
+  }
+  if (parsed.help) {
+    out(`${SESSIONS_HELP}\n`);
+    return 0;
+  }
+  let store: Store;
+  try {
+    const config = loadConfig(env);
+    const { openStore } = await import("@crow/core");
+    store = await openStore(config.dbUri, { baseDir: config.home });
+  } catch (error) {
+    err(`crow sessions: ${error instanceof ConfigError ? error.message : (error as Error).message}\n`);
+    return 1;
+  }
+  try {
+    return await dispatch(parsed, store, { out, err, env });
+  } catch (error) {
+    err(`crow sessions: ${(error as Error).message}\n`);
+    return 1;
+  } finally {
+    await store.close();
+  }
+}
+
+function parse(argv: string[]) {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: {
+      cwd: { type: "string" },
+      limit: { type: "string" },
+      all: { type: "boolean" },
+      json: { type: "boolean" },
+      format: { type: "string" },
+      output: { type: "string", short: "o" },
+      yes: { type: "boolean", short: "y" },
+      help: { type: "boolean", short: "h" },
+    },
+    strict: true,
+    allowPositionals: true,
+  });
+  const [command, ...ids] = positionals;
+  if (values.help) return { help: true as const };
+  if (!command) throw new UsageError("missing command (list, show, export or delete)");
+  if (!["list", "show", "export", "delete"].includes(command)) throw new UsageError(`unknown command "${command}"`);
+  const limit = values.limit === undefined ? undefined : Number(values.limit);
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
+    throw new UsageError(`--limit must be a positive whole number, got "${values.limit}"`);
+  }
+  const format = values.format ?? "md";
+  if (format !== "md" && format !== "json") throw new UsageError(`--format must be md or json, got "${format}"`);
+  if (command === "list" && ids.length > 0) throw new UsageError(`list takes no session id (got ${ids.join(" ")})`);
+  if ((command === "show" || command === "export") && ids.length !== 1) {
+    throw new UsageError(`${command} takes exactly one session id`);
+  }
+  if (command === "delete" && ids.length === 0) throw new UsageError("delete needs at least one session id");
+  return { help: false as const, command, ids, values, limit, format };
+}
+
+type Parsed = Exclude<ReturnType<typeof parse>, { help: true }>;
+
+async function dispatch(parsed: Parsed, store: Store, io: Io): Promise<number> {
+  const { command, ids, values } = parsed;
+  if (command === "list")
+    return list(store, io, { cwd: values.cwd, limit: parsed.limit, all: values.all, json: values.json });
+  if (command === "delete") {
+    let missing = 0;
+    for (const id of ids) {
+      if (await store.deleteSession(id)) io.out(`deleted ${id}\n`);
+      else {
+        io.err(`no session ${id} in ${store.location}\n`);
+        missing++;
+      }
+    }
+    return missing > 0 ? 1 : 0;
+  }
+  const id = ids[0] as string;
+  const session = await store.getSession(id);
+  if (!session || session.archivedFrom) {
+    io.err(`crow sessions: no session ${id} in ${store.location}. 'crow sessions list' shows the ids.\n`);
+    return 1;
+  }
+  const messages = await store.loadMessages(id);
+  const asJson = command === "show" ? values.json === true : parsed.format === "json";
+  const text = asJson
+    ? `${JSON.stringify({ session, archives: await store.listArchives(id), messages }, null, 2)}\n`
+    : renderTranscript(session, messages, command === "show" ? { maxToolResultChars: 2000 } : {});
+  if (command === "export" && values.output) {
+    writeFileSync(values.output, text);
+    io.err(`wrote ${values.output}\n`);
+  } else io.out(text);
+  return 0;
+}
+
+async function list(
+  store: Store,
+  io: Io,
+  options: { cwd: string | undefined; limit: number | undefined; all: boolean | undefined; json: boolean | undefined },
+): Promise<number> {
+  const wanted = options.all ? Number.POSITIVE_INFINITY : (options.limit ?? 20);
+  const found: SessionRecord[] = [];
+  let cursor: string | undefined;
+  let more = false;
+  do {
+    const page = await store.listSessions({
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+      ...(cursor ? { cursor } : {}),
+      limit: Math.min(500, Math.max(1, wanted - found.length)),
+    });
+    found.push(...page.sessions);
+    cursor = page.nextCursor;
+    more = cursor !== undefined;
+  } while (cursor && found.length < wanted);
+  if (options.json) {
+    io.out(`${JSON.stringify(found, null, 2)}\n`);
+    return 0;
+  }
+  if (found.length === 0) {
+    io.out(`no sessions${options.cwd ? ` for ${options.cwd}` : ""} in ${store.location}\n`);
+    return 0;
+  }
+  const rows = found.map((s) => [s.id, s.updatedAt.replace("T", " ").slice(0, 16), s.title ?? "(untitled)", s.cwd]);
+  const widths = [0, 1].map((i) => Math.max(...rows.map((r) => (r[i] as string).length)));
+  for (const [id, updated, title, cwd] of rows) {
+    io.out(
+      `${(id as string).padEnd(widths[0] ?? 0)}  ${(updated as string).padEnd(widths[1] ?? 0)}  ${truncate(title as string, 60)}  ${cwd}\n`,
+    );
+  }
+  if (more) io.out(`… more sessions: use --limit N or --all\n`);
+  return 0;
+}
+
+function truncate(text: string, max: number): string {
+  const line = text.replace(/\s+/g, " ");
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line.padEnd(max);
+}
