@@ -5,6 +5,7 @@
  * store (sessions and prompts on SQLite/PostgreSQL, next to messages); skills (discovery, ranking, triggers).
  */
 export * from "./compaction/index.js";
+export * from "./extensions/api.js";
 export * from "./extensions/doom-loop.js";
 export * from "./extensions/permissions.js";
 export { expandTilde, homeDir } from "./home.js";
@@ -17,6 +18,7 @@ export * from "./loop/loop.js";
 export type * from "./loop/types.js";
 export * from "./messages.js";
 export * from "./prompt/index.js";
+export * from "./runtime/index.js";
 export * from "./skills/index.js";
 export * from "./store/index.js";
 export * from "./tools.js";

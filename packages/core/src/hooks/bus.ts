@@ -9,6 +9,7 @@ import type {
   HookPoint,
   LoopHookContext,
   LoopHooks,
+  MessageEvent,
   RequestDraft,
   SessionEndEvent,
   SessionStartEvent,
@@ -30,18 +31,19 @@ export interface HookBusOptions {
 }
 
 /** The observe points: handlers run in registration order, return values are ignored. */
-export type ObservePoint = "session_start" | "after_response" | "turn_end" | "session_end";
+export type ObservePoint = "session_start" | "after_response" | "message" | "turn_end" | "session_end";
 
 interface ObserveEvents {
   session_start: SessionStartEvent;
   after_response: AfterResponseEvent;
+  message: MessageEvent;
   turn_end: TurnEndEvent;
   session_end: SessionEndEvent;
 }
 
 /**
  * A typed hook bus (DESIGN.md §5). Semantics per point:
- * - observe (`session_start`, `after_response`, `turn_end`, `session_end`): every handler runs, in order.
+ * - observe (`session_start`, `after_response`, `message`, `turn_end`, `session_end`): every handler runs, in order.
  * - chained transform (`before_request`, `after_tool_call`): each handler receives the previous one's output;
  *   returning nothing keeps the value. Handlers should return new objects rather than mutate.
  * - gate (`before_tool_call`): the first `{block}` wins and stops the chain; `{args}` rewrites the call for the
@@ -56,6 +58,7 @@ export class HookBus {
     after_response: [],
     before_tool_call: [],
     after_tool_call: [],
+    message: [],
     turn_end: [],
     session_end: [],
   };

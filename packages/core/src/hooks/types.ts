@@ -62,6 +62,17 @@ export interface AfterToolCallEvent {
   result: ToolResult;
 }
 
+/**
+ * `message` (observe): a message became part of the session's history — the user message when a turn starts, then
+ * each message the loop appends (assistant, then its tool results in call order). The session awaits these
+ * handlers in order, off the turn's critical path, and before the turn answers (persistence stores on it).
+ */
+export interface MessageEvent {
+  message: ChatMessage;
+  /** The completion's usage, on assistant messages. */
+  usage?: Usage;
+}
+
 /** `turn_end` (observe): the prompt turn is over. */
 export interface TurnEndEvent {
   stopReason: StopReason;
@@ -85,6 +96,7 @@ export interface HookHandlers {
   after_response: (event: AfterResponseEvent, ctx: HookContext) => Awaitable<void>;
   before_tool_call: (event: BeforeToolCallEvent, ctx: HookContext) => Awaitable<ToolCallDecision>;
   after_tool_call: (event: AfterToolCallEvent, ctx: HookContext) => Awaitable<ToolResult | undefined>;
+  message: (event: MessageEvent, ctx: HookContext) => Awaitable<void>;
   turn_end: (event: TurnEndEvent, ctx: HookContext) => Awaitable<void>;
   session_end: (event: SessionEndEvent, ctx: HookContext) => Awaitable<void>;
 }

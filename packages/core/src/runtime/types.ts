@@ -1,0 +1,240 @@
+/**
+ * The SDK's public types: `createCrow(options)` → {@link Crow} → {@link CrowSession} → `prompt()` → {@link PromptRun}.
+ * The same runtime serves `crow acp` (the ACP layer translates its events) and library users (no ACP at all).
+ */
+import type { CompactionEvent, CompactionResult } from "../compaction/compaction.js";
+import type { CommandInfo, ExtensionSpec, Logger, MethodContext } from "../extensions/api.js";
+import type { PermissionAnswer, PermissionMode, PermissionRequest } from "../extensions/permissions.js";
+import type { StopReason } from "../hooks/types.js";
+import type { LlmClient, LlmError, RequestParams } from "../llm/types.js";
+import type { LoopEvent } from "../loop/types.js";
+import type { ChatMessage, ContentPart, Usage } from "../messages.js";
+import type { SessionRecord, Store } from "../store/types.js";
+import type { ToolExecutor } from "../tools.js";
+
+type Awaitable<T> = T | Promise<T>;
+
+/** A session's tools from outside the process (the agent's MCP router is one). */
+export interface ToolSource extends ToolExecutor {
+  /** Problems worth telling the user (e.g. an MCP server that failed to start); the session works without them. */
+  failures?(): string[];
+  /** The tool's own read-only claim (MCP `readOnlyHint`), when known: the permission modes use it. */
+  isReadOnly?(name: string): boolean | undefined;
+  /** Stops the source (MCP servers, terminals). Called once when the session closes. */
+  close?(): Promise<void>;
+}
+
+/** What a tool source factory is told about the session it serves. */
+export interface ToolSourceRequest {
+  sessionId: string;
+  /** Absolute working directory. */
+  cwd: string;
+  /** The parent session of a subagent. */
+  parentId?: string;
+}
+
+/** Makes one session's tool source (called when the session opens). */
+export type ToolSourceFactory = (request: ToolSourceRequest) => Awaitable<ToolSource>;
+
+/** A model the runtime knows by name (the name is what sessions store and requests carry). */
+export interface ModelInfo {
+  name: string;
+  /** The id sent to the provider (default: `name`). */
+  id?: string;
+  /** A provider registered by an extension (`registerProvider`); else `CrowOptions.llm` serves the model. */
+  provider?: string;
+  /** Context window in tokens (compaction starts at 80 % of it unless `compactThreshold` says otherwise). */
+  contextWindow?: number;
+}
+
+/** The system prompt of new sessions. */
+export type SystemPromptOption =
+  /** A fixed text. */
+  | string
+  /** Rendered per session (the default: Crow's versioned template with tree and AGENTS.md, see `prepareSystemPrompt`). */
+  | { home?: string; skillsHint?: string }
+  /** Computed per session. */
+  | ((cwd: string) => Awaitable<string>);
+
+/** Options of `createCrow`. Everything is optional except a way to reach a model for prompting. */
+export interface CrowOptions {
+  /** The LLM for every model not served by an extension provider (requests carry the model's `id`). */
+  llm?: LlmClient;
+  /** Model new sessions start with. */
+  model?: string;
+  /** Known models (the model select, extension providers, context windows). */
+  models?: ModelInfo[];
+  /** Where sessions are stored: a store, a `db_uri` (`sqlite:///…`, `postgresql://…`, `:memory:`), or false for none
+   * (sessions then live in memory only and cannot be loaded). Default: in memory. */
+  store?: Store | string | false;
+  /** Base directory of relative SQLite paths (default: the Crow home). */
+  home?: string;
+  /** The default tool source of new sessions (the agent's: MCP). Default: no tools besides extensions'. */
+  tools?: ToolSourceFactory;
+  /** The system prompt (default: Crow's template rendered for the session cwd). */
+  systemPrompt?: SystemPromptOption;
+  /** Extensions, loaded in order after the built-in ones. */
+  extensions?: ExtensionSpec[];
+  /** Skip the built-in extensions by name (`persistence`, `compaction`, `permissions`, `doom-loop`, `commands`). */
+  disableBuiltins?: string[];
+  /** Permission mode of new sessions (default `code`). */
+  mode?: PermissionMode;
+  /** Answers permission questions in `ask` mode (default: none, so `ask` rejects). Sessions may set their own. */
+  askPermission?: (request: PermissionRequest) => Promise<PermissionAnswer>;
+  /** LLM requests per turn (default 100). */
+  maxStepsPerTurn?: number;
+  /** Sampling params of every request. */
+  params?: RequestParams;
+  /** `MAX_COMPACT_TOKENS`: a number, or per model (default: 80 % of the model's context window, else 120 000). */
+  compactThreshold?: number | ((model: string | undefined) => number);
+  /** What extensions see as `crow.config` (the agent passes its loaded `AgentConfig`). */
+  config?: Record<string, unknown>;
+  /** Where the runtime and extensions log (default: stderr). */
+  logger?: Logger;
+  /** Where a module extension path is resolved from (default: `home`, then the process cwd). */
+  extensionBaseDir?: string;
+}
+
+/** Options of `Crow.newSession`. */
+export interface NewSessionOptions {
+  /** Absolute working directory. */
+  cwd: string;
+  mode?: PermissionMode;
+  model?: string;
+  /** The session that spawned this one (subagents): stored as the parent link. */
+  parentId?: string;
+  /** This session's tools instead of the runtime's default source (or `false` for none besides extensions'). */
+  tools?: ToolSourceFactory | ToolSource | false;
+  /** This session's permission asker (the ACP layer asks its client). */
+  askPermission?: (request: PermissionRequest) => Promise<PermissionAnswer>;
+  /** A fixed system prompt for this session. */
+  systemPrompt?: string;
+}
+
+/** Options of `Crow.loadSession`. */
+export interface LoadSessionOptions {
+  /** Where the project is now (default: the stored cwd); a new cwd is stored. */
+  cwd?: string;
+  tools?: ToolSourceFactory | ToolSource | false;
+  askPermission?: (request: PermissionRequest) => Promise<PermissionAnswer>;
+}
+
+/**
+ * Events of a session outside the loop's own: compaction progress, the title, notices from extensions, mode and
+ * model changes. Delivered to `CrowSession.subscribe` listeners at any time, and inside a prompt's iterable while
+ * a turn runs.
+ */
+export type SessionEvent =
+  | CompactionEvent
+  | { type: "title"; title: string; updatedAt: string }
+  | { type: "notice"; level: "info" | "warning" | "error"; message: string }
+  | { type: "mode"; mode: PermissionMode }
+  | { type: "model"; model: string };
+
+/** What `prompt()` yields, in order: the loop's events and the session's events of the turn. */
+export type CrowEvent = LoopEvent | SessionEvent;
+
+/** How a prompt turn ended. */
+export interface PromptResult {
+  stopReason: StopReason;
+  /** The final answer: the text of the turn's last assistant message with text ("" when none). */
+  text: string;
+  /** Messages appended by the turn (the user message first). */
+  messages: ChatMessage[];
+  /** Usage summed over the turn's requests. */
+  usage?: Usage;
+  /** The last request's usage (its prompt size). */
+  lastUsage?: Usage;
+  /** With stopReason `error`: the provider failure. */
+  error?: LlmError;
+}
+
+/**
+ * One running prompt turn. Iterate it for the events (optional: the turn runs whether or not anyone iterates; events
+ * are buffered), and await `result` for the outcome. `result` rejects only when the turn could not start (the session
+ * is busy or has no model); provider failures resolve with `stopReason: "error"`.
+ */
+export interface PromptRun extends AsyncIterable<CrowEvent> {
+  readonly result: Promise<PromptResult>;
+  /** Cancels the turn (it then ends `cancelled`). */
+  cancel(): void;
+}
+
+/** Options of one prompt. */
+export interface PromptOptions {
+  /** Cancels the turn. */
+  signal?: AbortSignal;
+  /** Gets every event synchronously, in order, as it happens (the ACP layer relays them this way). */
+  onEvent?: (event: CrowEvent) => void;
+}
+
+/** One live session. At most one turn (or compaction, or clear) runs at a time; others are refused as busy. */
+export interface CrowSession {
+  readonly id: string;
+  readonly cwd: string;
+  readonly parentId: string | undefined;
+  /** The conversation without the system prompt, in order. */
+  readonly history: readonly ChatMessage[];
+  /** The system prompt sent first on every request. */
+  readonly systemPrompt: string;
+  readonly mode: PermissionMode;
+  readonly model: string | undefined;
+  readonly title: string | null;
+  /** Whether a turn (or compaction/clear) is running. */
+  readonly running: boolean;
+  /** The runtime this session belongs to. */
+  readonly crow: Crow;
+
+  /** Runs one turn with `content` as the user message. */
+  prompt(content: string | ContentPart[], options?: PromptOptions): PromptRun;
+  /** Aborts the running turn; false when nothing runs. */
+  cancel(): boolean;
+  /** Compacts the history now (rejects with `SessionBusyError` while a turn runs, `CompactionError` on failure). */
+  compact(): Promise<CompactionResult>;
+  /** A fresh context: the stored history is archived; returns the archive id (none without a store). */
+  clear(): Promise<string | undefined>;
+  setMode(mode: PermissionMode): void;
+  /** Switches the model (the next request uses it; stored with the session). */
+  setModel(model: string): void;
+  /** The slash commands of this session (built-in and extensions'). */
+  commands(): CommandInfo[];
+  /** Runs `/name args` and returns the answer text. Unknown names answer so; never sent to the model. */
+  command(name: string, args?: string): Promise<string>;
+  /** Tells the session's listeners something (an extension's notice; the ACP layer shows it to the user). */
+  notify(message: string, level?: "info" | "warning" | "error"): void;
+  /** Asks the user about a tool call through the session's asker (`reject` without one). */
+  askPermission(request: PermissionRequest): Promise<PermissionAnswer>;
+  /** Listens to session events (compaction, title, notices…); returns the unsubscribe function. */
+  subscribe(listener: (event: SessionEvent) => void): () => void;
+  /** Stops the session (cancels its turn, waits for its writes, closes its tools). */
+  close(): Promise<void>;
+}
+
+/** The runtime: sessions, extensions' commands and methods, the store. */
+export interface Crow {
+  /** The store sessions are kept in (undefined: memory only). */
+  readonly store: Store | undefined;
+  /** Problems found while loading extensions (also logged). */
+  readonly extensionErrors: readonly string[];
+  newSession(options: NewSessionOptions): Promise<CrowSession>;
+  /** Opens a stored session with its history (a live copy is closed first). Rejects when it does not exist. */
+  loadSession(id: string, options?: LoadSessionOptions): Promise<CrowSession>;
+  /** A live session by id. */
+  session(id: string): CrowSession | undefined;
+  /** Stored sessions, most recently updated first. */
+  listSessions(options?: { cwd?: string; cursor?: string; limit?: number; parentId?: string }): Promise<{
+    sessions: SessionRecord[];
+    nextCursor?: string;
+  }>;
+  /** Names of the custom methods (built-in and extensions'). */
+  methods(): string[];
+  /** Calls a custom method; rejects with `MethodError` (unknown method: -32601). */
+  callMethod(name: string, params: unknown, ctx?: Partial<MethodContext>): Promise<unknown>;
+  /** Closes every live session, then the store (when the runtime opened it). */
+  close(): Promise<void>;
+}
+
+/** Thrown when a session is asked to do something while a turn runs. */
+export class SessionBusyError extends Error {
+  override name = "SessionBusyError";
+}
