@@ -6,8 +6,15 @@
  */
 export * from "./compaction/index.js";
 export * from "./extensions/api.js";
+export {
+  COMPACT_METHOD,
+  type CompactResponse,
+  compactedText,
+  titleFrom,
+} from "./extensions/builtin.js";
 export * from "./extensions/doom-loop.js";
 export * from "./extensions/permissions.js";
+export { toolDefinition, toolParameters } from "./extensions/tool-source.js";
 export { expandTilde, homeDir } from "./home.js";
 export * from "./hooks/bus.js";
 export type * from "./hooks/types.js";

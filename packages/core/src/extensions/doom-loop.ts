@@ -1,4 +1,5 @@
 import type { HookBus } from "../hooks/bus.js";
+import type { HookHandlers } from "../hooks/types.js";
 
 /** Options of `installDoomLoopGuard`. */
 export interface DoomLoopOptions {
@@ -23,12 +24,25 @@ function canonical(value: unknown): string {
  * does not keep prompting the user. Returns an uninstall function.
  */
 export function installDoomLoopGuard(bus: HookBus, options: DoomLoopOptions = {}): () => void {
+  const guard = doomLoopGuard(options);
+  const offGate = bus.on("before_tool_call", guard.gate, { name: "doom-loop-guard" });
+  const offReset = bus.on("turn_end", guard.reset, { name: "doom-loop-guard" });
+  return () => {
+    offGate();
+    offReset();
+  };
+}
+
+/** The guard's state and handlers for one session: `gate` on `before_tool_call`, `reset` on `turn_end`. */
+export function doomLoopGuard(options: DoomLoopOptions = {}): {
+  gate: HookHandlers["before_tool_call"];
+  reset: () => void;
+} {
   const threshold = options.threshold ?? 3;
   let lastKey = "";
   let count = 0;
-  const offGate = bus.on(
-    "before_tool_call",
-    ({ call, definition }) => {
+  return {
+    gate: ({ call, definition }) => {
       const key = `${definition.function.name}\u0000${canonical(call.args)}`;
       count = key === lastKey ? count + 1 : 1;
       lastKey = key;
@@ -40,18 +54,9 @@ export function installDoomLoopGuard(bus: HookBus, options: DoomLoopOptions = {}
           "again; the result would not change. Try a different approach, or ask the user for help.",
       };
     },
-    { name: "doom-loop-guard" },
-  );
-  const offReset = bus.on(
-    "turn_end",
-    () => {
+    reset: () => {
       lastKey = "";
       count = 0;
     },
-    { name: "doom-loop-guard" },
-  );
-  return () => {
-    offGate();
-    offReset();
   };
 }

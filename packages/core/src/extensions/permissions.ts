@@ -1,4 +1,5 @@
 import type { HookBus } from "../hooks/bus.js";
+import type { HookHandlers } from "../hooks/types.js";
 import type { ToolDefinition } from "../messages.js";
 import { isMutatingKind, type ToolCallRequest, type ToolKind, toolKind } from "../tools.js";
 
@@ -49,47 +50,8 @@ export interface Permissions {
  */
 export function installPermissions(bus: HookBus, options: PermissionOptions = {}): Permissions {
   let mode: PermissionMode = options.mode ?? "code";
-  const alwaysAllowed = new Set<string>();
-  const isMutating = (name: string): boolean => {
-    const kind = toolKind(name);
-    return isMutatingKind(kind) || (kind === "other" && options.isReadOnly?.(name) !== true);
-  };
-
-  const dispose = bus.on(
-    "before_tool_call",
-    async ({ call, kind, definition }, ctx) => {
-      const name = definition.function.name;
-      if (mode === "code" || !isMutating(name)) return undefined;
-      if (mode === "read-only") {
-        return {
-          block: true,
-          reason:
-            `Refused: "${call.name}" can change files or run commands, and this session is in read-only mode. ` +
-            "Use read-only tools, or ask the user to switch to another mode.",
-        };
-      }
-      if (alwaysAllowed.has(name)) return undefined;
-      let answer: PermissionAnswer = "reject";
-      if (options.askPermission) {
-        try {
-          const request: PermissionRequest = { call, kind, definition, signal: ctx.signal };
-          if (ctx.sessionId !== undefined) request.sessionId = ctx.sessionId;
-          answer = await options.askPermission(request);
-        } catch {
-          // Failing to ask must never mean "allowed".
-          answer = ctx.signal.aborted ? "cancelled" : "reject";
-        }
-      }
-      if (answer === "allow_always") alwaysAllowed.add(name);
-      if (answer === "allow_once" || answer === "allow_always") return undefined;
-      const reason =
-        answer === "cancelled"
-          ? `The user cancelled the "${call.name}" call before it ran.`
-          : `The user rejected this "${call.name}" call; it was not run. Do not retry it unchanged; ask the user how to proceed if unsure.`;
-      return { block: true, reason };
-    },
-    { name: "permissions" },
-  );
+  const gate = permissionGate({ ...options, mode: () => mode });
+  const dispose = bus.on("before_tool_call", gate.gate, { name: "permissions" });
 
   return {
     get mode() {
@@ -98,8 +60,60 @@ export function installPermissions(bus: HookBus, options: PermissionOptions = {}
     setMode(next) {
       mode = next;
     },
-    isMutating,
-    forget: () => alwaysAllowed.clear(),
+    isMutating: gate.isMutating,
+    forget: gate.forget,
     dispose,
   };
+}
+
+/** The permission gate of one session, for hosts that keep the mode elsewhere (the runtime's built-in extension). */
+export interface PermissionGate {
+  gate: HookHandlers["before_tool_call"];
+  isMutating(toolName: string): boolean;
+  /** Forgets the "allow always" answers. */
+  forget(): void;
+}
+
+/** Builds the `before_tool_call` gate of {@link installPermissions} over a mode read on every call. */
+export function permissionGate(
+  options: Omit<PermissionOptions, "mode"> & { mode: () => PermissionMode },
+): PermissionGate {
+  const alwaysAllowed = new Set<string>();
+  const isMutating = (name: string): boolean => {
+    const kind = toolKind(name);
+    return isMutatingKind(kind) || (kind === "other" && options.isReadOnly?.(name) !== true);
+  };
+  const gate: HookHandlers["before_tool_call"] = async ({ call, kind, definition }, ctx) => {
+    const mode = options.mode();
+    const name = definition.function.name;
+    if (mode === "code" || !isMutating(name)) return undefined;
+    if (mode === "read-only") {
+      return {
+        block: true,
+        reason:
+          `Refused: "${call.name}" can change files or run commands, and this session is in read-only mode. ` +
+          "Use read-only tools, or ask the user to switch to another mode.",
+      };
+    }
+    if (alwaysAllowed.has(name)) return undefined;
+    let answer: PermissionAnswer = "reject";
+    if (options.askPermission) {
+      try {
+        const request: PermissionRequest = { call, kind, definition, signal: ctx.signal };
+        if (ctx.sessionId !== undefined) request.sessionId = ctx.sessionId;
+        answer = await options.askPermission(request);
+      } catch {
+        // Failing to ask must never mean "allowed".
+        answer = ctx.signal.aborted ? "cancelled" : "reject";
+      }
+    }
+    if (answer === "allow_always") alwaysAllowed.add(name);
+    if (answer === "allow_once" || answer === "allow_always") return undefined;
+    const reason =
+      answer === "cancelled"
+        ? `The user cancelled the "${call.name}" call before it ran.`
+        : `The user rejected this "${call.name}" call; it was not run. Do not retry it unchanged; ask the user how to proceed if unsure.`;
+    return { block: true, reason };
+  };
+  return { gate, isMutating, forget: () => alwaysAllowed.clear() };
 }

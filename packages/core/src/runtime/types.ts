@@ -204,6 +204,8 @@ export interface CrowSession {
   notify(message: string, level?: "info" | "warning" | "error"): void;
   /** Asks the user about a tool call through the session's asker (`reject` without one). */
   askPermission(request: PermissionRequest): Promise<PermissionAnswer>;
+  /** Problems to show the user when the session opens: tool servers that failed, extensions that did not load. */
+  problems(): string[];
   /** Listens to session events (compaction, title, notices…); returns the unsubscribe function. */
   subscribe(listener: (event: SessionEvent) => void): () => void;
   /** Stops the session (cancels its turn, waits for its writes, closes its tools). */
@@ -226,6 +228,8 @@ export interface Crow {
     sessions: SessionRecord[];
     nextCursor?: string;
   }>;
+  /** Names of the LLM providers extensions registered. */
+  providers(): string[];
   /** Names of the custom methods (built-in and extensions'). */
   methods(): string[];
   /** Calls a custom method; rejects with `MethodError` (unknown method: -32601). */

@@ -1,0 +1,207 @@
+/**
+ * The built-in features as extensions on the public API (DESIGN.md §5: that they fit proves the API is sufficient):
+ * the doom-loop guard, the permission modes, the compaction watcher, persistence, the slash commands
+ * `/compact /clear /stop /help` and the `_crow/compact` method. `createCrow` loads them before user extensions, in
+ * this order (the guard gates before permissions, so a looping model does not keep prompting the user).
+ */
+import type { CompactionResult } from "../compaction/compaction.js";
+import type { ContentPart } from "../messages.js";
+import type { CrowSession, SessionBusyError } from "../runtime/types.js";
+import type { Store } from "../store/types.js";
+import { type Extension, MethodError } from "./api.js";
+import { doomLoopGuard } from "./doom-loop.js";
+import { type PermissionGate, permissionGate } from "./permissions.js";
+
+/** Per-session state of a built-in (sessions are the keys, so closed ones are collected). */
+function perSession<T>(make: (session: CrowSession) => T): (session: CrowSession) => T {
+  const states = new WeakMap<CrowSession, T>();
+  return (session) => {
+    let state = states.get(session);
+    if (state === undefined) {
+      state = make(session);
+      states.set(session, state);
+    }
+    return state;
+  };
+}
+
+/** The same tool with identical arguments three times in a row is blocked (per session, reset at turn end). */
+export const doomLoopExtension: Extension = (crow) => {
+  const guard = perSession(() => doomLoopGuard());
+  crow.on("before_tool_call", (event, ctx) => guard(ctx.session).gate(event, ctx));
+  crow.on("turn_end", (_event, ctx) => guard(ctx.session).reset());
+};
+
+/**
+ * The permission modes (`code`, `ask`, `read-only`) as a `before_tool_call` gate reading the session's mode; `ask`
+ * goes through `session.askPermission`, "allow always" is remembered per session. `isReadOnly` tells which tools of
+ * kind `other` only read.
+ */
+export function permissionsExtension(
+  isReadOnly: (session: CrowSession, name: string) => boolean | undefined,
+): Extension {
+  return (crow) => {
+    const gates = perSession(
+      (session): PermissionGate =>
+        permissionGate({
+          mode: () => session.mode,
+          askPermission: (request) => session.askPermission(request),
+          isReadOnly: (name) => isReadOnly(session, name),
+        }),
+    );
+    crow.on("before_tool_call", (event, ctx) => gates(ctx.session).gate(event, ctx));
+  };
+}
+
+/** Feeds each response's prompt size to the session's compaction (what decides a compaction before the next turn). */
+export function compactionWatcher(record: (session: CrowSession, promptTokens: number) => void): Extension {
+  return (crow) => {
+    crow.on("after_response", ({ usage }, ctx) => {
+      if (usage) record(ctx.session, usage.promptTokens);
+    });
+  };
+}
+
+/** The longest title derived from a first message. */
+const TITLE_LENGTH = 80;
+
+/** A session title from the first user message: its first non-empty line, whitespace collapsed, shortened. */
+export function titleFrom(content: string | ContentPart[]): string | undefined {
+  const text = typeof content === "string" ? content : content.map((p) => (p.type === "text" ? p.text : "")).join("\n");
+  const line = text
+    .split("\n")
+    .map((l) => l.replace(/\s+/g, " ").trim())
+    .find((l) => l.length > 0);
+  if (!line) return undefined;
+  return line.length > TITLE_LENGTH ? `${line.slice(0, TITLE_LENGTH - 1).trimEnd()}…` : line;
+}
+
+/**
+ * Persistence: every message is stored as soon as it is part of the history (the `message` hook: the user message at
+ * turn start, each message the loop appends — including a cancelled turn's partial text and the synthetic results of
+ * unanswered calls), so a `kill -9` loses at most the message being streamed. The first user message gives the
+ * title; mode and model changes are stored too. A failed write is logged and reported once; the session goes on in
+ * memory. `setTitle` is the runtime's (it tells the session's listeners).
+ */
+export function persistenceExtension(
+  store: Store,
+  setTitle: (session: CrowSession, title: string, updatedAt: string) => void,
+): Extension {
+  return (crow) => {
+    const reported = new WeakSet<CrowSession>();
+    const failed = (session: CrowSession, what: string, error: unknown) => {
+      const message = error instanceof Error ? error.message : String(error);
+      crow.log.error(`session ${session.id}: ${what} was not stored: ${message}`);
+      if (reported.has(session)) return;
+      reported.add(session);
+      session.notify(`The session could not be saved (${message}); it continues in memory only.`, "warning");
+    };
+    crow.on("message", async ({ message, usage }, { session }) => {
+      try {
+        await store.appendMessages(session.id, [usage ? { message, usage } : { message }]);
+      } catch (error) {
+        return failed(session, `a ${message.role} message`, error);
+      }
+      if (message.role !== "user" || session.title !== null) return;
+      const title = titleFrom(message.content);
+      if (!title) return;
+      try {
+        const record = await store.updateSession(session.id, { title });
+        setTitle(session, title, record.updatedAt);
+      } catch (error) {
+        failed(session, "the title", error);
+      }
+    });
+    crow.onSession((session) =>
+      session.subscribe((event) => {
+        if (event.type !== "mode" && event.type !== "model") return;
+        const patch = event.type === "mode" ? { mode: event.mode } : { model: event.model };
+        store.updateSession(session.id, patch).catch((error: unknown) => failed(session, "a session change", error));
+      }),
+    );
+  };
+}
+
+/** The answer text of a compaction (used by `/compact`). */
+export function compactedText(before: number, after: number, archiveId: string | undefined): string {
+  const archived = archiveId ? ` The full history is archived as ${archiveId}.` : "";
+  return `Compacted the conversation: ${before} messages → ${after} (first message, summary, latest request).${archived}`;
+}
+
+/** The custom method that compacts a session on request. */
+export const COMPACT_METHOD = "_crow/compact";
+
+/** The answer of `_crow/compact`. */
+export interface CompactResponse {
+  compacted: boolean;
+  /** What happened, for people. */
+  message: string;
+  /** The stored summary (when compacted). */
+  summary?: string;
+  /** The archive holding the previous history. */
+  archiveId?: string;
+  messagesBefore?: number;
+  messagesAfter?: number;
+}
+
+function compactResponse(result: CompactionResult): CompactResponse {
+  if (!result.compacted) return { compacted: false, message: result.message };
+  return {
+    compacted: true,
+    message: compactedText(result.messagesBefore, result.messagesAfter, result.archiveId),
+    summary: result.summary,
+    ...(result.archiveId ? { archiveId: result.archiveId } : {}),
+    messagesBefore: result.messagesBefore,
+    messagesAfter: result.messagesAfter,
+  };
+}
+
+/**
+ * The built-in slash commands and `_crow/compact`. `/stop` runs on its own, outside the turn it stops (upstream's
+ * ran inside the prompt task it meant to cancel); `/compact` and `/clear` refuse while a turn runs.
+ */
+export function commandsExtension(isBusy: (error: unknown) => error is SessionBusyError): Extension {
+  return (crow) => {
+    crow.registerCommand("compact", {
+      description: "Summarize the conversation so far to free context (the full history is archived)",
+      run: async (_args, { session }) => {
+        const result = await session.compact();
+        return result.compacted
+          ? compactedText(result.messagesBefore, result.messagesAfter, result.archiveId)
+          : result.message;
+      },
+    });
+    crow.registerCommand("clear", {
+      description: "Start a fresh context in this session (the history so far is archived)",
+      run: async (_args, { session }) => {
+        const archiveId = await session.clear();
+        return archiveId
+          ? `Cleared the context. The previous conversation is archived as ${archiveId}.`
+          : "Cleared the context.";
+      },
+    });
+    crow.registerCommand("stop", {
+      description: "Stop the running prompt turn",
+      run: (_args, { session }) => (session.cancel() ? "Stopped the running turn." : "Nothing is running."),
+    });
+    crow.registerCommand("help", {
+      description: "Show available slash commands",
+      run: (_args, { commands }) =>
+        `Available commands:\n${commands.map((c) => `  /${c.name} - ${c.description}`).join("\n")}`,
+    });
+    crow.registerMethod(COMPACT_METHOD, async (params, { crow: runtime }) => {
+      const sessionId = (params as { sessionId?: unknown } | null)?.sessionId;
+      if (typeof sessionId !== "string" || sessionId === "") {
+        throw MethodError.invalidParams(`${COMPACT_METHOD} expects {"sessionId": "<id>"}`);
+      }
+      const session = runtime.session(sessionId);
+      if (!session) throw MethodError.sessionNotFound(sessionId);
+      try {
+        return compactResponse(await session.compact());
+      } catch (error) {
+        if (isBusy(error)) throw MethodError.invalidRequest(error.message);
+        throw new MethodError(-32603, error instanceof Error ? error.message : String(error));
+      }
+    });
+  };
+}

@@ -1,0 +1,113 @@
+/**
+ * What the extensions of one Crow instance registered: hooks (installed on every session's bus), session setups,
+ * in-process tools, slash commands, custom methods and providers. `apiFor` makes the `ExtensionAPI` object handed to
+ * one extension; every registration is tagged with the extension's name so failures can say whose they were.
+ */
+import type { z } from "zod";
+import type { HookBus } from "../hooks/bus.js";
+import type { HookHandlers, HookPoint } from "../hooks/types.js";
+import type { CrowSession } from "../runtime/types.js";
+import type {
+  CommandRegistration,
+  ExtensionAPI,
+  ExtensionHookHandlers,
+  Logger,
+  MethodHandler,
+  ProviderFactory,
+  ToolRegistration,
+} from "./api.js";
+
+type Awaitable<T> = T | Promise<T>;
+
+interface HookEntry {
+  extension: string;
+  point: HookPoint;
+  handler: ExtensionHookHandlers[HookPoint];
+}
+
+export interface SessionSetup {
+  extension: string;
+  setup: (session: CrowSession) => Awaitable<undefined | (() => Awaitable<void>)>;
+}
+
+export interface Registered<T> {
+  extension: string;
+  value: T;
+}
+
+/** A logger whose lines start with `[name]`. */
+export function prefixedLogger(logger: Logger, name: string): Logger {
+  return {
+    debug: (m, ...d) => logger.debug(`[${name}] ${m}`, ...d),
+    info: (m, ...d) => logger.info(`[${name}] ${m}`, ...d),
+    warn: (m, ...d) => logger.warn(`[${name}] ${m}`, ...d),
+    error: (m, ...d) => logger.error(`[${name}] ${m}`, ...d),
+  };
+}
+
+export class ExtensionRegistry {
+  private readonly hooks: HookEntry[] = [];
+  readonly setups: SessionSetup[] = [];
+  readonly tools = new Map<string, Registered<ToolRegistration>>();
+  readonly commands = new Map<string, Registered<CommandRegistration>>();
+  readonly methods = new Map<string, Registered<MethodHandler>>();
+  readonly providers = new Map<string, Registered<ProviderFactory>>();
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly config: Readonly<Record<string, unknown>>,
+  ) {}
+
+  /** The API object of one extension. */
+  apiFor(name: string, options: Readonly<Record<string, unknown>> = {}): ExtensionAPI {
+    const log = prefixedLogger(this.logger, name);
+    return {
+      name,
+      options,
+      config: this.config,
+      log,
+      on: (point, handler) => {
+        const entry: HookEntry = { extension: name, point, handler: handler as ExtensionHookHandlers[HookPoint] };
+        this.hooks.push(entry);
+        return () => {
+          const at = this.hooks.indexOf(entry);
+          if (at >= 0) this.hooks.splice(at, 1);
+        };
+      },
+      onSession: (setup) => {
+        this.setups.push({ extension: name, setup });
+      },
+      registerTool: <S extends z.ZodType>(tool: ToolRegistration<S>) => {
+        if (!tool.name || !/^[a-zA-Z0-9_-]{1,64}$/.test(tool.name)) {
+          throw new Error(`tool name "${tool.name}" must be 1-64 letters, digits, _ or -`);
+        }
+        this.tools.set(tool.name, { extension: name, value: tool as unknown as ToolRegistration });
+      },
+      registerCommand: (command, registration) => {
+        const bare = command.replace(/^\//, "");
+        if (!/^[a-zA-Z0-9_-]+$/.test(bare))
+          throw new Error(`command name "${command}" must be letters, digits, _ or -`);
+        this.commands.set(bare, { extension: name, value: registration });
+      },
+      registerMethod: (method, handler) => {
+        if (!method.startsWith("_")) throw new Error(`custom method "${method}" must start with "_" (e.g. _crow/x)`);
+        this.methods.set(method, { extension: name, value: handler });
+      },
+      registerProvider: (provider, factory) => {
+        this.providers.set(provider, { extension: name, value: factory });
+      },
+    };
+  }
+
+  /**
+   * Installs every registered hook on a session's bus, in registration order, each named `<extension>:<point>` so a
+   * failure names its extension. Handlers get the session in their context.
+   */
+  installHooks(bus: HookBus, session: CrowSession): void {
+    for (const { extension, point, handler } of this.hooks) {
+      const wrapped = ((event: never, ctx: Parameters<HookHandlers[HookPoint]>[1]) =>
+        (handler as (e: never, c: unknown) => unknown)(event, { ...ctx, session })) as HookHandlers[typeof point];
+      bus.on(point, wrapped, { name: `${extension}:${point}` });
+    }
+  }
+}

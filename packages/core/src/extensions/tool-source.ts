@@ -1,0 +1,112 @@
+/**
+ * A session's tools as the loop sees them: the extensions' in-process tools next to the session's tool source (the
+ * agent's MCP router, or none). An in-process tool wins over a source tool of the same name. Arguments are
+ * validated with the tool's zod schema before `execute`; a failure of any kind becomes an `isError` result.
+ */
+import { z } from "zod";
+import type { ToolDefinition } from "../messages.js";
+import type { Crow, CrowSession, ToolSource } from "../runtime/types.js";
+import { findTool, type ToolCallRequest, type ToolProgress, type ToolResult } from "../tools.js";
+import type { ToolRegistration } from "./api.js";
+import type { Registered } from "./registry.js";
+
+/** The JSON Schema of a zod schema as tool parameters (without `$schema`, which some providers reject). */
+export function toolParameters(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<
+    string,
+    unknown
+  >;
+  return rest;
+}
+
+/** The function definition the model sees for an in-process tool. */
+export function toolDefinition(tool: ToolRegistration): ToolDefinition {
+  return {
+    type: "function",
+    function: { name: tool.name, description: tool.description, parameters: toolParameters(tool.parameters) },
+  };
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Runs one in-process tool call: validate, execute, normalise. Never throws. */
+export async function runInProcessTool(
+  tool: ToolRegistration,
+  extension: string,
+  call: ToolCallRequest,
+  ctx: {
+    session: CrowSession;
+    crow: Crow;
+    signal: AbortSignal;
+    onProgress: (progress: ToolProgress) => void;
+  },
+): Promise<ToolResult> {
+  const parsed = tool.parameters.safeParse(call.args);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "(arguments)"}: ${i.message}`).join("; ");
+    return { content: `Error: invalid arguments for ${tool.name}: ${problems}`, isError: true };
+  }
+  try {
+    const out = await tool.execute(parsed.data, { ...ctx, callId: call.id });
+    if (typeof out === "string") return { content: out };
+    if (!out || (typeof out.content !== "string" && !Array.isArray(out.content))) {
+      return { content: `Error: ${tool.name} returned no content.`, isError: true };
+    }
+    return out;
+  } catch (error) {
+    return { content: `Error: ${tool.name} (extension ${extension}) failed: ${errorText(error)}`, isError: true };
+  }
+}
+
+/**
+ * The merged executor of one session. `tools` is read on every call, so tools registered while the session is open
+ * appear on the next request.
+ */
+export class SessionTools implements ToolSource {
+  constructor(
+    private readonly tools: ReadonlyMap<string, Registered<ToolRegistration>>,
+    private readonly source: ToolSource | undefined,
+    private readonly context: () => { session: CrowSession; crow: Crow },
+  ) {}
+
+  definitions(): ToolDefinition[] {
+    const own = [...this.tools.values()].map(({ value }) => toolDefinition(value));
+    const names = new Set(own.map((d) => d.function.name));
+    const external = (this.source?.definitions() ?? []).filter((d) => !names.has(d.function.name));
+    return [...external, ...own];
+  }
+
+  /** The registered tool a call resolves to (exact name, then tolerant matching over the merged list). */
+  private inProcess(call: ToolCallRequest): Registered<ToolRegistration> | undefined {
+    const direct = this.tools.get(call.tool) ?? this.tools.get(call.name);
+    if (direct) return direct;
+    const found = findTool(this.definitions(), call.name);
+    return found ? this.tools.get(found.function.name) : undefined;
+  }
+
+  async execute(
+    call: ToolCallRequest,
+    context: { signal: AbortSignal; onProgress: (progress: ToolProgress) => void },
+  ): Promise<ToolResult> {
+    const own = this.inProcess(call);
+    if (own) return runInProcessTool(own.value, own.extension, call, { ...this.context(), ...context });
+    if (!this.source) return { content: `Error: unknown tool "${call.name}".`, isError: true };
+    return this.source.execute(call, context);
+  }
+
+  failures(): string[] {
+    return this.source?.failures?.() ?? [];
+  }
+
+  isReadOnly(name: string): boolean | undefined {
+    const own = this.tools.get(name);
+    if (own) return own.value.readOnly;
+    return this.source?.isReadOnly?.(name);
+  }
+
+  async close(): Promise<void> {
+    await this.source?.close?.();
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * Slash commands: `/name args` typed as a whole prompt. Every command, the built-in ones included, is an extension
+ * registration; this file parses and dispatches. A command that throws answers with its error.
+ */
+import type { ExtensionRegistry } from "../extensions/registry.js";
+import type { RuntimeSession } from "./session.js";
+import { SessionBusyError } from "./types.js";
+
+/** `/name args` → `{name, args}`; undefined when the text is not a slash command. */
+export function parseSlashCommand(text: string): { name: string; args: string } | undefined {
+  const match = /^\/([a-zA-Z0-9_-]+)(?:\s+([\s\S]*))?$/.exec(text.trim());
+  if (!match?.[1]) return undefined;
+  return { name: match[1], args: (match[2] ?? "").trim() };
+}
+
+/** Runs a command of the session and returns the text to answer with. Never rejects. */
+export async function runCommand(
+  registry: ExtensionRegistry,
+  session: RuntimeSession,
+  name: string,
+  args: string,
+): Promise<string> {
+  const found = registry.commands.get(name);
+  if (!found) return `Unknown command: /${name}. Type /help for available commands.`;
+  try {
+    const answer = await found.value.run(args, { session, crow: session.crow, commands: session.commands() });
+    return answer ?? "";
+  } catch (error) {
+    if (error instanceof SessionBusyError) return error.message;
+    return `/${name} failed: ${error instanceof Error ? error.message : String(error)}`;
+  }
+}

@@ -1,0 +1,342 @@
+/**
+ * `createCrow(options)`: the runtime as a library. It loads the built-in extensions and the given ones, opens the
+ * store, and makes sessions (new or loaded) whose tools are the extensions' in-process tools plus the session's tool
+ * source. `crow acp` is one host of this runtime (a translator over it); SDK users are another.
+ */
+import { Compaction, compactionThreshold } from "../compaction/index.js";
+import { type Logger, MethodError, type ProviderFactory } from "../extensions/api.js";
+import {
+  commandsExtension,
+  compactionWatcher,
+  doomLoopExtension,
+  permissionsExtension,
+  persistenceExtension,
+} from "../extensions/builtin.js";
+import { loadExtensions } from "../extensions/load.js";
+import { ExtensionRegistry } from "../extensions/registry.js";
+import { SessionTools } from "../extensions/tool-source.js";
+import { crowHome } from "../home.js";
+import type { LlmClient, LlmResult } from "../llm/types.js";
+import { type ChatMessage, repairToolPairs } from "../messages.js";
+import { prepareSystemPrompt } from "../prompt/system-prompt.js";
+import { sessionSlug } from "../store/ids.js";
+import { openStore } from "../store/open.js";
+import type { SessionRecord, Store } from "../store/types.js";
+import { RuntimeSession } from "./session.js";
+import { defaultSystemPrompt } from "./system-prompt.js";
+import {
+  type Crow,
+  type CrowOptions,
+  type CrowSession,
+  type LoadSessionOptions,
+  type NewSessionOptions,
+  SessionBusyError,
+  type ToolSource,
+  type ToolSourceFactory,
+} from "./types.js";
+
+/** The default logger: stderr, never stdout (a host may speak a protocol there). */
+export const stderrLogger: Logger = {
+  debug: (m, ...d) => {
+    if (process.env.CROW_DEBUG) console.error(m, ...d);
+  },
+  info: (m, ...d) => console.error(m, ...d),
+  warn: (m, ...d) => console.error(m, ...d),
+  error: (m, ...d) => console.error(m, ...d),
+};
+
+function failed(message: string): LlmResult {
+  return {
+    ok: false,
+    error: { kind: "invalid_response", message, retryable: false, attempts: 0 },
+    partial: { content: "", reasoning: "" },
+  };
+}
+
+/**
+ * Creates the runtime. Rejects only when the store cannot be opened; extensions that fail to load are reported in
+ * `extensionErrors` (and to each session's listeners as a problem).
+ */
+export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
+  const logger = options.logger ?? stderrLogger;
+  const home = options.home ?? crowHome();
+  const registry = new ExtensionRegistry(logger, options.config ?? {});
+  const live = new Map<string, RuntimeSession>();
+
+  let store: Store | undefined;
+  let ownsStore = false;
+  if (options.store !== false) {
+    if (typeof options.store === "object") store = options.store;
+    else {
+      store = await openStore(options.store ?? ":memory:", { baseDir: home });
+      ownsStore = true;
+    }
+  }
+
+  // Built-ins first, through the same API as everyone else.
+  const disabled = new Set(options.disableBuiltins ?? []);
+  const builtins = [
+    { name: "doom-loop", extension: doomLoopExtension },
+    {
+      name: "permissions",
+      extension: permissionsExtension((session, name) => (session as RuntimeSession).tools.isReadOnly(name)),
+    },
+    {
+      name: "compaction",
+      extension: compactionWatcher((session, tokens) => {
+        (session as RuntimeSession).compaction.lastPromptTokens = tokens;
+      }),
+    },
+    ...(store
+      ? [
+          {
+            name: "persistence",
+            extension: persistenceExtension(store, (session, title, at) =>
+              (session as RuntimeSession).setTitle(title, at),
+            ),
+          },
+        ]
+      : []),
+    {
+      name: "commands",
+      extension: commandsExtension((error): error is SessionBusyError => error instanceof SessionBusyError),
+    },
+  ].filter((b) => !disabled.has(b.name));
+  const say = (message: string) => logger.warn(message);
+  const builtinErrors = await loadExtensions(builtins, registry, { baseDir: home, log: say });
+  const extensionErrors = [
+    ...builtinErrors,
+    ...(await loadExtensions(options.extensions ?? [], registry, {
+      baseDir: options.extensionBaseDir ?? home,
+      log: say,
+    })),
+  ];
+
+  const models = options.models ?? [];
+  const providerClients = new Map<string, LlmClient>();
+  const providerClient = (name: string, factory: ProviderFactory): LlmClient => {
+    let client = providerClients.get(name);
+    if (!client) {
+      client = factory({ name, options: {} });
+      providerClients.set(name, client);
+    }
+    return client;
+  };
+  /** Routes each request by model: an extension provider when the model names one, else `options.llm`. */
+  const llm: LlmClient | undefined =
+    options.llm || registry.providers.size > 0
+      ? {
+          async stream(request, streamOptions) {
+            const info = models.find((m) => m.name === request.model);
+            const provider = info?.provider ? registry.providers.get(info.provider) : undefined;
+            const routed = { ...request, model: info?.id ?? request.model };
+            try {
+              if (provider)
+                return await providerClient(info?.provider ?? "", provider.value).stream(routed, streamOptions);
+            } catch (error) {
+              return failed(
+                `provider "${info?.provider}" failed: ${error instanceof Error ? error.message : String(error)}`,
+              );
+            }
+            if (!options.llm) return failed(`no LLM provider serves model "${request.model}"`);
+            return options.llm.stream(routed, streamOptions);
+          },
+        }
+      : undefined;
+
+  const threshold = (model: string | undefined): number => {
+    const configured = options.compactThreshold;
+    if (typeof configured === "function") return configured(model);
+    return compactionThreshold(configured, models.find((m) => m.name === model)?.contextWindow);
+  };
+
+  const toolSource = async (
+    choice: ToolSourceFactory | ToolSource | false | undefined,
+    request: { sessionId: string; cwd: string; parentId?: string },
+  ): Promise<ToolSource | undefined> => {
+    const picked = choice === undefined ? options.tools : choice;
+    if (!picked) return undefined;
+    return typeof picked === "function" ? await picked(request) : picked;
+  };
+
+  async function open(
+    record: Pick<SessionRecord, "id" | "cwd" | "title" | "mode" | "model"> & { parentId?: string | null },
+    init: {
+      history: ChatMessage[];
+      systemPrompt: string;
+      tools: ToolSource | undefined;
+      askPermission: NewSessionOptions["askPermission"];
+      resumed: boolean;
+    },
+  ): Promise<RuntimeSession> {
+    let session: RuntimeSession | undefined;
+    const mode =
+      record.mode === "code" || record.mode === "ask" || record.mode === "read-only" ? record.mode : undefined;
+    // A stored model that is no longer known falls back to the default.
+    const known = record.model && (models.length === 0 || models.some((m) => m.name === record.model));
+    const tools = new SessionTools(registry.tools, init.tools, () => {
+      if (!session) throw new Error("the session is not open yet");
+      return { session, crow };
+    });
+    session = new RuntimeSession({
+      id: record.id,
+      cwd: record.cwd,
+      ...(record.parentId ? { parentId: record.parentId } : {}),
+      crow,
+      registry,
+      llm,
+      model: known ? (record.model ?? undefined) : options.model,
+      mode: mode ?? options.mode ?? "code",
+      history: init.history,
+      systemPrompt: init.systemPrompt,
+      title: record.title,
+      tools,
+      ...(init.askPermission ? { askPermission: init.askPermission } : {}),
+      makeCompaction: (s) =>
+        new Compaction({
+          sessionId: record.id,
+          threshold: () => threshold(s.model),
+          ...(store ? { store } : {}),
+          beforeSwap: () => s.flush(),
+        }),
+      ...(options.maxStepsPerTurn !== undefined ? { maxStepsPerTurn: options.maxStepsPerTurn } : {}),
+      ...(options.params ? { params: options.params } : {}),
+      logger,
+      ...(store ? { clearStored: (id: string) => (store as Store).replaceMessages(id, []) } : {}),
+      onClose: (s) => {
+        if (live.get(s.id) === s) live.delete(s.id);
+      },
+    });
+    live.set(record.id, session);
+    await session.start(init.resumed);
+    return session;
+  }
+
+  async function systemPromptFor(cwd: string): Promise<{
+    systemPrompt: string;
+    promptId: string | null;
+    promptArgs: Record<string, unknown> | null;
+  }> {
+    const choice = options.systemPrompt ?? {};
+    if (typeof choice === "string") return { systemPrompt: choice, promptId: null, promptArgs: null };
+    if (typeof choice === "function") return { systemPrompt: await choice(cwd), promptId: null, promptArgs: null };
+    const prepared = await prepareSystemPrompt(cwd, {
+      home: choice.home ?? home,
+      ...(store ? { store } : {}),
+      ...(choice.skillsHint ? { skillsHint: choice.skillsHint } : {}),
+    });
+    if (prepared.warning) logger.warn(prepared.warning);
+    return { systemPrompt: prepared.systemPrompt, promptId: prepared.promptId, promptArgs: prepared.promptArgs };
+  }
+
+  const crow: Crow = {
+    get store() {
+      return store;
+    },
+    extensionErrors,
+    async newSession(request: NewSessionOptions): Promise<CrowSession> {
+      const prompt = request.systemPrompt
+        ? { systemPrompt: request.systemPrompt, promptId: null, promptArgs: null }
+        : await systemPromptFor(request.cwd);
+      const mode = request.mode ?? options.mode ?? "code";
+      const model = request.model ?? options.model ?? null;
+      const record = store
+        ? await store.createSession({
+            cwd: request.cwd,
+            mode,
+            model,
+            ...prompt,
+            ...(request.parentId ? { parentId: request.parentId } : {}),
+          })
+        : { id: sessionSlug(), cwd: request.cwd, title: null, mode, model, parentId: request.parentId ?? null };
+      const tools = await toolSource(request.tools, {
+        sessionId: record.id,
+        cwd: request.cwd,
+        ...(request.parentId ? { parentId: request.parentId } : {}),
+      });
+      return open(
+        { ...record, model },
+        {
+          history: [],
+          systemPrompt: prompt.systemPrompt,
+          tools,
+          askPermission: request.askPermission ?? options.askPermission,
+          resumed: false,
+        },
+      );
+    },
+    async loadSession(id: string, request: LoadSessionOptions = {}): Promise<CrowSession> {
+      if (!store) throw new Error("this Crow has no store: sessions cannot be loaded");
+      const running = live.get(id);
+      if (running?.running)
+        throw new SessionBusyError("this session is running a prompt; cancel it before loading it again");
+      if (running) await running.close();
+      const record = await store.getSession(id);
+      if (!record || record.archivedFrom !== null) throw new MethodError(-32002, `session not found: ${id}`);
+      const stored = await store.loadMessages(record.id);
+      // A crash may have left tool calls without results: the loop would send an invalid history.
+      const history = repairToolPairs(stored.map((m) => m.message));
+      const cwd = request.cwd ?? record.cwd;
+      // The host says where the project is now (it may have moved); remember it.
+      if (cwd !== record.cwd) await store.updateSession(record.id, { cwd });
+      const tools = await toolSource(request.tools, {
+        sessionId: record.id,
+        cwd,
+        ...(record.parentId ? { parentId: record.parentId } : {}),
+      });
+      return open(
+        { ...record, cwd },
+        {
+          history,
+          systemPrompt: record.systemPrompt ?? defaultSystemPrompt(cwd),
+          tools,
+          askPermission: request.askPermission ?? options.askPermission,
+          resumed: true,
+        },
+      );
+    },
+    session: (id) => live.get(id),
+    async listSessions(request = {}) {
+      if (!store) return { sessions: [...live.values()].map(recordOf) };
+      return store.listSessions(request);
+    },
+    methods: () => [...registry.methods.keys()],
+    providers: () => [...registry.providers.keys()],
+    async callMethod(name, params, ctx = {}) {
+      const method = registry.methods.get(name);
+      if (!method) throw new MethodError(-32601, `Method not found: ${name}`);
+      try {
+        return await method.value(params, { crow, signal: ctx.signal ?? new AbortController().signal });
+      } catch (error) {
+        if (error instanceof MethodError) throw error;
+        throw new MethodError(-32603, `${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    },
+    async close() {
+      await Promise.allSettled([...live.values()].map((s) => s.close()));
+      if (ownsStore) await store?.close();
+    },
+  };
+  return crow;
+}
+
+/** A store-less session's listing row. */
+function recordOf(session: RuntimeSession): SessionRecord {
+  const now = new Date().toISOString();
+  return {
+    id: session.id,
+    cwd: session.cwd,
+    title: session.title,
+    mode: session.mode,
+    model: session.model ?? null,
+    promptId: null,
+    promptArgs: null,
+    systemPrompt: session.systemPrompt,
+    toolDefinitions: null,
+    requestParams: null,
+    parentId: session.parentId ?? null,
+    archivedFrom: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+}

@@ -1,0 +1,430 @@
+/**
+ * One live session (the runtime's `CrowSession`): its history, model, mode, hook bus and tools, and at most one
+ * running turn. It knows nothing of ACP or MCP: hosts feed it prompt content and relay its events. Persistence,
+ * permissions, the doom-loop guard and the compaction watcher reach it through hooks registered by the built-in
+ * extensions; the turn-level compaction policy (compact before a turn when the last request crossed the threshold,
+ * compact and retry once on "context length exceeded") lives here because it decides how a turn runs.
+ */
+import { type Compaction, CompactionError, type CompactionReason, type CompactionResult } from "../compaction/index.js";
+import type { CommandInfo, Logger } from "../extensions/api.js";
+import type { PermissionAnswer, PermissionMode, PermissionRequest } from "../extensions/permissions.js";
+import type { ExtensionRegistry } from "../extensions/registry.js";
+import type { SessionTools } from "../extensions/tool-source.js";
+import { HookBus } from "../hooks/bus.js";
+import type { HookContext, HookError } from "../hooks/types.js";
+import type { LlmClient, RequestParams } from "../llm/types.js";
+import { runLoop } from "../loop/loop.js";
+import type { LoopEvent } from "../loop/types.js";
+import { addUsage, type ChatMessage, type ContentPart, type Usage } from "../messages.js";
+import { runCommand } from "./commands.js";
+import { PromptRunImpl } from "./run.js";
+import {
+  type Crow,
+  type CrowEvent,
+  type CrowSession,
+  type PromptOptions,
+  type PromptResult,
+  type PromptRun,
+  SessionBusyError,
+  type SessionEvent,
+} from "./types.js";
+
+/** Everything a session is made of (the runtime builds it in `newSession`/`loadSession`). */
+export interface SessionInit {
+  id: string;
+  cwd: string;
+  parentId?: string;
+  crow: Crow;
+  registry: ExtensionRegistry;
+  llm: LlmClient | undefined;
+  model: string | undefined;
+  mode: PermissionMode;
+  history: ChatMessage[];
+  systemPrompt: string;
+  title: string | null;
+  tools: SessionTools;
+  askPermission?: (request: PermissionRequest) => Promise<PermissionAnswer>;
+  makeCompaction: (session: RuntimeSession) => Compaction;
+  maxStepsPerTurn?: number;
+  params?: RequestParams;
+  logger: Logger;
+  /** Archives the stored history and empties it (`/clear`); undefined without a store. */
+  clearStored?: (sessionId: string) => Promise<string>;
+  /** Called once the session is closed (the runtime forgets it). */
+  onClose: (session: RuntimeSession) => void;
+}
+
+interface Turn {
+  controller: AbortController;
+  cancelled: boolean;
+  emit?: (event: CrowEvent) => void;
+}
+
+/** Whether a turn that failed with `error` is worth one retry after a compaction. */
+function isContextOverflow(outcome: PromptResult): boolean {
+  return outcome.stopReason === "error" && outcome.error?.kind === "context_length_exceeded";
+}
+
+function textOf(message: ChatMessage): string {
+  if (message.role !== "assistant") return "";
+  return message.content ?? "";
+}
+
+export class RuntimeSession implements CrowSession {
+  readonly id: string;
+  readonly cwd: string;
+  readonly parentId: string | undefined;
+  readonly crow: Crow;
+  readonly bus: HookBus;
+  readonly tools: SessionTools;
+  /** The compaction handle (the built-in compaction extension feeds it the prompt sizes). */
+  readonly compaction: Compaction;
+  readonly history: ChatMessage[] = [];
+  systemPrompt: string;
+  private currentMode: PermissionMode;
+  private currentModel: string | undefined;
+  private currentTitle: string | null;
+  private turn: Turn | undefined;
+  private writes: Promise<void> = Promise.resolve();
+  private readonly listeners = new Set<(event: SessionEvent) => void>();
+  private readonly reported = new Set<string>();
+  private readonly cleanups: Array<() => unknown> = [];
+  private closed = false;
+
+  constructor(private readonly init: SessionInit) {
+    this.id = init.id;
+    this.cwd = init.cwd;
+    this.parentId = init.parentId;
+    this.crow = init.crow;
+    this.tools = init.tools;
+    this.systemPrompt = init.systemPrompt;
+    this.currentMode = init.mode;
+    this.currentModel = init.model;
+    this.currentTitle = init.title;
+    this.history.push(...init.history);
+    this.bus = new HookBus({ onError: (error) => this.hookFailed(error) });
+    this.compaction = init.makeCompaction(this);
+    init.registry.installHooks(this.bus, this);
+  }
+
+  /** Runs the extensions' session setups (each isolated), then `session_start`. */
+  async start(resumed: boolean): Promise<void> {
+    for (const { extension, setup } of this.init.registry.setups) {
+      try {
+        const cleanup = await setup(this);
+        if (typeof cleanup === "function") this.cleanups.push(cleanup);
+      } catch (error) {
+        this.report(
+          `${extension}:session`,
+          `Extension "${extension}" failed to set up the session: ${errorText(error)}`,
+        );
+      }
+    }
+    await this.bus.emit("session_start", { sessionId: this.id, cwd: this.cwd, resumed }, this.hookContext());
+  }
+
+  get mode(): PermissionMode {
+    return this.currentMode;
+  }
+
+  get model(): string | undefined {
+    return this.currentModel;
+  }
+
+  get title(): string | null {
+    return this.currentTitle;
+  }
+
+  get running(): boolean {
+    return this.turn !== undefined;
+  }
+
+  setMode(mode: PermissionMode): void {
+    this.currentMode = mode;
+    this.publish({ type: "mode", mode });
+  }
+
+  setModel(model: string): void {
+    this.currentModel = model;
+    this.publish({ type: "model", model });
+  }
+
+  /** Sets the title and tells the listeners (persistence stores it first and passes the stored time). */
+  setTitle(title: string, updatedAt: string = new Date().toISOString()): void {
+    this.currentTitle = title;
+    this.publish({ type: "title", title, updatedAt });
+  }
+
+  subscribe(listener: (event: SessionEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  notify(message: string, level: "info" | "warning" | "error" = "info"): void {
+    this.publish({ type: "notice", level, message });
+  }
+
+  async askPermission(request: PermissionRequest): Promise<PermissionAnswer> {
+    if (!this.init.askPermission) return "reject";
+    return this.init.askPermission(request);
+  }
+
+  /** Tells listeners and the running turn's iterable about a session event. */
+  publish(event: SessionEvent): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.init.logger.warn(`session ${this.id}: a session listener failed: ${errorText(error)}`);
+      }
+    }
+    this.turn?.emit?.(event);
+  }
+
+  /** Logs a problem and tells the user once per key (a hook failing on every request is said once). */
+  report(key: string, message: string): void {
+    this.init.logger.warn(`session ${this.id}: ${message}`);
+    if (this.reported.has(key)) return;
+    this.reported.add(key);
+    this.notify(message, "warning");
+  }
+
+  private hookFailed(error: HookError): void {
+    const owner = error.handler.includes(":") ? `Extension "${error.handler.split(":")[0]}"` : `Hook ${error.handler}`;
+    this.report(error.handler, `${owner} failed at ${error.point}: ${error.message} (the turn went on without it)`);
+  }
+
+  private hookContext(signal: AbortSignal = new AbortController().signal): HookContext {
+    return { sessionId: this.id, signal };
+  }
+
+  /** Queues the `message` hook for a message now part of the history (in order, off the turn's path). */
+  private record(message: ChatMessage, usage?: Usage): void {
+    const event = usage ? { message, usage } : { message };
+    this.writes = this.writes.then(() => this.bus.emit("message", event, this.hookContext()));
+  }
+
+  /** Resolves once every `message` hook queued so far has run (persistence: everything is stored). */
+  flush(): Promise<void> {
+    return this.writes;
+  }
+
+  cancel(): boolean {
+    if (!this.turn) return false;
+    this.turn.cancelled = true;
+    this.turn.controller.abort();
+    return true;
+  }
+
+  prompt(content: string | ContentPart[], options: PromptOptions = {}): PromptRun {
+    const run = new PromptRunImpl(() => this.cancel(), options.onEvent);
+    let turn: Turn;
+    try {
+      turn = this.begin("A prompt is already running in this session; cancel it first.");
+    } catch (error) {
+      run.fail(error);
+      return run;
+    }
+    turn.emit = (event) => run.push(event);
+    const onAbort = () => this.cancel();
+    if (options.signal?.aborted) onAbort();
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    this.runTurn(content, turn).then(
+      (result) => {
+        options.signal?.removeEventListener("abort", onAbort);
+        run.finish(result);
+      },
+      (error: unknown) => {
+        options.signal?.removeEventListener("abort", onAbort);
+        run.fail(error);
+      },
+    );
+    return run;
+  }
+
+  /**
+   * One prompt turn. The history keeps the user message and everything the loop appended, so it is valid on every
+   * exit; the turn answers once the `message` hooks ran (a client may load the session right after).
+   */
+  private async runTurn(content: string | ContentPart[], turn: Turn): Promise<PromptResult> {
+    try {
+      const llm = this.init.llm;
+      const model = this.currentModel;
+      if (!llm || !model) throw new Error("no provider or model configured");
+      const user: ChatMessage = { role: "user", content };
+      this.history.push(user);
+      this.record(user);
+      // The last request was over MAX_COMPACT_TOKENS: compact first, with this prompt as the latest user message.
+      if (this.compaction.due()) await this.compactWithin(turn.controller.signal, "threshold");
+      const first = await this.runLoopOnce(llm, model, turn, true);
+      let outcome = first;
+      if (isContextOverflow(first) && !turn.cancelled) {
+        // The provider refused the prompt as too long: compact, then retry the turn once.
+        if (await this.compactWithin(turn.controller.signal, "context_length")) {
+          const second = await this.runLoopOnce(llm, model, turn, false);
+          outcome = {
+            ...second,
+            messages: [...first.messages, ...second.messages],
+            ...(addUsage(first.usage, second.usage) ? { usage: addUsage(first.usage, second.usage) } : {}),
+          };
+        } else {
+          turn.emit?.(this.stopEvent(first));
+        }
+      }
+      await this.flush();
+      const messages = [user, ...outcome.messages];
+      const last = [...outcome.messages].reverse().find((m) => textOf(m) !== "");
+      // The race: a cancel that lands after the loop decided otherwise still answers `cancelled`.
+      const stopReason = turn.cancelled ? "cancelled" : outcome.stopReason;
+      const result: PromptResult = { ...outcome, stopReason, messages, text: last ? textOf(last) : "" };
+      if (stopReason !== "error") delete result.error;
+      return result;
+    } finally {
+      this.turn = undefined;
+    }
+  }
+
+  private stopEvent(outcome: PromptResult): LoopEvent {
+    return {
+      type: "stop",
+      reason: outcome.stopReason,
+      messages: outcome.messages,
+      ...(outcome.usage ? { usage: outcome.usage } : {}),
+      ...(outcome.lastUsage ? { lastUsage: outcome.lastUsage } : {}),
+      ...(outcome.error ? { error: outcome.error } : {}),
+    };
+  }
+
+  /**
+   * One run of the loop over the current history. With `mayRetry`, a `stop` caused by a context-length error is
+   * held back (the turn is about to compact and retry, and listeners should see one stop only).
+   */
+  private async runLoopOnce(llm: LlmClient, model: string, turn: Turn, mayRetry: boolean): Promise<PromptResult> {
+    const events = runLoop(
+      { messages: [{ role: "system", content: this.systemPrompt }, ...this.history] },
+      {
+        llm,
+        model,
+        tools: this.tools,
+        hooks: this.bus.loopHooks(),
+        ...(this.init.maxStepsPerTurn !== undefined ? { maxStepsPerTurn: this.init.maxStepsPerTurn } : {}),
+        ...(this.init.params ? { params: this.init.params } : {}),
+        signal: turn.controller.signal,
+        sessionId: this.id,
+      },
+    );
+    let outcome: PromptResult = { stopReason: "end_turn", text: "", messages: [] };
+    for await (const event of events) {
+      if (event.type === "message_appended") {
+        this.history.push(event.message);
+        this.record(event.message, event.usage);
+      }
+      if (event.type === "stop") {
+        outcome = { stopReason: event.reason, text: "", messages: [...event.messages] };
+        if (event.error) outcome.error = event.error;
+        if (event.usage) outcome.usage = event.usage;
+        if (event.lastUsage) outcome.lastUsage = event.lastUsage;
+        if (mayRetry && isContextOverflow(outcome)) continue;
+      }
+      turn.emit?.(event);
+    }
+    return outcome;
+  }
+
+  /** Compaction inside a turn (threshold or context overflow). A failure is reported and the turn goes on. */
+  private async compactWithin(signal: AbortSignal, reason: CompactionReason): Promise<boolean> {
+    try {
+      return (await this.compactHistory(reason, signal)).compacted;
+    } catch (error) {
+      this.init.logger.warn(`session ${this.id}: compaction failed: ${errorText(error)}`);
+      return false;
+    }
+  }
+
+  private async compactHistory(reason: CompactionReason, signal: AbortSignal): Promise<CompactionResult> {
+    const llm = this.init.llm;
+    const model = this.currentModel;
+    if (!llm || !model) throw new CompactionError("no provider or model configured");
+    const result = await this.compaction.compact({
+      history: this.history,
+      llm,
+      model,
+      reason,
+      signal,
+      onEvent: (event) => this.publish(event),
+    });
+    if (result.compacted) this.history.splice(0, this.history.length, ...result.history);
+    return result;
+  }
+
+  async compact(): Promise<CompactionResult> {
+    const turn = this.begin("A prompt is running in this session; stop it first (/stop) or wait.");
+    try {
+      return await this.compactHistory("manual", turn.controller.signal);
+    } finally {
+      this.turn = undefined;
+    }
+  }
+
+  async clear(): Promise<string | undefined> {
+    this.begin("A prompt is running in this session; stop it first (/stop) or wait.");
+    try {
+      let archiveId: string | undefined;
+      if (this.init.clearStored) {
+        await this.flush();
+        archiveId = await this.init.clearStored(this.id);
+      }
+      this.history.splice(0, this.history.length);
+      this.compaction.lastPromptTokens = undefined;
+      return archiveId;
+    } finally {
+      this.turn = undefined;
+    }
+  }
+
+  commands(): CommandInfo[] {
+    return [...this.init.registry.commands].map(([name, { value }]) => ({
+      name,
+      description: value.description,
+      ...(value.hint ? { hint: value.hint } : {}),
+    }));
+  }
+
+  command(name: string, args = ""): Promise<string> {
+    return runCommand(this.init.registry, this, name, args);
+  }
+
+  /** Marks the session busy for a turn or for work between turns. */
+  private begin(busy: string): Turn {
+    if (this.turn) throw new SessionBusyError(busy);
+    const turn: Turn = { controller: new AbortController(), cancelled: false };
+    this.turn = turn;
+    return turn;
+  }
+
+  /** Problems to show the user when the session opens (tool servers that failed, extensions that did not load). */
+  problems(): string[] {
+    return [...this.crow.extensionErrors, ...this.tools.failures()];
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.cancel();
+    await this.flush();
+    await this.bus.emit("session_end", { sessionId: this.id }, this.hookContext());
+    for (const cleanup of this.cleanups.reverse()) {
+      try {
+        await cleanup();
+      } catch (error) {
+        this.init.logger.warn(`session ${this.id}: an extension's session cleanup failed: ${errorText(error)}`);
+      }
+    }
+    await this.tools.close();
+    this.init.onClose(this);
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
