@@ -1,11 +1,53 @@
 /**
- * @crow/agent: the ACP agent (`crow acp`) as a library: the agent app, its configuration, and the pure translation
- * from loop events to ACP updates.
+ * @crow/agent: Crow as a library. The SDK (`createCrow`: the runtime configured like `crow acp`, with MCP tools and
+ * config.yaml's extensions), the ACP agent app (`createAgent`, `runAcp`), the configuration, and the pure translation
+ * from runtime events to ACP updates. Core's public SDK and extension types are re-exported, so SDK users and
+ * extension authors need only this package.
  */
+
+export type {
+  CommandContext,
+  CommandInfo as ExtensionCommandInfo,
+  CommandRegistration,
+  Crow,
+  CrowEvent,
+  CrowOptions,
+  CrowSession,
+  Extension,
+  ExtensionAPI,
+  ExtensionHookContext,
+  ExtensionSpec,
+  LoadSessionOptions,
+  Logger,
+  MethodContext,
+  MethodHandler,
+  NewSessionOptions,
+  PromptOptions,
+  PromptResult,
+  PromptRun,
+  ProviderContext,
+  ProviderFactory,
+  SessionEvent,
+  ToolExecuteContext,
+  ToolRegistration,
+  ToolSource,
+  ToolSourceFactory,
+  ToolSourceRequest,
+} from "@crow/core";
+export { MethodError, SessionBusyError } from "@crow/core";
 export * from "./acp/agent.js";
 export * from "./acp/prompt-content.js";
 export * from "./acp/run.js";
 export * from "./acp/translate.js";
 export * from "./config/index.js";
-export { Session, type SessionOptions, type TurnOutcome } from "./session/session.js";
+export {
+  type AgentCrowOptions,
+  agentLogger,
+  createCrow,
+  crowOptionsFor,
+  type McpToolSourceOptions,
+  mcpToolSource,
+} from "./sdk.js";
+export { createToolRouter } from "./tools/index.js";
+export type { AcpMcpServer, ClientBridge, ToolRouter } from "./tools/types.js";
 export { VERSION } from "./version.js";

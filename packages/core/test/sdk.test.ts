@@ -128,7 +128,7 @@ describe("the SDK without ACP (createCrow against the mock LLM)", () => {
       assert.equal(result.text, "2 + 3 = 5");
       const request = mock.requests.at(-3);
       const tool = request?.body.tools?.find((t) => t.function.name === "add");
-      assert.deepEqual((tool?.function.parameters as { required?: string[] }).required, ["a", "b"]);
+      assert.deepEqual((tool?.function.parameters as { required?: string[] } | undefined)?.required, ["a", "b"]);
       assert.equal(request?.body.messages[0]?.content, "You are a test agent. Be brief.");
       const tools = result.messages.filter((m) => m.role === "tool").map((m) => String(m.content));
       assert.equal(tools[0], "5");

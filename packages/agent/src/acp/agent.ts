@@ -1,7 +1,8 @@
 /**
- * The ACP agent: a thin layer from ACP requests to sessions and from loop events to `session/update`s. One app per
- * connection (the client's capabilities are per connection). Sessions are stored (sessions.ts: load, list, resume,
- * close, delete; session/persistence.ts: every message as soon as it is complete).
+ * The ACP agent: a translator over a Crow runtime. ACP requests become runtime calls (new/load session, prompt,
+ * cancel, modes, model, commands, custom methods) and the runtime's events become `session/update`s. The runtime
+ * owns sessions, persistence, compaction, permissions and extensions; this layer owns what is per connection: the
+ * client's capabilities, the editor bridge (fs/terminal), permission questions, update batching and tool call ids.
  */
 import path from "node:path";
 import {
@@ -19,33 +20,26 @@ import {
   type SessionUpdate,
   type StopReason,
 } from "@agentclientprotocol/sdk";
-import type { LlmClient, PermissionMode, Store } from "@crow/core";
-import {
-  type AgentConfig,
-  CostMeter,
-  contextWindowOf,
-  createModelRouter,
-  findModel,
-  providerProblem,
-} from "../config/index.js";
+import type { Crow, CrowSession, LlmClient, PermissionMode } from "@crow/core";
+import { type AgentConfig, CostMeter, contextWindowOf, findModel, providerProblem } from "../config/index.js";
 import { log } from "../log.js";
-import { MODES, TurnBusyError } from "../session/modes.js";
-import { SessionRecorder } from "../session/persistence.js";
-import type { Session } from "../session/session.js";
+import { MODES } from "../session/modes.js";
 import type { AcpMcpServer } from "../tools/types.js";
 import { VERSION } from "../version.js";
 import { clientBridge } from "./client-bridge.js";
-import { COMMANDS, parseSlashCommand, runSlashCommand } from "./commands.js";
-import { COMPACT_METHOD, compactionUpdates, registerCompactMethod } from "./compaction.js";
+import { isSessionEvent, sessionEventUpdates } from "./events.js";
 import { permissionAsker } from "./permission.js";
 import { PromptContentError, promptContent, singleText } from "./prompt-content.js";
-import { type OpenRequest, registerSessionMethods } from "./sessions.js";
-import { commandsUpdate, messageChunk, modeUpdate } from "./translate.js";
+import { registerSessionMethods } from "./sessions.js";
+import { commandsUpdate, messageChunk } from "./translate.js";
 import { TurnRelay } from "./turn-relay.js";
 import { UpdateQueue } from "./update-queue.js";
 
+/** The custom methods built into every Crow (advertised without loading the runtime when no extension is configured). */
+const BUILTIN_METHODS = ["_crow/compact"];
+
 /** What `initialize` answers (capabilities only for what is implemented). */
-export function initializeResponse(): InitializeResponse {
+export function initializeResponse(customMethods: readonly string[] = BUILTIN_METHODS): InitializeResponse {
   return {
     protocolVersion: PROTOCOL_VERSION,
     agentCapabilities: {
@@ -53,8 +47,7 @@ export function initializeResponse(): InitializeResponse {
       promptCapabilities: { image: true, audio: false, embeddedContext: true },
       mcpCapabilities: { http: true, sse: true },
       sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {} },
-      // Custom `_crow/*` methods will be advertised here.
-      _meta: { crow: { version: VERSION, methods: [COMPACT_METHOD] } },
+      _meta: { crow: { version: VERSION, methods: [...customMethods] } },
     },
     authMethods: [],
     agentInfo: { name: "crow", title: "Crow", version: VERSION },
@@ -87,21 +80,9 @@ export function modeState(current: PermissionMode): SessionModeState {
   };
 }
 
-/**
- * The runtime (loop, LLM client, MCP router) loads on first use, so `initialize` answers before those modules are
- * parsed; `initialize` starts loading them in the background for the first `session/new`.
- */
-let runtime:
-  | Promise<[typeof import("@crow/core"), typeof import("../session/session.js"), typeof import("../tools/index.js")]>
-  | undefined;
-function loadRuntime() {
-  runtime ??= Promise.all([import("@crow/core"), import("../session/session.js"), import("../tools/index.js")]);
-  return runtime;
-}
-
 /** Per-session ACP state next to the runtime session. */
-interface Entry {
-  session: Session;
+export interface Entry {
+  session: CrowSession;
   client: AgentContext;
   /** ACP tool call ids used so far (unique per session). */
   usedIds: Set<string>;
@@ -113,8 +94,8 @@ interface Entry {
   queue: UpdateQueue;
   /** Cumulative cost for usage_update (models with a configured price). */
   cost: CostMeter;
-  /** Stores the session's messages and settings. */
-  recorder: SessionRecorder;
+  /** Stops listening to the session's events. */
+  unsubscribe: () => void;
 }
 
 export interface AgentOptions {
@@ -125,18 +106,39 @@ export interface AgentOptions {
   builtinTools?: boolean;
 }
 
-/** Builds the agent app. `close()` on the returned handle stops every session's tools. */
+/** How the runtime opens a session for a connection: new or stored. */
+export type OpenSession =
+  | { kind: "new"; cwd: string; mcpServers: AcpMcpServer[] }
+  | { kind: "load"; sessionId: string; cwd: string; mcpServers: AcpMcpServer[] };
+
+/** Builds the agent app. `close()` on the returned handle closes the runtime (every session, the store). */
 export function createAgent(options: AgentOptions): { app: AgentApp; close: () => Promise<void> } {
   const { config } = options;
   const sessions = new Map<string, Entry>();
   let capabilities: ClientCapabilities | undefined;
-  let llm: LlmClient | undefined = options.llm;
-  const llmClient = async (): Promise<LlmClient | undefined> => {
-    if (llm || Object.keys(config.providers).length === 0) return llm;
-    // One client per provider, made on first use: switching the model select switches base URL and key.
-    const [{ createLlmClient }] = await loadRuntime();
-    llm = createModelRouter(config, createLlmClient);
-    return llm;
+
+  // The runtime loads on first use (initialize answers before the loop, the LLM client and MCP are parsed, unless
+  // extensions must be loaded to advertise their methods). A failed start is retried by the next request.
+  let starting: Promise<Crow> | undefined;
+  const runtime = (): Promise<Crow> => {
+    starting ??= import("../sdk.js").then(({ createCrow }) =>
+      createCrow({
+        config,
+        ...(options.llm ? { llm: options.llm } : {}),
+        ...(options.builtinTools !== undefined ? { builtinTools: options.builtinTools } : {}),
+      }),
+    );
+    starting.catch(() => {
+      starting = undefined;
+    });
+    return starting;
+  };
+  const crowOrError = async (): Promise<Crow> => {
+    try {
+      return await runtime();
+    } catch (error) {
+      throw new RequestError(-32603, error instanceof Error ? error.message : String(error));
+    }
   };
 
   const send = (entry: Entry, update: SessionUpdate) => entry.queue.push(update);
@@ -144,74 +146,30 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
     const sent = entry.client.notify(methods.client.session.update, { sessionId: entry.session.id, update });
     entry.flushed = sent.catch((error: unknown) => log.debug("session/update not delivered", error));
   };
-  // The store opens once, on first use (initialize starts it); a failed open is retried by the next request.
-  let opened: Promise<Store> | undefined;
-  const store = (): Promise<Store> => {
-    opened ??= loadRuntime().then(([core]) => core.openStore(config.dbUri, { baseDir: config.home }));
-    opened.catch(() => {
-      opened = undefined;
-    });
-    return opened;
-  };
   const find = (sessionId: string): Entry => {
     const entry = sessions.get(sessionId);
     if (!entry) throw RequestError.sessionNotFound(sessionId);
     return entry;
   };
-
-  const storeOrError = async (): Promise<Store> => {
-    try {
-      return await store();
-    } catch (error) {
-      throw new RequestError(-32603, error instanceof Error ? error.message : String(error));
-    }
-  };
-
   const sessionState = (entry: Entry) => ({
     modes: modeState(entry.session.mode),
     configOptions: configOptions(config, entry.session.model),
   });
 
-  /** Opens a live session for a stored one (new or loaded): tools, runtime session, recorder. */
-  async function openEntry(client: AgentContext, request: OpenRequest): Promise<Entry> {
-    const { record } = request;
-    const id = record.id;
+  /** Opens a runtime session for this connection (its tools see the editor) and starts relaying its events. */
+  async function open(client: AgentContext, request: OpenSession): Promise<Entry> {
+    const crow = await crowOrError();
     let entry: Entry | undefined;
-    const [, { Session }, { createToolRouter }] = await loadRuntime();
-    const db = await storeOrError();
-    const llm = await llmClient();
-    const tools = await createToolRouter({
-      cwd: request.cwd,
-      mcpServers: request.mcpServers,
-      configServers: config.mcpServers,
-      client: clientBridge(client, id, capabilities),
-      builtin: options.builtinTools ?? true,
-    });
-    const recorder = new SessionRecorder(db, id, {
-      title: record.title,
-      onTitle: (title, updatedAt) => entry && send(entry, { sessionUpdate: "session_info_update", title, updatedAt }),
-      onError: (message) => entry && send(entry, messageChunk(`\n[${message}]\n`)),
-    });
-    const mode = MODES.find((m) => m.id === record.mode)?.id;
-    const session = new Session({
-      id,
-      cwd: request.cwd,
-      config,
-      llm,
-      tools,
-      recorder,
-      compaction: {
-        store: db,
-        onEvent: (event) => {
-          for (const update of compactionUpdates(event, capabilities)) if (entry) send(entry, update);
-        },
-      },
-      history: request.history,
-      ...(mode ? { mode } : {}),
-      ...(record.systemPrompt ? { system: record.systemPrompt } : {}),
+    const { mcpToolSource } = await import("../sdk.js");
+    const perSession = {
+      tools: mcpToolSource(config, {
+        mcpServers: request.mcpServers,
+        client: (sessionId) => clientBridge(client, sessionId, capabilities),
+        builtin: options.builtinTools ?? true,
+      }),
       askPermission: permissionAsker({
         client,
-        sessionId: id,
+        sessionId: () => entry?.session.id ?? "",
         toolCallId: (callId) => entry?.relay?.toolCallId(callId) ?? callId,
         onCancelled: () => entry?.session.cancel(),
         // Let the turn's queued events reach the relay (one macrotask), then send their updates first.
@@ -220,25 +178,29 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
           entry?.queue.flush();
         },
       }),
-    });
-    // A stored model that is no longer configured falls back to the default.
-    if (record.model && config.models.some((m) => m.name === record.model)) session.model = record.model;
+    };
+    const session =
+      request.kind === "new"
+        ? await crow.newSession({ cwd: request.cwd, ...perSession })
+        : await crow.loadSession(request.sessionId, { cwd: request.cwd, ...perSession });
     const created: Entry = {
       session,
       client,
-      usedIds: request.usedIds,
+      usedIds: new Set(),
       flushed: Promise.resolve(),
       queue: new UpdateQueue((update) => deliver(created, update)),
       cost: new CostMeter(),
-      recorder,
+      unsubscribe: session.subscribe((event) => {
+        for (const update of sessionEventUpdates(event, capabilities)) send(created, update);
+      }),
     };
     entry = created;
-    sessions.set(id, created);
+    sessions.set(session.id, created);
     // After the response: the client must know the session id before updates for it arrive.
     setTimeout(() => {
-      send(created, commandsUpdate(COMMANDS));
-      if (record.title) send(created, { sessionUpdate: "session_info_update", title: record.title });
-      for (const failure of tools.failures()) send(created, messageChunk(`${failure}\n`));
+      send(created, commandsUpdate(session.commands()));
+      if (session.title) send(created, { sessionUpdate: "session_info_update", title: session.title });
+      for (const problem of session.problems()) send(created, messageChunk(`${problem}\n`));
     }, 0);
     return created;
   }
@@ -246,23 +208,26 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
   /** Stops a live session: its turn, its pending writes, its tools. */
   async function dispose(entry: Entry): Promise<void> {
     if (sessions.get(entry.session.id) === entry) sessions.delete(entry.session.id);
-    entry.session.cancel();
-    await entry.recorder.flush();
+    entry.unsubscribe();
     await entry.session.close();
   }
 
   async function prompt(entry: Entry, blocks: ContentBlock[], signal: AbortSignal): Promise<StopReason> {
     const { session } = entry;
     const text = singleText(blocks);
+    const { parseSlashCommand } = await import("@crow/core");
     const command = text === undefined ? undefined : parseSlashCommand(text);
     if (command) {
-      send(entry, messageChunk(await runSlashCommand(command, session)));
+      send(entry, messageChunk(await session.command(command.name, command.args)));
       entry.queue.flush();
       await entry.flushed;
       return "end_turn";
     }
     if (session.running) throw RequestError.invalidRequest(undefined, "a prompt is already running in this session");
-    const problem = providerProblem(config, session.model);
+    const crow = await crowOrError();
+    const provider = findModel(config, session.model)?.provider;
+    const problem =
+      provider && crow.providers().includes(provider) ? undefined : providerProblem(config, session.model);
     if (problem) throw new RequestError(-32603, problem);
     let content: Awaited<ReturnType<typeof promptContent>>;
     try {
@@ -279,17 +244,19 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
       entry.cost.add(model, usage),
     );
     entry.relay = relay;
-    // `$/cancel_request` on the prompt request is a cancel too.
-    const onAbort = () => session.cancel();
-    signal.addEventListener("abort", onAbort, { once: true });
     try {
-      const outcome = await session.runTurn(content, (event) => {
-        if (event.type === "hook_error") log.warn(`hook ${event.error.handler}: ${event.error.message}`);
-        for (const update of relay.translate(event)) send(entry, update);
+      const run = session.prompt(content, {
+        signal,
+        // Session events (compaction, notices, title) reach the client through the subscription.
+        onEvent: (event) => {
+          if (isSessionEvent(event)) return;
+          for (const update of relay.translate(event)) send(entry, update);
+        },
       });
+      const outcome = await run.result;
       entry.queue.flush();
       await entry.flushed;
-      if (outcome.reason !== "error") return outcome.reason;
+      if (outcome.stopReason !== "error") return outcome.stopReason;
       const error = outcome.error;
       throw new RequestError(-32603, `LLM provider error: ${error?.message ?? "unknown failure"}`, {
         kind: error?.kind,
@@ -298,39 +265,37 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
         attempts: error?.attempts,
       });
     } catch (error) {
-      if (error instanceof TurnBusyError) throw RequestError.invalidRequest(undefined, error.message);
+      if (error instanceof Error && error.name === "SessionBusyError") {
+        throw RequestError.invalidRequest(undefined, error.message);
+      }
       throw error;
     } finally {
-      signal.removeEventListener("abort", onAbort);
       entry.relay = undefined;
     }
   }
 
   const app = agent({ name: "crow" })
-    .onRequest(methods.agent.initialize, ({ params }) => {
+    .onRequest(methods.agent.initialize, async ({ params }) => {
       capabilities = params.clientCapabilities ?? undefined;
-      loadRuntime().catch((error: unknown) => log.error("failed to load the agent runtime", error));
-      store().catch((error: unknown) => log.error("failed to open the session store", error));
-      return initializeResponse();
+      if (config.extensions.length === 0) {
+        runtime().catch((error: unknown) => log.error("failed to start the agent runtime", error));
+        return initializeResponse();
+      }
+      // Extensions may add methods: advertise them all (a runtime that fails to start is retried by session/new).
+      const crow = await runtime().catch((error: unknown) => {
+        log.error("failed to start the agent runtime", error);
+        return undefined;
+      });
+      return initializeResponse(crow?.methods() ?? BUILTIN_METHODS);
     })
     .onRequest(methods.agent.authenticate, () => ({}))
     .onRequest(methods.agent.session.new, async ({ params, client }) => {
       if (!path.isAbsolute(params.cwd))
         throw RequestError.invalidParams(undefined, `cwd must be absolute: ${params.cwd}`);
-      const [, { newSessionPrompt }] = await Promise.all([loadRuntime(), import("../session/system-prompt.js")]);
-      const db = await storeOrError();
-      const record = await db.createSession({
-        cwd: params.cwd,
-        mode: config.mode,
-        model: config.model ?? null,
-        ...(await newSessionPrompt(params.cwd, { home: config.home, store: db })),
-      });
-      const entry = await openEntry(client, {
-        record,
+      const entry = await open(client, {
+        kind: "new",
         cwd: params.cwd,
         mcpServers: params.mcpServers as AcpMcpServer[],
-        history: [],
-        usedIds: new Set(),
       });
       return { sessionId: entry.session.id, ...sessionState(entry) };
     })
@@ -344,9 +309,8 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
       const entry = find(params.sessionId);
       const mode = MODES.find((m) => m.id === params.modeId);
       if (!mode) throw RequestError.invalidParams(undefined, `unknown mode "${params.modeId}" (code, ask, read-only)`);
-      entry.session.permissions.setMode(mode.id);
-      entry.recorder.update({ mode: mode.id });
-      send(entry, modeUpdate(mode.id));
+      // The session tells its listeners (current_mode_update) and persistence stores it.
+      entry.session.setMode(mode.id);
       return {};
     })
     .onRequest(methods.agent.session.setConfigOption, ({ params }) => {
@@ -359,15 +323,26 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
           `unknown model "${String(params.value)}" (${config.models.map((m) => m.name).join(", ")})`,
         );
       }
-      entry.session.model = params.value;
-      entry.recorder.update({ model: params.value });
+      entry.session.setModel(params.value);
       return { configOptions: configOptions(config, entry.session.model) };
+    })
+    // Custom methods (`_crow/compact`, extensions'): the runtime's registry answers them.
+    .onRequest("*", async ({ method, params, signal }) => {
+      if (!method.startsWith("_")) throw RequestError.methodNotFound(method);
+      const crow = await crowOrError();
+      if (!crow.methods().includes(method)) throw RequestError.methodNotFound(method);
+      try {
+        return await crow.callMethod(method, params, { signal });
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        const message = error instanceof Error ? error.message : String(error);
+        throw new RequestError(typeof code === "number" ? code : -32603, message, (error as { data?: unknown }).data);
+      }
     });
-  registerCompactMethod(app, find);
   registerSessionMethods(app, {
     sessions,
-    store: storeOrError,
-    open: openEntry,
+    crow: crowOrError,
+    open,
     dispose,
     sendNow: async (entry, updates) => {
       entry.queue.flush();
@@ -380,9 +355,9 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
   const close = async () => {
     const all = [...sessions.values()];
     await Promise.allSettled(all.map((e) => dispose(e)));
-    const db = opened;
-    opened = undefined;
-    await db?.then((s) => s.close()).catch(() => {});
+    const crow = starting;
+    starting = undefined;
+    await crow?.then((c) => c.close()).catch(() => {});
   };
   return { app, close };
 }

@@ -1,16 +1,12 @@
 /**
  * Compaction on the ACP side: how the client hears about a compaction (a `compaction_update` when it advertised
- * `session.compaction`, else a `notice` when it advertised `session.notices`, else a short agent message), and the
- * `_crow/compact {sessionId}` extension method (advertised in `initialize` `_meta.crow.methods`).
+ * `session.compaction`, else a `notice` when it advertised `session.notices`, else a short agent message). The
+ * `_crow/compact` method itself is a built-in extension of the runtime (core).
  */
-import { type AgentApp, type ClientCapabilities, RequestError, type SessionUpdate } from "@agentclientprotocol/sdk";
-import type { CompactionEvent, CompactionResult } from "@crow/core";
+import type { ClientCapabilities, SessionUpdate } from "@agentclientprotocol/sdk";
+import type { CompactionEvent } from "@crow/core";
 import { compactedText } from "../session/compaction.js";
-import { TurnBusyError } from "../session/modes.js";
 import { messageChunk } from "./translate.js";
-
-/** The custom method that compacts a session on request. */
-export const COMPACT_METHOD = "_crow/compact";
 
 const WHY: Record<CompactionEvent["reason"], string> = {
   threshold: "the context was getting full",
@@ -71,57 +67,4 @@ export function compactionUpdates(
         ),
       ]
     : [messageChunk(`[Compaction failed: ${event.message}]\n\n`)];
-}
-
-/** The answer of `_crow/compact`. */
-export interface CompactResponse {
-  compacted: boolean;
-  /** What happened, for people. */
-  message: string;
-  /** The stored summary (when compacted). */
-  summary?: string;
-  /** The archive holding the previous history. */
-  archiveId?: string;
-  messagesBefore?: number;
-  messagesAfter?: number;
-}
-
-function parseCompactParams(params: unknown): { sessionId: string } {
-  const sessionId = (params as { sessionId?: unknown } | null)?.sessionId;
-  if (typeof sessionId !== "string" || sessionId === "") {
-    throw RequestError.invalidParams(undefined, `${COMPACT_METHOD} expects {"sessionId": "<id>"}`);
-  }
-  return { sessionId };
-}
-
-function response(result: CompactionResult): CompactResponse {
-  if (!result.compacted) return { compacted: false, message: result.message };
-  return {
-    compacted: true,
-    message: compactedText(result.messagesBefore, result.messagesAfter, result.archiveId),
-    summary: result.summary,
-    ...(result.archiveId ? { archiveId: result.archiveId } : {}),
-    messagesBefore: result.messagesBefore,
-    messagesAfter: result.messagesAfter,
-  };
-}
-
-/** Registers `_crow/compact` on the app; `find` resolves a live session (throwing sessionNotFound otherwise). */
-export function registerCompactMethod(
-  app: AgentApp,
-  find: (sessionId: string) => { session: { compact(): Promise<CompactionResult> } },
-): AgentApp {
-  return app.onRequest<{ sessionId: string }, CompactResponse>(
-    COMPACT_METHOD,
-    parseCompactParams,
-    async ({ params }) => {
-      const { session } = find(params.sessionId);
-      try {
-        return response(await session.compact());
-      } catch (error) {
-        if (error instanceof TurnBusyError) throw RequestError.invalidRequest(undefined, error.message);
-        throw new RequestError(-32603, error instanceof Error ? error.message : String(error));
-      }
-    },
-  );
 }

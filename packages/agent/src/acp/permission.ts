@@ -23,7 +23,8 @@ export function permissionAnswer(
 
 export interface PermissionAskerOptions {
   client: AgentContext;
-  sessionId: string;
+  /** The session's id (known once the session is open; questions only come during turns). */
+  sessionId: () => string;
   /** The ACP tool call id already announced for this model call id. */
   toolCallId: (callId: string) => string;
   /** Called when the user dismissed the question (outcome `cancelled`): the turn ends as cancelled. */
@@ -53,7 +54,7 @@ export function permissionAsker(
     try {
       const response = await options.client.request(
         methods.client.session.requestPermission,
-        { sessionId: options.sessionId, toolCall, options: OPTIONS.map(({ answer: _, ...o }) => o) },
+        { sessionId: options.sessionId(), toolCall, options: OPTIONS.map(({ answer: _, ...o }) => o) },
         { cancellationSignal: signal, stopWaitingOnCancel: true },
       );
       const answer = permissionAnswer(response.outcome);

@@ -15,31 +15,23 @@ import {
   type SessionModeState,
   type SessionUpdate,
 } from "@agentclientprotocol/sdk";
-import type { ChatMessage, SessionRecord, Store } from "@crow/core";
+import type { Crow, CrowSession, Store } from "@crow/core";
 import { log } from "../log.js";
 import type { AcpMcpServer } from "../tools/types.js";
-
-/** What a stored session is reopened with. */
-export interface OpenRequest {
-  record: SessionRecord;
-  cwd: string;
-  mcpServers: AcpMcpServer[];
-  /** The stored history, repaired. */
-  history: ChatMessage[];
-  /** ACP tool call ids the history used (new calls get fresh ones). */
-  usedIds: Set<string>;
-}
+import type { OpenSession } from "./agent.js";
 
 /** The part of a live session this file needs. */
 export interface HostedSession {
-  session: { readonly id: string; readonly running: boolean };
+  session: CrowSession;
+  /** ACP tool call ids used so far (the replay's ids are added, so new calls get fresh ones). */
+  usedIds: Set<string>;
 }
 
-/** What the agent provides: its live sessions, the store, and how to open, close and talk to a session. */
+/** What the agent provides: its live sessions, the runtime, and how to open, close and talk to a session. */
 export interface SessionHost<E extends HostedSession> {
   readonly sessions: Map<string, E>;
-  store(): Promise<Store>;
-  open(client: AgentContext, request: OpenRequest): Promise<E>;
+  crow(): Promise<Crow>;
+  open(client: AgentContext, request: OpenSession): Promise<E>;
   /** Stops a live session (cancels its turn, waits for its writes, stops its tools) and forgets it. */
   dispose(entry: E): Promise<void>;
   /** Sends updates in order, unbatched, and resolves once they are written. */
@@ -52,11 +44,9 @@ export interface SessionHost<E extends HostedSession> {
 const LIST_PAGE = 50;
 
 async function storeOf<E extends HostedSession>(host: SessionHost<E>): Promise<Store> {
-  try {
-    return await host.store();
-  } catch (error) {
-    throw new RequestError(-32603, error instanceof Error ? error.message : String(error));
-  }
+  const store = (await host.crow()).store;
+  if (!store) throw new RequestError(-32603, "no session store is configured");
+  return store;
 }
 
 /** Loads a stored session into a live one (closing a live copy first); returns it with its replay. */
@@ -74,23 +64,16 @@ async function reopen<E extends HostedSession>(
   const store = await storeOf(host);
   const record = await store.getSession(params.sessionId);
   if (!record || record.archivedFrom !== null) throw RequestError.sessionNotFound(params.sessionId);
-  const stored = await store.loadMessages(record.id);
-  // Loaded lazily like the rest of the runtime (initialize answers before @crow/core is parsed).
-  const [{ repairToolPairs }, { replayHistory }] = await Promise.all([import("@crow/core"), import("./replay.js")]);
-  // A crash may have left tool calls without results: the loop would send an invalid history.
-  const history = repairToolPairs(stored.map((m) => m.message));
-  const { updates, usedIds } = replayHistory(history, params.cwd);
-  if (record.cwd !== params.cwd) {
-    // The client says where the project is now (it may have moved); remember it.
-    await store.updateSession(record.id, { cwd: params.cwd });
-  }
   const entry = await host.open(client, {
-    record,
+    kind: "load",
+    sessionId: record.id,
     cwd: params.cwd,
     mcpServers: (params.mcpServers ?? []) as AcpMcpServer[],
-    history,
-    usedIds,
   });
+  // Loaded lazily like the rest of the runtime (initialize answers before @crow/core is parsed).
+  const { replayHistory } = await import("./replay.js");
+  const { updates, usedIds } = replayHistory(entry.session.history, params.cwd);
+  for (const id of usedIds) entry.usedIds.add(id);
   return { entry, replay: updates };
 }
 
@@ -108,10 +91,10 @@ export function registerSessionMethods<E extends HostedSession>(app: AgentApp, h
       return host.state(entry);
     })
     .onRequest(methods.agent.session.list, async ({ params }) => {
-      const store = await storeOf(host);
-      let page: Awaited<ReturnType<Store["listSessions"]>>;
+      const crow = await host.crow();
+      let page: Awaited<ReturnType<Crow["listSessions"]>>;
       try {
-        page = await store.listSessions({
+        page = await crow.listSessions({
           limit: LIST_PAGE,
           ...(params.cwd ? { cwd: params.cwd } : {}),
           ...(params.cursor ? { cursor: params.cursor } : {}),

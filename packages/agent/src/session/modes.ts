@@ -6,6 +6,3 @@ export const MODES: ReadonlyArray<{ id: PermissionMode; name: string; descriptio
   { id: "ask", name: "Ask", description: "Edits and commands wait for your permission." },
   { id: "read-only", name: "Read-only", description: "Edits and commands are refused." },
 ];
-
-/** Thrown by `Session.runTurn` when a turn is already running. */
-export class TurnBusyError extends Error {}

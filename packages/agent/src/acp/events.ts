@@ -1,0 +1,47 @@
+/**
+ * The runtime's session events as `session/update`s: compaction (compaction.ts decides by client capability), the
+ * title (`session_info_update`), notices from the runtime and extensions (a `notice` when the client advertised
+ * `session.notices`, else a bracketed agent message), and mode changes (`current_mode_update`).
+ */
+import type { ClientCapabilities, SessionUpdate } from "@agentclientprotocol/sdk";
+import type { CrowEvent, SessionEvent } from "@crow/core";
+import { compactionUpdates } from "./compaction.js";
+import { messageChunk, modeUpdate } from "./translate.js";
+
+const SESSION_EVENTS = new Set<string>([
+  "compaction_started",
+  "compaction_done",
+  "compaction_failed",
+  "title",
+  "notice",
+  "mode",
+  "model",
+]);
+
+/** Whether a prompt's event is a session event (relayed through the session subscription, not the turn relay). */
+export function isSessionEvent(event: CrowEvent): event is SessionEvent {
+  return SESSION_EVENTS.has(event.type);
+}
+
+/** The updates that tell the client about a session event. */
+export function sessionEventUpdates(
+  event: SessionEvent,
+  capabilities: ClientCapabilities | undefined,
+): SessionUpdate[] {
+  switch (event.type) {
+    case "compaction_started":
+    case "compaction_done":
+    case "compaction_failed":
+      return compactionUpdates(event, capabilities);
+    case "title":
+      return [{ sessionUpdate: "session_info_update", title: event.title, updatedAt: event.updatedAt }];
+    case "notice":
+      return capabilities?.session?.notices
+        ? [{ sessionUpdate: "notice", severity: event.level, title: "Crow", description: event.message }]
+        : [messageChunk(`\n[${event.message}]\n`)];
+    case "mode":
+      return [modeUpdate(event.mode)];
+    case "model":
+      return [];
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * The SDK as users import it from `@crow/agent`: core's `createCrow` with Crow's configuration (`~/.crow/config.yaml`
+ * + `.env`, or the environment), its providers and models, its store, the extensions listed in config.yaml, and the
+ * MCP tool router (the built-in crow-mcp plus configured servers) as every session's default tool source.
+ *
+ *   const crow = await createCrow();
+ *   const session = await crow.newSession({ cwd: process.cwd() });
+ *   for await (const event of session.prompt("Fix the failing test")) …
+ */
+import {
+  type Crow,
+  type CrowOptions,
+  createCrow as createCoreCrow,
+  createLlmClient,
+  type Logger,
+  type ToolSourceFactory,
+} from "@crow/core";
+import { type AgentConfig, createModelRouter, exportDotenv, loadConfig } from "./config/index.js";
+import { log } from "./log.js";
+import { compactionThresholdOf } from "./session/compaction.js";
+import { createToolRouter } from "./tools/index.js";
+import type { AcpMcpServer, ClientBridge } from "./tools/types.js";
+
+/** Options of the agent's `createCrow`: core's options (each overrides what the config says) plus these. */
+export interface AgentCrowOptions extends Omit<CrowOptions, "config"> {
+  /** The configuration (default: `loadConfig()` from `CROW_HOME` / `~/.crow` and the environment). */
+  config?: AgentConfig;
+  /** Spawn the built-in crow-mcp in each session (default true). */
+  builtinTools?: boolean;
+}
+
+/** The agent's log as core's `Logger` (stderr, level from `CROW_LOG`). */
+export const agentLogger: Logger = {
+  debug: (message, ...details) => log.debug(message, details.length > 0 ? details : undefined),
+  info: (message, ...details) => log.info(message, details.length > 0 ? details : undefined),
+  warn: (message, ...details) => log.warn(message, details.length > 0 ? details : undefined),
+  error: (message, ...details) => log.error(message, details.length > 0 ? details : undefined),
+};
+
+/** Options of {@link mcpToolSource}. */
+export interface McpToolSourceOptions {
+  /** Servers for this session besides the configured ones (what ACP's session/new passes). */
+  mcpServers?: readonly AcpMcpServer[];
+  /** The editor's fs and terminal (ACP clients that advertise them). */
+  client?: (sessionId: string) => ClientBridge;
+  /** Spawn the built-in crow-mcp (default true). */
+  builtin?: boolean;
+}
+
+/** A tool source factory over MCP: the built-in crow-mcp, the config's `mcpServers` and `options.mcpServers`. */
+export function mcpToolSource(config: AgentConfig, options: McpToolSourceOptions = {}): ToolSourceFactory {
+  return ({ sessionId, cwd }) =>
+    createToolRouter({
+      cwd,
+      configServers: config.mcpServers,
+      builtin: options.builtin ?? true,
+      ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
+      ...(options.client ? { client: options.client(sessionId) } : {}),
+    });
+}
+
+/** Core's options for an agent configuration (what `crow acp` runs with). */
+export function crowOptionsFor(config: AgentConfig, options: AgentCrowOptions = {}): CrowOptions {
+  const { config: _config, builtinTools, extensions, ...overrides } = options;
+  const llm = Object.keys(config.providers).length > 0 ? createModelRouter(config, createLlmClient) : undefined;
+  return {
+    ...(llm ? { llm } : {}),
+    ...(config.model ? { model: config.model } : {}),
+    // No `id`: the model router maps a model name to its provider and id itself.
+    models: config.models.map((m) => ({ name: m.name, contextWindow: m.contextWindow })),
+    store: config.dbUri,
+    home: config.home,
+    tools: mcpToolSource(config, { builtin: builtinTools ?? true }),
+    systemPrompt: { home: config.home },
+    extensions: [...config.extensions.map((e) => ({ module: e.module, options: e.options })), ...(extensions ?? [])],
+    mode: config.mode,
+    maxStepsPerTurn: config.maxStepsPerTurn,
+    compactThreshold: (model) => compactionThresholdOf(config, model),
+    config: config as unknown as Record<string, unknown>,
+    logger: agentLogger,
+    extensionBaseDir: config.home,
+    ...overrides,
+  };
+}
+
+/**
+ * Creates a Crow runtime configured like `crow acp`: providers, models, store, extensions and MCP servers from the
+ * Crow configuration. Every option overrides the configuration's value.
+ */
+export async function createCrow(options: AgentCrowOptions = {}): Promise<Crow> {
+  const config = options.config ?? loadConfig();
+  // Processes the sessions spawn (crow-mcp reads SEARXNG_URL) see the .env variables, as under `crow acp`.
+  exportDotenv(config);
+  return createCoreCrow(crowOptionsFor(config, options));
+}
