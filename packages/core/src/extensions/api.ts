@@ -8,6 +8,8 @@
  * hook, tool, command or method handler that throws is isolated: hooks act as if they returned nothing, tools answer
  * an error tool result, commands answer with the error, methods answer a JSON-RPC error. No extension breaks a turn.
  */
+
+import type * as zod from "zod";
 import type { z } from "zod";
 import type { HookContext, HookHandlers, HookPoint } from "../hooks/types.js";
 import type { LlmClient } from "../llm/types.js";
@@ -152,6 +154,8 @@ export interface ExtensionAPI {
   readonly config: Readonly<Record<string, unknown>>;
   /** A logger prefixed with the extension's name. */
   readonly log: Logger;
+  /** Crow's zod (v4), for tool schemas: extensions need no zod dependency of their own. */
+  readonly z: typeof zod.z;
 
   /**
    * Registers a hook handler on every session (DESIGN.md §5 semantics: observe, chained transform, gate). Returns a

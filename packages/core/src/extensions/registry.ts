@@ -3,7 +3,7 @@
  * in-process tools, slash commands, custom methods and providers. `apiFor` makes the `ExtensionAPI` object handed to
  * one extension; every registration is tagged with the extension's name so failures can say whose they were.
  */
-import type { z } from "zod";
+import { z } from "zod";
 import type { HookBus } from "../hooks/bus.js";
 import type { HookHandlers, HookPoint } from "../hooks/types.js";
 import type { CrowSession } from "../runtime/types.js";
@@ -66,6 +66,7 @@ export class ExtensionRegistry {
       options,
       config: this.config,
       log,
+      z,
       on: (point, handler) => {
         const entry: HookEntry = { extension: name, point, handler: handler as ExtensionHookHandlers[HookPoint] };
         this.hooks.push(entry);
