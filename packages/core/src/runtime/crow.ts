@@ -235,25 +235,43 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
     },
     extensionErrors,
     async newSession(request: NewSessionOptions): Promise<CrowSession> {
-      const prompt = request.systemPrompt
-        ? { systemPrompt: request.systemPrompt, promptId: null, promptArgs: null }
-        : await systemPromptFor(request.cwd);
       const mode = request.mode ?? options.mode ?? "code";
       const model = request.model ?? options.model ?? null;
-      const record = store
-        ? await store.createSession({
-            cwd: request.cwd,
-            mode,
-            model,
-            ...prompt,
-            ...(request.parentId ? { parentId: request.parentId } : {}),
-          })
-        : { id: sessionSlug(), cwd: request.cwd, title: null, mode, model, parentId: request.parentId ?? null };
-      const tools = await toolSource(request.tools, {
-        sessionId: record.id,
+      const id = sessionSlug();
+      // The tool source (spawning MCP servers) is the slow part of opening a session: start it first and render the
+      // prompt and store the row meanwhile.
+      const toolsReady = toolSource(request.tools, {
+        sessionId: id,
         cwd: request.cwd,
         ...(request.parentId ? { parentId: request.parentId } : {}),
       });
+      // Handled below (awaited); this only keeps an early failure from counting as unhandled meanwhile.
+      toolsReady.catch(() => undefined);
+      let prompt:
+        | Awaited<ReturnType<typeof systemPromptFor>>
+        | { systemPrompt: string; promptId: null; promptArgs: null };
+      let record: Pick<SessionRecord, "id" | "cwd" | "title" | "mode" | "model"> & { parentId?: string | null };
+      let tools: ToolSource | undefined;
+      try {
+        prompt = request.systemPrompt
+          ? { systemPrompt: request.systemPrompt, promptId: null, promptArgs: null }
+          : await systemPromptFor(request.cwd);
+        record = store
+          ? await store.createSession({
+              id,
+              cwd: request.cwd,
+              mode,
+              model,
+              ...prompt,
+              ...(request.parentId ? { parentId: request.parentId } : {}),
+            })
+          : { id, cwd: request.cwd, title: null, mode, model, parentId: request.parentId ?? null };
+        tools = await toolsReady;
+      } catch (error) {
+        // Do not leave spawned servers behind when the session could not be created.
+        void toolsReady.then((started) => started?.close?.()).catch(() => undefined);
+        throw error;
+      }
       return open(
         { ...record, model },
         {
