@@ -141,6 +141,18 @@ export interface ProviderContext {
 /** Makes the `LlmClient` of an extension provider (called once, on first use). */
 export type ProviderFactory = (ctx: ProviderContext) => LlmClient;
 
+/** What a prompt-args provider is told about the session being created. */
+export interface PromptArgsContext {
+  /** The new session's working directory. */
+  cwd: string;
+}
+
+/**
+ * Computes variables for the system prompt template of a new session (e.g. `skills_hint`). Values must be JSON:
+ * they are stored with the session so its prompt can be reproduced.
+ */
+export type PromptArgsProvider = (ctx: PromptArgsContext) => Awaitable<Record<string, unknown> | undefined>;
+
 /**
  * The object an extension's default export receives. Registrations made here apply to every session of the Crow
  * instance (hooks are installed on each session's bus, in the order extensions were loaded).
@@ -175,6 +187,13 @@ export interface ExtensionAPI {
   registerMethod(name: string, handler: MethodHandler): void;
   /** Adds an LLM provider: models whose `provider` is `name` are served by the client `factory` makes. */
   registerProvider(name: string, factory: ProviderFactory): void;
+  /**
+   * Adds variables to the system prompt template of new sessions, computed per session before it opens (Crow's
+   * template shows `skills_hint`; a user template in `<home>/prompts/` may use any other name). The built-in
+   * variables (workspace, tree, AGENTS.md, date, platform) cannot be replaced; several extensions' `skills_hint`
+   * lines are joined. A provider that throws is logged and skipped. Not called when the host gives a fixed prompt.
+   */
+  registerPromptArgs(provider: PromptArgsProvider): void;
 }
 
 /** An extension: the default export of an extension module. */

@@ -13,6 +13,7 @@ import type {
   ExtensionHookHandlers,
   Logger,
   MethodHandler,
+  PromptArgsProvider,
   ProviderFactory,
   ToolRegistration,
 } from "./api.js";
@@ -52,6 +53,7 @@ export class ExtensionRegistry {
   readonly commands = new Map<string, Registered<CommandRegistration>>();
   readonly methods = new Map<string, Registered<MethodHandler>>();
   readonly providers = new Map<string, Registered<ProviderFactory>>();
+  readonly promptArgs: Registered<PromptArgsProvider>[] = [];
 
   constructor(
     private readonly logger: Logger,
@@ -97,7 +99,37 @@ export class ExtensionRegistry {
       registerProvider: (provider, factory) => {
         this.providers.set(provider, { extension: name, value: factory });
       },
+      registerPromptArgs: (provider) => {
+        this.promptArgs.push({ extension: name, value: provider });
+      },
     };
+  }
+
+  /**
+   * The extensions' system prompt variables for a new session in `cwd`, merged in registration order (`skills_hint`
+   * lines are joined). Providers run concurrently; one that throws is logged and contributes nothing.
+   */
+  async promptArgsFor(cwd: string): Promise<Record<string, unknown>> {
+    const results = await Promise.all(
+      this.promptArgs.map(async ({ extension, value }) => {
+        try {
+          return (await value({ cwd })) ?? {};
+        } catch (error) {
+          const message = error instanceof Error ? error.message : String(error);
+          this.logger.warn(`[${extension}] system prompt variables failed: ${message}`);
+          return {};
+        }
+      }),
+    );
+    const merged: Record<string, unknown> = {};
+    const hints: string[] = [];
+    for (const args of results) {
+      const { skills_hint: hint, ...rest } = args;
+      Object.assign(merged, rest);
+      if (typeof hint === "string" && hint.trim() !== "") hints.push(hint.trim());
+    }
+    if (hints.length > 0) merged.skills_hint = hints.join("\n");
+    return merged;
   }
 
   /**

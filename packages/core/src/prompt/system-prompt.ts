@@ -63,12 +63,15 @@ export interface PromptArgsOptions {
   now?: Date;
   skillsHint?: string;
   tree?: TreeOptions;
+  /** Extensions' variables (`registerPromptArgs`); the built-in ones win over them. */
+  extraArgs?: Record<string, unknown>;
 }
 
 /** The arguments a system prompt for `cwd` is rendered with (reads the tree and AGENTS.md now). */
 export async function systemPromptArgs(cwd: string, options: PromptArgsOptions = {}): Promise<PromptArgs> {
   const [tree, agents] = await Promise.all([directoryTree(cwd, options.tree), readAgentsMd(cwd)]);
   return {
+    ...options.extraArgs,
     workspace: cwd,
     display_tree: tree.text,
     agents_content: agents ?? NO_AGENTS_MD,

@@ -14,6 +14,7 @@ import {
 } from "../extensions/builtin.js";
 import { loadExtensions } from "../extensions/load.js";
 import { ExtensionRegistry } from "../extensions/registry.js";
+import { skillsExtension } from "../extensions/skills.js";
 import { SessionTools } from "../extensions/tool-source.js";
 import { crowHome } from "../home.js";
 import type { LlmClient, LlmResult } from "../llm/types.js";
@@ -101,6 +102,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
       name: "commands",
       extension: commandsExtension((error): error is SessionBusyError => error instanceof SessionBusyError),
     },
+    { name: "skills", extension: skillsExtension({ home }) },
   ].filter((b) => !disabled.has(b.name));
   const say = (message: string) => logger.warn(message);
   const builtinErrors = await loadExtensions(builtins, registry, { baseDir: home, log: say });
@@ -220,10 +222,16 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
     const choice = options.systemPrompt ?? {};
     if (typeof choice === "string") return { systemPrompt: choice, promptId: null, promptArgs: null };
     if (typeof choice === "function") return { systemPrompt: await choice(cwd), promptId: null, promptArgs: null };
+    // Extensions' variables (the skills extension's `skills_hint`), then the host's own hint.
+    const { skills_hint: extensionHint, ...extraArgs } = await registry.promptArgsFor(cwd);
+    const skillsHint = [typeof extensionHint === "string" ? extensionHint : "", choice.skillsHint ?? ""]
+      .filter((hint) => hint !== "")
+      .join("\n");
     const prepared = await prepareSystemPrompt(cwd, {
       home: choice.home ?? home,
       ...(store ? { store } : {}),
-      ...(choice.skillsHint ? { skillsHint: choice.skillsHint } : {}),
+      ...(skillsHint ? { skillsHint } : {}),
+      extraArgs,
     });
     if (prepared.warning) logger.warn(prepared.warning);
     return { systemPrompt: prepared.systemPrompt, promptId: prepared.promptId, promptArgs: prepared.promptArgs };

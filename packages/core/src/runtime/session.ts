@@ -90,6 +90,9 @@ export class RuntimeSession implements CrowSession {
   private readonly reported = new Set<string>();
   private readonly cleanups: Array<() => unknown> = [];
   private closed = false;
+  /** Warnings and errors published while `start` ran: nobody outside could listen yet, so `problems()` carries them. */
+  private readonly openingProblems: string[] = [];
+  private starting = false;
 
   constructor(private readonly init: SessionInit) {
     this.id = init.id;
@@ -109,6 +112,16 @@ export class RuntimeSession implements CrowSession {
 
   /** Runs the extensions' session setups (each isolated), then `session_start`. */
   async start(resumed: boolean): Promise<void> {
+    this.starting = true;
+    try {
+      await this.runSetups();
+      await this.bus.emit("session_start", { sessionId: this.id, cwd: this.cwd, resumed }, this.hookContext());
+    } finally {
+      this.starting = false;
+    }
+  }
+
+  private async runSetups(): Promise<void> {
     for (const { extension, setup } of this.init.registry.setups) {
       try {
         const cleanup = await setup(this);
@@ -120,7 +133,6 @@ export class RuntimeSession implements CrowSession {
         );
       }
     }
-    await this.bus.emit("session_start", { sessionId: this.id, cwd: this.cwd, resumed }, this.hookContext());
   }
 
   get mode(): PermissionMode {
@@ -161,6 +173,7 @@ export class RuntimeSession implements CrowSession {
   }
 
   notify(message: string, level: "info" | "warning" | "error" = "info"): void {
+    if (this.starting && level !== "info") this.openingProblems.push(message);
     this.publish({ type: "notice", level, message });
   }
 
@@ -404,7 +417,7 @@ export class RuntimeSession implements CrowSession {
 
   /** Problems to show the user when the session opens (tool servers that failed, extensions that did not load). */
   problems(): string[] {
-    return [...this.crow.extensionErrors, ...this.tools.failures()];
+    return [...this.crow.extensionErrors, ...this.tools.failures(), ...this.openingProblems];
   }
 
   async close(): Promise<void> {

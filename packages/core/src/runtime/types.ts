@@ -75,7 +75,8 @@ export interface CrowOptions {
   systemPrompt?: SystemPromptOption;
   /** Extensions, loaded in order after the built-in ones. */
   extensions?: ExtensionSpec[];
-  /** Skip the built-in extensions by name (`persistence`, `compaction`, `permissions`, `doom-loop`, `commands`). */
+  /** Skip the built-in extensions by name (`persistence`, `compaction`, `permissions`, `doom-loop`, `commands`,
+   * `skills`). */
   disableBuiltins?: string[];
   /** Permission mode of new sessions (default `code`). */
   mode?: PermissionMode;
@@ -204,7 +205,10 @@ export interface CrowSession {
   notify(message: string, level?: "info" | "warning" | "error"): void;
   /** Asks the user about a tool call through the session's asker (`reject` without one). */
   askPermission(request: PermissionRequest): Promise<PermissionAnswer>;
-  /** Problems to show the user when the session opens: tool servers that failed, extensions that did not load. */
+  /**
+   * Problems to show the user when the session opens: tool servers that failed, extensions that did not load, and
+   * warnings extensions published while it opened (before any host could subscribe), e.g. invalid skills.
+   */
   problems(): string[];
   /** Listens to session events (compaction, title, notices…); returns the unsubscribe function. */
   subscribe(listener: (event: SessionEvent) => void): () => void;

@@ -1,0 +1,251 @@
+/**
+ * Skills as a built-in extension (DESIGN.md §5), wiring the engine in `../skills` into sessions through the public
+ * extension API only:
+ * - discovery per session in `<home>/skills`, the configured `skills.dirs`, `<cwd>/.crow/skills` and
+ *   `<cwd>/.agents/skills` (later roots override earlier ones); problems are logged and shown when the session opens,
+ *   never fatal;
+ * - progressive disclosure: one line in the system prompt (`skills_hint`), and the read-only tools `discover_skills`
+ *   and `get_skill_details` (offered only to sessions that have skills);
+ * - triggers: a `before_request` transform appends the instructions of skills whose trigger words occur in the latest
+ *   user message — once per skill per session — to that message in the request only (the stored history keeps what
+ *   the user wrote); the injection stays attached to that message in the session's later requests so the model keeps
+ *   the instructions and the prompt prefix stays stable;
+ * - optional dense re-rank (`skills.embeddings`): the keyword index serves at once, the hybrid index replaces it when
+ *   the skills are embedded (cached by content hash under `<home>/cache/skills`), so opening a session never waits
+ *   for an embedding server.
+ */
+import path from "node:path";
+import type { ChatMessage } from "../messages.js";
+import type { CrowSession } from "../runtime/types.js";
+import { SkillEmbeddingCache } from "../skills/cache.js";
+import { type Embedder, openAiEmbedder } from "../skills/embedder.js";
+import { loadSkills, skillRoots } from "../skills/load.js";
+import { createSkillIndex, type SkillIndex } from "../skills/search.js";
+import { type SkillTool, skillsHint, skillTools } from "../skills/tools.js";
+import { matchTriggers, triggerInjection } from "../skills/triggers.js";
+import type { LoadedSkills, SkillProblem } from "../skills/types.js";
+import type { Extension, ExtensionAPI } from "./api.js";
+
+/** The `skills` settings (config.yaml `skills:`; the agent validates them, SDK users may pass them in `config`). */
+export interface SkillsSettings {
+  /** `false` turns skills off entirely (no hint, no tools, no triggers). Default true. */
+  enabled?: boolean;
+  /** Extra skill roots (absolute, or relative to the Crow home), after `<home>/skills`, before the workspace's. */
+  dirs?: string[];
+  /** An OpenAI-compatible `/v1/embeddings` endpoint for the dense re-rank. */
+  embeddings?: { baseURL: string; model: string; apiKey?: string; dimensions?: number };
+}
+
+/** Options of {@link skillsExtension}. */
+export interface SkillsExtensionOptions {
+  /** The Crow home (`<home>/skills`, the embedding cache). */
+  home: string;
+  /** Overrides what is read from `crow.config.skills`. */
+  settings?: SkillsSettings;
+  /** The embedder (tests; default: from `settings.embeddings`). */
+  embedder?: Embedder;
+}
+
+/** The names of the two skill tools. */
+export const SKILL_TOOLS = ["discover_skills", "get_skill_details"] as const;
+
+/** What one session knows about its skills. */
+interface SessionSkills {
+  index: SkillIndex;
+  tools: SkillTool[];
+  /** Skills whose instructions were injected already (once per session). */
+  injected: Set<string>;
+  /** User messages carrying an injection → its text (request view only). */
+  injections: WeakMap<ChatMessage, string>;
+  /** Latest user messages already matched against the triggers. */
+  examined: WeakSet<ChatMessage>;
+}
+
+/**
+ * Reads `config.skills` leniently: the agent's `AgentConfig` shape (`{enabled, dirs, embeddings: {baseURL, …}}`),
+ * a bare list of directories, or config.yaml's spelling (`base_url`, `api_key`). Anything unusable is ignored.
+ */
+export function skillsSettings(raw: unknown): SkillsSettings {
+  if (Array.isArray(raw)) return { dirs: raw.filter((d): d is string => typeof d === "string") };
+  if (!raw || typeof raw !== "object") return {};
+  const value = raw as Record<string, unknown>;
+  const settings: SkillsSettings = {};
+  if (typeof value.enabled === "boolean") settings.enabled = value.enabled;
+  if (Array.isArray(value.dirs)) settings.dirs = value.dirs.filter((d): d is string => typeof d === "string");
+  const e = value.embeddings as Record<string, unknown> | undefined | null;
+  const baseURL = e?.baseURL ?? e?.base_url;
+  if (e && typeof baseURL === "string" && typeof e.model === "string") {
+    const apiKey = e.apiKey ?? e.api_key;
+    settings.embeddings = {
+      baseURL,
+      model: e.model,
+      ...(typeof apiKey === "string" && apiKey !== "" ? { apiKey } : {}),
+      ...(typeof e.dimensions === "number" ? { dimensions: e.dimensions } : {}),
+    };
+  }
+  return settings;
+}
+
+/** The text of a user message (its text parts). */
+function textOf(message: ChatMessage): string {
+  if (typeof message.content === "string") return message.content;
+  if (!Array.isArray(message.content)) return "";
+  return message.content.map((p) => (p.type === "text" ? p.text : "")).join("\n");
+}
+
+/** The message with `injection` appended after the user's request. */
+function withInjection(message: ChatMessage, injection: string): ChatMessage {
+  if (message.role !== "user") return message;
+  if (typeof message.content === "string") return { ...message, content: `${message.content}\n\n${injection}` };
+  return { ...message, content: [...message.content, { type: "text", text: injection }] };
+}
+
+/** One line per problem, for the log and the notice. */
+function describeProblems(problems: readonly SkillProblem[]): string {
+  return problems.map((p) => `- ${p.path}: ${p.message}`).join("\n");
+}
+
+/** The skills extension. `createCrow` loads it as the built-in `skills`. */
+export function skillsExtension(options: SkillsExtensionOptions): Extension {
+  return (crow) => {
+    const settings = options.settings ?? skillsSettings(crow.config.skills);
+    if (settings.enabled === false) return;
+    const dirs = (settings.dirs ?? []).map((dir) => path.resolve(options.home, dir));
+    const embedder =
+      options.embedder ??
+      (settings.embeddings
+        ? openAiEmbedder({
+            baseURL: settings.embeddings.baseURL,
+            model: settings.embeddings.model,
+            ...(settings.embeddings.apiKey ? { apiKey: settings.embeddings.apiKey } : {}),
+            ...(settings.embeddings.dimensions ? { dimensions: settings.embeddings.dimensions } : {}),
+          })
+        : undefined);
+    const cache = embedder ? new SkillEmbeddingCache(path.join(options.home, "cache", "skills")) : undefined;
+    const states = new WeakMap<CrowSession, SessionSkills>();
+
+    const roots = (cwd: string): string[] => {
+      const [home, ...workspace] = skillRoots({ workspace: cwd, home: options.home });
+      return [...(home ? [home] : []), ...dirs, ...workspace];
+    };
+    // A new session's skills are read once for its prompt hint and reused by its setup (same cwd, moments later).
+    const loading = new Map<string, Promise<LoadedSkills>>();
+    const load = (cwd: string): Promise<LoadedSkills> => {
+      let pending = loading.get(cwd);
+      if (!pending) {
+        pending = loadSkills(roots(cwd));
+        loading.set(cwd, pending);
+        // Forget it soon: a later session must see skills added meanwhile.
+        const forget = () => setTimeout(() => loading.get(cwd) === pending && loading.delete(cwd), 5_000).unref();
+        pending.then(forget, forget);
+      }
+      return pending;
+    };
+
+    crow.registerPromptArgs(async ({ cwd }) => {
+      const { skills } = await load(cwd);
+      return { skills_hint: skillsHint(skills) };
+    });
+
+    crow.onSession(async (session) => {
+      const loaded = await load(session.cwd);
+      reportProblems(crow, session, loaded.problems, "Some skills could not be loaded");
+      const index = await createSkillIndex(loaded.skills);
+      const state: SessionSkills = {
+        index,
+        tools: skillTools(index),
+        injected: new Set(),
+        injections: new WeakMap(),
+        examined: new WeakSet(),
+      };
+      states.set(session, state);
+      if (!embedder || loaded.skills.length === 0) return undefined;
+      const controller = new AbortController();
+      createSkillIndex(loaded.skills, { embedder, ...(cache ? { cache } : {}), signal: controller.signal })
+        .then((hybrid) => {
+          if (controller.signal.aborted) return;
+          reportProblems(crow, session, hybrid.problems, "Skill search uses keywords only");
+          if (!hybrid.dense) return;
+          state.index = hybrid;
+          state.tools = skillTools(hybrid);
+          crow.log.debug(`session ${session.id}: ${hybrid.skills.length} skills embedded; hybrid search on`);
+        })
+        .catch((error: unknown) => crow.log.warn(`session ${session.id}: skill embeddings failed: ${String(error)}`));
+      return () => controller.abort();
+    });
+
+    const tool = (session: CrowSession, name: (typeof SKILL_TOOLS)[number]): SkillTool | undefined =>
+      states.get(session)?.tools.find((t) => t.definition.function.name === name);
+
+    crow.registerTool({
+      name: "discover_skills",
+      description:
+        "Search the installed skills (packaged instructions, scripts and references for specialised tasks) and " +
+        "list the best matches with their descriptions. Describe the task in a few words.",
+      parameters: crow.z.object({
+        query: crow.z.string().describe("What you need to do, e.g. 'fill in a PDF form'."),
+        limit: crow.z.int().min(1).max(20).default(5).describe("Results wanted (default 5)."),
+      }),
+      kind: "search",
+      readOnly: true,
+      execute: async (args, { session, signal }) => {
+        const found = tool(session, "discover_skills");
+        return found ? found.execute(args, signal) : { content: "No skills are installed.", isError: true };
+      },
+    });
+
+    crow.registerTool({
+      name: "get_skill_details",
+      description:
+        "Read a skill's full instructions (its SKILL.md) and the list of its scripts, references and assets. " +
+        "Use a name returned by discover_skills.",
+      parameters: crow.z.object({
+        name: crow.z.string().describe("The skill's name, e.g. 'pdf-processing'."),
+      }),
+      kind: "read",
+      readOnly: true,
+      execute: async (args, { session, signal }) => {
+        const found = tool(session, "get_skill_details");
+        return found ? found.execute(args, signal) : { content: "No skills are installed.", isError: true };
+      },
+    });
+
+    crow.on("before_request", (draft, { session }) => {
+      const state = states.get(session);
+      // No skills: no tools to offer either (progressive disclosure costs nothing when there is nothing to show).
+      const tools =
+        state && state.index.skills.length > 0
+          ? draft.tools
+          : draft.tools.filter((t) => !(SKILL_TOOLS as readonly string[]).includes(t.function.name));
+      if (!state || state.index.skills.length === 0) return { ...draft, tools };
+      const latest = draft.messages.findLast((m) => m.role === "user");
+      if (latest && !state.examined.has(latest)) {
+        state.examined.add(latest);
+        const matches = matchTriggers(state.index, textOf(latest)).filter((m) => !state.injected.has(m.skill.name));
+        if (matches.length > 0) {
+          for (const m of matches) state.injected.add(m.skill.name);
+          state.injections.set(latest, triggerInjection(matches));
+          crow.log.debug(`session ${session.id}: trigger → ${matches.map((m) => m.skill.name).join(", ")}`);
+        }
+      }
+      const messages = draft.messages.map((m) => {
+        const injection = state.injections.get(m);
+        return injection ? withInjection(m, injection) : m;
+      });
+      return { ...draft, tools, messages };
+    });
+  };
+}
+
+/** Logs every problem; tells the user about errors and warnings (overrides are only logged). */
+function reportProblems(
+  crow: ExtensionAPI,
+  session: CrowSession,
+  problems: readonly SkillProblem[],
+  title: string,
+): void {
+  if (problems.length === 0) return;
+  crow.log.info(`session ${session.id}: skill problems:\n${describeProblems(problems)}`);
+  const shown = problems.filter((p) => p.severity !== "info");
+  if (shown.length > 0) session.notify(`${title}:\n${describeProblems(shown)}`, "warning");
+}
