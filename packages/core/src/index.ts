@@ -14,6 +14,8 @@ export {
 } from "./extensions/builtin.js";
 export * from "./extensions/doom-loop.js";
 export * from "./extensions/permissions.js";
+export { MAX_SUBAGENT_DEPTH, type SubagentOutcome } from "./extensions/subagent-run.js";
+export { SUBAGENT_METHOD, type SubagentResponse } from "./extensions/subagents.js";
 export { toolDefinition, toolParameters } from "./extensions/tool-source.js";
 export { expandTilde, homeDir } from "./home.js";
 export * from "./hooks/bus.js";

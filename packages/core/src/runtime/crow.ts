@@ -15,6 +15,7 @@ import {
 import { loadExtensions } from "../extensions/load.js";
 import { ExtensionRegistry } from "../extensions/registry.js";
 import { skillsExtension } from "../extensions/skills.js";
+import { subagentsExtension } from "../extensions/subagents.js";
 import { SessionTools } from "../extensions/tool-source.js";
 import { crowHome } from "../home.js";
 import type { LlmClient, LlmResult } from "../llm/types.js";
@@ -103,6 +104,13 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
       extension: commandsExtension((error): error is SessionBusyError => error instanceof SessionBusyError),
     },
     { name: "skills", extension: skillsExtension({ home }) },
+    {
+      name: "subagents",
+      extension: subagentsExtension({
+        toolsOf: (session) => (session as RuntimeSession).tools,
+        knowsModel: (name) => !options.models?.length || options.models.some((m) => m.name === name),
+      }),
+    },
   ].filter((b) => !disabled.has(b.name));
   const say = (message: string) => logger.warn(message);
   const builtinErrors = await loadExtensions(builtins, registry, { baseDir: home, log: say });
