@@ -345,6 +345,42 @@ describe("config errors name the file, the key and what was expected", () => {
     );
   });
 
+  test("skills: a mapping with enabled, dirs and embeddings (base_url, model, api_key from the env, dimensions)", async () => {
+    const { env, dir } = await crow(
+      [
+        "skills:",
+        "  enabled: false",
+        "  dirs: [./team-skills]",
+        "  embeddings:",
+        "    base_url: http://127.0.0.1:9/v1/",
+        "    model: nomic-embed-text",
+        "    api_key: ${EMBED_KEY}",
+        "    dimensions: '256'",
+      ].join("\n"),
+    );
+    assert.deepEqual(loadConfig({ ...env, EMBED_KEY: "k1" }).skills, {
+      enabled: false,
+      dirs: [path.join(dir, "team-skills")],
+      embeddings: { baseURL: "http://127.0.0.1:9/v1", model: "nomic-embed-text", apiKey: "k1", dimensions: 256 },
+    });
+  });
+
+  test("skills.embeddings errors: URL, missing model, dimensions, unknown key", async () => {
+    const { env } = await crow(
+      ["skills:", "  embeddings: { base_url: localhost:9, dimensions: 0, modl: x }", "  dir: [a]"].join("\n"),
+    );
+    assert.equal(
+      configError(() => loadConfig(env)),
+      [
+        '~/.crow/config.yaml: skills.embeddings.base_url: expected an http(s) URL, got "localhost:9"',
+        "~/.crow/config.yaml: skills.embeddings.model: missing (expected a string)",
+        "~/.crow/config.yaml: skills.embeddings.dimensions: expected a number ≥ 1, got 0",
+        '~/.crow/config.yaml: skills.embeddings.modl: unknown key (did you mean "model"?)',
+        '~/.crow/config.yaml: skills.dir: unknown key (did you mean "dirs"?)',
+      ].join("\n"),
+    );
+  });
+
   test("default_model and CROW_MODEL must name a configured model", async () => {
     const { env } = await crow("providers:\n  p: { base_url: 'http://h/v1' }\nmodels:\n  a: { provider: p }\n");
     assert.equal(

@@ -202,8 +202,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
   if (baseDelayMs !== undefined) retry.baseDelayMs = baseDelayMs;
 
   const notes: string[] = [];
-  const rawSkills = file.skills;
-  const skills = Array.isArray(rawSkills) ? { dirs: rawSkills } : (rawSkills ?? {});
+  const skills = file.skills ?? {};
+  const embeddings = skills.embeddings;
   const extensions: ExtensionEntry[] = (file.extensions ?? []).map((entry) => {
     const spec = typeof entry === "string" ? { module: entry, options: {} } : { options: {}, ...entry };
     // Relative and ~ paths are relative to the config directory; bare names are packages.
@@ -243,8 +243,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       deny: file.permissions?.deny ?? [],
     },
     skills: {
-      enabled: ("enabled" in skills ? skills.enabled : undefined) ?? true,
+      enabled: skills.enabled ?? true,
       dirs: (skills.dirs ?? []).map((dir) => path.resolve(home, expandTilde(dir, env))),
+      ...(embeddings
+        ? {
+            embeddings: {
+              baseURL: embeddings.base_url.replace(/\/+$/, ""),
+              model: embeddings.model,
+              ...(embeddings.api_key ? { apiKey: embeddings.api_key } : {}),
+              ...(embeddings.dimensions !== undefined ? { dimensions: embeddings.dimensions } : {}),
+            },
+          }
+        : {}),
     },
     extensions,
     dotenv,

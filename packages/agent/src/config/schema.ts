@@ -100,6 +100,25 @@ export const mcpServerSchema = z
     }
   });
 
+/** `skills.embeddings`: an OpenAI-compatible `/v1/embeddings` endpoint for the dense re-rank of skills. */
+export const skillEmbeddingsSchema = strict({
+  base_url: httpUrl,
+  model: nonEmpty,
+  api_key: optional(text),
+  /** Shorter vectors where the model supports it (OpenAI `dimensions`). */
+  dimensions: optional(count(1)),
+});
+
+/** `skills:` is a list of extra directories, or a mapping (a bare list means `{dirs: [...]}`). */
+const skillsSchema = z.preprocess(
+  (value) => (Array.isArray(value) ? { dirs: value } : value),
+  strict({
+    dirs: optional(stringList),
+    enabled: optional(z.boolean()),
+    embeddings: optional(skillEmbeddingsSchema),
+  }),
+);
+
 const extensionSchema = z.union(
   [nonEmpty, strict({ module: nonEmpty, options: optional(z.record(z.string(), z.unknown())) })],
   {
@@ -136,11 +155,7 @@ export const configFileSchema = strict({
       deny: optional(stringList),
     }),
   ),
-  skills: optional(
-    z.union([stringList, strict({ dirs: optional(stringList), enabled: optional(z.boolean()) })], {
-      error: () => "expected a list of directories, or a mapping with dirs and enabled",
-    }),
-  ),
+  skills: optional(skillsSchema),
   extensions: optional(z.array(extensionSchema)),
 });
 

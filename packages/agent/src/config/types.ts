@@ -54,6 +54,8 @@ export interface SkillsConfig {
   enabled: boolean;
   /** Extra skill directories (absolute), searched besides `~/.crow/skills` and the workspace's. */
   dirs: string[];
+  /** The dense re-rank of `discover_skills` (`skills.embeddings`); keyword ranking only without it. */
+  embeddings?: { baseURL: string; model: string; apiKey?: string; dimensions?: number };
 }
 
 export interface ExtensionEntry {
