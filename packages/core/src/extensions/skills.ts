@@ -59,7 +59,15 @@ interface SessionSkills {
   injections: WeakMap<ChatMessage, string>;
   /** Latest user messages already matched against the triggers. */
   examined: WeakSet<ChatMessage>;
+  /** Settles when the hybrid index is in place or given up (undefined: keyword-only). */
+  hybrid?: Promise<void>;
 }
+
+/**
+ * How long `discover_skills` waits for skill embeddings still in flight: the session opened without waiting, but a
+ * search right after is worth a moment more for the better ranking (the cache makes later sessions instant).
+ */
+const HYBRID_WAIT_MS = 5_000;
 
 /**
  * Reads `config.skills` leniently: the agent's `AgentConfig` shape (`{enabled, dirs, embeddings: {baseURL, …}}`),
@@ -161,7 +169,11 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
       states.set(session, state);
       if (!embedder || loaded.skills.length === 0) return undefined;
       const controller = new AbortController();
-      createSkillIndex(loaded.skills, { embedder, ...(cache ? { cache } : {}), signal: controller.signal })
+      state.hybrid = createSkillIndex(loaded.skills, {
+        embedder,
+        ...(cache ? { cache } : {}),
+        signal: controller.signal,
+      })
         .then((hybrid) => {
           if (controller.signal.aborted) return;
           reportProblems(crow, session, hybrid.problems, "Skill search uses keywords only");
@@ -170,7 +182,10 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
           state.tools = skillTools(hybrid);
           crow.log.debug(`session ${session.id}: ${hybrid.skills.length} skills embedded; hybrid search on`);
         })
-        .catch((error: unknown) => crow.log.warn(`session ${session.id}: skill embeddings failed: ${String(error)}`));
+        .catch((error: unknown) => crow.log.warn(`session ${session.id}: skill embeddings failed: ${String(error)}`))
+        .finally(() => {
+          state.hybrid = undefined;
+        });
       return () => controller.abort();
     });
 
@@ -189,6 +204,8 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
       kind: "search",
       readOnly: true,
       execute: async (args, { session, signal }) => {
+        const pending = states.get(session)?.hybrid;
+        if (pending) await settledWithin(pending, HYBRID_WAIT_MS, signal);
         const found = tool(session, "discover_skills");
         return found ? found.execute(args, signal) : { content: "No skills are installed.", isError: true };
       },
@@ -248,4 +265,18 @@ function reportProblems(
   crow.log.info(`session ${session.id}: skill problems:\n${describeProblems(problems)}`);
   const shown = problems.filter((p) => p.severity !== "info");
   if (shown.length > 0) session.notify(`${title}:\n${describeProblems(shown)}`, "warning");
+}
+
+/** Resolves when `promise` settles, `ms` pass, or `signal` aborts, whichever comes first. */
+function settledWithin(promise: Promise<unknown>, ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+    promise.then(done, done);
+  });
 }

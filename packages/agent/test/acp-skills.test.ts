@@ -1,0 +1,296 @@
+/**
+ * Skills through the spawned `crow acp` (the built-in skills extension): skills in a temp CROW_HOME, a configured
+ * `skills.dirs` folder and the workspace's `.crow/skills` and `.agents/skills`. The hint is in the system prompt the
+ * mock receives, discover_skills/get_skill_details are offered and answer, a trigger word injects the skill's
+ * instructions into the request (once, never into the stored history), an invalid skill is reported while the others
+ * work, `skills.enabled: false` turns it all off, and `skills.embeddings` (the mock's /v1/embeddings) ranks a
+ * paraphrase that keywords miss.
+ */
+import assert from "node:assert/strict";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { methods, type SessionUpdate } from "@agentclientprotocol/sdk";
+import {
+  type AcpTestClient,
+  type CapturedRequest,
+  type MockLlm,
+  reply,
+  spawnAcpAgent,
+  startMockLlm,
+  type TempWorkspace,
+  tempWorkspace,
+  textReply,
+} from "@crow/testkit";
+
+/** Writes `<root>/<name>/SKILL.md` (and extra files). */
+async function skill(root: string, folder: string, skillMd: string, files: Record<string, string> = {}) {
+  const dir = path.join(root, folder);
+  await mkdir(dir, { recursive: true });
+  await writeFile(path.join(dir, "SKILL.md"), skillMd);
+  for (const [file, text] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
+    await writeFile(path.join(dir, file), text);
+  }
+}
+
+const md = (name: string, description: string, body: string, triggers?: string[]) =>
+  [
+    "---",
+    `name: ${name}`,
+    `description: ${JSON.stringify(description)}`,
+    ...(triggers ? [`triggers: [${triggers.map((t) => JSON.stringify(t)).join(", ")}]`] : []),
+    "---",
+    body,
+    "",
+  ].join("\n");
+
+const RELEASE_BODY = "# Release notes\nRELEASE-NOTES-RULES: group entries by Added, Changed, Fixed; newest first.";
+
+/** A home and a workspace with skills in every root, one of them broken. */
+async function fixtures(home: string, ws: string): Promise<void> {
+  await skill(
+    path.join(home, "skills"),
+    "pdf-forms",
+    md(
+      "pdf-forms",
+      "Fill in and flatten PDF forms: list the fields, set values, save a flattened copy.",
+      "# PDF forms\nRun scripts/fill.py with the field values as JSON.",
+    ),
+    { "scripts/fill.py": "print('fill')\n", "references/FIELDS.md": "# Fields\n" },
+  );
+  await skill(
+    path.join(home, "team-skills"),
+    "k8s-deploy",
+    md("k8s-deploy", "Deploy services to Kubernetes with kubectl and rollout checks.", "# Deploy\nkubectl apply."),
+  );
+  await skill(
+    path.join(ws, ".crow", "skills"),
+    "release-notes",
+    md("release-notes", "Write release notes from merged pull requests.", RELEASE_BODY, ["changelog"]),
+  );
+  await skill(
+    path.join(ws, ".agents", "skills"),
+    "chart-builder",
+    md("chart-builder", "Create bar and line charts from Excel spreadsheets.", "# Charts\nUse scripts/chart.py."),
+  );
+  await skill(path.join(ws, ".crow", "skills"), "broken", "---\nname: broken\ndescription: [unclosed\n---\nbody\n");
+}
+
+const texts = (updates: readonly SessionUpdate[]) =>
+  updates
+    .map((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : ""))
+    .join("");
+
+const toolNames = (request: CapturedRequest) => (request.body.tools ?? []).map((t) => t.function.name);
+const lastUserText = (request: CapturedRequest) =>
+  String([...request.body.messages].reverse().find((m) => m.role === "user")?.content ?? "");
+const lastToolResult = (request: CapturedRequest) => String(request.body.messages.at(-1)?.content ?? "");
+
+describe("crow acp: skills", () => {
+  let mock: MockLlm;
+  let ws: TempWorkspace;
+  let home: string;
+  let agent: AcpTestClient;
+
+  before(async () => {
+    // The mock embedder maps these words to one concept, so a paraphrase shares no keyword but embeds close.
+    mock = await startMockLlm({ embeddings: { synonyms: { plot: "chart", graph: "chart", xlsx: "excel" } } });
+    ws = await tempWorkspace();
+    home = await mkdtemp(path.join(tmpdir(), "crow-skills-home-"));
+    await fixtures(home, ws.dir);
+    await writeFile(path.join(home, "config.yaml"), "skills:\n  dirs: [./team-skills]\n");
+    agent = await spawnAcpAgent({ llmUrl: mock.url, env: { CROW_HOME: home } });
+  });
+  after(async () => {
+    await agent?.close();
+    await mock.close();
+    await ws.cleanup();
+    await rm(home, { recursive: true, force: true });
+  });
+
+  test("the hint is in the system prompt, the tools are offered, the broken skill is reported", async () => {
+    const { sessionId } = await agent.newSession(ws.dir);
+    const problem = await agent.waitForUpdate(sessionId, (u) => texts([u]).includes("could not be loaded"), true);
+    assert.match(texts([problem]), /broken[/\\]SKILL\.md: invalid YAML frontmatter/);
+    mock.script(
+      textReply("Noted.").expect((request) => {
+        const system = String(request.body.messages[0]?.content);
+        assert.match(
+          system,
+          /<SKILLS>\n4 skills are installed \(chart-builder, k8s-deploy, pdf-forms, release-notes\)/,
+        );
+        assert.match(system, /call discover_skills/);
+        assert.ok(toolNames(request).includes("discover_skills"));
+        assert.ok(toolNames(request).includes("get_skill_details"));
+        assert.ok(toolNames(request).includes("read"), "next to the MCP tools");
+      }),
+    );
+    assert.equal((await agent.prompt(sessionId, "hello")).stopReason, "end_turn");
+    mock.assertDone();
+  });
+
+  test("discover_skills ranks the intended skill first; get_skill_details returns SKILL.md and the file list", async () => {
+    const { sessionId } = await agent.newSession(ws.dir);
+    mock.script(
+      reply().toolCall("discover_skills", { query: "fill out a PDF form", limit: 3 }),
+      reply()
+        .toolCall("get_skill_details", { name: "pdf-forms" })
+        .expect((request) => {
+          assert.match(lastToolResult(request), /^1\. pdf-forms \(score/);
+          assert.match(lastToolResult(request), /path: .*pdf-forms[/\\]SKILL\.md/);
+        }),
+      reply()
+        .toolCall("discover_skills", { query: "roll out to kubernetes" })
+        .expect((request) => {
+          const details = lastToolResult(request);
+          assert.ok(details.startsWith("---\nname: pdf-forms\n"), "the whole SKILL.md first");
+          assert.match(details, /Run scripts\/fill\.py/);
+          assert.match(details, /Scripts:\n- scripts\/fill\.py/);
+          assert.match(details, /References:\n- references\/FIELDS\.md/);
+        }),
+      reply()
+        .toolCall("get_skill_details", { name: "pdf-form" })
+        .expect((request) => assert.match(lastToolResult(request), /^1\. k8s-deploy/, "from skills.dirs")),
+      textReply("Done.").expect((request) => {
+        assert.match(lastToolResult(request), /No skill is named "pdf-form"\. Close names: pdf-forms/);
+      }),
+    );
+    const result = await agent.prompt(sessionId, "I have a form to fill in");
+    assert.equal(result.stopReason, "end_turn");
+    mock.assertDone();
+    const titles = result.updates.flatMap((u) => (u.sessionUpdate === "tool_call" ? [u.title] : []));
+    assert.equal(titles.length, 4, "four tool calls shown to the client");
+  });
+
+  test("a trigger word injects the skill's instructions after the request, once, never into the stored history", async () => {
+    const { sessionId } = await agent.newSession(ws.dir);
+    mock.script(
+      reply()
+        .toolCall("read", { file_path: "README.md" })
+        .expect((request) => {
+          const user = lastUserText(request);
+          assert.ok(user.startsWith("Draft the changelog for 2.0"), "the request first");
+          assert.match(user, /<skill name="release-notes" folder="[^"]+" trigger="changelog">/);
+          assert.ok(user.includes("RELEASE-NOTES-RULES"));
+        }),
+      textReply("Here it is.").expect((request) => {
+        // The next step of the same turn still carries the instructions.
+        assert.ok(lastUserText(request).includes("RELEASE-NOTES-RULES"));
+      }),
+      textReply("Updated.").expect((request) => {
+        assert.equal(lastUserText(request), "Now shorten the changelog");
+        const all = JSON.stringify(request.body.messages);
+        assert.equal(all.split("RELEASE-NOTES-RULES").length - 1, 1, "injected once in the whole request");
+      }),
+    );
+    assert.equal((await agent.prompt(sessionId, "Draft the changelog for 2.0")).stopReason, "end_turn");
+    assert.equal((await agent.prompt(sessionId, "Now shorten the changelog")).stopReason, "end_turn");
+    mock.assertDone();
+
+    const replayFrom = agent.updates(sessionId).length;
+    await agent.agent.request(methods.agent.session.load, { sessionId, cwd: ws.dir, mcpServers: [] });
+    const replayed = agent
+      .updates(sessionId)
+      .slice(replayFrom)
+      .flatMap((u) => (u.sessionUpdate === "user_message_chunk" && u.content.type === "text" ? [u.content.text] : []));
+    assert.deepEqual(replayed, ["Draft the changelog for 2.0", "Now shorten the changelog"]);
+  });
+
+  test("keyword ranking alone misses a paraphrase with no shared word", async () => {
+    const { sessionId } = await agent.newSession(ws.dir);
+    mock.script(
+      reply().toolCall("discover_skills", { query: "plot a graph of my xlsx numbers" }),
+      textReply("None.").expect((request) => assert.match(lastToolResult(request), /^No skill matches/)),
+    );
+    await agent.prompt(sessionId, "graph it");
+    mock.assertDone();
+  });
+});
+
+describe("crow acp: skills configuration", () => {
+  let mock: MockLlm;
+  let ws: TempWorkspace;
+  const homes: string[] = [];
+  const agents: AcpTestClient[] = [];
+
+  async function agentWith(config: string): Promise<AcpTestClient> {
+    const home = await mkdtemp(path.join(tmpdir(), "crow-skills-home-"));
+    homes.push(home);
+    await fixtures(home, ws.dir);
+    await writeFile(path.join(home, "config.yaml"), config);
+    const agent = await spawnAcpAgent({ llmUrl: mock.url, env: { CROW_HOME: home } });
+    agents.push(agent);
+    return agent;
+  }
+
+  before(async () => {
+    mock = await startMockLlm({ embeddings: { synonyms: { plot: "chart", graph: "chart", xlsx: "excel" } } });
+    ws = await tempWorkspace();
+  });
+  after(async () => {
+    await Promise.all(agents.map((a) => a.close()));
+    await mock.close();
+    await ws.cleanup();
+    await Promise.all(homes.map((h) => rm(h, { recursive: true, force: true })));
+  });
+
+  test("skills.embeddings: the hybrid ranking finds the paraphrase through the mock's /v1/embeddings", async () => {
+    const agent = await agentWith(
+      `skills:\n  embeddings: { base_url: "${mock.url}", model: mock-embed, dimensions: 256 }\n`,
+    );
+    const { sessionId } = await agent.newSession(ws.dir);
+    mock.script(
+      reply().toolCall("discover_skills", { query: "plot a graph of my xlsx numbers" }),
+      textReply("Found it.").expect((request) => {
+        assert.match(lastToolResult(request), /^1\. chart-builder \(score/);
+      }),
+    );
+    assert.equal((await agent.prompt(sessionId, "graph it")).stopReason, "end_turn");
+    mock.assertDone();
+    assert.ok(
+      mock.embeddingRequests.some((r) => r.model === "mock-embed" && r.inputs.length > 1),
+      "skills embedded",
+    );
+    assert.ok(
+      mock.embeddingRequests.some((r) => r.inputs.includes("plot a graph of my xlsx numbers")),
+      "query",
+    );
+  });
+
+  test("skills.enabled: false: no hint, no skill tools, no trigger injection", async () => {
+    const agent = await agentWith("skills:\n  enabled: false\n");
+    const { sessionId } = await agent.newSession(ws.dir);
+    mock.script(
+      textReply("Ok.").expect((request) => {
+        assert.doesNotMatch(String(request.body.messages[0]?.content), /<SKILLS>/);
+        assert.ok(!toolNames(request).includes("discover_skills"));
+        assert.ok(!toolNames(request).includes("get_skill_details"));
+        assert.equal(lastUserText(request), "Draft the changelog");
+      }),
+    );
+    await agent.prompt(sessionId, "Draft the changelog");
+    mock.assertDone();
+  });
+
+  test("a workspace and home without skills: no hint and no skill tools", async () => {
+    const agent = await spawnAcpAgent({ llmUrl: mock.url });
+    agents.push(agent);
+    const empty = await tempWorkspace();
+    try {
+      const { sessionId } = await agent.newSession(empty.dir);
+      mock.script(
+        textReply("Ok.").expect((request) => {
+          assert.doesNotMatch(String(request.body.messages[0]?.content), /<SKILLS>/);
+          assert.ok(!toolNames(request).includes("discover_skills"));
+          assert.ok(toolNames(request).includes("read"));
+        }),
+      );
+      await agent.prompt(sessionId, "hi");
+      mock.assertDone();
+    } finally {
+      await empty.cleanup();
+    }
+  });
+});
