@@ -36,7 +36,7 @@ import { TurnRelay } from "./turn-relay.js";
 import { UpdateQueue } from "./update-queue.js";
 
 /** The custom methods built into every Crow (advertised without loading the runtime when no extension is configured). */
-const BUILTIN_METHODS = ["_crow/compact"];
+const BUILTIN_METHODS = ["_crow/compact", "_crow/subagent"];
 
 /** What `initialize` answers (capabilities only for what is implemented). */
 export function initializeResponse(customMethods: readonly string[] = BUILTIN_METHODS): InitializeResponse {

@@ -51,6 +51,22 @@ export function toolCallProgress(toolCallId: string, progress: ToolProgress): Se
   return update;
 }
 
+/** How much of a call's progress text is shown (the tail: the newest activity matters). */
+export const PROGRESS_TEXT_CHARS = 4000;
+
+/**
+ * A tool call's progress text so far (a subagent's activity, a command's output) as its content. ACP replaces the
+ * content with each update, so callers pass the whole text; only its last {@link PROGRESS_TEXT_CHARS} are shown.
+ */
+export function toolCallProgressText(toolCallId: string, text: string): SessionUpdate {
+  const shown = text.length > PROGRESS_TEXT_CHARS ? `…${text.slice(-PROGRESS_TEXT_CHARS)}` : text;
+  return {
+    sessionUpdate: "tool_call_update",
+    toolCallId,
+    content: [{ type: "content", content: { type: "text", text: shown } }],
+  };
+}
+
 /** A tool result's model-facing content as ACP tool-call content (text and images). */
 export function resultContent(content: string | ContentPart[]): ToolCallContent[] {
   if (typeof content === "string")

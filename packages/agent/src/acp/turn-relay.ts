@@ -7,12 +7,14 @@ import type { LoopEvent, Usage } from "@crow/core";
 import {
   messageChunk,
   newRelay,
+  PROGRESS_TEXT_CHARS,
   relayDelta,
   relayRetry,
   type StreamRelay,
   thoughtChunk,
   toolCallFinished,
   toolCallProgress,
+  toolCallProgressText,
   toolCallRunning,
   toolCallStarted,
   usageUpdate,
@@ -22,6 +24,8 @@ export class TurnRelay {
   private text: StreamRelay = newRelay();
   private reasoning: StreamRelay = newRelay();
   private readonly ids = new Map<string, string>();
+  /** Progress text per model call id, accumulated (each update carries it all: ACP replaces a call's content). */
+  private readonly progress = new Map<string, string>();
 
   /**
    * @param usedIds ACP tool call ids already used in the session (shared across turns): providers that number
@@ -76,9 +80,17 @@ export class TurnRelay {
         return [toolCallRunning(this.toolCallId(event.id))];
       case "tool_call_progress": {
         const update = toolCallProgress(this.toolCallId(event.id), event.progress);
-        return update ? [update] : [];
+        if (update) return [update];
+        // Plain text (a subagent's activity, output of a command without a client terminal): shown as it grows.
+        const message = event.progress.message;
+        if (!message) return [];
+        // Keep a bounded tail: a long-running command must not make every update bigger than the last.
+        const text = ((this.progress.get(event.id) ?? "") + message).slice(-2 * PROGRESS_TEXT_CHARS);
+        this.progress.set(event.id, text);
+        return [toolCallProgressText(this.toolCallId(event.id), text)];
       }
       case "tool_call_done":
+        this.progress.delete(event.id);
         return [toolCallFinished(this.toolCallId(event.id), event.status, event.result)];
       case "message_appended":
       case "hook_error":

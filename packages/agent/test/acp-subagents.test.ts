@@ -1,0 +1,226 @@
+/**
+ * Subagents over ACP with the spawned `crow acp` and the real crow-mcp: `_crow/subagent` is advertised, answers the
+ * child's result and stores the parent link (which `crow sessions show` renders); its bad params are JSON-RPC errors;
+ * the `task` tool's child uses the parent's tools and its activity is shown in the task's tool call as it happens.
+ * Plus the relay's accumulation of plain progress text (ACP replaces a tool call's content with each update).
+ */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import type { SessionUpdate } from "@agentclientprotocol/sdk";
+import { openStore } from "@crow/core";
+import {
+  type AcpTestClient,
+  CROW_BIN,
+  type MockLlm,
+  reply,
+  spawnAcpAgent,
+  startMockLlm,
+  type TempWorkspace,
+  tempWorkspace,
+  textReply,
+} from "@crow/testkit";
+import { PROGRESS_TEXT_CHARS } from "../src/acp/translate.js";
+import { TurnRelay } from "../src/acp/turn-relay.js";
+
+/** The text entries of a tool_call_update's content. */
+function contentText(update: SessionUpdate | undefined): string {
+  if (update?.sessionUpdate !== "tool_call_update") return "";
+  return (update.content ?? [])
+    .map((c) => (c.type === "content" && c.content.type === "text" ? c.content.text : ""))
+    .join("");
+}
+
+/** The agent's text in these updates. */
+const contentTexts = (updates: readonly SessionUpdate[]) =>
+  updates
+    .map((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : ""))
+    .join("");
+
+describe("tool call progress text in ACP", () => {
+  test("plain progress text accumulates into the call's content; a live terminal still wins", () => {
+    const relay = new TurnRelay(1000, new Set());
+    relay.translate({
+      type: "tool_call_pending",
+      call: { id: "c1", name: "task", kind: "other", args: {}, rawArguments: "{}" },
+    });
+    const first = relay.translate({ type: "tool_call_progress", id: "c1", progress: { message: "Reading.\n" } });
+    const second = relay.translate({ type: "tool_call_progress", id: "c1", progress: { message: "→ read: /a.ts\n" } });
+    assert.equal(contentText(first[0]), "Reading.\n");
+    assert.equal(contentText(second[0]), "Reading.\n→ read: /a.ts\n");
+    const terminal = { type: "terminal" as const, terminalId: "t-1" };
+    const live = relay.translate({
+      type: "tool_call_progress",
+      id: "c1",
+      progress: { message: "ignored", data: { content: [terminal] } },
+    });
+    assert.deepEqual(live, [{ sessionUpdate: "tool_call_update", toolCallId: "c1", content: [terminal] }]);
+    const long = relay.translate({ type: "tool_call_progress", id: "c1", progress: { message: "x".repeat(9000) } });
+    const shown = contentText(long[0]);
+    assert.equal(shown.length, PROGRESS_TEXT_CHARS + 1, "only the tail is shown");
+    assert.ok(shown.startsWith("…x"));
+  });
+});
+
+describe("crow acp: subagents", () => {
+  let mock: MockLlm;
+  let ws: TempWorkspace;
+  let home: string;
+  let agent: AcpTestClient;
+
+  before(async () => {
+    mock = await startMockLlm();
+    ws = await tempWorkspace();
+    home = await mkdtemp(path.join(tmpdir(), "crow-subagents-home-"));
+    agent = await spawnAcpAgent({ llmUrl: mock.url, env: { CROW_HOME: home } });
+  });
+  after(async () => {
+    await agent?.close();
+    await mock.close();
+    await ws.cleanup();
+    await rm(home, { recursive: true, force: true });
+  });
+
+  test("initialize advertises _crow/subagent", () => {
+    const meta = agent.initialize.agentCapabilities?._meta as { crow?: { methods?: string[] } } | undefined;
+    assert.ok(meta?.crow?.methods?.includes("_crow/subagent"));
+  });
+
+  test("_crow/subagent answers the child's result; the child is stored under its parent", async () => {
+    const { sessionId: parentId } = await agent.newSession(ws.dir);
+    mock.script(
+      textReply("The child says hi.").expect((req) => {
+        assert.equal(req.body.messages.at(-1)?.content, "Say hi.");
+      }),
+    );
+    const answer = (await agent.agent.request("_crow/subagent", {
+      cwd: ws.dir,
+      prompt: "Say hi.",
+      parentSessionId: parentId,
+    })) as { sessionId: string; text: string; stopReason: string };
+    assert.equal(answer.text, "The child says hi.");
+    assert.equal(answer.stopReason, "end_turn");
+    assert.notEqual(answer.sessionId, parentId);
+    mock.assertDone();
+
+    const store = await openStore(path.join(home, "crow.db"));
+    try {
+      assert.equal((await store.getSession(answer.sessionId))?.parentId, parentId);
+      const children = await store.listSessions({ parentId });
+      assert.deepEqual(
+        children.sessions.map((s) => s.id),
+        [answer.sessionId],
+      );
+    } finally {
+      await store.close();
+    }
+    const env: Record<string, string> = {};
+    for (const [key, value] of Object.entries(process.env)) {
+      if (value !== undefined && !key.startsWith("CROW_") && !key.startsWith("OPENAI_")) env[key] = value;
+    }
+    const show = spawnSync(process.execPath, [CROW_BIN, "sessions", "show", answer.sessionId], {
+      encoding: "utf8",
+      env: { ...env, CROW_HOME: home },
+    });
+    assert.equal(show.status, 0, show.stderr);
+    assert.match(show.stdout, new RegExp(`parent session: ${parentId}`));
+    assert.match(show.stdout, /The child says hi\./);
+  });
+
+  test("_crow/subagent's bad params are JSON-RPC errors", async () => {
+    await assert.rejects(agent.agent.request("_crow/subagent", { cwd: "rel/dir", prompt: "x" }), (error: unknown) => {
+      assert.equal((error as { code?: number }).code, -32602);
+      assert.match(String((error as Error).message), /cwd must be an absolute path/);
+      return true;
+    });
+    await assert.rejects(
+      agent.agent.request("_crow/subagent", { cwd: ws.dir, prompt: "x", parentSessionId: "nope" }),
+      /unknown parent session: nope/,
+    );
+    assert.equal(mock.pending(), 0);
+  });
+
+  test("task: the child reads with the parent's tools; its activity shows in the task's tool call", async () => {
+    await ws.write("notes.txt", "the launch code is 1234\n");
+    const { sessionId } = await agent.newSession(ws.dir);
+    mock.script(
+      reply().toolCall(
+        "task",
+        { description: "Read the notes", prompt: `Read ${ws.path("notes.txt")} and report the launch code.` },
+        { id: "call_task" },
+      ),
+      reply()
+        .text("Reading the notes.")
+        .toolCall("read", { file_path: ws.path("notes.txt") }, { id: "call_read" }),
+      textReply("The launch code is 1234.").expect((req) => {
+        assert.match(String(req.body.messages.at(-1)?.content), /the launch code is 1234/);
+      }),
+      textReply("It is 1234.").expect((req) => {
+        assert.match(String(req.body.messages.at(-1)?.content), /^The launch code is 1234\.\n\n\(subagent session/);
+      }),
+    );
+    const turn = await agent.prompt(sessionId, "What is the launch code?");
+    assert.equal(turn.stopReason, "end_turn");
+    mock.assertDone();
+    const forTask = turn.updates.filter((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === "call_task");
+    const progress = forTask.filter((u) => u.sessionUpdate === "tool_call_update" && !u.status).map(contentText);
+    assert.ok(progress.length > 0, "progress was shown while the child worked");
+    const last = progress.at(-1) ?? "";
+    assert.match(
+      last,
+      /^Subagent [\w-]+: Read the notes\nReading the notes\.\n→ read: \/.*notes\.txt\nThe launch code is 1234\.$/,
+    );
+    const done = forTask.find((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed");
+    assert.match(contentText(done), /^The launch code is 1234\./);
+    // The child's own calls stay in the child: the parent's client saw only the task call.
+    assert.deepEqual(
+      turn.updates
+        .filter((u) => u.sessionUpdate === "tool_call")
+        .map((u) => (u.sessionUpdate === "tool_call" ? u.toolCallId : "")),
+      ["call_task"],
+    );
+  });
+
+  test("session/cancel of the parent cancels the child mid-command; both sessions go on with valid histories", async () => {
+    const { sessionId } = await agent.newSession(ws.dir);
+    mock.script(
+      reply().toolCall("task", { description: "Slow job", prompt: "Run the slow job." }, { id: "call_slow_task" }),
+      reply().toolCall("terminal", { command: "sleep 30" }, { id: "call_sleep" }),
+    );
+    const turn = agent.prompt(sessionId, "Do the slow job");
+    const started = await agent.waitForUpdate(sessionId, (u) =>
+      /Subagent [\w-]+: Slow job\n→ terminal/.test(contentText(u)),
+    );
+    const childId = /Subagent ([\w-]+):/.exec(contentText(started))?.[1] ?? "";
+    await agent.cancel(sessionId);
+    assert.equal((await turn).stopReason, "cancelled");
+
+    mock.script(textReply("Parent goes on."), textReply("Child goes on."));
+    assert.match(contentTexts((await agent.prompt(sessionId, "status?")).updates), /Parent goes on\./);
+    // The parent's turn does not wait for its cancelled tool call: the child may still be winding down (then loading
+    // it is refused as busy). Once loaded, its stored history is complete.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await agent.agent.request("session/load", { sessionId: childId, cwd: ws.dir, mcpServers: [] });
+        break;
+      } catch (error) {
+        if (attempt > 200 || !/running a prompt/.test(String(error))) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    }
+    const child = await agent.prompt(childId, "status?");
+    assert.equal(child.stopReason, "end_turn");
+    assert.match(contentTexts(child.updates), /Child goes on\./);
+    mock.assertDone();
+    const store = await openStore(path.join(home, "crow.db"));
+    try {
+      const roles = (await store.loadMessages(childId)).map((m) => m.message.role);
+      assert.deepEqual(roles, ["user", "assistant", "tool", "user", "assistant"]);
+    } finally {
+      await store.close();
+    }
+  });
+});
