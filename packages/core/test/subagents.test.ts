@@ -68,6 +68,12 @@ describe("subagents through the SDK", () => {
             execute: ({ key }) => (key === "secret" ? "swordfish" : "unknown"),
           });
           api.registerTool({
+            name: "stamp",
+            description: "Writes a stamp (mutating).",
+            parameters: api.z.object({}),
+            execute: () => "stamped",
+          });
+          api.registerTool({
             name: "slow",
             description: "Waits until cancelled.",
             parameters: api.z.object({}),
@@ -229,6 +235,36 @@ describe("subagents through the SDK", () => {
       assert.equal(reloaded.parentId, parent.id);
       assert.equal((await reloaded.prompt("go on").result).text, "Child again.");
       mock.assertDone();
+    } finally {
+      await crow.close();
+    }
+  });
+
+  test("ask mode: the child's mutating calls are asked about through the parent, on the task's tool call", async () => {
+    const asked: Array<{ id: string; name: string; sessionId: string | undefined }> = [];
+    const crow = await createCrow(options);
+    try {
+      const parent = await crow.newSession({
+        cwd: dir,
+        mode: "ask",
+        askPermission: async (request) => {
+          asked.push({ id: request.call.id, name: request.call.name, sessionId: request.sessionId });
+          return "reject";
+        },
+      });
+      mock.script(
+        reply().toolCall("task", { description: "stamp it", prompt: "Stamp it." }, { id: "call_ask_task" }),
+        reply().toolCall("stamp", {}, { id: "call_stamp" }),
+        textReply("I was not allowed to stamp.").expect((req) => {
+          assert.match(String(req.body.messages.at(-1)?.content), /reject/i);
+        }),
+        textReply("The subagent could not stamp."),
+      );
+      assert.equal((await parent.prompt("Stamp via a subagent").result).text, "The subagent could not stamp.");
+      mock.assertDone();
+      assert.deepEqual(asked, [{ id: "call_ask_task", name: "stamp", sessionId: parent.id }]);
+      const [child] = (await crow.listSessions({ parentId: parent.id })).sessions;
+      assert.equal(child?.mode, "ask", "the child inherits the parent's mode");
     } finally {
       await crow.close();
     }
