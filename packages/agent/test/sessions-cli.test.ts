@@ -3,13 +3,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { openStore, type Store } from "@crow/core";
-import {
-  CROW_BIN,
-  findPostgresBin,
-  type PostgresServer,
-  startPostgres,
-  tempWorkspace,
-} from "@crow/testkit";
+import { CROW_BIN, findPostgresBin, type PostgresServer, startPostgres, tempWorkspace } from "@crow/testkit";
 
 /** Runs the built `crow sessions …` with CROW_HOME set, no config but what the test wrote. */
 function crowSessions(home: string, args: string[]) {
