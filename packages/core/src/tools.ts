@@ -43,6 +43,8 @@ export interface ToolExecutor {
     call: ToolCallRequest,
     context: { signal: AbortSignal; onProgress: (progress: ToolProgress) => void },
   ): Promise<ToolResult>;
+  /** The kind a tool declared (in-process tools may); undefined → derived from the name by {@link toolKind}. */
+  kindOf?(name: string): ToolKind | undefined;
 }
 
 /** ACP tool kinds. */

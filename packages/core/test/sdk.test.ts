@@ -99,6 +99,50 @@ describe("the SDK without ACP (createCrow against the mock LLM)", () => {
     }
   });
 
+  test("a tool's declared kind decides the permission gate and the event kind, not its name", async () => {
+    const ran: string[] = [];
+    const extension = (crow: ExtensionAPI) => {
+      // Named like a mutating tool, declared a reader; and named like a reader, declared an editor.
+      crow.registerTool({
+        name: "update_report",
+        description: "Reads the report (despite its name).",
+        kind: "read",
+        parameters: z.object({}),
+        execute: () => {
+          ran.push("update_report");
+          return "report";
+        },
+      });
+      crow.registerTool({
+        name: "view_and_fix",
+        description: "Fixes things.",
+        kind: "edit",
+        parameters: z.object({}),
+        execute: () => {
+          ran.push("view_and_fix");
+          return "fixed";
+        },
+      });
+    };
+    const crow = await createCrow({ ...options, mode: "read-only", extensions: [extension] });
+    try {
+      const session = await crow.newSession({ cwd: dir });
+      mock.script(reply().toolCall("update_report", {}).toolCall("view_and_fix", {}), textReply("done"));
+      const kinds = new Map<string, string>();
+      const run = session.prompt("go");
+      for await (const event of run)
+        if (event.type === "tool_call_pending") kinds.set(event.call.name, event.call.kind);
+      const result = await run.result;
+      assert.deepEqual(ran, ["update_report"]);
+      assert.deepEqual(Object.fromEntries(kinds), { update_report: "read", view_and_fix: "edit" });
+      const tools = result.messages.filter((m) => m.role === "tool").map((m) => String(m.content));
+      assert.equal(tools[0], "report");
+      assert.match(tools[1] ?? "", /read-only mode/);
+    } finally {
+      await crow.close();
+    }
+  });
+
   test("an extension's in-process tool (zod schema) and before_request hook", async () => {
     const seen: unknown[] = [];
     const extension = (crow: ExtensionAPI) => {

@@ -18,6 +18,8 @@ interface Route {
   connection: ServerConnection;
   /** The tool's name on its server. */
   tool: string;
+  /** The server's `readOnlyHint` annotation, when it gave one. */
+  readOnly: boolean | undefined;
 }
 
 type ExecuteContext = { signal: AbortSignal; onProgress: (progress: ToolProgress) => void };
@@ -72,7 +74,7 @@ class Router implements ToolRouter {
       for (const tool of connection.tools) {
         const name = (counts.get(tool.name) ?? 0) > 1 ? `${connection.name}_${tool.name}` : tool.name;
         if (this.routes.has(name)) continue;
-        this.routes.set(name, { connection, tool: tool.name });
+        this.routes.set(name, { connection, tool: tool.name, readOnly: tool.annotations?.readOnlyHint });
         const { $schema: _schema, ...parameters } = tool.inputSchema as Record<string, unknown>;
         this.defs.push({
           type: "function",
@@ -85,6 +87,12 @@ class Router implements ToolRouter {
   definitions(): ToolDefinition[] {
     this.build();
     return this.defs;
+  }
+
+  /** The server's own read-only claim (MCP `readOnlyHint`): the permission modes let such tools of kind "other" run. */
+  isReadOnly(name: string): boolean | undefined {
+    this.build();
+    return this.routes.get(name)?.readOnly;
   }
 
   servers(): ServerStatus[] {

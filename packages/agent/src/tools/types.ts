@@ -111,6 +111,8 @@ export interface ToolRouter extends ToolExecutor {
    * layer should show these to the user; the session works with the remaining servers.
    */
   failures(): string[];
+  /** The server's `readOnlyHint` for a tool, when it gave one. */
+  isReadOnly(name: string): boolean | undefined;
   /** Closes every MCP client and stops the spawned servers. Idempotent. */
   close(): Promise<void>;
 }

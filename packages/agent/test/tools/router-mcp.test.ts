@@ -39,6 +39,14 @@ describe("tool router over the built-in crow-mcp (stdio)", () => {
     assert.ok(!("$schema" in (read?.function.parameters ?? {})));
   });
 
+  test("passes on the servers' readOnlyHint for the permission modes", () => {
+    assert.equal(router.isReadOnly("read"), true);
+    assert.equal(router.isReadOnly("web_fetch"), true);
+    assert.equal(router.isReadOnly("write"), false);
+    assert.equal(router.isReadOnly("terminal"), false);
+    assert.equal(router.isReadOnly("no_such_tool"), undefined);
+  });
+
   test("a server that cannot start is reported by name and reason while the built-in works", async () => {
     assert.deepEqual(router.failures(), [
       'MCP server "broken" failed to start: command not found: crow-no-such-command',

@@ -79,14 +79,14 @@ export function permissionGate(
   options: Omit<PermissionOptions, "mode"> & { mode: () => PermissionMode },
 ): PermissionGate {
   const alwaysAllowed = new Set<string>();
-  const isMutating = (name: string): boolean => {
-    const kind = toolKind(name);
-    return isMutatingKind(kind) || (kind === "other" && options.isReadOnly?.(name) !== true);
-  };
+  const mutating = (name: string, kind: ToolKind): boolean =>
+    isMutatingKind(kind) || (kind === "other" && options.isReadOnly?.(name) !== true);
+  const isMutating = (name: string): boolean => mutating(name, toolKind(name));
   const gate: HookHandlers["before_tool_call"] = async ({ call, kind, definition }, ctx) => {
     const mode = options.mode();
     const name = definition.function.name;
-    if (mode === "code" || !isMutating(name)) return undefined;
+    // The event's kind is the declared one when the tool has one (in-process tools), else derived from the name.
+    if (mode === "code" || !mutating(name, kind)) return undefined;
     if (mode === "read-only") {
       return {
         block: true,

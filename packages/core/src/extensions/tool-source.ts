@@ -6,7 +6,7 @@
 import { z } from "zod";
 import type { ToolDefinition } from "../messages.js";
 import type { Crow, CrowSession, ToolSource } from "../runtime/types.js";
-import { findTool, type ToolCallRequest, type ToolProgress, type ToolResult } from "../tools.js";
+import { findTool, type ToolCallRequest, type ToolKind, type ToolProgress, type ToolResult } from "../tools.js";
 import type { ToolRegistration } from "./api.js";
 import type { Registered } from "./registry.js";
 
@@ -98,6 +98,12 @@ export class SessionTools implements ToolSource {
 
   failures(): string[] {
     return this.source?.failures?.() ?? [];
+  }
+
+  kindOf(name: string): ToolKind | undefined {
+    const own = this.tools.get(name);
+    if (own) return own.value.kind;
+    return this.source?.kindOf?.(name);
   }
 
   isReadOnly(name: string): boolean | undefined {

@@ -80,7 +80,8 @@ export async function runToolCalls(
   // Announce every call of the message first, so a client shows them all even if the turn is cancelled early.
   const resolved = calls.map((call) => {
     const definition = findTool(tools, call.name);
-    const kind = toolKind(definition?.function.name ?? call.name);
+    const name = definition?.function.name ?? call.name;
+    const kind = phase.executor.kindOf?.(name) ?? toolKind(name);
     const rawArguments = call.status.kind === "ok" ? call.arguments : call.status.original;
     emit({ type: "tool_call_pending", call: { id: call.id, name: call.name, kind, args: call.args, rawArguments } });
     return { call, definition, kind };
