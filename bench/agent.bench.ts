@@ -2,7 +2,7 @@
 // readiness, per-tool-round overhead, streamed chunk relay rate, and peak memory of agent + toolserver.
 import { readFileSync } from "node:fs";
 import { type AcpTestClient, reply, spawnAcpAgent, startMockLlm, tempWorkspace, textReply } from "@crow/testkit";
-import { formatTiming, measure, writeReport } from "./lib.js";
+import { formatTiming, measure, measureSpan, writeReport } from "./lib.js";
 
 const CHUNKS = 10_000;
 const ROUNDS = 20;
@@ -38,20 +38,27 @@ export async function run(): Promise<void> {
   const file = await ws.write("small.txt", "one line\n");
 
   // 1. spawn → initialize answered.
-  const init = await measure(
+  // Closing the process is not part of the span.
+  const init = await measureSpan(
     async () => {
+      const start = performance.now();
       const agent = await spawnAcpAgent({ llmUrl: mock.url });
+      const span = performance.now() - start;
       await agent.close();
+      return span;
     },
     10,
     2,
   );
   // 2. spawn → session/new answered (the built-in crow-mcp is up and its tools listed).
-  const ready = await measure(
+  const ready = await measureSpan(
     async () => {
+      const start = performance.now();
       const agent = await spawnAcpAgent({ llmUrl: mock.url });
       await agent.newSession(ws.dir);
+      const span = performance.now() - start;
       await agent.close();
+      return span;
     },
     10,
     2,

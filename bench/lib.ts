@@ -19,14 +19,30 @@ export async function measure(fn: () => unknown | Promise<unknown>, runs = 50, w
     await fn();
     samples.push(Number(process.hrtime.bigint() - start) / 1e6);
   }
-  samples.sort((a, b) => a - b);
-  const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))] ?? Number.NaN;
+  return summarize(samples);
+}
+
+/**
+ * Like {@link measure}, but `fn` reports the span itself (ms) — for runs whose setup or teardown (spawning, closing a
+ * process) must not count.
+ */
+export async function measureSpan(fn: () => Promise<number>, runs = 50, warmup = 5): Promise<Timing> {
+  for (let i = 0; i < warmup; i++) await fn();
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) samples.push(await fn());
+  return summarize(samples);
+}
+
+/** Percentiles of samples in milliseconds. */
+export function summarize(samples: number[]): Timing {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
   return {
-    runs,
+    runs: sorted.length,
     p50: at(0.5),
     p95: at(0.95),
-    min: samples[0] ?? Number.NaN,
-    max: samples[samples.length - 1] ?? Number.NaN,
+    min: sorted[0] ?? Number.NaN,
+    max: sorted[sorted.length - 1] ?? Number.NaN,
   };
 }
 
