@@ -42,6 +42,32 @@ describe("the loop", () => {
     mock.assertDone();
   });
 
+  test("write-ahead: an assistant message's tool calls run only after onAppend has settled for it", async () => {
+    const log: string[] = [];
+    const tools = fakeTools({
+      job: async () => {
+        log.push("tool ran");
+        return "done";
+      },
+    });
+    mock.script(reply().toolCall("job", {}, { id: "w1" }), reply().text("ok"));
+    const { stop } = await runTurn(ask("go"), {
+      llm,
+      model: "m",
+      tools,
+      onAppend: async (message) => {
+        log.push(`append ${message.role}`);
+        if (message.role === "assistant" && message.tool_calls) {
+          await delay(50); // a slow store
+          log.push("assistant stored");
+        }
+      },
+    });
+    assert.equal(stop.reason, "end_turn");
+    assert.deepEqual(log, ["append assistant", "assistant stored", "tool ran", "append tool", "append assistant"]);
+    mock.assertDone();
+  });
+
   test("parallel tool calls run concurrently; results are appended in call order", async () => {
     const started: string[] = [];
     const tools = fakeTools({

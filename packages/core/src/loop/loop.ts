@@ -90,12 +90,19 @@ async function runTurn(
   let usage: Usage | undefined;
   let lastUsage: Usage | undefined;
 
-  const append = (message: AssistantMessage | ToolMessage, messageUsage?: Usage) => {
+  const append = (message: AssistantMessage | ToolMessage, messageUsage?: Usage): Promise<void> => {
     history.push(message);
     appended.push(message);
+    let settled: Promise<void> = Promise.resolve();
+    try {
+      settled = Promise.resolve(config.onAppend?.(message, messageUsage)).catch(() => undefined);
+    } catch {
+      // The host's failure to record is its own business; the turn goes on.
+    }
     emit(
       messageUsage ? { type: "message_appended", message, usage: messageUsage } : { type: "message_appended", message },
     );
+    return settled;
   };
   const stop = async (reason: StopReason, error?: LlmError) => {
     // After a cancel the answer is `cancelled`, whatever else happened on the way out.
@@ -138,7 +145,10 @@ async function runTurn(
         // Keep what the user already saw streaming; partial tool calls are dropped, so no result is owed.
         const { content, reasoning } = result.partial;
         if (content || reasoning) {
-          append({ role: "assistant", content, ...(reasoning ? { reasoning_content: reasoning } : {}) }, result.usage);
+          void append(
+            { role: "assistant", content, ...(reasoning ? { reasoning_content: reasoning } : {}) },
+            result.usage,
+          );
         }
         return stop("cancelled");
       }
@@ -156,7 +166,8 @@ async function runTurn(
     });
     await hooks.afterResponse({ message, finishReason, step, ...(result.usage ? { usage: result.usage } : {}) }, ctx);
     const empty = !message.content && !message.reasoning_content && toolCalls.length === 0;
-    if (!empty) append(message, result.usage);
+    // Write-ahead: the host has the calls stored before any tool acts.
+    if (!empty) await append(message, result.usage);
     const truncated = finishReason === "length" || finishReason === "content_filter";
     if (toolCalls.length > 0) {
       const refuseAll = truncated

@@ -17,6 +17,12 @@ export interface LoopConfig {
   signal?: AbortSignal;
   /** Passed to hooks. */
   sessionId?: string;
+  /**
+   * Called synchronously as each message joins the history, in order (before its `message_appended` event). The loop
+   * awaits it before running an assistant message's tool calls, so a host that persists here has the calls stored
+   * before any tool acts: a crash mid-tool leaves them in the history. Errors are the host's to handle.
+   */
+  onAppend?: (message: AssistantMessage | ToolMessage, usage?: Usage) => void | Promise<void>;
 }
 
 /** One prompt turn's input: the whole history to send, ending with the new user message. It is not mutated. */

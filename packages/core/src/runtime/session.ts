@@ -211,10 +211,14 @@ export class RuntimeSession implements CrowSession {
     return { sessionId: this.id, signal };
   }
 
-  /** Queues the `message` hook for a message now part of the history (in order, off the turn's path). */
-  private record(message: ChatMessage, usage?: Usage): void {
+  /**
+   * Queues the `message` hook for a message now part of the history (in order). Resolves when it has run: the loop
+   * waits for that before running an assistant message's tool calls (write-ahead), other messages do not wait.
+   */
+  private record(message: ChatMessage, usage?: Usage): Promise<void> {
     const event = usage ? { message, usage } : { message };
     this.writes = this.writes.then(() => this.bus.emit("message", event, this.hookContext()));
+    return this.writes;
   }
 
   /** Resolves once every `message` hook queued so far has run (persistence: everything is stored). */
@@ -266,7 +270,7 @@ export class RuntimeSession implements CrowSession {
       if (!llm || !model) throw new Error("no provider or model configured");
       const user: ChatMessage = { role: "user", content };
       this.history.push(user);
-      this.record(user);
+      void this.record(user); // ordered before every later write, which the loop may await
       // The last request was over MAX_COMPACT_TOKENS: compact first, with this prompt as the latest user message.
       if (this.compaction.due()) await this.compactWithin(turn.controller.signal, "threshold");
       const first = await this.runLoopOnce(llm, model, turn, true);
@@ -324,14 +328,12 @@ export class RuntimeSession implements CrowSession {
         ...(this.init.params ? { params: this.init.params } : {}),
         signal: turn.controller.signal,
         sessionId: this.id,
+        onAppend: (message, usage) => this.record(message, usage),
       },
     );
     let outcome: PromptResult = { stopReason: "end_turn", text: "", messages: [] };
     for await (const event of events) {
-      if (event.type === "message_appended") {
-        this.history.push(event.message);
-        this.record(event.message, event.usage);
-      }
+      if (event.type === "message_appended") this.history.push(event.message);
       if (event.type === "stop") {
         outcome = { stopReason: event.reason, text: "", messages: [...event.messages] };
         if (event.error) outcome.error = event.error;
