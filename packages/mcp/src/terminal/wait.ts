@@ -6,6 +6,11 @@ export type WaitEnd = "done" | "exited" | "quiet" | "input" | "ceiling" | "hard"
 /** After this long without output, check whether the command is blocked reading the terminal; then every PROBE_EVERY_MS. */
 const PROBE_QUIET_MS = 150;
 const PROBE_EVERY_MS = 300;
+/**
+ * Once the probe says "waiting for input", wait this long before returning: a program writes its prompt and then
+ * reads, so the prompt may still sit in the PTY buffer, not yet delivered to us, when the read is seen.
+ */
+const INPUT_SETTLE_MS = 100;
 
 /** Limits of one wait; all optional. */
 export interface WaitLimits {
@@ -32,6 +37,7 @@ export function waitFor(shell: Shell, limits: WaitLimits): Promise<WaitEnd> {
     let timer: NodeJS.Timeout | undefined;
     let timerAt = Number.POSITIVE_INFINITY;
     let probedAt = 0;
+    let inputAt: number | undefined;
     const finish = (end: WaitEnd) => {
       if (timer) clearTimeout(timer);
       shell.onChange = undefined;
@@ -49,12 +55,17 @@ export function waitFor(shell: Shell, limits: WaitLimits): Promise<WaitEnd> {
       const quietAt = quiet === undefined ? Number.POSITIVE_INFINITY : Math.max(shell.lastOutputAt, started) + quiet;
       if (now >= quietAt) return finish("quiet");
       let probeAt = Number.POSITIVE_INFINITY;
-      if (limits.probe) {
+      if (inputAt !== undefined) {
+        if (now >= inputAt + INPUT_SETTLE_MS) return finish("input");
+        probeAt = inputAt + INPUT_SETTLE_MS;
+      } else if (limits.probe) {
         probeAt = Math.max(Math.max(shell.lastOutputAt, started) + PROBE_QUIET_MS, probedAt + PROBE_EVERY_MS);
         if (now >= probeAt) {
           probedAt = now;
-          if (limits.probe()) return finish("input");
-          probeAt = now + PROBE_EVERY_MS;
+          if (limits.probe()) {
+            inputAt = now;
+            probeAt = now + INPUT_SETTLE_MS;
+          } else probeAt = now + PROBE_EVERY_MS;
         }
       }
       const next = Math.min(
