@@ -5,9 +5,9 @@ console.info = console.error;
 console.debug = console.error;
 
 import { parseArgs } from "node:util";
-import { runAcp } from "./acp/run.js";
 import { ConfigError, exportDotenv, loadConfig } from "./config/index.js";
 import { log } from "./log.js";
+import { startSpareBuiltin } from "./tools/spare.js";
 import { VERSION } from "./version.js";
 
 const HELP = `crow ${VERSION} — a coding agent: ACP to the editor, MCP to its tools, any OpenAI-compatible LLM.
@@ -76,7 +76,11 @@ async function main(): Promise<number> {
     }
     // Spawned tool servers see .env too (the built-in crow-mcp reads SEARXNG_URL), as upstream's load_dotenv did.
     exportDotenv(config);
+    // The first session's crow-mcp boots while the ACP layer and the runtime load (editors start the agent in the
+    // project directory, so the first session usually adopts it; see tools/spare.ts).
+    startSpareBuiltin();
     for (const note of config.notes) log.info(note);
+    const { runAcp } = await import("./acp/run.js");
     await runAcp(config);
     return 0;
   }

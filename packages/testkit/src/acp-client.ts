@@ -56,6 +56,8 @@ export interface AcpClientOptions {
   session?: ClientSessionCapabilities;
   /** Command to spawn (default: node CROW_BIN acp). */
   command?: { file: string; args: string[] };
+  /** Working directory of the agent process (default: this process's; editors start it in the project). */
+  cwd?: string;
 }
 
 /** A client-side terminal started by the agent. */
@@ -140,7 +142,11 @@ export async function spawnAcpAgent(options: AcpClientOptions = {}): Promise<Acp
   const command = options.command ?? { file: process.execPath, args: [CROW_BIN, "acp"] };
   const env = agentEnv(options);
   const home = privateHome(env, options);
-  const child = spawn(command.file, command.args, { env, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(command.file, command.args, {
+    env,
+    stdio: ["pipe", "pipe", "pipe"],
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+  });
   let stderr = "";
   child.stderr?.setEncoding("utf8");
   child.stderr?.on("data", (text: string) => {

@@ -4,7 +4,9 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type CallToolResult, ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { ServerSpec } from "./servers.js";
+import { ChildProcessTransport } from "./child-transport.js";
+import { BUILTIN_SERVER, type ServerSpec } from "./servers.js";
+import { adoptSpare } from "./spare.js";
 
 /** How long a server may take to spawn and answer `initialize` before it counts as failed. */
 const CONNECT_TIMEOUT_MS = 30_000;
@@ -58,7 +60,7 @@ export class ServerConnection {
   error: string | undefined;
   tools: Tool[] = [];
   private client: Client | undefined;
-  private stdio: StdioClientTransport | undefined;
+  private stdio: StdioClientTransport | ChildProcessTransport | undefined;
   private stderrTail = "";
   private restarting: Promise<boolean> | undefined;
 
@@ -114,7 +116,8 @@ export class ServerConnection {
         cursor = page.nextCursor;
       } while (cursor);
       this.client = client;
-      this.stdio = transport instanceof StdioClientTransport ? transport : undefined;
+      this.stdio =
+        transport instanceof StdioClientTransport || transport instanceof ChildProcessTransport ? transport : undefined;
       this.tools = tools;
       this.state = "connected";
       this.error = undefined;
@@ -132,7 +135,10 @@ export class ServerConnection {
     }
   }
 
-  /** A fresh transport for the spec; a stdio server's stderr is kept (tail) and passed to `onStderr`. */
+  /**
+   * A fresh transport for the spec (over the spare crow-mcp when it was started as this very spec); a stdio server's
+   * stderr is kept (tail) and passed to `onStderr`.
+   */
   private async transport(): Promise<Transport> {
     const spec = this.spec;
     if (spec.transport === "invalid") throw new Error(spec.error);
@@ -143,13 +149,16 @@ export class ServerConnection {
         ? new StreamableHTTPClientTransport(url, { requestInit })
         : new SSEClientTransport(url, { requestInit });
     }
-    const stdio = new StdioClientTransport({
-      command: spec.command,
-      args: spec.args,
-      env: spec.env,
-      cwd: spec.cwd,
-      stderr: "pipe",
-    });
+    const spare = spec.name === BUILTIN_SERVER ? adoptSpare(spec) : undefined;
+    const stdio = spare
+      ? new ChildProcessTransport(spare.child, spare.stderr)
+      : new StdioClientTransport({
+          command: spec.command,
+          args: spec.args,
+          env: spec.env,
+          cwd: spec.cwd,
+          stderr: "pipe",
+        });
     stdio.stderr?.on("data", (chunk: Buffer) => {
       const text = chunk.toString();
       this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL_CHARS);
