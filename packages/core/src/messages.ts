@@ -99,6 +99,24 @@ export function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | un
   return sum;
 }
 
+/**
+ * The text of message content: its text parts joined by `separator` (default a newline). Images and audio are left
+ * out, or shown as `[image]` / `[audio]` with `placeholders` (transcripts, where their absence would mislead).
+ */
+export function contentText(
+  content: string | ContentPart[] | null | undefined,
+  options: { separator?: string; placeholders?: boolean } = {},
+): string {
+  if (content === null || content === undefined) return "";
+  if (typeof content === "string") return content;
+  const parts: string[] = [];
+  for (const part of content) {
+    if (part.type === "text") parts.push(part.text);
+    else if (options.placeholders) parts.push(part.type === "image_url" ? "[image]" : "[audio]");
+  }
+  return parts.join(options.separator ?? "\n");
+}
+
 /** Text of the synthetic result given to a tool call that never got one (cancel, crash). */
 export const MISSING_TOOL_RESULT = "Tool call cancelled: no result was produced.";
 

@@ -8,7 +8,14 @@
  */
 import path from "node:path";
 import type { ContentBlock, SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
-import { type ChatMessage, type ContentPart, MISSING_TOOL_RESULT, type ToolCall, toolKind } from "@crow/core";
+import {
+  type ChatMessage,
+  type ContentPart,
+  contentText,
+  MISSING_TOOL_RESULT,
+  type ToolCall,
+  toolKind,
+} from "@crow/core";
 import { toolCallFinished, toolCallStarted } from "./translate.js";
 
 /** User content as ACP content blocks (text, images, audio). */
@@ -61,11 +68,6 @@ function failedResult(text: string): boolean {
   );
 }
 
-function textOf(content: string | ContentPart[]): string {
-  if (typeof content === "string") return content;
-  return content.map((p) => (p.type === "text" ? p.text : "")).join("");
-}
-
 export interface Replay {
   updates: SessionUpdate[];
   /** ACP tool call ids used by the replayed history (continue the session's TurnRelay with these). */
@@ -116,7 +118,7 @@ export function replayHistory(messages: readonly ChatMessage[], cwd: string): Re
       case "tool": {
         const call = calls.get(message.tool_call_id);
         if (!call) break;
-        const failed = failedResult(textOf(message.content).trimStart());
+        const failed = failedResult(contentText(message.content, { separator: "" }).trimStart());
         const diff = failed ? undefined : diffFromArgs(call.name, call.args, cwd);
         updates.push(
           toolCallFinished(call.id, failed ? "failed" : "completed", {

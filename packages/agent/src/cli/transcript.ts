@@ -3,25 +3,12 @@
  * record and its messages in, text out. Tool calls show their arguments as JSON and their results as text, so the
  * transcript says exactly what the model saw and did.
  */
-import type { ChatMessage, ContentPart, SessionRecord, StoredMessage } from "@crow/core";
+import { type ChatMessage, contentText, type SessionRecord, type StoredMessage } from "@crow/core";
 
 /** Options of {@link renderTranscript}. */
 export interface TranscriptOptions {
   /** Cut each tool result to this many characters (show: yes; export: no). */
   maxToolResultChars?: number;
-}
-
-function textOf(content: string | ContentPart[] | null | undefined): string {
-  if (content === null || content === undefined) return "";
-  if (typeof content === "string") return content;
-  return content
-    .map((part) => {
-      if (part.type === "text") return part.text;
-      if (part.type === "image_url")
-        return part.image_url.url.startsWith("data:") ? "[image]" : `[image: ${part.image_url.url}]`;
-      return "[audio]";
-    })
-    .join("\n");
 }
 
 /** A fence longer than any backtick run inside `text`, so the block cannot be closed early. */
@@ -47,9 +34,9 @@ function prettyArgs(raw: string): string {
 function renderMessage(message: ChatMessage, options: TranscriptOptions): string {
   switch (message.role) {
     case "system":
-      return `## System\n\n${fence(textOf(message.content))}`;
+      return `## System\n\n${fence(contentText(message.content, { placeholders: true }))}`;
     case "user":
-      return `## User\n\n${textOf(message.content)}`;
+      return `## User\n\n${contentText(message.content, { placeholders: true })}`;
     case "assistant": {
       const parts: string[] = ["## Assistant"];
       if (message.reasoning_content) {
@@ -60,7 +47,7 @@ function renderMessage(message: ChatMessage, options: TranscriptOptions): string
             .join("\n"),
         );
       }
-      const text = textOf(message.content);
+      const text = contentText(message.content, { placeholders: true });
       if (text) parts.push(text);
       for (const call of message.tool_calls ?? []) {
         parts.push(
@@ -70,7 +57,7 @@ function renderMessage(message: ChatMessage, options: TranscriptOptions): string
       return parts.join("\n\n");
     }
     case "tool":
-      return `**Tool result** (${message.tool_call_id})\n\n${fence(clip(textOf(message.content), options.maxToolResultChars))}`;
+      return `**Tool result** (${message.tool_call_id})\n\n${fence(clip(contentText(message.content, { placeholders: true }), options.maxToolResultChars))}`;
   }
 }
 

@@ -6,7 +6,7 @@
 import type { LlmClient, LlmError, RequestParams } from "../llm/types.js";
 import type { ChatMessage, Usage } from "../messages.js";
 import type { CompactionPlan } from "./plan.js";
-import { clip, contentText, renderTranscript, type TranscriptOptions } from "./transcript.js";
+import { clip, renderTranscript, summaryText, type TranscriptOptions } from "./transcript.js";
 
 /** The summarizer's instructions (its system message). */
 export const SUMMARIZER_INSTRUCTIONS = `You compact the context of a coding agent. The agent (Crow) has been working \
@@ -27,11 +27,11 @@ latest message and do not call tools: only write the summary.`;
 
 /** The user message of the summarizer request. */
 export function summarizerPrompt(plan: CompactionPlan, transcript: TranscriptOptions = {}): string {
-  const lastText = contentText(plan.tail[0]?.content);
+  const lastText = summaryText(plan.tail[0]?.content);
   const max = transcript.maxMessageChars ?? 8_000;
   return [
     "FIRST USER MESSAGE (kept verbatim before your summary):",
-    clip(contentText(plan.first.content), max),
+    clip(summaryText(plan.first.content), max),
     "",
     "CONVERSATION TO SUMMARIZE:",
     "<conversation>",

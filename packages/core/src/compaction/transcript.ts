@@ -3,7 +3,7 @@
  * carries no `tool_calls` and no `tool` messages at all: providers reject tool messages whose call is missing, and
  * upstream's compaction sent exactly that (it dropped assistant `tool_calls` but kept the `tool` messages).
  */
-import type { ChatMessage, ContentPart } from "../messages.js";
+import { type ChatMessage, type ContentPart, contentText } from "../messages.js";
 
 export interface TranscriptOptions {
   /** Longest tool result kept, in characters (default 2 000); longer ones keep their start and end. */
@@ -14,17 +14,9 @@ export interface TranscriptOptions {
   maxChars?: number;
 }
 
-/** The text of message content; images and audio become placeholders. */
-export function contentText(content: string | ContentPart[] | null | undefined): string {
-  if (content === null || content === undefined) return "";
-  if (typeof content === "string") return content;
-  return content
-    .map((part) => {
-      if (part.type === "text") return part.text;
-      if (part.type === "image_url") return "[image]";
-      return "[audio]";
-    })
-    .join("\n");
+/** Message text for the summarizer: images and audio become placeholders. */
+export function summaryText(content: string | ContentPart[] | null | undefined): string {
+  return contentText(content, { placeholders: true });
 }
 
 /** Keeps the start and the end of a long text, with a note of what was cut in between. */
@@ -40,10 +32,10 @@ function block(message: ChatMessage, toolNames: Map<string, string>, limits: Req
     case "system":
       return `[system]\n${clip(message.content, limits.maxMessageChars)}`;
     case "user":
-      return `[user]\n${clip(contentText(message.content), limits.maxMessageChars)}`;
+      return `[user]\n${clip(summaryText(message.content), limits.maxMessageChars)}`;
     case "assistant": {
       const lines: string[] = [];
-      const text = contentText(message.content).trim();
+      const text = summaryText(message.content).trim();
       if (text) lines.push(clip(text, limits.maxMessageChars));
       for (const call of message.tool_calls ?? []) {
         toolNames.set(call.id, call.function.name);
@@ -53,7 +45,7 @@ function block(message: ChatMessage, toolNames: Map<string, string>, limits: Req
     }
     case "tool": {
       const name = toolNames.get(message.tool_call_id) ?? "tool";
-      return `[${name} result]\n${clip(contentText(message.content), limits.maxToolResultChars)}`;
+      return `[${name} result]\n${clip(summaryText(message.content), limits.maxToolResultChars)}`;
     }
   }
 }

@@ -5,7 +5,7 @@
  * this order (the guard gates before permissions, so a looping model does not keep prompting the user).
  */
 import type { CompactionResult } from "../compaction/compaction.js";
-import type { ContentPart } from "../messages.js";
+import { type ContentPart, contentText } from "../messages.js";
 import type { CrowSession, SessionBusyError } from "../runtime/types.js";
 import type { Store } from "../store/types.js";
 import { type Extension, MethodError } from "./api.js";
@@ -67,7 +67,7 @@ const TITLE_LENGTH = 80;
 
 /** A session title from the first user message: its first non-empty line, whitespace collapsed, shortened. */
 export function titleFrom(content: string | ContentPart[]): string | undefined {
-  const text = typeof content === "string" ? content : content.map((p) => (p.type === "text" ? p.text : "")).join("\n");
+  const text = contentText(content);
   const line = text
     .split("\n")
     .map((l) => l.replace(/\s+/g, " ").trim())

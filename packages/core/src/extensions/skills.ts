@@ -15,7 +15,7 @@
  *   for an embedding server.
  */
 import path from "node:path";
-import type { ChatMessage } from "../messages.js";
+import { type ChatMessage, contentText } from "../messages.js";
 import type { CrowSession } from "../runtime/types.js";
 import { SkillEmbeddingCache } from "../skills/cache.js";
 import { type Embedder, openAiEmbedder } from "../skills/embedder.js";
@@ -92,13 +92,6 @@ export function skillsSettings(raw: unknown): SkillsSettings {
     };
   }
   return settings;
-}
-
-/** The text of a user message (its text parts). */
-function textOf(message: ChatMessage): string {
-  if (typeof message.content === "string") return message.content;
-  if (!Array.isArray(message.content)) return "";
-  return message.content.map((p) => (p.type === "text" ? p.text : "")).join("\n");
 }
 
 /** The message with `injection` appended after the user's request. */
@@ -238,7 +231,9 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
       const latest = draft.messages.findLast((m) => m.role === "user");
       if (latest && !state.examined.has(latest)) {
         state.examined.add(latest);
-        const matches = matchTriggers(state.index, textOf(latest)).filter((m) => !state.injected.has(m.skill.name));
+        const matches = matchTriggers(state.index, contentText(latest.content)).filter(
+          (m) => !state.injected.has(m.skill.name),
+        );
         if (matches.length > 0) {
           for (const m of matches) state.injected.add(m.skill.name);
           state.injections.set(latest, triggerInjection(matches));
