@@ -1,10 +1,10 @@
 import { fileURLToPath } from "node:url";
 
-/** Absolute path of the built `crow-mcp` entry point (run `npm run build` first). */
-export const CROW_MCP_BIN = fileURLToPath(new URL("../../mcp/dist/cli.js", import.meta.url));
+/** Absolute path of the built `crow-mcp` executable, the bundle its package.json declares (run `npm run build` first). */
+export const CROW_MCP_BIN = fileURLToPath(new URL("../../mcp/bundle/crow-mcp.js", import.meta.url));
 
-/** Absolute path of the built `crow` entry point (run `npm run build` first). */
-export const CROW_BIN = fileURLToPath(new URL("../../agent/dist/cli.js", import.meta.url));
+/** Absolute path of the built `crow` executable, the bundle its package.json declares (run `npm run build` first). */
+export const CROW_BIN = fileURLToPath(new URL("../../agent/bundle/crow.js", import.meta.url));
 
 /** Root of the repository. */
 export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));

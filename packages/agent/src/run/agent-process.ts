@@ -17,9 +17,12 @@ import {
   type RequestPermissionResponse,
   type SessionNotification,
 } from "@agentclientprotocol/sdk";
+import { packageBin, packageRoot } from "../package-paths.js";
 
-/** This installation's `crow` entry point (dist/run/agent-process.js → dist/cli.js). */
-export const CROW_CLI = fileURLToPath(new URL("../cli.js", import.meta.url));
+/** This installation's `crow` executable, as its package.json declares it (the bundle). */
+export function crowCliPath(): string {
+  return packageBin(packageRoot(fileURLToPath(import.meta.url), "@crow/agent"), "@crow/agent", "crow");
+}
 
 const STDERR_TAIL = 8 * 1024;
 
@@ -56,7 +59,7 @@ export interface AgentProcess {
 }
 
 export function startAgent(handlers: AgentHandlers, env: NodeJS.ProcessEnv = process.env): AgentProcess {
-  const child = spawn(process.execPath, [CROW_CLI, "acp"], {
+  const child = spawn(process.execPath, [crowCliPath(), "acp"], {
     env,
     stdio: ["pipe", "pipe", "pipe"],
     detached: true,

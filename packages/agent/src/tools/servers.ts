@@ -1,6 +1,6 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
-import path from "node:path";
+import { packageBin, packageRoot } from "../package-paths.js";
 import type { AcpMcpServer, ConfigMcpServer } from "./types.js";
 
 /** Name of the built-in toolserver. The client fs/terminal routing applies to this server's tools. */
@@ -26,23 +26,13 @@ function pairs(list: readonly { name: string; value: string }[] | undefined): Re
 }
 
 /**
- * Path of the built-in crow-mcp entry point of this installation: `dist/cli.js` of the `@crow/mcp` package that
- * resolves from here. Resolution goes through the package's main entry (src or dist, depending on conditions) and
- * walks up to its package.json, so it works from a checkout, a workspace and an installed tree alike.
+ * Path of the built-in crow-mcp executable of this installation: the `crow-mcp` bin that the `@crow/mcp` package
+ * resolving from here declares (its bundle). Resolution goes through the package's main entry and walks up to its
+ * package.json, so it works from a checkout, a workspace and an installed tree alike.
  */
 export function builtinServerPath(): string {
-  const require = createRequire(import.meta.url);
-  let dir = path.dirname(require.resolve("@crow/mcp"));
-  for (;;) {
-    const manifest = path.join(dir, "package.json");
-    if (existsSync(manifest)) {
-      const name = (JSON.parse(readFileSync(manifest, "utf8")) as { name?: string }).name;
-      if (name === "@crow/mcp") return path.join(dir, "dist", "cli.js");
-    }
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error("cannot find the @crow/mcp package of this installation");
-    dir = parent;
-  }
+  const root = packageRoot(createRequire(import.meta.url).resolve("@crow/mcp"), "@crow/mcp");
+  return packageBin(root, "@crow/mcp", "crow-mcp");
 }
 
 /** The built-in crow-mcp: this Node binary running the installation's crow-mcp on stdio, in the session cwd. */

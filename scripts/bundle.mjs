@@ -1,0 +1,49 @@
+// Bundles the two executables with esbuild, after `tsc -b` has built dist/: packages/mcp/bundle/crow-mcp.js and
+// packages/agent/bundle/crow.js (each with lazily loaded chunks beside it). Why: Node 20 loads an ESM graph module by
+// module (the agent's is ~900 files), which was most of the time between spawning `crow acp` and a ready session and
+// a good part of its memory. The package.json `bin` entries point here; dist/ stays the library (SDK) build.
+import { chmodSync, rmSync } from "node:fs";
+import path from "node:path";
+import { build } from "esbuild";
+
+const root = path.join(import.meta.dirname, "..");
+
+/** Options shared by both executables. */
+const common = {
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20.19",
+  // Lazy `import()`s (web_fetch's HTML stack, express, PostgreSQL, the CLI subcommands) stay separate chunks.
+  splitting: true,
+  // Native addons find their .node files relative to their own package; pg-native is pg's optional native driver.
+  external: ["better-sqlite3", "@lydell/node-pty", "pg-native"],
+  // CommonJS dependencies call require() for Node built-ins; ESM output has no `require` of its own.
+  banner: {
+    js: 'import { createRequire as __crowRequire } from "node:module"; const require = __crowRequire(import.meta.url);',
+  },
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: "none",
+  logLevel: "warning",
+};
+
+const targets = [
+  { pkg: "packages/mcp", name: "crow-mcp" },
+  { pkg: "packages/agent", name: "crow" },
+];
+
+await Promise.all(
+  targets.map(async ({ pkg, name }) => {
+    const outdir = path.join(root, pkg, "bundle");
+    rmSync(outdir, { recursive: true, force: true });
+    await build({
+      ...common,
+      entryPoints: { [name]: path.join(root, pkg, "dist", "cli.js") },
+      outdir,
+      // Flat: every output sits one level below the package root, where version.ts looks for ../package.json.
+      chunkNames: "[name]-[hash]",
+    });
+    chmodSync(path.join(outdir, `${name}.js`), 0o755);
+  }),
+);
