@@ -1,5 +1,8 @@
 #!/usr/bin/env node
-// stdout carries ACP only: anything printed through console goes to stderr, before any other module runs code.
+import "./v8-flags.js";
+
+// stdout carries ACP only: anything printed through console goes to stderr. The modules imported statically here
+// print nothing; everything else loads after this.
 console.log = console.error;
 console.info = console.error;
 console.debug = console.error;

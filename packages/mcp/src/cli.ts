@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import "./v8-flags.js";
 import { parseArgs } from "node:util";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { log } from "./log.js";
