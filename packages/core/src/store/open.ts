@@ -11,9 +11,11 @@ import {
   type Driver,
   Kysely,
   PostgresDialect,
+  type SqliteDatabase,
   SqliteDialect,
   type SqliteDialectConfig,
   SqliteDriver,
+  type SqliteStatement,
 } from "kysely";
 import { migrate } from "./migrations.js";
 import type { Database } from "./schema.js";
@@ -50,6 +52,35 @@ class CrowSqliteDialect extends SqliteDialect {
   }
 }
 
+/** Statements kept prepared per connection; the store issues a few dozen distinct SQL strings. */
+const STATEMENT_CACHE_SIZE = 200;
+
+/**
+ * The database as Kysely sees it, with prepared statements reused by SQL text: Kysely prepares every query anew,
+ * which was the largest part of a message write (each turn writes several). better-sqlite3 statements are
+ * synchronous and reset after each run, so reusing one is safe; the least recently used is dropped past the limit.
+ */
+function withStatementCache(database: SqliteDatabase): SqliteDatabase {
+  const cache = new Map<string, SqliteStatement>();
+  return {
+    close: () => database.close(),
+    prepare(sql: string): SqliteStatement {
+      let statement = cache.get(sql);
+      if (statement) {
+        cache.delete(sql);
+      } else {
+        statement = database.prepare(sql);
+        if (cache.size >= STATEMENT_CACHE_SIZE) {
+          const oldest = cache.keys().next().value;
+          if (oldest !== undefined) cache.delete(oldest);
+        }
+      }
+      cache.set(sql, statement);
+      return statement;
+    },
+  };
+}
+
 async function sqliteDb(file: string, busyTimeoutMs: number): Promise<Kysely<Database>> {
   const { default: BetterSqlite3 } = await import("better-sqlite3");
   if (file !== ":memory:") mkdirSync(path.dirname(file), { recursive: true });
@@ -59,7 +90,7 @@ async function sqliteDb(file: string, busyTimeoutMs: number): Promise<Kysely<Dat
   // last commits. FULL would fsync on every message.
   database.pragma("synchronous = NORMAL");
   database.pragma(`busy_timeout = ${busyTimeoutMs}`);
-  return new Kysely<Database>({ dialect: new CrowSqliteDialect({ database }) });
+  return new Kysely<Database>({ dialect: new CrowSqliteDialect({ database: withStatementCache(database) }) });
 }
 
 async function postgresDb(url: string, poolSize: number): Promise<Kysely<Database>> {
