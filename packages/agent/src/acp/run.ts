@@ -1,8 +1,9 @@
-import { Readable, Writable } from "node:stream";
+import { Readable } from "node:stream";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
 import type { AgentConfig } from "../config/index.js";
 import { log } from "../log.js";
 import { createAgent } from "./agent.js";
+import { batchedOutput } from "./batched-output.js";
 
 /**
  * Serves ACP on stdin/stdout until stdin closes, then stops every session's tools. Resolves when done. stdout must
@@ -10,7 +11,7 @@ import { createAgent } from "./agent.js";
  */
 export async function runAcp(config: AgentConfig): Promise<void> {
   const stream = ndJsonStream(
-    Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
+    batchedOutput(process.stdout),
     Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
   );
   const { app, close } = createAgent({ config });
