@@ -238,6 +238,38 @@ describe("LLM client against the mock provider", () => {
     mock.assertDone();
   });
 
+  test("the body carries the params, tools, extra fields and the whole history, also when the history grows", async () => {
+    const tools = [{ type: "function" as const, function: { name: "read", parameters: { type: "object" } } }];
+    const history: Array<{ role: "user" | "assistant"; content: string }> = [
+      { role: "user", content: "héllo — “quoted” \u2028 😀" },
+    ];
+    const params = { temperature: 0.2, parallel_tool_calls: false, extra: { top_k: 5, messages: "ignored" } };
+    for (const text of ["one", "two"]) {
+      const expected = history.map((m) => ({ ...m }));
+      mock.script(
+        reply()
+          .text(text)
+          .expect((req) => {
+            assert.match(String(req.headers["content-type"]), /^application\/json/);
+            assert.deepEqual(req.body, {
+              model: "m",
+              messages: expected,
+              stream: true,
+              stream_options: { include_usage: true },
+              temperature: 0.2,
+              tools,
+              parallel_tool_calls: false,
+              top_k: 5,
+            });
+          }),
+      );
+      const result = await llm.stream({ model: "m", messages: [...history], tools, params });
+      assert.ok(result.ok);
+      history.push({ role: "assistant", content: result.message.content ?? "" }, { role: "user", content: "more" });
+    }
+    mock.assertDone();
+  });
+
   test("a stream that stalls past the idle timeout is retried as a timeout", async () => {
     const impatient = createLlmClient({ baseURL: mock.url, idleTimeoutMs: 100, retry: { baseDelayMs: 1 } });
     mock.script(reply().text("stuck ").delay(1000).text("never"), reply().text("fresh"));

@@ -10,13 +10,24 @@ import { findTool, type ToolCallRequest, type ToolKind, type ToolProgress, type 
 import type { ToolRegistration } from "./api.js";
 import type { Registered } from "./registry.js";
 
-/** The JSON Schema of a zod schema as tool parameters (without `$schema`, which some providers reject). */
+/** Converted schemas: definitions are listed on every LLM request and zod's conversion is not cheap. */
+const converted = new WeakMap<z.ZodType, Record<string, unknown>>();
+
+/**
+ * The JSON Schema of a zod schema as tool parameters (without `$schema`, which some providers reject). Converted
+ * once per schema object; callers must not mutate the result.
+ */
 export function toolParameters(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<
-    string,
-    unknown
-  >;
-  return rest;
+  let parameters = converted.get(schema);
+  if (!parameters) {
+    const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<
+      string,
+      unknown
+    >;
+    parameters = rest;
+    converted.set(schema, parameters);
+  }
+  return parameters;
 }
 
 /** The function definition the model sees for an in-process tool. */

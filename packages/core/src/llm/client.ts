@@ -1,6 +1,7 @@
 import OpenAI from "openai";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { ChunkAccumulator } from "./accumulator.js";
+import { encodeBody, requestParams } from "./body.js";
 import {
   backoffDelay,
   classifyError,
@@ -12,6 +13,14 @@ import {
 } from "./errors.js";
 import { readSseData } from "./sse.js";
 import type { LlmCallOptions, LlmClient, LlmClientOptions, LlmRequest, LlmResult, LlmStreamEvent } from "./types.js";
+
+/** What one attempt sends: the typed parameters for the SDK and the body already encoded (see body.ts). */
+interface SerializedRequest {
+  params: ChatCompletionCreateParamsStreaming;
+  body: Buffer;
+}
+
+const JSON_CONTENT = { "content-type": "application/json" };
 
 /**
  * Creates an OpenAI-compatible streaming client. The `openai` package sends the request (auth, base URL, error
@@ -33,7 +42,7 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
   const idleTimeoutMs = options.idleTimeoutMs ?? 300_000;
 
   /** One attempt: sends the request and feeds the stream into `acc`. Throws on any failure. */
-  async function attempt(body: ChatCompletionCreateParamsStreaming, acc: ChunkAccumulator, signal?: AbortSignal) {
+  async function attempt(request: SerializedRequest, acc: ChunkAccumulator, signal?: AbortSignal) {
     const controller = new AbortController();
     const onAbort = () => controller.abort();
     signal?.addEventListener("abort", onAbort, { once: true });
@@ -48,7 +57,9 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
     };
     try {
       if (signal?.aborted) throw new Error("aborted");
-      const response = await openai.chat.completions.create(body, { signal: controller.signal }).asResponse();
+      const response = await openai.chat.completions
+        .create(request.params, { signal: controller.signal, body: request.body, headers: JSON_CONTENT })
+        .asResponse();
       if (!response.body) throw new IncompleteStreamError("The provider sent an empty response.");
       armIdle();
       if (!(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
@@ -89,12 +100,13 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
         // A consumer's bug must not break the request.
       }
     };
-    const body = requestBody(request, options.sendReasoning ?? true);
+    const params = requestParams(request);
+    const serialized: SerializedRequest = { params, body: encodeBody(params, request, options.sendReasoning ?? true) };
     for (let attempts = 1; ; attempts++) {
       const acc = new ChunkAccumulator(emit);
       let failure: unknown;
       try {
-        await attempt(body, acc, signal);
+        await attempt(serialized, acc, signal);
       } catch (error) {
         failure = error;
       }
@@ -140,30 +152,6 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
       }
     },
   };
-}
-
-function requestBody(request: LlmRequest, sendReasoning: boolean): ChatCompletionCreateParamsStreaming {
-  const { extra, parallel_tool_calls, ...params } = request.params ?? {};
-  const messages = sendReasoning
-    ? request.messages
-    : request.messages.map((m) => {
-        if (m.role !== "assistant" || m.reasoning_content === undefined) return m;
-        const { reasoning_content: _dropped, ...rest } = m;
-        return rest;
-      });
-  const body: Record<string, unknown> = {
-    model: request.model,
-    messages,
-    stream: true,
-    stream_options: { include_usage: true },
-    ...params,
-  };
-  if (request.tools && request.tools.length > 0) {
-    body.tools = request.tools;
-    body.parallel_tool_calls = parallel_tool_calls ?? true;
-  }
-  Object.assign(body, extra);
-  return body as unknown as ChatCompletionCreateParamsStreaming;
 }
 
 /** Turns a non-streaming completion body into one equivalent chunk. */
