@@ -1,36 +1,11 @@
 // `crow acp` end to end over stdio against the zero-latency mock LLM and the real crow-mcp: startup, session
 // readiness, per-tool-round overhead, streamed chunk relay rate, and peak memory of agent + toolserver.
-import { readFileSync } from "node:fs";
 import { type AcpTestClient, reply, spawnAcpAgent, startMockLlm, tempWorkspace, textReply } from "@crow/testkit";
 import { formatTiming, measure, measureSpan, writeReport } from "./lib.js";
+import { footprintMb, peakRssMb, processTree } from "./memory.js";
 
 const CHUNKS = 10_000;
 const ROUNDS = 20;
-
-/** Peak resident memory (VmHWM) of a process, in MB; 0 when unreadable. */
-function peakRssMb(pid: number): number {
-  try {
-    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return match?.[1] ? Number(match[1]) / 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-
-/** The process and all its descendants. */
-function tree(pid: number): number[] {
-  let children: number[] = [];
-  try {
-    children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8")
-      .trim()
-      .split(/\s+/)
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    // gone
-  }
-  return [pid, ...children.flatMap(tree)];
-}
 
 export async function run(): Promise<void> {
   const mock = await startMockLlm();
@@ -84,6 +59,13 @@ export async function run(): Promise<void> {
 
   const agent: AcpTestClient = await spawnAgent();
   const { sessionId } = await agent.newSession(ws.dir);
+  // One session, so the tree is the agent and its one toolserver. Their joint footprint is sampled after each phase.
+  const footprints: number[] = [];
+  const sampleFootprint = () => {
+    const mb = footprintMb(processTree(agent.process.pid ?? 0));
+    if (mb !== undefined) footprints.push(mb);
+  };
+  sampleFootprint();
   // 3. A text-only turn vs. a turn of ROUNDS tool rounds (real `read` through crow-mcp): the difference per round.
   const plain = await measure(
     async () => {
@@ -102,18 +84,18 @@ export async function run(): Promise<void> {
     10,
     2,
   );
+  sampleFootprint();
   // 4. Streamed text chunks relayed to the client per second.
   const chunky = () => {
     const r = reply();
     for (let i = 0; i < CHUNKS; i++) r.text("tok ");
     return r;
   };
-  const { sessionId: chunkSession } = await agent.newSession(ws.dir);
   let relayed = 0;
   const chunks = await measure(
     async () => {
       mock.script(chunky());
-      const turn = await agent.prompt(chunkSession, "stream");
+      const turn = await agent.prompt(sessionId, "stream");
       const texts = turn.updates.flatMap((u) =>
         u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : [],
       );
@@ -123,10 +105,12 @@ export async function run(): Promise<void> {
     5,
     1,
   );
+  sampleFootprint();
   // 5. Peak RSS of the agent and its toolserver after all of the above.
-  const pids = tree(agent.process.pid ?? 0);
+  const pids = processTree(agent.process.pid ?? 0);
   const rss = pids.map(peakRssMb);
   const totalRss = rss.reduce((a, b) => a + b, 0);
+  const footprint = footprints.length > 0 ? Math.max(...footprints) : undefined;
   await agent.close();
   mock.assertDone();
   await mock.close();
@@ -147,7 +131,10 @@ export async function run(): Promise<void> {
     `text chunks relayed:                ${rate} chunks/s  (${CHUNKS} chunks in ${relayed} coalesced updates; target ≥ 20 000/s)`,
   );
   console.log(
-    `peak RSS agent + toolserver:        ${totalRss.toFixed(1)} MB  (${rss.map((m) => m.toFixed(1)).join(" + ")}; target < 150 MB)`,
+    `peak RSS agent + toolserver:        ${totalRss.toFixed(1)} MB  (${rss.map((m) => m.toFixed(1)).join(" + ")}, summed per process; target < 150 MB)`,
+  );
+  console.log(
+    `footprint agent + toolserver:       ${footprint === undefined ? "n/a (page frames are shown to root only)" : `${footprint.toFixed(1)} MB  (distinct resident pages of both, largest of ${footprints.length} samples)`}`,
   );
   writeReport("agent", {
     initializeMs: init,
@@ -161,5 +148,6 @@ export async function run(): Promise<void> {
     chunksPerSecond: rate,
     chunksRelayed: relayed,
     peakRssMb: { total: totalRss, perProcess: rss },
+    footprintMb: footprint ?? null,
   });
 }

@@ -34,13 +34,28 @@ export class PromptTemplateError extends Error {
 // Blocks do not leave blank lines behind; output is never HTML-escaped (a prompt is not a web page).
 const env = new nunjucks.Environment(null, { autoescape: false, trimBlocks: true, lstripBlocks: true });
 
+/** Compiled templates by text: compiling the built-in prompt took longer than rendering it, on every new session. */
+const cache = new Map<string, nunjucks.Template>();
+const CACHE_SIZE = 16;
+
+function compiled(template: string): nunjucks.Template {
+  let found = cache.get(template);
+  if (!found) {
+    // `eagerCompile` so a syntax error surfaces here, once, rather than on each render.
+    found = new nunjucks.Template(template, env, undefined, true);
+    if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value ?? "");
+    cache.set(template, found);
+  }
+  return found;
+}
+
 /**
  * Renders `template` with `args`. Deterministic: the same template and arguments always give the same text, which is
  * what lets a stored session's prompt be reproduced from its prompt version and stored arguments.
  */
 export function renderTemplate(template: string, args: Record<string, unknown>, source = "template"): string {
   try {
-    return env.renderString(template, args).trim();
+    return compiled(template).render(args).trim();
   } catch (error) {
     const message = error instanceof Error ? error.message.replace(/^\(unknown path\)\s*/, "") : String(error);
     throw new PromptTemplateError(`system prompt ${source} could not be rendered: ${message}`);

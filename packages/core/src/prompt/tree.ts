@@ -6,7 +6,7 @@
  * the deeper ones are cut, with a note saying how many entries were left out where.
  */
 import type { Dirent } from "node:fs";
-import { lstat, readdir, readFile, stat } from "node:fs/promises";
+import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { type IgnoreRule, isIgnored, parseGitignore } from "./gitignore.js";
 
@@ -68,6 +68,8 @@ interface Node {
   name: string;
   rel: string;
   dir: boolean;
+  /** A symbolic link (to a directory when `dir`): listed but never entered. */
+  link: boolean;
   depth: number;
   children: Node[];
   /** Entries of this directory that exist but were not listed (caps). */
@@ -90,54 +92,63 @@ async function gitignoreRules(dir: string, rel: string): Promise<IgnoreRule[]> {
   }
 }
 
+// One collator for every comparison: `localeCompare` with options builds one per call, which dominated large trees.
+const collator = new Intl.Collator("en", { sensitivity: "base" });
+
 function byDirsThenName(a: Node, b: Node): number {
   if (a.dir !== b.dir) return a.dir ? -1 : 1;
-  return a.name.localeCompare(b.name, "en", { sensitivity: "base" });
+  return collator.compare(a.name, b.name);
 }
 
-/** Builds the tree of `root` (an absolute directory). Never throws for unreadable entries. */
+/**
+ * Builds the tree of `root` (an absolute directory). Never throws for unreadable entries. The directories of one
+ * level are read concurrently (this runs while a session opens, and a level of a big repository is many reads).
+ */
 export async function directoryTree(root: string, options: TreeOptions = {}): Promise<DirectoryTree> {
   const maxDepth = options.maxDepth ?? 3;
   const maxEntries = options.maxEntries ?? 400;
   const maxPerDirectory = options.maxPerDirectory ?? 60;
   const useGitignore = options.gitignore ?? true;
   const fixed = parseGitignore((options.ignore ?? DEFAULT_TREE_IGNORE).join("\n"));
-  const top: Node = { name: root, rel: "", dir: true, depth: 0, children: [], omitted: 0 };
+  const top: Node = { name: root, rel: "", dir: true, link: false, depth: 0, children: [], omitted: 0 };
   const rulesOf = new Map<Node, IgnoreRule[]>();
   rulesOf.set(top, useGitignore ? await gitignoreRules(root, "") : []);
   let listed = 0;
   let truncated = false;
   let level: Node[] = [top];
   while (level.length > 0) {
-    const next: Node[] = [];
-    for (const parent of level) {
+    const read = await Promise.all(level.map((parent) => entriesOf(path.join(root, parent.rel))));
+    const next: Array<{ child: Node; inherited: IgnoreRule[] }> = [];
+    for (const [index, parent] of level.entries()) {
       const inherited = rulesOf.get(parent) ?? [];
-      const dirents = await entriesOf(path.join(root, parent.rel));
-      const children: Node[] = [];
-      for (const d of dirents) {
-        const rel = parent.rel ? `${parent.rel}/${d.name}` : d.name;
-        const dir = d.isDirectory() || (d.isSymbolicLink() && (await isDirectoryLink(path.join(root, rel))));
-        if (isIgnored(fixed, d.name, dir) || isIgnored(inherited, rel, dir)) continue;
-        children.push({ name: d.name, rel, dir, depth: parent.depth + 1, children: [], omitted: 0 });
-      }
+      const found = await Promise.all(
+        (read[index] ?? []).map(async (d): Promise<Node | undefined> => {
+          const rel = parent.rel ? `${parent.rel}/${d.name}` : d.name;
+          const link = d.isSymbolicLink();
+          const dir = d.isDirectory() || (link && (await isDirectoryLink(path.join(root, rel))));
+          if (isIgnored(fixed, d.name, dir) || isIgnored(inherited, rel, dir)) return undefined;
+          return { name: d.name, rel, dir, link, depth: parent.depth + 1, children: [], omitted: 0 };
+        }),
+      );
+      const children = found.filter((node): node is Node => node !== undefined);
       children.sort(byDirsThenName);
       const room = Math.max(0, Math.min(maxPerDirectory, maxEntries - listed));
       parent.children = children.slice(0, room);
       parent.omitted = children.length - parent.children.length;
       if (parent.omitted > 0) truncated = true;
       listed += parent.children.length;
+      // Symlinked directories are listed but not entered (no cycles, no walking outside the workspace).
       for (const child of parent.children) {
-        if (!child.dir) continue;
-        // Symlinked directories are listed but not entered (no cycles, no walking outside the workspace).
-        if (child.depth >= maxDepth || !(await isRealDirectory(path.join(root, child.rel)))) continue;
-        rulesOf.set(
-          child,
-          useGitignore ? [...inherited, ...(await gitignoreRules(path.join(root, child.rel), child.rel))] : [],
-        );
-        next.push(child);
+        if (child.dir && !child.link && child.depth < maxDepth) next.push({ child, inherited });
       }
     }
-    level = next;
+    const own = useGitignore
+      ? await Promise.all(next.map(({ child }) => gitignoreRules(path.join(root, child.rel), child.rel)))
+      : [];
+    next.forEach(({ child, inherited }, i) => {
+      rulesOf.set(child, useGitignore ? [...inherited, ...(own[i] ?? [])] : []);
+    });
+    level = next.map(({ child }) => child);
   }
   const lines = [`${root.endsWith("/") ? root : `${root}/`}`];
   draw(top, "", lines);
@@ -163,14 +174,6 @@ function draw(node: Node, prefix: string, lines: string[]): void {
 async function isDirectoryLink(p: string): Promise<boolean> {
   try {
     return (await stat(p)).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-async function isRealDirectory(p: string): Promise<boolean> {
-  try {
-    return (await lstat(p)).isDirectory();
   } catch {
     return false;
   }
