@@ -92,12 +92,16 @@ async function gitignoreRules(dir: string, rel: string): Promise<IgnoreRule[]> {
   }
 }
 
-// One collator for every comparison: `localeCompare` with options builds one per call, which dominated large trees.
-const collator = new Intl.Collator("en", { sensitivity: "base" });
-
+/**
+ * Directories first, then names case-insensitively (ties by code point, so the order is total). Not locale-aware on
+ * purpose: ICU collation cost more per comparison and ~3 MB of resident memory for the agent's lifetime.
+ */
 function byDirsThenName(a: Node, b: Node): number {
   if (a.dir !== b.dir) return a.dir ? -1 : 1;
-  return collator.compare(a.name, b.name);
+  const x = a.name.toLowerCase();
+  const y = b.name.toLowerCase();
+  if (x !== y) return x < y ? -1 : 1;
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { type IPty, spawn } from "@lydell/node-pty";
+import type { IPty } from "@lydell/node-pty";
 import { log } from "../log.js";
 import { LineCleaner } from "./clean.js";
 import { OutputBuffer, type TakenOutput } from "./output.js";
@@ -77,7 +77,7 @@ export class Shell {
   private awaitingBegin = false;
   private killed = false;
 
-  private constructor(cwd: string) {
+  private constructor(cwd: string, spawn: typeof import("@lydell/node-pty").spawn) {
     this.cwd = cwd;
     const nonce = createNonce();
     this.scanner = new MarkerScanner(nonce);
@@ -103,7 +103,9 @@ export class Shell {
 
   /** Starts a shell in `cwd` and resolves once it is configured and at its prompt. */
   static async start(cwd: string): Promise<Shell> {
-    const shell = new Shell(cwd);
+    // The PTY addon loads with the first shell: a connection that never uses the terminal does not pay for it.
+    const { spawn } = await import("@lydell/node-pty");
+    const shell = new Shell(cwd, spawn);
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         shell.kill();
