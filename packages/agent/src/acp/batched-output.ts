@@ -2,7 +2,8 @@
  * The agent's side of stdout as a WritableStream that sends what the ACP connection writes during one turn of the
  * event loop in a single write. The SDK writes every message on its own, and stdout to a pipe is synchronous on
  * Linux, so a tool round's five or six updates were five or six write(2) calls; now they are one. Order is kept,
- * nothing waits longer than the current tick, and the stream honours the destination's backpressure.
+ * nothing waits longer than the current tick, and while the destination is full (a slow reader) writers wait for
+ * it to drain before the next batch.
  */
 import type { Writable } from "node:stream";
 

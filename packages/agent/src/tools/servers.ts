@@ -35,6 +35,12 @@ export function builtinServerPath(): string {
   return packageBin(root, "@crow/mcp", "crow-mcp");
 }
 
+/**
+ * Node flags for the built-in crow-mcp: one V8 background thread instead of four. A toolserver mostly waits on I/O;
+ * the threads' stacks and allocator arenas cost it ~5 MB of resident memory.
+ */
+const BUILTIN_NODE_FLAGS = ["--v8-pool-size=1"];
+
 /** The built-in crow-mcp: this Node binary running the installation's crow-mcp on stdio, in the session cwd. */
 export function builtinSpec(cwd: string): ServerSpec {
   let entry: string;
@@ -46,7 +52,14 @@ export function builtinSpec(cwd: string): ServerSpec {
   if (!existsSync(entry)) {
     return { name: BUILTIN_SERVER, transport: "invalid", error: `${entry} does not exist (run npm run build)` };
   }
-  return { name: BUILTIN_SERVER, transport: "stdio", command: process.execPath, args: [entry], env: processEnv(), cwd };
+  return {
+    name: BUILTIN_SERVER,
+    transport: "stdio",
+    command: process.execPath,
+    args: [...BUILTIN_NODE_FLAGS, entry],
+    env: processEnv(),
+    cwd,
+  };
 }
 
 function badUrl(name: string, url: string): ServerSpec | undefined {
