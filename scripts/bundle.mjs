@@ -42,7 +42,11 @@ const common = {
   banner: {
     js: 'import { createRequire as __crowRequire } from "node:module"; const require = __crowRequire(import.meta.url);',
   },
-  // Not minified: stack traces in logs and bug reports stay readable; minified measured ~15 ms faster to a session.
+  // Whitespace and syntax only: names stay, so stack traces still say which function failed. V8 keeps each loaded
+  // chunk's source in memory (for lazy compilation), so this is ~2.5 MB less heap in the agent, and ~15 ms less to a
+  // ready session.
+  minifyWhitespace: true,
+  minifySyntax: true,
   legalComments: "none",
   plugins: [zodEnglishOnly],
   logLevel: "warning",
