@@ -5,14 +5,23 @@ import { closeSync, openSync, readFileSync, readSync } from "node:fs";
 
 const PAGE = 4096;
 
-/** Peak resident memory (VmHWM) of a process, in MB; 0 when unreadable. */
-export function peakRssMb(pid: number): number {
+function statusMb(pid: number, field: "VmHWM" | "VmRSS"): number {
   try {
-    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
     return match?.[1] ? Number(match[1]) / 1024 : 0;
   } catch {
     return 0;
   }
+}
+
+/** Peak resident memory (VmHWM) of a process, in MB; 0 when unreadable. */
+export function peakRssMb(pid: number): number {
+  return statusMb(pid, "VmHWM");
+}
+
+/** Current resident memory (VmRSS) of a process, in MB; 0 when unreadable. */
+export function rssMb(pid: number): number {
+  return statusMb(pid, "VmRSS");
 }
 
 /** The process and all its descendants. */
@@ -44,6 +53,16 @@ function residentRanges(pid: number): Array<[number, number]> {
     if (rss && current && Number(rss[1]) > 0) ranges.push(current);
   }
   return ranges;
+}
+
+/**
+ * An upper estimate of the joint footprint of `pids` at their peaks: the footprint now plus what each process has
+ * given back since its own peak (VmHWM − VmRSS; memory a process grows and releases is its own, not shared).
+ */
+export function peakFootprintMb(pids: readonly number[]): number | undefined {
+  const now = footprintMb(pids);
+  if (now === undefined) return undefined;
+  return now + pids.reduce((sum, pid) => sum + Math.max(0, peakRssMb(pid) - rssMb(pid)), 0);
 }
 
 /**
