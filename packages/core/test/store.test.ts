@@ -9,6 +9,7 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { type ChatMessage, openStore, SessionNotFoundError, type Store, StoreError } from "@crow/core";
 import { findPostgresBin, type PostgresServer, startPostgres } from "@crow/testkit";
+import { type Kysely, sql } from "kysely";
 
 interface Backend {
   name: string;
@@ -251,3 +252,34 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
     });
   });
 }
+
+describe("SQLite prepared-statement reuse", () => {
+  test("a reused query after an abandoned stream of it, and more distinct queries than the cache holds", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "crow-store-"));
+    const store = await openStore(path.join(dir, "crow.db"));
+    try {
+      const { db } = store as unknown as { db: Kysely<{ sessions: { id: string } }> };
+      for (const id of ["s1", "s2", "s3"]) await store.createSession({ id, cwd: "/w" });
+      const query = () => db.selectFrom("sessions").select("id").orderBy("id");
+      for await (const row of query().stream()) {
+        assert.equal(row.id, "s1");
+        break;
+      }
+      assert.deepEqual(
+        (await query().execute()).map((r) => r.id),
+        ["s1", "s2", "s3"],
+      );
+      for (let i = 0; i < 250; i++) {
+        const { rows } = await sql<{ n: number }>`select ${sql.raw(String(i))} as n`.execute(db);
+        assert.equal(rows[0]?.n, i);
+      }
+      assert.deepEqual(
+        (await query().execute()).map((r) => r.id),
+        ["s1", "s2", "s3"],
+      );
+    } finally {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

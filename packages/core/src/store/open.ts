@@ -66,6 +66,8 @@ function withStatementCache(database: SqliteDatabase): SqliteDatabase {
     close: () => database.close(),
     prepare(sql: string): SqliteStatement {
       let statement = cache.get(sql);
+      // A statement still being iterated cannot run again (Kysely's one SQLite connection makes this unlikely).
+      if (statement && (statement as SqliteStatement & { busy?: boolean }).busy) return database.prepare(sql);
       if (statement) {
         cache.delete(sql);
       } else {
