@@ -7,8 +7,8 @@ const root = path.resolve(import.meta.dirname, "..");
 const rules = {
   core: [/^@agentclientprotocol\//, /^@modelcontextprotocol\//, /^@crow\/(agent|mcp|testkit)$/],
   mcp: [/^@agentclientprotocol\//, /^@crow\/(agent|core|testkit)$/, /^openai$/],
-  // The agent may use crow-mcp's dependency-free read format, never the server itself.
-  agent: [/^@crow\/(mcp|testkit)(\/(?!read-format$).*)?$/],
+  // The agent may use crow-mcp's dependency-free read format and V8 settings, never the server itself.
+  agent: [/^@crow\/(mcp|testkit)(\/(?!(read-format|v8-flags)$).*)?$/],
 };
 
 function sources(dir) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import "./v8-flags.js";
+import "@crow/mcp/v8-flags";
 
 // stdout carries ACP only: anything printed through console goes to stderr. The modules imported statically here
 // print nothing; everything else loads after this.
