@@ -3,8 +3,9 @@
  * throughput: the young generation keeps its initial 1 MB semi-spaces instead of growing to 16 MB each, and the old
  * generation grows in smaller steps. Measured with `npm run bench -- agent`: the agent's peak RSS 171 → 108 MB with
  * no measurable cost per tool round. Both executables import it first (`crow` as `@crow/mcp/v8-flags`: it lives here
- * because this package may import nothing of Crow's), so it applies before the heavy modules load. A flag
- * given to node itself (argv or NODE_OPTIONS, including its `--no-` form) wins.
+ * because this package may import nothing of Crow's); in a bundle it runs right after the few shared chunks the
+ * entry imports, before the heavy modules load lazily. A flag given to node itself (argv or NODE_OPTIONS, including
+ * its `--no-` form) wins.
  */
 import { setFlagsFromString } from "node:v8";
 
