@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { createLlmClient, type LlmClient, type LlmStreamEvent } from "@crow/core";
 import { dropConnection, httpError, type MockLlm, reply, startMockLlm } from "@crow/testkit";
@@ -268,6 +270,67 @@ describe("LLM client against the mock provider", () => {
       history.push({ role: "assistant", content: result.message.content ?? "" }, { role: "user", content: "more" });
     }
     mock.assertDone();
+  });
+
+  /**
+   * A provider answering every request with one text chunk and [DONE], then ending the response `endAfterMs` later
+   * (never, when undefined), as real servers do when the end arrives in its own packet.
+   */
+  async function lingeringProvider(endAfterMs: number | undefined) {
+    const sockets = new Set<Socket>();
+    let ended = Promise.resolve();
+    const server = createServer((req, res) => {
+      req.resume();
+      ended = new Promise((resolve) => res.once("finish", () => resolve()));
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      const chunk = { choices: [{ index: 0, delta: { content: "done already" }, finish_reason: "stop" }] };
+      res.write(`data: ${JSON.stringify(chunk)}\n\ndata: [DONE]\n\n`);
+      if (endAfterMs !== undefined) setTimeout(() => res.end(), endAfterMs);
+    });
+    server.on("connection", (socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    return {
+      url: `http://127.0.0.1:${port}/v1`,
+      connections: () => sockets.size,
+      /** Resolves once the last response has been ended by the server. */
+      ended: () => ended,
+      close: async () => {
+        for (const socket of sockets) socket.destroy();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      },
+    };
+  }
+
+  test("consecutive requests reuse one connection (no new TCP or TLS handshake per LLM round)", async () => {
+    const provider = await lingeringProvider(5);
+    try {
+      const client = createLlmClient({ baseURL: provider.url, retry: { maxRetries: 0 } });
+      for (let i = 0; i < 4; i++) {
+        const result = await client.stream({ model: "m", messages: user });
+        assert.ok(result.ok);
+        assert.equal(result.message.content, "done already");
+        // The rest of the body (after [DONE]) is read in the background: let it end and reach the client.
+        await provider.ended();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.equal(provider.connections(), 1);
+    } finally {
+      await provider.close();
+    }
+  });
+
+  test("a server that keeps the response open after [DONE] does not hold up the answer", async () => {
+    const provider = await lingeringProvider(undefined);
+    try {
+      const client = createLlmClient({ baseURL: provider.url, retry: { maxRetries: 0 } });
+      const result = await client.stream({ model: "m", messages: user });
+      assert.ok(result.ok);
+      assert.equal(result.message.content, "done already");
+      assert.equal(result.finishReason, "stop");
+    } finally {
+      await provider.close();
+    }
   });
 
   test("a stream that stalls past the idle timeout is retried as a timeout", async () => {

@@ -22,6 +22,9 @@ interface SerializedRequest {
 
 const JSON_CONTENT = { "content-type": "application/json" };
 
+/** How long a response may go on after `data: [DONE]` before it is cut off (servers end it right away). */
+const DRAIN_AFTER_DONE_MS = 2_000;
+
 /**
  * Creates an OpenAI-compatible streaming client. The `openai` package sends the request (auth, base URL, error
  * statuses); the SSE body is parsed here so that malformed chunks are skipped instead of failing the request, and
@@ -70,13 +73,22 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
         return;
       }
       let done = false;
-      for await (const data of readSseData(response.body)) {
-        armIdle();
-        if (data.trim() === "[DONE]") {
-          done = true;
-          break;
+      const events = readSseData(response.body)[Symbol.asyncIterator]();
+      try {
+        for (;;) {
+          const next = await events.next();
+          if (next.done) break;
+          armIdle();
+          if (next.value.trim() === "[DONE]") {
+            done = true;
+            drainInBackground(events, controller);
+            break;
+          }
+          acc.push(next.value);
         }
-        acc.push(data);
+      } catch (error) {
+        void events.return?.(undefined).catch(() => {});
+        throw error;
       }
       if (!done && acc.finishReason === undefined) {
         throw new IncompleteStreamError("The stream ended before the response was complete.");
@@ -172,6 +184,27 @@ function nonStreamingAsChunk(text: string): string {
   } catch {
     return text;
   }
+}
+
+/**
+ * Reads what follows `data: [DONE]` to the end of the body, without holding up the answer. Cancelling the body
+ * instead would close the socket, and the next request would pay a new TCP (and TLS) handshake. A server that does
+ * not end the response soon is cut off.
+ */
+function drainInBackground(events: AsyncIterator<string>, controller: AbortController): void {
+  const timer = setTimeout(() => controller.abort(), DRAIN_AFTER_DONE_MS);
+  timer.unref();
+  void (async () => {
+    try {
+      while (!(await events.next()).done) {
+        // nothing follows [DONE] in a well-formed stream
+      }
+    } catch {
+      // cut off or broken after the answer was complete: nothing to report
+    } finally {
+      clearTimeout(timer);
+    }
+  })();
 }
 
 /** Waits `ms`; resolves false early when `signal` aborts. */
