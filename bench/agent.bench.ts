@@ -83,7 +83,7 @@ export async function run(): Promise<void> {
       mock.script(textReply("done"));
       await agent.prompt(sessionId, "go");
     },
-    10,
+    20,
     2,
   );
   sampleFootprint();

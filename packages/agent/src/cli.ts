@@ -1,11 +1,13 @@
 #!/usr/bin/env node
-import "@crow/mcp/v8-flags";
+import { applyV8Flags } from "@crow/mcp/v8-flags";
 
 // stdout carries ACP only: anything printed through console goes to stderr. The modules imported statically here
 // print nothing; everything else loads after this.
 console.log = console.error;
 console.info = console.error;
 console.debug = console.error;
+// The agent's work is I/O and light JSON: trading optimization for memory costs it nothing measurable.
+applyV8Flags([["optimize-for-size", ""]]);
 
 import { parseArgs } from "node:util";
 import { ConfigError, exportDotenv, loadConfig } from "./config/index.js";
