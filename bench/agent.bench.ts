@@ -2,7 +2,7 @@
 // readiness, per-tool-round overhead, streamed chunk relay rate, and peak memory of agent + toolserver.
 import { type AcpTestClient, reply, spawnAcpAgent, startMockLlm, tempWorkspace, textReply } from "@crow/testkit";
 import { formatTiming, measure, measureSpan, writeReport } from "./lib.js";
-import { peakFootprintMb, peakRssMb, processTree } from "./memory.js";
+import { cpuMs, peakFootprintMb, peakRssMb, processTree } from "./proc.js";
 
 const CHUNKS = 10_000;
 const ROUNDS = 20;
@@ -77,15 +77,22 @@ export async function run(): Promise<void> {
     20,
     3,
   );
+  // The wall clock per round also holds the mock's work (it parses and checks the whole history on every request) and
+  // the test client's, on the same two cores: the CPU the agent and its toolserver spend is measured apart.
+  const [agentPid = 0, toolserverPid = 0] = processTree(agent.process.pid ?? 0);
+  const cpuBefore = [cpuMs(agentPid), cpuMs(toolserverPid)];
+  let roundsRun = 0;
   const rounds = await measure(
     async () => {
       for (let i = 0; i < ROUNDS; i++) mock.script(reply().toolCall("read", { file_path: file, offset: 1 + (i % 2) }));
       mock.script(textReply("done"));
       await agent.prompt(sessionId, "go");
+      roundsRun += ROUNDS;
     },
     20,
     2,
   );
+  const cpuPerRound = [cpuMs(agentPid), cpuMs(toolserverPid)].map((ms, i) => (ms - (cpuBefore[i] ?? 0)) / roundsRun);
   sampleFootprint();
   // 4. Streamed text chunks relayed to the client per second.
   const chunky = () => {
@@ -130,6 +137,9 @@ export async function run(): Promise<void> {
     `per tool round (over a text turn):  ${perRound.toFixed(2)} ms  (${perRoundAll.toFixed(2)} ms incl. the turn; target < 10 ms)`,
   );
   console.log(
+    `CPU per tool round:                 agent ${cpuPerRound[0]?.toFixed(2)} ms, toolserver ${cpuPerRound[1]?.toFixed(2)} ms`,
+  );
+  console.log(
     `text chunks relayed:                ${rate} chunks/s  (${CHUNKS} chunks in ${relayed} coalesced updates; target ≥ 20 000/s)`,
   );
   console.log(
@@ -147,6 +157,7 @@ export async function run(): Promise<void> {
     rounds: ROUNDS,
     perRoundOverheadMs: perRound,
     perRoundIncludingTurnMs: perRoundAll,
+    cpuPerRoundMs: { agent: cpuPerRound[0], toolserver: cpuPerRound[1] },
     chunksPerSecond: rate,
     chunksRelayed: relayed,
     peakRssMb: { total: totalRss, perProcess: rss },

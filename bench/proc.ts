@@ -1,9 +1,20 @@
-// Memory of a process tree, read from /proc (Linux): per-process peak RSS, and the physical footprint of several
+// Processes as /proc (Linux) shows them: CPU time, per-process peak RSS, and the physical footprint of several
 // processes together. Summing RSS counts every page two processes share (above all the node binary itself, ~40 MB
 // resident in each Node process) once per process; the footprint counts each physical page once.
 import { closeSync, openSync, readFileSync, readSync } from "node:fs";
 
 const PAGE = 4096;
+
+/** CPU time (user + system) a process has used so far, in ms; 0 when unreadable. */
+export function cpuMs(pid: number): number {
+  try {
+    // Fields after the command name (which may contain spaces): state is [0], utime [11], stime [12], in clock ticks.
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
 
 function statusMb(pid: number, field: "VmHWM" | "VmRSS"): number {
   try {
