@@ -7,7 +7,6 @@ import type { Dirent } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { crowHome } from "../store/uri.js";
-import { parseSkill } from "./frontmatter.js";
 import type { LoadedSkills, Skill, SkillProblem } from "./types.js";
 
 /** Files listed per skill at most; a skill shipping a whole dataset should not flood `get_skill_details`. */
@@ -98,6 +97,8 @@ async function loadSkill(root: string, folder: string, problems: SkillProblem[])
     problems.push({ severity: "error", path: file, message: `cannot read: ${describe(error)}` });
     return undefined;
   }
+  // The YAML parser loads with the first SKILL.md: a workspace without skills never needs it.
+  const { parseSkill } = await import("./frontmatter.js");
   const parsed = parseSkill(content, folder);
   for (const message of parsed.errors) problems.push({ severity: "error", path: file, message });
   for (const message of parsed.warnings) problems.push({ severity: "warning", path: file, message });
