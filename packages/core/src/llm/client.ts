@@ -1,4 +1,4 @@
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { ChunkAccumulator } from "./accumulator.js";
 import { encodeBody, requestParams } from "./body.js";
@@ -10,6 +10,7 @@ import {
   InvalidResponseError,
   resolveBackoff,
   retryAfterMs,
+  type SdkErrors,
 } from "./errors.js";
 import { readSseData } from "./sse.js";
 import type { LlmCallOptions, LlmClient, LlmClientOptions, LlmRequest, LlmResult, LlmStreamEvent } from "./types.js";
@@ -22,6 +23,22 @@ interface SerializedRequest {
 
 const JSON_CONTENT = { "content-type": "application/json" };
 
+type OpenAiSdk = typeof import("openai");
+let sdkLoading: Promise<OpenAiSdk> | undefined;
+let sdkLoaded: SdkErrors | undefined;
+
+/** The `openai` package, loaded with the first request of any client: opening a session does not wait for it. */
+function loadSdk(): Promise<OpenAiSdk> {
+  sdkLoading ??= import("openai").then((sdk) => {
+    sdkLoaded = sdk;
+    return sdk;
+  });
+  sdkLoading.catch(() => {
+    sdkLoading = undefined;
+  });
+  return sdkLoading;
+}
+
 /** How long a response may go on after `data: [DONE]` before it is cut off (servers end it right away). */
 const DRAIN_AFTER_DONE_MS = 2_000;
 
@@ -33,14 +50,21 @@ const DRAIN_AFTER_DONE_MS = 2_000;
  * Contract: `stream` never throws; see `LlmClient` and the retry contract on `LlmStreamEvent`.
  */
 export function createLlmClient(options: LlmClientOptions): LlmClient {
-  const openai = new OpenAI({
-    apiKey: options.apiKey || "not-needed",
-    baseURL: options.baseURL,
-    maxRetries: 0,
-    timeout: options.connectTimeoutMs ?? 120_000,
-    logLevel: "off",
-    ...(options.headers ? { defaultHeaders: options.headers } : {}),
-  });
+  let sdkClient: OpenAI | undefined;
+  const openai = async (): Promise<OpenAI> => {
+    if (!sdkClient) {
+      const { default: OpenAIClient } = await loadSdk();
+      sdkClient ??= new OpenAIClient({
+        apiKey: options.apiKey || "not-needed",
+        baseURL: options.baseURL,
+        maxRetries: 0,
+        timeout: options.connectTimeoutMs ?? 120_000,
+        logLevel: "off",
+        ...(options.headers ? { defaultHeaders: options.headers } : {}),
+      });
+    }
+    return sdkClient;
+  };
   const backoff = resolveBackoff(options.retry);
   const idleTimeoutMs = options.idleTimeoutMs ?? 300_000;
 
@@ -60,7 +84,7 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
     };
     try {
       if (signal?.aborted) throw new Error("aborted");
-      const response = await openai.chat.completions
+      const response = await (await openai()).chat.completions
         .create(request.params, { signal: controller.signal, body: request.body, headers: JSON_CONTENT })
         .asResponse();
       if (!response.body) throw new IncompleteStreamError("The provider sent an empty response.");
@@ -135,12 +159,12 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
         if (acc.usage) success.usage = acc.usage;
         return success;
       }
-      const error = { ...classifyError(failure, signal?.aborted ?? false), attempts };
+      const error = { ...classifyError(failure, signal?.aborted ?? false, sdkLoaded), attempts };
       const partial = { content: acc.content, reasoning: acc.reasoning };
       if (!error.retryable || attempts > backoff.maxRetries) {
         return acc.usage ? { ok: false, error, partial, usage: acc.usage } : { ok: false, error, partial };
       }
-      const delayMs = backoffDelay(backoff, attempts, retryAfterMs(failure));
+      const delayMs = backoffDelay(backoff, attempts, retryAfterMs(failure, sdkLoaded));
       emit({ type: "retry", attempt: attempts, delayMs, error });
       if (!(await sleep(delayMs, signal))) {
         const aborted = { ...classifyError(undefined, true), attempts };

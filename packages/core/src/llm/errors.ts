@@ -1,6 +1,15 @@
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import type * as OpenAiSdk from "openai";
 import { StreamErrorPayload } from "./accumulator.js";
 import type { LlmError, RetryPolicy } from "./types.js";
+
+/**
+ * The SDK's error classes. The SDK loads with a client's first request (see client.ts), so before that no SDK error
+ * can exist and the checks that need them are skipped.
+ */
+export type SdkErrors = Pick<
+  typeof OpenAiSdk,
+  "APIConnectionError" | "APIConnectionTimeoutError" | "APIError" | "APIUserAbortError"
+>;
 
 /** Thrown inside an attempt when the stream ended before the provider said it was finished. */
 export class IncompleteStreamError extends Error {}
@@ -18,7 +27,7 @@ const CONTEXT_LENGTH =
 const RETRYABLE_STATUS = (status: number) => status === 408 || status === 409 || status === 429 || status >= 500;
 
 /** The provider's own message from an SDK error (`error.message` of the JSON body when there is one). */
-function providerMessage(error: APIError): string {
+function providerMessage(error: OpenAiSdk.APIError): string {
   const body = error.error as { message?: unknown; error?: { message?: unknown } } | undefined;
   const inner = typeof body?.message === "string" ? body.message : body?.error?.message;
   if (typeof inner === "string" && inner.length > 0) return inner;
@@ -26,21 +35,21 @@ function providerMessage(error: APIError): string {
 }
 
 /** Maps anything thrown during an attempt to an `LlmError` (attempt count filled in by the caller). */
-export function classifyError(error: unknown, userAborted: boolean): LlmError {
+export function classifyError(error: unknown, userAborted: boolean, sdk?: SdkErrors): LlmError {
   const base = { attempts: 0 };
   if (userAborted) return { ...base, kind: "aborted", message: "The request was cancelled.", retryable: false };
-  if (error instanceof IdleTimeoutError || error instanceof APIConnectionTimeoutError) {
+  if (error instanceof IdleTimeoutError || (sdk && error instanceof sdk.APIConnectionTimeoutError)) {
     return { ...base, kind: "timeout", message: error.message || "The request timed out.", retryable: true };
   }
-  if (error instanceof APIUserAbortError) {
+  if (sdk && error instanceof sdk.APIUserAbortError) {
     // Only our own idle timer aborts without the caller's signal.
     return { ...base, kind: "timeout", message: "The stream stalled.", retryable: true };
   }
-  if (error instanceof APIConnectionError) {
+  if (sdk && error instanceof sdk.APIConnectionError) {
     const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
     return { ...base, kind: "network", message: `${error.message}${cause}`, retryable: true };
   }
-  if (error instanceof APIError) {
+  if (sdk && error instanceof sdk.APIError) {
     const message = providerMessage(error);
     const code = typeof error.code === "string" ? error.code : undefined;
     const status = error.status;
@@ -79,8 +88,8 @@ function describeCause(error: Error): string {
 }
 
 /** The wait a provider asked for, from `retry-after-ms` or `retry-after` (seconds or an HTTP date). */
-export function retryAfterMs(error: unknown): number | undefined {
-  if (!(error instanceof APIError) || !error.headers) return undefined;
+export function retryAfterMs(error: unknown, sdk?: SdkErrors): number | undefined {
+  if (!sdk || !(error instanceof sdk.APIError) || !error.headers) return undefined;
   const ms = Number.parseFloat(error.headers.get("retry-after-ms") ?? "");
   if (Number.isFinite(ms) && ms >= 0) return ms;
   const header = error.headers.get("retry-after");
