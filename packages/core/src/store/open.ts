@@ -58,7 +58,8 @@ const STATEMENT_CACHE_SIZE = 200;
 /**
  * The database as Kysely sees it, with prepared statements reused by SQL text: Kysely prepares every query anew,
  * which was the largest part of a message write (each turn writes several). better-sqlite3 statements are
- * synchronous and reset after each run, so reusing one is safe; the least recently used is dropped past the limit.
+ * synchronous and reset after each run (or when a streamed query is abandoned), and Kysely runs one query at a time
+ * on its single SQLite connection, so reusing one is safe. The least recently used is dropped past the limit.
  */
 function withStatementCache(database: SqliteDatabase): SqliteDatabase {
   const cache = new Map<string, SqliteStatement>();
@@ -66,8 +67,6 @@ function withStatementCache(database: SqliteDatabase): SqliteDatabase {
     close: () => database.close(),
     prepare(sql: string): SqliteStatement {
       let statement = cache.get(sql);
-      // A statement still being iterated cannot run again (Kysely's one SQLite connection makes this unlikely).
-      if (statement && (statement as SqliteStatement & { busy?: boolean }).busy) return database.prepare(sql);
       if (statement) {
         cache.delete(sql);
       } else {
