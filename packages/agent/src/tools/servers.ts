@@ -25,14 +25,21 @@ function pairs(list: readonly { name: string; value: string }[] | undefined): Re
   return out;
 }
 
+let builtinPath: string | undefined;
+
 /**
  * Path of the built-in crow-mcp executable of this installation: the `crow-mcp` bin that the `@crow/mcp` package
  * resolving from here declares (its bundle). Resolution goes through the package's main entry and walks up to its
  * package.json, so it works from a checkout, a workspace and an installed tree alike.
  */
 export function builtinServerPath(): string {
-  const root = packageRoot(createRequire(import.meta.url).resolve("@crow/mcp"), "@crow/mcp");
-  return packageBin(root, "@crow/mcp", "crow-mcp");
+  // Resolved once: the installation does not move while the agent runs, and every session asks.
+  builtinPath ??= packageBin(
+    packageRoot(createRequire(import.meta.url).resolve("@crow/mcp"), "@crow/mcp"),
+    "@crow/mcp",
+    "crow-mcp",
+  );
+  return builtinPath;
 }
 
 /**
