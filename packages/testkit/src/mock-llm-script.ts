@@ -56,6 +56,7 @@ export type MockTurn =
       done: boolean;
       expect?: Expectation;
     }
+  /** A fixed HTTP response: an error status, or a 200 JSON completion (see `jsonCompletion`). */
   | { kind: "http_error"; status: number; headers: Record<string, string>; body: string; expect?: Expectation }
   | { kind: "drop"; expect?: Expectation };
 

@@ -1,30 +1,7 @@
 import type { AssistantMessage, Usage } from "../messages.js";
+import { type Chunk, deltaPieces, type ToolCallFragment } from "./delta.js";
 import { parseToolArguments } from "./json-repair.js";
 import type { AssembledToolCall, FinishReason, LlmStreamEvent } from "./types.js";
-
-/** The parts of a chat-completion chunk this client reads (providers vary; everything is optional). */
-interface ChunkDelta {
-  content?: string | null;
-  reasoning_content?: string | null;
-  reasoning?: string | null;
-  tool_calls?: Array<{
-    index?: number;
-    id?: string | null;
-    function?: { name?: string | null; arguments?: string | null } | null;
-  }> | null;
-}
-
-interface Chunk {
-  choices?: Array<{ index?: number; delta?: ChunkDelta | null; finish_reason?: string | null }> | null;
-  usage?: {
-    prompt_tokens?: number;
-    completion_tokens?: number;
-    total_tokens?: number;
-    prompt_tokens_details?: { cached_tokens?: number } | null;
-    completion_tokens_details?: { reasoning_tokens?: number } | null;
-  } | null;
-  error?: { message?: string; code?: string | number; type?: string } | null;
-}
 
 /** An error object the provider sent inside the stream. */
 export class StreamErrorPayload extends Error {
@@ -45,7 +22,7 @@ interface PartialToolCall {
 const FINISH_REASONS: ReadonlySet<string> = new Set(["stop", "length", "tool_calls", "content_filter"]);
 
 /**
- * Accumulates the chunks of one attempt: content, reasoning (both field names), tool calls by index, usage,
+ * Accumulates the chunks of one attempt: text and reasoning (in every shape `deltaPieces` reads), tool calls, usage,
  * finish reason. `push` returns false for a chunk that is not valid JSON (it is skipped).
  */
 export class ChunkAccumulator {
@@ -53,7 +30,11 @@ export class ChunkAccumulator {
   reasoning = "";
   usage: Usage | undefined;
   finishReason: string | undefined;
+  /** The calls by slot: the provider's index when it sends one, else the order in which the calls started. */
   private readonly calls = new Map<number, PartialToolCall>();
+  /** Provider index → slot (they differ only when a provider reuses an index for a second call). */
+  private readonly slotOfIndex = new Map<number, number>();
+  private lastSlot: number | undefined;
 
   constructor(private readonly emit: (event: LlmStreamEvent) => void) {}
 
@@ -71,44 +52,69 @@ export class ChunkAccumulator {
       throw new StreamErrorPayload(chunk.error.message ?? "the provider reported an error mid-stream", code);
     }
     if (chunk.usage) this.usage = toUsage(chunk.usage);
+    // Azure's first chunk and OpenAI's usage chunk have no choice: nothing more to read.
     const choice = chunk.choices?.[0];
     if (!choice) return true;
     const delta = choice.delta;
     if (delta) {
-      // Both reasoning field names are read, and content is read independently of them (upstream dropped it).
-      const reasoning = delta.reasoning_content ?? delta.reasoning;
-      if (typeof reasoning === "string" && reasoning.length > 0) {
-        this.reasoning += reasoning;
-        this.emit({ type: "reasoning_delta", text: reasoning });
+      for (const piece of deltaPieces(delta)) {
+        if (piece.kind === "reasoning") {
+          this.reasoning += piece.text;
+          this.emit({ type: "reasoning_delta", text: piece.text });
+        } else {
+          this.content += piece.text;
+          this.emit({ type: "text_delta", text: piece.text });
+        }
       }
-      if (typeof delta.content === "string" && delta.content.length > 0) {
-        this.content += delta.content;
-        this.emit({ type: "text_delta", text: delta.content });
-      }
-      for (const [position, fragment] of (delta.tool_calls ?? []).entries()) this.pushToolCall(fragment, position);
+      for (const fragment of delta.tool_calls ?? []) this.pushToolCall(fragment);
     }
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
     return true;
   }
 
-  private pushToolCall(fragment: NonNullable<ChunkDelta["tool_calls"]>[number], position: number): void {
-    const index = fragment.index ?? position;
-    let call = this.calls.get(index);
+  private pushToolCall(fragment: ToolCallFragment): void {
+    // An empty id (sent on later fragments by some providers) or name means "not sent".
+    const id = fragment.id || undefined;
+    const name = fragment.function?.name || undefined;
+    const args = fragment.function?.arguments ?? "";
+    const slot = this.slotOf(fragment, id, name);
+    this.lastSlot = slot;
+    let call = this.calls.get(slot);
     if (!call) {
       call = { id: "", name: "", arguments: "" };
-      this.calls.set(index, call);
+      this.calls.set(slot, call);
     }
-    const id = fragment.id ?? undefined;
-    const name = fragment.function?.name ?? undefined;
-    const args = fragment.function?.arguments ?? "";
     if (id && !call.id) call.id = id;
     // Some providers repeat the full name on every fragment; others send it once. Never concatenate it.
     if (name && !call.name) call.name = name;
     call.arguments += args;
-    const event: LlmStreamEvent = { type: "tool_call_delta", index, argumentsDelta: args };
+    const event: LlmStreamEvent = { type: "tool_call_delta", index: slot, argumentsDelta: args };
     if (id) event.id = id;
     if (name) event.name = name;
     this.emit(event);
+  }
+
+  /**
+   * Which call a fragment belongs to. With an `index`, the call at that index, unless it already has another id (a
+   * provider that numbers every call 0): then a new call. Without one (Gemini sends each call whole, unnumbered), a
+   * known id continues its call, a new id or a name starts a call, and bare arguments continue the latest call.
+   */
+  private slotOf(fragment: ToolCallFragment, id: string | undefined, name: string | undefined): number {
+    const next = () => (this.calls.size === 0 ? 0 : Math.max(...this.calls.keys()) + 1);
+    if (typeof fragment.index === "number") {
+      let slot = this.slotOfIndex.get(fragment.index);
+      if (slot === undefined) slot = this.calls.has(fragment.index) ? next() : fragment.index;
+      const current = this.calls.get(slot)?.id;
+      if (id && current && current !== id) slot = next();
+      this.slotOfIndex.set(fragment.index, slot);
+      return slot;
+    }
+    if (id) {
+      for (const [slot, call] of this.calls) if (call.id === id) return slot;
+      return next();
+    }
+    if (name || this.lastSlot === undefined) return next();
+    return this.lastSlot;
   }
 
   /** The finish reason in the client's vocabulary. */
