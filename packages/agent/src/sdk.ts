@@ -74,6 +74,7 @@ export function crowOptionsFor(config: AgentConfig, options: AgentCrowOptions = 
     systemPrompt: { home: config.home },
     extensions: [...config.extensions.map((e) => ({ module: e.module, options: e.options })), ...(extensions ?? [])],
     mode: config.mode,
+    permissions: config.permissions,
     maxStepsPerTurn: config.maxStepsPerTurn,
     compactThreshold: (model) => compactionThresholdOf(config, model),
     config: config as unknown as Record<string, unknown>,

@@ -13,6 +13,7 @@ export {
   titleFrom,
 } from "./extensions/builtin.js";
 export * from "./extensions/doom-loop.js";
+export * from "./extensions/permission-rules.js";
 export * from "./extensions/permissions.js";
 export { MAX_SUBAGENT_DEPTH, type SubagentOutcome } from "./extensions/subagent-run.js";
 export { SUBAGENT_METHOD, type SubagentResponse } from "./extensions/subagents.js";

@@ -40,7 +40,7 @@ export interface PermissionAskerOptions {
 export function permissionAsker(
   options: PermissionAskerOptions,
 ): (request: PermissionRequest) => Promise<PermissionAnswer> {
-  return async ({ call, kind, signal }) => {
+  return async ({ call, kind, signal, reason }) => {
     await options.beforeAsk?.();
     const toolCall: ToolCallUpdate = {
       toolCallId: options.toolCallId(call.id),
@@ -51,6 +51,9 @@ export function permissionAsker(
     };
     const locations = locationsFor(call.name, call.args);
     if (locations.length > 0) toolCall.locations = locations;
+    // A question the mode alone would not ask (an `ask` rule, the doom-loop guard) says why it comes.
+    if (reason)
+      toolCall.content = [{ type: "content", content: { type: "text", text: `Asked because of ${reason}.` } }];
     try {
       const response = await options.client.request(
         methods.client.session.requestPermission,

@@ -47,6 +47,24 @@ const httpUrl = z.string().refine((value) => /^https?:\/\//i.test(value) && URL.
 const stringMap = z.record(z.string(), z.string());
 const stringList = z.array(z.string());
 
+/**
+ * A permission rule: `TOOL` or `TOOL(PATTERN)` (`terminal`, `github_*`, `terminal(git push*)`, `edit(/etc/**)`).
+ * The same grammar as core's `parsePermissionRule`, checked here so a typo is reported with the file and key
+ * (core is not loaded while the config is read).
+ */
+const permissionRule = z.string().refine(
+  (value) => {
+    const match = /^[^\s()]+(?:\((.*)\))?$/s.exec(value.trim());
+    return match !== null && (match[1] === undefined || match[1].trim() !== "");
+  },
+  {
+    error: (issue) =>
+      `invalid permission rule ${JSON.stringify(issue.input)}: write a tool name ("terminal", "github_*", "*") or a ` +
+      'tool with a non-empty pattern ("terminal(git push*)", "edit(/etc/**)")',
+  },
+);
+const ruleList = z.array(permissionRule);
+
 export const providerSchema = strict({
   base_url: httpUrl,
   api_key: optional(text),
@@ -147,12 +165,12 @@ export const configFileSchema = strict({
   mode: optional(z.enum(["code", "ask", "read-only"])),
   permissions: optional(
     strict({
-      /** Tool names (or `server_*` / `*` patterns) run without asking, in every mode but read-only. */
-      allow: optional(stringList),
-      /** Tool names that always ask, even in code mode. */
-      ask: optional(stringList),
-      /** Tool names refused outright. */
-      deny: optional(stringList),
+      /** Rules (`TOOL` or `TOOL(PATTERN)`) for calls that run without asking, in every mode but read-only. */
+      allow: optional(ruleList),
+      /** Rules for calls that always ask, even in code mode. */
+      ask: optional(ruleList),
+      /** Rules for calls refused outright (deny > ask > allow). */
+      deny: optional(ruleList),
     }),
   ),
   skills: optional(skillsSchema),

@@ -43,7 +43,7 @@ export interface ToolNames {
   fetch: string;
 }
 
-/** Tool-name rules for the permission layer (names or `*` patterns). */
+/** The permission layer's rules (`TOOL` or `TOOL(PATTERN)`, see core's permission-rules.ts). */
 export interface PermissionRules {
   allow: string[];
   ask: string[];

@@ -10,6 +10,7 @@ import type { CrowSession, SessionBusyError } from "../runtime/types.js";
 import type { Store } from "../store/types.js";
 import { type Extension, MethodError } from "./api.js";
 import { doomLoopGuard } from "./doom-loop.js";
+import { compilePermissionRules, type PermissionRules } from "./permission-rules.js";
 import { type PermissionGate, permissionGate } from "./permissions.js";
 
 /** Per-session state of a built-in (sessions are the keys, so closed ones are collected). */
@@ -25,30 +26,53 @@ function perSession<T>(make: (session: CrowSession) => T): (session: CrowSession
   };
 }
 
-/** The same tool with identical arguments three times in a row is blocked (per session, reset at turn end). */
-export const doomLoopExtension: Extension = (crow) => {
-  const guard = perSession(() => doomLoopGuard());
-  crow.on("before_tool_call", (event, ctx) => guard(ctx.session).gate(event, ctx));
-  crow.on("turn_end", (_event, ctx) => guard(ctx.session).reset());
-};
+/**
+ * The permission gate of each session (`code`, `ask`, `read-only`, and config.yaml's rules), reading the session's
+ * mode and cwd; `ask` goes through `session.askPermission`, "allow always" is remembered per session. `isReadOnly`
+ * tells which tools of kind `other` only read. Shared by the permissions extension and the doom-loop guard (which
+ * asks through it in `ask` mode).
+ */
+export function permissionGates(
+  isReadOnly: (session: CrowSession, name: string) => boolean | undefined,
+  rules: PermissionRules = {},
+): (session: CrowSession) => PermissionGate {
+  // Invalid rules fail here, when the runtime starts: a gate that threw later would be isolated like any failing
+  // hook, and the call would run.
+  compilePermissionRules(rules);
+  return perSession(
+    (session): PermissionGate =>
+      permissionGate({
+        mode: () => session.mode,
+        askPermission: (request) => session.askPermission(request),
+        isReadOnly: (name) => isReadOnly(session, name),
+        rules,
+        cwd: () => session.cwd,
+      }),
+  );
+}
 
 /**
- * The permission modes (`code`, `ask`, `read-only`) as a `before_tool_call` gate reading the session's mode; `ask`
- * goes through `session.askPermission`, "allow always" is remembered per session. `isReadOnly` tells which tools of
- * kind `other` only read.
+ * The same tool with identical arguments three times in a row is blocked (per session, reset at turn end); in `ask`
+ * mode the user is asked instead, through the session's permission gate (so deny rules still refuse first).
  */
-export function permissionsExtension(
-  isReadOnly: (session: CrowSession, name: string) => boolean | undefined,
-): Extension {
+export function doomLoopExtension(gates: (session: CrowSession) => PermissionGate): Extension {
   return (crow) => {
-    const gates = perSession(
-      (session): PermissionGate =>
-        permissionGate({
-          mode: () => session.mode,
-          askPermission: (request) => session.askPermission(request),
-          isReadOnly: (name) => isReadOnly(session, name),
-        }),
+    const guard = perSession((session) =>
+      doomLoopGuard({
+        confirm: (event, ctx, why) =>
+          session.mode === "ask"
+            ? gates(session).confirm(event, ctx, why)
+            : Promise.resolve({ block: true, reason: why.reason }),
+      }),
     );
+    crow.on("before_tool_call", (event, ctx) => guard(ctx.session).gate(event, ctx));
+    crow.on("turn_end", (_event, ctx) => guard(ctx.session).reset());
+  };
+}
+
+/** The permission modes and rules as a `before_tool_call` gate (see {@link permissionGates}). */
+export function permissionsExtension(gates: (session: CrowSession) => PermissionGate): Extension {
+  return (crow) => {
     crow.on("before_tool_call", (event, ctx) => gates(ctx.session).gate(event, ctx));
   };
 }

@@ -2,6 +2,12 @@ import type { HookBus } from "../hooks/bus.js";
 import type { HookHandlers } from "../hooks/types.js";
 import type { ToolDefinition } from "../messages.js";
 import { isMutatingKind, type ToolCallRequest, type ToolKind, toolKind } from "../tools.js";
+import {
+  compilePermissionRules,
+  matchPermissionRule,
+  type PermissionRule,
+  type PermissionRules,
+} from "./permission-rules.js";
 
 /** Session modes (DESIGN.md §3). */
 export type PermissionMode = "code" | "ask" | "read-only";
@@ -17,6 +23,11 @@ export interface PermissionRequest {
   sessionId?: string;
   /** Aborted when the turn is cancelled: answer "cancelled". */
   signal: AbortSignal;
+  /**
+   * Why this call asks although the mode alone would not, for people: an `ask` rule (`the permission rule
+   * "terminal(git push*)"`) or the doom-loop guard (the same call again). Absent for the mode's own questions.
+   */
+  reason?: string;
 }
 
 /** Options of `installPermissions`. */
@@ -26,6 +37,10 @@ export interface PermissionOptions {
   askPermission?: (request: PermissionRequest) => Promise<PermissionAnswer>;
   /** The tool's own read-only claim (MCP `readOnlyHint`) when known; decides for tools of kind `other`. */
   isReadOnly?: (toolName: string) => boolean | undefined;
+  /** config.yaml's allow / ask / deny rules (see permission-rules.ts); invalid ones throw PermissionRuleError. */
+  rules?: PermissionRules;
+  /** The session's working directory, for rules with a relative path pattern. */
+  cwd?: () => string | undefined;
 }
 
 /** Handle on the installed permission extension. */
@@ -41,12 +56,16 @@ export interface Permissions {
 }
 
 /**
- * The permission modes as a `before_tool_call` gate. Mutating tools are those whose kind edits, deletes, moves or
- * executes (write, edit, terminal…) and tools of kind `other` that do not declare themselves read-only.
- * - `code`: everything runs.
- * - `ask`: mutating calls wait for `askPermission`; "allow_always" is remembered per tool for this handle's life
- *   (one handle per session).
- * - `read-only`: mutating calls are refused with a tool result saying why.
+ * The permission modes and rules as a `before_tool_call` gate. Mutating tools are those whose kind edits, deletes,
+ * moves or executes (write, edit, terminal…) and tools of kind `other` that do not declare themselves read-only.
+ * In order, the first that applies decides:
+ * 1. a `deny` rule matches: refused, with a tool result naming the rule;
+ * 2. `read-only` mode and a mutating call: refused (no rule loosens read-only);
+ * 3. an `ask` rule matches: the user is asked, in every mode;
+ * 4. an `allow` rule matches: it runs, in every mode;
+ * 5. the mode: `code` runs everything, `ask` asks for mutating calls, `read-only` runs the rest.
+ * "allow_always" is remembered for this handle's life (one handle per session): per rule for a rule's question,
+ * per tool for the mode's.
  */
 export function installPermissions(bus: HookBus, options: PermissionOptions = {}): Permissions {
   let mode: PermissionMode = options.mode ?? "code";
@@ -69,25 +88,83 @@ export function installPermissions(bus: HookBus, options: PermissionOptions = {}
 /** The permission gate of one session, for hosts that keep the mode elsewhere (the runtime's built-in extension). */
 export interface PermissionGate {
   gate: HookHandlers["before_tool_call"];
+  /**
+   * Asks the user whether a call another gate would block may run anyway (the doom-loop guard in `ask` mode):
+   * a `deny` rule still refuses without asking; an allowed call is not asked about again by `gate`. Resolves to
+   * the decision: undefined to run, else `{block, reason}` (`reason` when the user says no).
+   */
+  confirm(
+    event: Parameters<HookHandlers["before_tool_call"]>[0],
+    ctx: Parameters<HookHandlers["before_tool_call"]>[1],
+    why: { question: string; reason: string },
+  ): Promise<{ block: true; reason: string } | undefined>;
   isMutating(toolName: string): boolean;
   /** Forgets the "allow always" answers. */
   forget(): void;
+}
+
+/** The tool result of a call a `deny` rule refused. */
+function deniedReason(call: ToolCallRequest, rule: PermissionRule): string {
+  return (
+    `Denied: "${call.name}" matches the permission rule "${rule.text}" (permissions.deny in config.yaml), so it ` +
+    "was not run. Do not retry it; find another way, or ask the user to run it or to change the rule."
+  );
 }
 
 /** Builds the `before_tool_call` gate of {@link installPermissions} over a mode read on every call. */
 export function permissionGate(
   options: Omit<PermissionOptions, "mode"> & { mode: () => PermissionMode },
 ): PermissionGate {
+  const rules = compilePermissionRules(options.rules ?? {});
+  /** "allow always" answers: `tool:<name>` for the mode's questions, `rule:<text>` for an ask rule's. */
   const alwaysAllowed = new Set<string>();
+  /** Calls the user already allowed through `confirm` (their `gate` pass must not ask again). */
+  const confirmed = new Set<string>();
   const mutating = (name: string, kind: ToolKind): boolean =>
     isMutatingKind(kind) || (kind === "other" && options.isReadOnly?.(name) !== true);
   const isMutating = (name: string): boolean => mutating(name, toolKind(name));
-  const gate: HookHandlers["before_tool_call"] = async ({ call, kind, definition }, ctx) => {
+  const ruleFor = (call: ToolCallRequest, name: string) =>
+    rules.length === 0 ? undefined : matchPermissionRule(rules, name, call.args, options.cwd?.());
+
+  type Event = Parameters<HookHandlers["before_tool_call"]>[0];
+  type Ctx = Parameters<HookHandlers["before_tool_call"]>[1];
+  const ask = async ({ call, kind, definition }: Event, ctx: Ctx, reason?: string): Promise<PermissionAnswer> => {
+    if (!options.askPermission) return "reject";
+    try {
+      const request: PermissionRequest = { call, kind, definition, signal: ctx.signal };
+      if (ctx.sessionId !== undefined) request.sessionId = ctx.sessionId;
+      if (reason !== undefined) request.reason = reason;
+      return await options.askPermission(request);
+    } catch {
+      // Failing to ask must never mean "allowed".
+      return ctx.signal.aborted ? "cancelled" : "reject";
+    }
+  };
+  const refusal = (call: ToolCallRequest, answer: PermissionAnswer): { block: true; reason: string } => ({
+    block: true,
+    reason:
+      answer === "cancelled"
+        ? `The user cancelled the "${call.name}" call before it ran.`
+        : `The user rejected this "${call.name}" call; it was not run. Do not retry it unchanged; ask the user how to proceed if unsure.`,
+  });
+  /** Asks (unless "always" was answered for `key`) and turns the answer into the gate's decision. */
+  const askFor = async (event: Event, ctx: Ctx, key: string, reason?: string) => {
+    if (alwaysAllowed.has(key)) return undefined;
+    const answer = await ask(event, ctx, reason);
+    if (answer === "allow_always") alwaysAllowed.add(key);
+    if (answer === "allow_once" || answer === "allow_always") return undefined;
+    return refusal(event.call, answer);
+  };
+
+  const gate: HookHandlers["before_tool_call"] = async (event, ctx) => {
+    const { call, kind, definition } = event;
     const mode = options.mode();
     const name = definition.function.name;
     // The event's kind is the declared one when the tool has one (in-process tools), else derived from the name.
-    if (mode === "code" || !mutating(name, kind)) return undefined;
-    if (mode === "read-only") {
+    const rule = ruleFor(call, name);
+    if (rule?.action === "deny") return { block: true, reason: deniedReason(call, rule) };
+    const changes = mutating(name, kind);
+    if (mode === "read-only" && changes) {
       return {
         block: true,
         reason:
@@ -95,25 +172,21 @@ export function permissionGate(
           "Use read-only tools, or ask the user to switch to another mode.",
       };
     }
-    if (alwaysAllowed.has(name)) return undefined;
-    let answer: PermissionAnswer = "reject";
-    if (options.askPermission) {
-      try {
-        const request: PermissionRequest = { call, kind, definition, signal: ctx.signal };
-        if (ctx.sessionId !== undefined) request.sessionId = ctx.sessionId;
-        answer = await options.askPermission(request);
-      } catch {
-        // Failing to ask must never mean "allowed".
-        answer = ctx.signal.aborted ? "cancelled" : "reject";
-      }
-    }
-    if (answer === "allow_always") alwaysAllowed.add(name);
-    if (answer === "allow_once" || answer === "allow_always") return undefined;
-    const reason =
-      answer === "cancelled"
-        ? `The user cancelled the "${call.name}" call before it ran.`
-        : `The user rejected this "${call.name}" call; it was not run. Do not retry it unchanged; ask the user how to proceed if unsure.`;
-    return { block: true, reason };
+    if (confirmed.delete(call.id)) return undefined;
+    if (rule?.action === "ask") return askFor(event, ctx, `rule:${rule.text}`, `the permission rule "${rule.text}"`);
+    if (rule?.action === "allow" || mode === "code" || !changes) return undefined;
+    return askFor(event, ctx, `tool:${name}`);
   };
-  return { gate, isMutating, forget: () => alwaysAllowed.clear() };
+
+  const confirm: PermissionGate["confirm"] = async (event, ctx, why) => {
+    const rule = ruleFor(event.call, event.definition.function.name);
+    if (rule?.action === "deny") return { block: true, reason: deniedReason(event.call, rule) };
+    const answer = await ask(event, ctx, why.question);
+    if (answer !== "allow_once" && answer !== "allow_always") {
+      return answer === "cancelled" ? refusal(event.call, answer) : { block: true, reason: why.reason };
+    }
+    confirmed.add(event.call.id);
+    return undefined;
+  };
+  return { gate, confirm, isMutating, forget: () => alwaysAllowed.clear() };
 }

@@ -9,6 +9,7 @@ import {
   commandsExtension,
   compactionWatcher,
   doomLoopExtension,
+  permissionGates,
   permissionsExtension,
   persistenceExtension,
 } from "../extensions/builtin.js";
@@ -56,14 +57,19 @@ function failed(message: string): LlmResult {
 }
 
 /**
- * Creates the runtime. Rejects only when the store cannot be opened; extensions that fail to load are reported in
- * `extensionErrors` (and to each session's listeners as a problem).
+ * Creates the runtime. Rejects only when the store cannot be opened or a permission rule is invalid; extensions
+ * that fail to load are reported in `extensionErrors` (and to each session's listeners as a problem).
  */
 export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
   const logger = options.logger ?? stderrLogger;
   const home = options.home ?? crowHome();
   const registry = new ExtensionRegistry(logger, options.config ?? {});
   const live = new Map<string, RuntimeSession>();
+  // Before the store opens: invalid permission rules reject here, leaving nothing open.
+  const gates = permissionGates(
+    (session, name) => (session as RuntimeSession).tools.isReadOnly(name),
+    options.permissions,
+  );
 
   let store: Store | undefined;
   let ownsStore = false;
@@ -78,11 +84,8 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
   // Built-ins first, through the same API as everyone else.
   const disabled = new Set(options.disableBuiltins ?? []);
   const builtins = [
-    { name: "doom-loop", extension: doomLoopExtension },
-    {
-      name: "permissions",
-      extension: permissionsExtension((session, name) => (session as RuntimeSession).tools.isReadOnly(name)),
-    },
+    { name: "doom-loop", extension: doomLoopExtension(gates) },
+    { name: "permissions", extension: permissionsExtension(gates) },
     {
       name: "compaction",
       extension: compactionWatcher((session, tokens) => {

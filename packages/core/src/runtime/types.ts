@@ -4,6 +4,7 @@
  */
 import type { CompactionEvent, CompactionResult } from "../compaction/compaction.js";
 import type { CommandInfo, ExtensionSpec, Logger, MethodContext } from "../extensions/api.js";
+import type { PermissionRules } from "../extensions/permission-rules.js";
 import type { PermissionAnswer, PermissionMode, PermissionRequest } from "../extensions/permissions.js";
 import type { StopReason } from "../hooks/types.js";
 import type { LlmClient, LlmError, RequestParams } from "../llm/types.js";
@@ -80,6 +81,11 @@ export interface CrowOptions {
   disableBuiltins?: string[];
   /** Permission mode of new sessions (default `code`). */
   mode?: PermissionMode;
+  /**
+   * Allow / ask / deny rules applied before the mode's default (config.yaml's `permissions`, syntax in
+   * permission-rules.ts). An invalid rule makes `createCrow` reject with PermissionRuleError.
+   */
+  permissions?: PermissionRules;
   /** Answers permission questions in `ask` mode (default: none, so `ask` rejects). Sessions may set their own. */
   askPermission?: (request: PermissionRequest) => Promise<PermissionAnswer>;
   /** LLM requests per turn (default 100). */
