@@ -4,12 +4,14 @@
  */
 import { createHash } from "node:crypto";
 import type { Kysely, Selectable, Transaction } from "kysely";
-import type { ChatMessage, Usage } from "../messages.js";
 import { archiveSlug, sessionSlug } from "./ids.js";
-import type { Database, MessagesTable, PromptsTable, SessionsTable } from "./schema.js";
+import { listSessions, listUsage, loadMessagePage, sessionStats } from "./queries.js";
+import { toMessage, toSession } from "./rows.js";
+import type { Database, PromptsTable, SessionsTable } from "./schema.js";
 import {
   type ListSessionsOptions,
   type MessageInput,
+  type MessagePageOptions,
   type NewSession,
   type PromptRecord,
   type ReplaceOptions,
@@ -17,20 +19,18 @@ import {
   type SessionPage,
   type SessionPatch,
   type SessionRecord,
+  type SessionStats,
   type Store,
   type StoredMessage,
   StoreError,
   type StoreKind,
+  type UsagePoint,
 } from "./types.js";
 
 type Db = Kysely<Database> | Transaction<Database>;
 
 const now = () => new Date().toISOString();
 const json = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
-function parse<T>(text: string | null): T | null {
-  return text === null ? null : (JSON.parse(text) as T);
-}
-
 function toPrompt(row: Selectable<PromptsTable>): PromptRecord {
   return {
     id: row.id,
@@ -40,36 +40,6 @@ function toPrompt(row: Selectable<PromptsTable>): PromptRecord {
     content: row.content,
     createdAt: row.created_at,
   };
-}
-
-function toSession(row: Selectable<SessionsTable>): SessionRecord {
-  return {
-    id: row.id,
-    cwd: row.cwd,
-    title: row.title,
-    mode: row.mode,
-    model: row.model,
-    promptId: row.prompt_id,
-    promptArgs: parse(row.prompt_args),
-    systemPrompt: row.system_prompt,
-    toolDefinitions: parse(row.tool_definitions),
-    requestParams: parse(row.request_params),
-    parentId: row.parent_id,
-    archivedFrom: row.archived_from,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-function toMessage(row: Pick<MessagesTable, "seq" | "data" | "usage" | "created_at">): StoredMessage {
-  const stored: StoredMessage = {
-    seq: Number(row.seq),
-    message: JSON.parse(row.data) as ChatMessage,
-    createdAt: row.created_at,
-  };
-  const usage = parse<Usage>(row.usage);
-  if (usage) stored.usage = usage;
-  return stored;
 }
 
 /** The columns a patch sets (undefined fields are left alone). */
@@ -112,22 +82,6 @@ async function insertMessages(db: Db, rows: ReturnType<typeof messageRows>): Pro
       .values(rows.slice(i, i + INSERT_BATCH))
       .execute();
   }
-}
-
-function encodeCursor(updatedAt: string, id: string): string {
-  return Buffer.from(JSON.stringify([updatedAt, id])).toString("base64url");
-}
-
-function decodeCursor(cursor: string): [string, string] {
-  try {
-    const value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown;
-    if (Array.isArray(value) && typeof value[0] === "string" && typeof value[1] === "string") {
-      return [value[0], value[1]];
-    }
-  } catch {
-    // fall through
-  }
-  throw new StoreError(`invalid session list cursor: ${cursor}`);
 }
 
 export class KyselyStore implements Store {
@@ -262,28 +216,7 @@ export class KyselyStore implements Store {
   }
 
   listSessions(options: ListSessionsOptions = {}): Promise<SessionPage> {
-    const limit = Math.min(Math.max(1, Math.floor(options.limit ?? 50)), 500);
-    return this.guard("listing sessions", async () => {
-      let query = this.db.selectFrom("sessions").selectAll().where("archived_from", "is", null);
-      if (options.cwd !== undefined) query = query.where("cwd", "=", options.cwd);
-      if (options.parentId !== undefined) query = query.where("parent_id", "=", options.parentId);
-      if (options.cursor) {
-        const [updatedAt, id] = decodeCursor(options.cursor);
-        query = query.where((eb) =>
-          eb.or([eb("updated_at", "<", updatedAt), eb.and([eb("updated_at", "=", updatedAt), eb("id", "<", id)])]),
-        );
-      }
-      const rows = await query
-        .orderBy("updated_at", "desc")
-        .orderBy("id", "desc")
-        .limit(limit + 1)
-        .execute();
-      const page = rows.slice(0, limit).map(toSession);
-      const last = page.at(-1);
-      return rows.length > limit && last
-        ? { sessions: page, nextCursor: encodeCursor(last.updatedAt, last.id) }
-        : { sessions: page };
-    });
+    return this.guard("listing sessions", () => listSessions(this.db, options));
   }
 
   deleteSession(id: string): Promise<boolean> {
@@ -380,6 +313,18 @@ export class KyselyStore implements Store {
         .execute();
       return rows.map(toSession);
     });
+  }
+
+  loadMessagePage(sessionId: string, options: MessagePageOptions = {}): Promise<StoredMessage[]> {
+    return this.guard("loading messages", () => loadMessagePage(this.db, sessionId, options));
+  }
+
+  listUsage(sessionId: string): Promise<UsagePoint[]> {
+    return this.guard("reading usage", () => listUsage(this.db, sessionId));
+  }
+
+  sessionStats(ids: readonly string[]): Promise<Map<string, SessionStats>> {
+    return this.guard("summing session statistics", () => sessionStats(this.db, ids));
   }
 
   async close(): Promise<void> {

@@ -84,6 +84,35 @@ export interface ListSessionsOptions {
   limit?: number;
   /** Only children of this session. */
   parentId?: string;
+  /** Only sessions whose title contains this text (case-insensitive for ASCII letters). */
+  titleContains?: string;
+}
+
+/** Options of {@link Store.loadMessagePage}. */
+export interface MessagePageOptions {
+  /** The first seq to return (default 0). */
+  fromSeq?: number;
+  /** At most this many messages (default 200, at most 2000). */
+  limit?: number;
+}
+
+/** The usage of one LLM response (an assistant message that has it), for charts. */
+export interface UsagePoint {
+  seq: number;
+  usage: Usage;
+  createdAt: string;
+}
+
+/** Totals of a session over its whole life: its current history plus its archives. */
+export interface SessionStats {
+  /** Messages in the current history. */
+  messages: number;
+  /** Assistant messages with a usage (LLM responses), archives included. */
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+  /** Archives (compactions and clears). */
+  archives: number;
 }
 
 export interface SessionPage {
@@ -142,6 +171,13 @@ export interface Store {
   replaceMessages(sessionId: string, messages: readonly MessageInput[], options?: ReplaceOptions): Promise<string>;
   /** The archives of a session, oldest first. */
   listArchives(sessionId: string): Promise<SessionRecord[]>;
+
+  /** A slice of the history in seq order (keyset: `seq >= fromSeq`), for reading long sessions piece by piece. */
+  loadMessagePage(sessionId: string, options?: MessagePageOptions): Promise<StoredMessage[]>;
+  /** The usage of every response in this session's current history, in seq order (no message bodies are read). */
+  listUsage(sessionId: string): Promise<UsagePoint[]>;
+  /** Totals per session id (archives folded into their session); ids that do not exist are absent. */
+  sessionStats(ids: readonly string[]): Promise<Map<string, SessionStats>>;
 
   /** Closes the connection(s). */
   close(): Promise<void>;

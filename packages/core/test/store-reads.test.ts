@@ -1,0 +1,121 @@
+/**
+ * The store's read queries for viewers (title search, history pages, usage, totals), on a SQLite file and on the
+ * test PostgreSQL server (skipped, with the reason, only when PostgreSQL is not installed).
+ */
+import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { type MessageInput, openStore, type Store } from "@crow/core";
+import { findPostgresBin, type PostgresServer, startPostgres } from "@crow/testkit";
+
+interface Backend {
+  name: string;
+  skip?: string;
+  open(): Promise<Store>;
+  cleanup(): Promise<void>;
+}
+
+function sqliteBackend(): Backend {
+  let dir = "";
+  return {
+    name: "SQLite",
+    async open() {
+      dir = await mkdtemp(path.join(tmpdir(), "crow-store-reads-"));
+      return openStore(path.join(dir, "crow.db"));
+    },
+    cleanup: () => rm(dir, { recursive: true, force: true }),
+  };
+}
+
+function postgresBackend(): Backend {
+  let server: PostgresServer | undefined;
+  const backend: Backend = {
+    name: "PostgreSQL",
+    async open() {
+      server = await startPostgres();
+      return openStore(await server.createDatabase());
+    },
+    cleanup: async () => server?.stop(),
+  };
+  if (!findPostgresBin()) backend.skip = "PostgreSQL is not installed (apt-get install -y postgresql)";
+  return backend;
+}
+
+const turn = (n: number): MessageInput[] => [
+  { message: { role: "user", content: `question ${n}` } },
+  {
+    message: { role: "assistant", content: `answer ${n}` },
+    usage: { promptTokens: 100 * n, completionTokens: n, totalTokens: 101 * n },
+  },
+];
+
+for (const backend of [sqliteBackend(), postgresBackend()]) {
+  describe(`store reads on ${backend.name}`, { skip: backend.skip }, () => {
+    let store: Store;
+    before(async () => {
+      store = await backend.open();
+    });
+    after(async () => {
+      await store?.close();
+      await backend.cleanup();
+    });
+
+    test("title search is case-insensitive and takes % and _ literally", async () => {
+      await store.createSession({ cwd: "/w", title: "Fix the PARSER bug" });
+      await store.createSession({ cwd: "/w", title: "100% coverage_goal" });
+      await store.createSession({ cwd: "/w", title: "Write docs" });
+      const titles = async (q: string) =>
+        (await store.listSessions({ titleContains: q })).sessions.map((s) => s.title).sort();
+      assert.deepEqual(await titles("parser"), ["Fix the PARSER bug"]);
+      assert.deepEqual(await titles("0% c"), ["100% coverage_goal"]);
+      assert.deepEqual(await titles("e_g"), ["100% coverage_goal"]);
+      assert.deepEqual(await titles("%"), ["100% coverage_goal"]);
+      assert.deepEqual(await titles("nothing like it"), []);
+    });
+
+    test("history pages, usage points and totals with archives folded in", async () => {
+      const session = await store.createSession({ cwd: "/w", title: "long" });
+      await store.appendMessages(session.id, [...turn(1), ...turn(2)]);
+      await store.replaceMessages(session.id, turn(3));
+      await store.appendMessages(session.id, [...turn(4), ...turn(5)]);
+
+      const page = await store.loadMessagePage(session.id, { fromSeq: 2, limit: 3 });
+      assert.deepEqual(
+        page.map((m) => m.seq),
+        [2, 3, 4],
+      );
+      assert.equal(page[0]?.message.content, "question 4");
+      assert.deepEqual(await store.loadMessagePage(session.id, { fromSeq: 6 }), []);
+
+      const usage = await store.listUsage(session.id);
+      assert.deepEqual(
+        usage.map((p) => [p.seq, p.usage.completionTokens]),
+        [
+          [1, 3],
+          [3, 4],
+          [5, 5],
+        ],
+      );
+
+      const other = await store.createSession({ cwd: "/w" });
+      const stats = await store.sessionStats([session.id, other.id, "no-such-session"]);
+      assert.deepEqual(stats.get(session.id), {
+        messages: 6,
+        requests: 5,
+        promptTokens: 1500,
+        completionTokens: 15,
+        archives: 1,
+      });
+      assert.deepEqual(stats.get(other.id), {
+        messages: 0,
+        requests: 0,
+        promptTokens: 0,
+        completionTokens: 0,
+        archives: 0,
+      });
+      assert.equal(stats.has("no-such-session"), false);
+    });
+  });
+}
