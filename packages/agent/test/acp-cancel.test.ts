@@ -1,16 +1,7 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { methods } from "@agentclientprotocol/sdk";
-import {
-  type AcpTestClient,
-  type MockLlm,
-  reply,
-  spawnAcpAgent,
-  startMockLlm,
-  type TempWorkspace,
-  tempWorkspace,
-  textReply,
-} from "@crow/testkit";
+import { reply, textReply, useAcpFixture } from "@crow/testkit";
 
 /** The next prompt's request must carry a valid history (the mock checks the tool-call invariant on every request). */
 function expectValidFollowUp() {
@@ -21,56 +12,44 @@ function expectValidFollowUp() {
 }
 
 describe("crow acp: session/cancel always answers cancelled and leaves a valid history", () => {
-  let mock: MockLlm;
-  let ws: TempWorkspace;
-  let agent: AcpTestClient;
   let resolvePermission: (() => void) | undefined;
-
-  before(async () => {
-    mock = await startMockLlm();
-    ws = await tempWorkspace();
-    agent = await spawnAcpAgent({
-      llmUrl: mock.url,
+  const fx = useAcpFixture({
+    agent: {
       permissions: () => {
         resolvePermission?.();
         return "wait";
       },
-    });
-  });
-  after(async () => {
-    await agent.close();
-    await mock.close();
-    await ws.cleanup();
+    },
   });
 
   test("during streaming", async () => {
-    const { sessionId } = await agent.newSession(ws.dir);
-    mock.script(reply().text("Thinking about it").hang(), expectValidFollowUp());
-    const prompt = agent.prompt(sessionId, "write a long essay");
-    await agent.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
-    await agent.cancel(sessionId);
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    fx.mock.script(reply().text("Thinking about it").hang(), expectValidFollowUp());
+    const prompt = fx.agent.prompt(sessionId, "write a long essay");
+    await fx.agent.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
+    await fx.agent.cancel(sessionId);
     const turn = await prompt;
     assert.equal(turn.stopReason, "cancelled");
 
-    const next = await agent.prompt(sessionId, "are you there?");
+    const next = await fx.agent.prompt(sessionId, "are you there?");
     assert.equal(next.stopReason, "end_turn");
     // The partial text the user saw is kept in the history.
-    const messages = mock.requests.at(-1)?.body.messages ?? [];
+    const messages = fx.mock.requests.at(-1)?.body.messages ?? [];
     assert.equal(messages.at(-2)?.role, "assistant");
     assert.equal(messages.at(-2)?.content, "Thinking about it");
-    mock.assertDone();
+    fx.mock.assertDone();
   });
 
   test("during a tool call", async () => {
-    const { sessionId } = await agent.newSession(ws.dir);
-    mock.script(reply().toolCall("terminal", { command: "sleep 30" }), expectValidFollowUp());
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    fx.mock.script(reply().toolCall("terminal", { command: "sleep 30" }), expectValidFollowUp());
     const started = Date.now();
-    const prompt = agent.prompt(sessionId, "wait a while");
-    const running = await agent.waitForUpdate(
+    const prompt = fx.agent.prompt(sessionId, "wait a while");
+    const running = await fx.agent.waitForUpdate(
       sessionId,
       (u) => u.sessionUpdate === "tool_call_update" && u.status === "in_progress",
     );
-    await agent.cancel(sessionId);
+    await fx.agent.cancel(sessionId);
     const turn = await prompt;
     assert.equal(turn.stopReason, "cancelled");
     assert.ok(Date.now() - started < 25_000, "the turn did not wait for the command");
@@ -81,48 +60,48 @@ describe("crow acp: session/cancel always answers cancelled and leaves a valid h
     assert.ok(final?.sessionUpdate === "tool_call_update");
     assert.equal(final.status, "failed");
 
-    const next = await agent.prompt(sessionId, "are you there?");
+    const next = await fx.agent.prompt(sessionId, "are you there?");
     assert.equal(next.stopReason, "end_turn");
-    const tool = mock.requests.at(-1)?.body.messages.find((m) => m.role === "tool");
+    const tool = fx.mock.requests.at(-1)?.body.messages.find((m) => m.role === "tool");
     assert.match(String(tool?.content), /cancel/i);
-    mock.assertDone();
+    fx.mock.assertDone();
   });
 
   test("during a permission request", async () => {
-    const { sessionId } = await agent.newSession(ws.dir);
-    await agent.agent.request(methods.agent.session.setMode, { sessionId, modeId: "ask" });
-    mock.script(reply().toolCall("write", { file_path: ws.path("x.txt"), content: "x" }), expectValidFollowUp());
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    await fx.agent.agent.request(methods.agent.session.setMode, { sessionId, modeId: "ask" });
+    fx.mock.script(reply().toolCall("write", { file_path: fx.ws.path("x.txt"), content: "x" }), expectValidFollowUp());
     const asked = new Promise<void>((resolve) => {
       resolvePermission = resolve;
     });
-    const prompt = agent.prompt(sessionId, "write x");
+    const prompt = fx.agent.prompt(sessionId, "write x");
     await asked;
-    await agent.cancel(sessionId);
+    await fx.agent.cancel(sessionId);
     const turn = await prompt;
     assert.equal(turn.stopReason, "cancelled");
-    await assert.rejects(ws.read("x.txt"), "the file was not written");
+    await assert.rejects(fx.ws.read("x.txt"), "the file was not written");
 
-    const next = await agent.prompt(sessionId, "are you there?");
+    const next = await fx.agent.prompt(sessionId, "are you there?");
     assert.equal(next.stopReason, "end_turn");
-    mock.assertDone();
+    fx.mock.assertDone();
   });
 
   test("/stop cancels a running turn of the session", async () => {
-    const { sessionId } = await agent.newSession(ws.dir);
-    mock.script(reply().text("Working").hang());
-    const prompt = agent.prompt(sessionId, "go");
-    await agent.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
-    const stop = await agent.prompt(sessionId, "/stop");
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    fx.mock.script(reply().text("Working").hang());
+    const prompt = fx.agent.prompt(sessionId, "go");
+    await fx.agent.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
+    const stop = await fx.agent.prompt(sessionId, "/stop");
     assert.equal(stop.stopReason, "end_turn");
     assert.equal((await prompt).stopReason, "cancelled");
-    mock.assertDone();
+    fx.mock.assertDone();
   });
 
   test("a cancel with nothing running is harmless", async () => {
-    const { sessionId } = await agent.newSession(ws.dir);
-    await agent.cancel(sessionId);
-    mock.script(textReply("fine"));
-    assert.equal((await agent.prompt(sessionId, "hi")).stopReason, "end_turn");
-    mock.assertDone();
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    await fx.agent.cancel(sessionId);
+    fx.mock.script(textReply("fine"));
+    assert.equal((await fx.agent.prompt(sessionId, "hi")).stopReason, "end_turn");
+    fx.mock.assertDone();
   });
 });

@@ -3,24 +3,17 @@
  * SQLite store in a private CROW_HOME. Each test reads the store the agent wrote to check what was kept and archived.
  */
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import type { ClientSessionCapabilities, SessionUpdate } from "@agentclientprotocol/sdk";
 import { type ChatMessage, openStore, reproduceSystemPrompt, type Store } from "@crow/core";
 import {
-  type AcpTestClient,
   type CapturedRequest,
+  chunkText,
   httpError,
-  type MockLlm,
   type MockMessage,
   reply,
-  spawnAcpAgent,
-  startMockLlm,
-  type TempWorkspace,
-  tempWorkspace,
   textReply,
+  useAcpFixture,
 } from "@crow/testkit";
 
 interface CompactResponse {
@@ -30,12 +23,6 @@ interface CompactResponse {
   archiveId?: string;
   messagesBefore?: number;
   messagesAfter?: number;
-}
-
-function agentText(updates: readonly SessionUpdate[]): string {
-  return updates
-    .map((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : ""))
-    .join("");
 }
 
 /** A request's messages as `role: text` lines (tool calls as `name(args)`), for readable comparisons. */
@@ -63,73 +50,60 @@ const plain = (message: ChatMessage) =>
   message.role === "tool" ? `tool: ${String(message.content)}` : shape([message as MockMessage])[0];
 
 describe("crow acp: compaction, /clear and the system prompt", () => {
-  let mock: MockLlm;
-  let ws: TempWorkspace;
-  let home: string;
-  let agent: AcpTestClient;
   let store: Store;
-  const spawn = (session?: ClientSessionCapabilities) =>
-    spawnAcpAgent({
-      llmUrl: mock.url,
-      env: { CROW_HOME: home, CROW_MAX_COMPACT_TOKENS: "1000" },
-      ...(session ? { session } : {}),
-    });
+  const fx = useAcpFixture({
+    agent: { env: { CROW_MAX_COMPACT_TOKENS: "1000" } },
+    async prepare({ ws }) {
+      await ws.write("AGENTS.md", "Use tabs, never spaces.\n");
+      await ws.write("src/main.ts", "export {};\n");
+    },
+  });
 
   /** Two finished turns: a tool call in the first, plain text in the second. */
   async function twoTurns(sessionId: string, file: string): Promise<void> {
-    mock.script(
+    fx.mock.script(
       reply().toolCall("write", { file_path: file, content: "one\n" }),
       textReply("Wrote it."),
       textReply("It has one line."),
     );
-    assert.equal((await agent.prompt(sessionId, `Create ${file}`)).stopReason, "end_turn");
-    assert.equal((await agent.prompt(sessionId, "How many lines?")).stopReason, "end_turn");
+    assert.equal((await fx.agent.prompt(sessionId, `Create ${file}`)).stopReason, "end_turn");
+    assert.equal((await fx.agent.prompt(sessionId, "How many lines?")).stopReason, "end_turn");
   }
 
   before(async () => {
-    mock = await startMockLlm();
-    ws = await tempWorkspace();
-    home = await mkdtemp(path.join(tmpdir(), "crow-home-"));
-    await ws.write("AGENTS.md", "Use tabs, never spaces.\n");
-    await ws.write("src/main.ts", "export {};\n");
-    agent = await spawn();
-    store = await openStore(path.join(home, "crow.db"));
+    store = await openStore(path.join(fx.crowHome, "crow.db"));
   });
   after(async () => {
-    await agent.close();
     await store.close();
-    await mock.close();
-    await ws.cleanup();
-    await rm(home, { recursive: true, force: true });
   });
 
   test("a new session's system prompt is rendered from a stored prompt version and reproducible", async () => {
-    const { sessionId } = await agent.newSession(ws.dir);
-    mock.script(textReply("hello"));
-    await agent.prompt(sessionId, "hi");
-    const sent = String(mock.requests.at(-1)?.body.messages[0]?.content);
-    assert.ok(sent.includes(ws.dir));
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    fx.mock.script(textReply("hello"));
+    await fx.agent.prompt(sessionId, "hi");
+    const sent = String(fx.mock.requests.at(-1)?.body.messages[0]?.content);
+    assert.ok(sent.includes(fx.ws.dir));
     assert.match(sent, /Use tabs, never spaces\./, "AGENTS.md is in the prompt");
     assert.match(sent, /└── main\.ts/, "the directory tree is in the prompt");
     const record = await store.getSession(sessionId);
     assert.ok(record);
     assert.match(record.promptId ?? "", /^system_prompt@\d+$/);
-    assert.equal(record.promptArgs?.workspace, ws.dir);
+    assert.equal(record.promptArgs?.workspace, fx.ws.dir);
     assert.equal(record.systemPrompt, sent, "the stored text is what was sent");
     assert.equal(await reproduceSystemPrompt(store, record), sent);
-    mock.assertDone();
+    fx.mock.assertDone();
   });
 
   test("crossing MAX_COMPACT_TOKENS compacts before the next turn; the store keeps the summary and archives the original", async () => {
-    const { sessionId } = await agent.newSession(ws.dir);
-    const file = ws.path("a.txt");
-    mock.script(
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    const file = fx.ws.path("a.txt");
+    fx.mock.script(
       reply().toolCall("write", { file_path: file, content: "alpha\n" }).usage(400, 10),
       textReply("Created a.txt.").usage(1500, 10),
     );
-    await agent.prompt(sessionId, "Create a.txt with alpha");
+    await fx.agent.prompt(sessionId, "Create a.txt with alpha");
     const summary = "## Summary\nYou created /a.txt containing `alpha`. Nothing else is pending.";
-    mock.script(
+    fx.mock.script(
       textReply(summary).expect((req) =>
         assertSummarizerRequest(req, [
           /FIRST USER MESSAGE[^\n]*\nCreate a\.txt with alpha/,
@@ -148,14 +122,14 @@ describe("crow acp: compaction, /clear and the system prompt", () => {
         ]);
       }),
     );
-    const turn = await agent.prompt(sessionId, "Now add beta");
+    const turn = await fx.agent.prompt(sessionId, "Now add beta");
     assert.equal(turn.stopReason, "end_turn");
     assert.match(
-      agentText(turn.updates),
+      chunkText(turn.updates),
       /Compacted the conversation because the context was getting full: 5 messages → 3/,
     );
-    assert.match(agentText(turn.updates), /Added beta\./);
-    mock.assertDone();
+    assert.match(chunkText(turn.updates), /Added beta\./);
+    fx.mock.assertDone();
 
     const stored = (await store.loadMessages(sessionId)).map((m) => m.message);
     assert.deepEqual(stored.map(plain), [
@@ -177,27 +151,27 @@ describe("crow acp: compaction, /clear and the system prompt", () => {
     ]);
     assert.match(String(original[2]?.content), /a\.txt/);
     // The client's session id did not change and lists once.
-    const listed = await store.listSessions({ cwd: ws.dir });
+    const listed = await store.listSessions({ cwd: fx.ws.dir });
     assert.equal(listed.sessions.filter((s) => s.id === sessionId).length, 1);
     assert.ok(!listed.sessions.some((s) => s.id === archives[0]?.id), "archives are not listed");
   });
 
   test("/compact summarizes on request and the next prompt carries the compacted history", async () => {
-    const { sessionId } = await agent.newSession(ws.dir);
-    await twoTurns(sessionId, ws.path("b.txt"));
-    mock.script(
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    await twoTurns(sessionId, fx.ws.path("b.txt"));
+    fx.mock.script(
       textReply("SUMMARY-B: b.txt was written with one line.").expect((req) =>
         assertSummarizerRequest(req, [/→ called write/]),
       ),
     );
-    const compact = await agent.prompt(sessionId, "/compact");
+    const compact = await fx.agent.prompt(sessionId, "/compact");
     assert.equal(compact.stopReason, "end_turn");
-    assert.match(agentText(compact.updates), /Compacted the conversation: 6 messages → 4 .*archived as /s);
-    mock.script(
+    assert.match(chunkText(compact.updates), /Compacted the conversation: 6 messages → 4 .*archived as /s);
+    fx.mock.script(
       textReply("Sure.").expect((req) => {
         assert.deepEqual(shape(req.body.messages), [
           "system",
-          `user: Create ${ws.path("b.txt")}`,
+          `user: Create ${fx.ws.path("b.txt")}`,
           "assistant: SUMMARY-B: b.txt was written with one line.",
           "user: How many lines?",
           "assistant: It has one line.",
@@ -205,52 +179,52 @@ describe("crow acp: compaction, /clear and the system prompt", () => {
         ]);
       }),
     );
-    await agent.prompt(sessionId, "Thanks");
-    mock.assertDone();
+    await fx.agent.prompt(sessionId, "Thanks");
+    fx.mock.assertDone();
     assert.equal((await store.listArchives(sessionId)).length, 1);
   });
 
   test("/compact with nothing to summarize says so without calling the model; /help lists every command", async () => {
-    const { sessionId } = await agent.newSession(ws.dir);
-    const before = mock.requests.length;
-    const compact = await agent.prompt(sessionId, "/compact");
-    assert.match(agentText(compact.updates), /Nothing to compact/);
-    const help = await agent.prompt(sessionId, "/help");
-    for (const name of ["/compact", "/clear", "/stop", "/help"]) assert.ok(agentText(help.updates).includes(name));
-    assert.equal(mock.requests.length, before);
-    const commands = agent.updates(sessionId).find((u) => u.sessionUpdate === "available_commands_update");
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    const before = fx.mock.requests.length;
+    const compact = await fx.agent.prompt(sessionId, "/compact");
+    assert.match(chunkText(compact.updates), /Nothing to compact/);
+    const help = await fx.agent.prompt(sessionId, "/help");
+    for (const name of ["/compact", "/clear", "/stop", "/help"]) assert.ok(chunkText(help.updates).includes(name));
+    assert.equal(fx.mock.requests.length, before);
+    const commands = fx.agent.updates(sessionId).find((u) => u.sessionUpdate === "available_commands_update");
     assert.ok(commands?.sessionUpdate === "available_commands_update");
     assert.deepEqual(commands.availableCommands.map((c) => c.name).sort(), ["clear", "compact", "help", "stop"]);
   });
 
   test("/compact and /clear refuse while a turn runs, and the turn is not disturbed", async () => {
-    const { sessionId } = await agent.newSession(ws.dir);
-    mock.script(reply().text("Thinking").hang());
-    const seen = mock.requests.length;
-    const running = agent.prompt(sessionId, "Long task");
-    await mock.waitForRequests(seen + 1);
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    fx.mock.script(reply().text("Thinking").hang());
+    const seen = fx.mock.requests.length;
+    const running = fx.agent.prompt(sessionId, "Long task");
+    await fx.mock.waitForRequests(seen + 1);
     for (const command of ["/compact", "/clear"]) {
-      const answer = await agent.prompt(sessionId, command);
-      assert.match(agentText(answer.updates), /A prompt is running in this session/);
+      const answer = await fx.agent.prompt(sessionId, command);
+      assert.match(chunkText(answer.updates), /A prompt is running in this session/);
     }
-    await agent.cancel(sessionId);
+    await fx.agent.cancel(sessionId);
     assert.equal((await running).stopReason, "cancelled");
-    assert.equal(mock.requests.length, seen + 1, "no summary request was made");
+    assert.equal(fx.mock.requests.length, seen + 1, "no summary request was made");
     assert.equal((await store.listArchives(sessionId)).length, 0);
   });
 
   test("/clear starts a fresh context; the stored history is kept as an archive", async () => {
-    const { sessionId } = await agent.newSession(ws.dir);
-    await twoTurns(sessionId, ws.path("c.txt"));
-    const cleared = await agent.prompt(sessionId, "/clear");
-    assert.match(agentText(cleared.updates), /Cleared the context\. The previous conversation is archived as \S+/);
-    mock.script(
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    await twoTurns(sessionId, fx.ws.path("c.txt"));
+    const cleared = await fx.agent.prompt(sessionId, "/clear");
+    assert.match(chunkText(cleared.updates), /Cleared the context\. The previous conversation is archived as \S+/);
+    fx.mock.script(
       textReply("Fresh start.").expect((req) => {
         assert.deepEqual(shape(req.body.messages), ["system", "user: What do you know?"]);
       }),
     );
-    await agent.prompt(sessionId, "What do you know?");
-    mock.assertDone();
+    await fx.agent.prompt(sessionId, "What do you know?");
+    fx.mock.assertDone();
     const stored = (await store.loadMessages(sessionId)).map((m) => m.message);
     assert.deepEqual(stored.map(plain), ["user: What do you know?", "assistant: Fresh start."]);
     const archives = await store.listArchives(sessionId);
@@ -259,19 +233,19 @@ describe("crow acp: compaction, /clear and the system prompt", () => {
   });
 
   test("_crow/compact is advertised and compacts, with compaction_update for clients that support it", async () => {
-    const client = await spawn({ compaction: {} });
+    const client = await fx.spawn({ session: { compaction: {} } });
     try {
       const meta = client.initialize.agentCapabilities?._meta as { crow?: { methods?: string[] } } | undefined;
       assert.ok(meta?.crow?.methods?.includes("_crow/compact"));
-      const { sessionId } = await client.newSession(ws.dir);
-      mock.script(
-        reply().toolCall("write", { file_path: ws.path("d.txt"), content: "x\n" }),
+      const { sessionId } = await client.newSession(fx.ws.dir);
+      fx.mock.script(
+        reply().toolCall("write", { file_path: fx.ws.path("d.txt"), content: "x\n" }),
         textReply("Done."),
         textReply("Yes."),
       );
       await client.prompt(sessionId, "Write d.txt");
       await client.prompt(sessionId, "Is it there?");
-      mock.script(textReply("SUMMARY-D"));
+      fx.mock.script(textReply("SUMMARY-D"));
       const result = await client.agent.request<CompactResponse>("_crow/compact", { sessionId });
       assert.equal(result.compacted, true);
       assert.equal(result.summary, "SUMMARY-D");
@@ -296,22 +270,22 @@ describe("crow acp: compaction, /clear and the system prompt", () => {
 
       await assert.rejects(client.agent.request("_crow/compact", { sessionId: "no-such-session" }), /not found/i);
       await assert.rejects(client.agent.request("_crow/compact", {}), /sessionId/);
-      mock.assertDone();
+      fx.mock.assertDone();
     } finally {
       await client.close();
     }
   });
 
   test("context length exceeded: compact, then retry the turn once; a notice tells clients that support notices", async () => {
-    const client = await spawn({ notices: {} });
+    const client = await fx.spawn({ session: { notices: {} } });
     try {
-      const { sessionId } = await client.newSession(ws.dir);
+      const { sessionId } = await client.newSession(fx.ws.dir);
       await (async () => {
-        mock.script(textReply("First answer."), textReply("Second answer."));
+        fx.mock.script(textReply("First answer."), textReply("Second answer."));
         await client.prompt(sessionId, "First question");
         await client.prompt(sessionId, "Second question");
       })();
-      mock.script(
+      fx.mock.script(
         httpError(400, {
           message:
             "This model's maximum context length is 8192 tokens. However, your messages resulted in 9100 tokens.",
@@ -329,12 +303,12 @@ describe("crow acp: compaction, /clear and the system prompt", () => {
       );
       const turn = await client.prompt(sessionId, "Third question");
       assert.equal(turn.stopReason, "end_turn");
-      assert.equal(agentText(turn.updates), "Third answer.");
+      assert.equal(chunkText(turn.updates), "Third answer.");
       const notice = turn.updates.find((u) => u.sessionUpdate === "notice");
       assert.ok(notice?.sessionUpdate === "notice");
       assert.equal(notice.title, "Conversation compacted");
       assert.match(notice.description ?? "", /context was too long/);
-      mock.assertDone();
+      fx.mock.assertDone();
       const stored = (await store.loadMessages(sessionId)).map((m) => m.message);
       assert.deepEqual(stored.map(plain), [
         "user: First question",
@@ -348,9 +322,9 @@ describe("crow acp: compaction, /clear and the system prompt", () => {
   });
 
   test("a context length error that compaction cannot help is reported once, as the provider's error", async () => {
-    const { sessionId } = await agent.newSession(ws.dir);
-    mock.script(httpError(400, { message: "maximum context length exceeded", code: "context_length_exceeded" }));
-    await assert.rejects(agent.prompt(sessionId, "Only question"), /maximum context length exceeded/);
-    mock.assertDone();
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    fx.mock.script(httpError(400, { message: "maximum context length exceeded", code: "context_length_exceeded" }));
+    await assert.rejects(fx.agent.prompt(sessionId, "Only question"), /maximum context length exceeded/);
+    fx.mock.assertDone();
   });
 });

@@ -1,17 +1,7 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { methods } from "@agentclientprotocol/sdk";
-import {
-  type AcpTestClient,
-  httpError,
-  type MockLlm,
-  reply,
-  spawnAcpAgent,
-  startMockLlm,
-  type TempWorkspace,
-  tempWorkspace,
-  textReply,
-} from "@crow/testkit";
+import { httpError, reply, textReply, useAcpFixture } from "@crow/testkit";
 
 interface RpcError {
   code?: number;
@@ -19,31 +9,14 @@ interface RpcError {
 }
 
 describe("crow acp: model and provider failures", () => {
-  let mock: MockLlm;
-  let ws: TempWorkspace;
-  let agent: AcpTestClient;
-
-  before(async () => {
-    mock = await startMockLlm();
-    ws = await tempWorkspace();
-    agent = await spawnAcpAgent({
-      llmUrl: mock.url,
-      models: ["mock-model", "mock-large"],
-      env: { CROW_MAX_STEPS: "3" },
-    });
-  });
-  after(async () => {
-    await agent.close();
-    await mock.close();
-    await ws.cleanup();
-  });
+  const fx = useAcpFixture({ agent: { models: ["mock-model", "mock-large"], env: { CROW_MAX_STEPS: "3" } } });
 
   test("malformed tool JSON is repaired or answered with an error result, and the turn goes on", async () => {
-    await ws.write("m.txt", "malformed ok\n");
-    const { sessionId } = await agent.newSession(ws.dir);
-    mock.script(
+    await fx.ws.write("m.txt", "malformed ok\n");
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    fx.mock.script(
       reply()
-        .toolCall("read", `{"file_path": "${ws.path("m.txt")}"`)
+        .toolCall("read", `{"file_path": "${fx.ws.path("m.txt")}"`)
         .toolCall("read", "this is not json at all"),
       textReply("recovered").expect((req) => {
         const tools = req.body.messages.filter((m) => m.role === "tool").map((m) => String(m.content));
@@ -51,15 +24,15 @@ describe("crow acp: model and provider failures", () => {
         assert.match(tools[1] ?? "", /could not be parsed/);
       }),
     );
-    const turn = await agent.prompt(sessionId, "read");
+    const turn = await fx.agent.prompt(sessionId, "read");
     assert.equal(turn.stopReason, "end_turn");
     assert.equal(turn.updates.filter((u) => u.sessionUpdate === "tool_call").length, 2);
-    mock.assertDone();
+    fx.mock.assertDone();
   });
 
   test("an unknown tool gets an error result naming the available tools", async () => {
-    const { sessionId } = await agent.newSession(ws.dir);
-    mock.script(
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    fx.mock.script(
       reply().toolCall("teleport", { to: "mars" }),
       textReply("no such tool").expect((req) => {
         const tool = String(req.body.messages.at(-1)?.content);
@@ -67,106 +40,106 @@ describe("crow acp: model and provider failures", () => {
         assert.match(tool, /read/);
       }),
     );
-    const turn = await agent.prompt(sessionId, "go to mars");
+    const turn = await fx.agent.prompt(sessionId, "go to mars");
     assert.equal(turn.stopReason, "end_turn");
     const failed = turn.updates.find((u) => u.sessionUpdate === "tool_call_update" && u.status === "failed");
     assert.ok(failed);
-    mock.assertDone();
+    fx.mock.assertDone();
   });
 
   test("a 429 with Retry-After, then success: one answer, no duplicated text", async () => {
-    const { sessionId } = await agent.newSession(ws.dir);
-    mock.script(httpError(429, { retryAfter: 0, message: "slow down" }), textReply("after the rate limit"));
-    const turn = await agent.prompt(sessionId, "hi");
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    fx.mock.script(httpError(429, { retryAfter: 0, message: "slow down" }), textReply("after the rate limit"));
+    const turn = await fx.agent.prompt(sessionId, "hi");
     assert.equal(turn.stopReason, "end_turn");
     const texts = turn.updates.flatMap((u) =>
       u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : [],
     );
     assert.equal(texts.join(""), "after the rate limit");
-    mock.assertDone();
+    fx.mock.assertDone();
   });
 
   test("a stream that dies midway is retried without re-sending the text already shown", async () => {
-    const { sessionId } = await agent.newSession(ws.dir);
-    mock.script(reply().text("Hello, ").text("wor").dropConnection(), reply().text("Hello, ").text("world!"));
-    const turn = await agent.prompt(sessionId, "greet");
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    fx.mock.script(reply().text("Hello, ").text("wor").dropConnection(), reply().text("Hello, ").text("world!"));
+    const turn = await fx.agent.prompt(sessionId, "greet");
     assert.equal(turn.stopReason, "end_turn");
     const texts = turn.updates.flatMap((u) =>
       u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : [],
     );
     assert.equal(texts.join(""), "Hello, world!");
-    mock.assertDone();
+    fx.mock.assertDone();
   });
 
   test("provider down after all retries: a JSON-RPC error with the provider's message; the session still works", async () => {
-    const { sessionId } = await agent.newSession(ws.dir);
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
     const down = () => httpError(503, { message: "upstream overloaded" });
-    mock.script(down(), down(), down());
-    await assert.rejects(agent.prompt(sessionId, "hello?"), (error: RpcError) => {
+    fx.mock.script(down(), down(), down());
+    await assert.rejects(fx.agent.prompt(sessionId, "hello?"), (error: RpcError) => {
       assert.equal(error.code, -32603);
       assert.match(error.message ?? "", /upstream overloaded/);
       return true;
     });
-    mock.script(textReply("I'm back."));
-    const next = await agent.prompt(sessionId, "hello again?");
+    fx.mock.script(textReply("I'm back."));
+    const next = await fx.agent.prompt(sessionId, "hello again?");
     assert.equal(next.stopReason, "end_turn");
-    mock.assertDone();
+    fx.mock.assertDone();
   });
 
   test("max steps per turn → max_turn_requests", async () => {
-    await ws.write("loop.txt", "x\n");
-    const { sessionId } = await agent.newSession(ws.dir);
-    mock.script(
-      reply().toolCall("read", { file_path: ws.path("loop.txt"), offset: 1 }),
-      reply().toolCall("read", { file_path: ws.path("loop.txt"), offset: 2 }),
-      reply().toolCall("read", { file_path: ws.path("loop.txt"), offset: 3 }),
+    await fx.ws.write("loop.txt", "x\n");
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    fx.mock.script(
+      reply().toolCall("read", { file_path: fx.ws.path("loop.txt"), offset: 1 }),
+      reply().toolCall("read", { file_path: fx.ws.path("loop.txt"), offset: 2 }),
+      reply().toolCall("read", { file_path: fx.ws.path("loop.txt"), offset: 3 }),
     );
-    const turn = await agent.prompt(sessionId, "loop forever");
+    const turn = await fx.agent.prompt(sessionId, "loop forever");
     assert.equal(turn.stopReason, "max_turn_requests");
-    mock.script(textReply("ok").expect((req) => assert.equal(req.body.messages.at(-1)?.content, "stop")));
-    assert.equal((await agent.prompt(sessionId, "stop")).stopReason, "end_turn");
-    mock.assertDone();
+    fx.mock.script(textReply("ok").expect((req) => assert.equal(req.body.messages.at(-1)?.content, "stop")));
+    assert.equal((await fx.agent.prompt(sessionId, "stop")).stopReason, "end_turn");
+    fx.mock.assertDone();
   });
 
   test("a model chosen with set_config_option is the model of the next request", async () => {
-    const session = await agent.newSession(ws.dir);
+    const session = await fx.agent.newSession(fx.ws.dir);
     const select = session.configOptions?.find((o) => o.id === "model");
     assert.ok(select?.type === "select");
     assert.equal(select.currentValue, "mock-model");
     assert.equal(select.category, "model");
-    const answer = await agent.agent.request(methods.agent.session.setConfigOption, {
+    const answer = await fx.agent.agent.request(methods.agent.session.setConfigOption, {
       sessionId: session.sessionId,
       configId: "model",
       value: "mock-large",
     });
     const updated = answer.configOptions.find((o) => o.id === "model");
     assert.equal(updated?.currentValue, "mock-large");
-    mock.script(textReply("big").expect((req) => assert.equal(req.body.model, "mock-large")));
-    await agent.prompt(session.sessionId, "which model?");
+    fx.mock.script(textReply("big").expect((req) => assert.equal(req.body.model, "mock-large")));
+    await fx.agent.prompt(session.sessionId, "which model?");
     await assert.rejects(
-      agent.agent.request(methods.agent.session.setConfigOption, {
+      fx.agent.agent.request(methods.agent.session.setConfigOption, {
         sessionId: session.sessionId,
         configId: "model",
         value: "no-such-model",
       }),
       (error: RpcError) => error.code === -32602,
     );
-    mock.assertDone();
+    fx.mock.assertDone();
   });
 
   test("two sessions in parallel do not cross-talk", async () => {
-    const a = await agent.newSession(ws.dir);
-    const b = await agent.newSession(ws.dir);
+    const a = await fx.agent.newSession(fx.ws.dir);
+    const b = await fx.agent.newSession(fx.ws.dir);
     // Each request answers whichever session asks; the expectation routes by the user message.
     const answer = () =>
       reply()
         .delay(50)
         .text("echo")
         .expect((req) => assert.match(String(req.body.messages.at(-1)?.content), /^session [ab]$/));
-    mock.script(answer(), answer());
+    fx.mock.script(answer(), answer());
     const [ta, tb] = await Promise.all([
-      agent.prompt(a.sessionId, "session a"),
-      agent.prompt(b.sessionId, "session b"),
+      fx.agent.prompt(a.sessionId, "session a"),
+      fx.agent.prompt(b.sessionId, "session b"),
     ]);
     assert.equal(ta.stopReason, "end_turn");
     assert.equal(tb.stopReason, "end_turn");
@@ -177,27 +150,28 @@ describe("crow acp: model and provider failures", () => {
       assert.deepEqual(texts, ["echo"]);
     }
     // Each session's next request carries only its own history.
-    mock.script(
+    fx.mock.script(
       textReply("a2").expect((req) => {
         const users = req.body.messages.filter((m) => m.role === "user").map((m) => m.content);
         assert.deepEqual(users, ["session a", "again a"]);
       }),
     );
-    await agent.prompt(a.sessionId, "again a");
-    mock.assertDone();
+    await fx.agent.prompt(a.sessionId, "again a");
+    fx.mock.assertDone();
   });
 
   test("a prompt for an unknown session is a JSON-RPC error", async () => {
-    await assert.rejects(agent.prompt("no-such-session", "hi"), (error: RpcError) => typeof error.code === "number");
+    await assert.rejects(fx.agent.prompt("no-such-session", "hi"), (error: RpcError) => typeof error.code === "number");
   });
 });
 
 describe("crow acp: without a provider", () => {
+  const fx = useAcpFixture({ startAgent: false });
+
   test("a missing base URL or model is a clear error at prompt time, not a crash", async () => {
-    const ws = await tempWorkspace();
-    const agent = await spawnAcpAgent({ env: { CROW_MODEL: "" } });
+    const agent = await fx.spawn({ env: { CROW_MODEL: "", OPENAI_BASE_URL: "" } });
     try {
-      const { sessionId } = await agent.newSession(ws.dir);
+      const { sessionId } = await agent.newSession(fx.ws.dir);
       await assert.rejects(agent.prompt(sessionId, "hi"), (error: RpcError) => {
         assert.match(error.message ?? "", /OPENAI_BASE_URL/);
         return true;
@@ -205,18 +179,15 @@ describe("crow acp: without a provider", () => {
       assert.equal(agent.process.exitCode, null, "still running");
     } finally {
       await agent.close();
-      await ws.cleanup();
     }
-    const mock = await startMockLlm();
-    const noModel = await spawnAcpAgent({ llmUrl: mock.url, env: { CROW_MODEL: "" } });
+    const noModel = await fx.spawn({ env: { CROW_MODEL: "" } });
     try {
-      const { sessionId } = await noModel.newSession(ws.dir);
+      const { sessionId } = await noModel.newSession(fx.ws.dir);
       await assert.rejects(noModel.prompt(sessionId, "hi"), (error: RpcError) =>
         /CROW_MODEL/.test(error.message ?? ""),
       );
     } finally {
       await noModel.close();
-      await mock.close();
     }
   });
 });

@@ -4,21 +4,10 @@
  * throws in a hook are reported to the client and the turn completes.
  */
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { after, before, describe, test } from "node:test";
-import type { SessionUpdate } from "@agentclientprotocol/sdk";
-import {
-  type AcpTestClient,
-  type MockLlm,
-  reply,
-  spawnAcpAgent,
-  startMockLlm,
-  type TempWorkspace,
-  tempWorkspace,
-  textReply,
-} from "@crow/testkit";
+import { describe, test } from "node:test";
+import { chunkText, reply, textReply, useAcpFixture } from "@crow/testkit";
 
 const GOOD = `
 export default (crow) => {
@@ -54,54 +43,40 @@ export default (crow) => {
 };
 `;
 
-const texts = (updates: readonly SessionUpdate[]) =>
-  updates
-    .map((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : ""))
-    .join("");
-
 describe("crow acp: extensions from config.yaml", () => {
-  let mock: MockLlm;
-  let ws: TempWorkspace;
-  let home: string;
-  let agent: AcpTestClient;
-
-  before(async () => {
-    mock = await startMockLlm();
-    ws = await tempWorkspace();
-    home = await mkdtemp(path.join(tmpdir(), "crow-ext-home-"));
-    await mkdir(path.join(home, "extensions"));
-    await writeFile(path.join(home, "extensions", "good.mjs"), GOOD);
-    await writeFile(path.join(home, "extensions", "broken.mjs"), BROKEN);
-    await writeFile(path.join(home, "extensions", "hooky.mjs"), HOOKY);
-    await writeFile(
-      path.join(home, "config.yaml"),
-      [
-        "extensions:",
-        "  - module: ./extensions/good.mjs",
-        "    options: { flavour: vanilla }",
-        "  - ./extensions/broken.mjs",
-        "  - ./extensions/hooky.mjs",
-        "",
-      ].join("\n"),
-    );
-    agent = await spawnAcpAgent({ llmUrl: mock.url, env: { CROW_HOME: home } });
-  });
-  after(async () => {
-    await agent?.close();
-    await mock.close();
-    await ws.cleanup();
-    await rm(home, { recursive: true, force: true });
+  const fx = useAcpFixture({
+    async prepare({ crowHome }) {
+      await mkdir(path.join(crowHome, "extensions"));
+      await writeFile(path.join(crowHome, "extensions", "good.mjs"), GOOD);
+      await writeFile(path.join(crowHome, "extensions", "broken.mjs"), BROKEN);
+      await writeFile(path.join(crowHome, "extensions", "hooky.mjs"), HOOKY);
+      await writeFile(
+        path.join(crowHome, "config.yaml"),
+        [
+          "extensions:",
+          "  - module: ./extensions/good.mjs",
+          "    options: { flavour: vanilla }",
+          "  - ./extensions/broken.mjs",
+          "  - ./extensions/hooky.mjs",
+          "",
+        ].join("\n"),
+      );
+    },
   });
 
   test("initialize advertises the extension's method next to _crow/compact", () => {
-    const meta = agent.initialize.agentCapabilities?._meta as { crow?: { methods?: string[] } } | undefined;
+    const meta = fx.agent.initialize.agentCapabilities?._meta as { crow?: { methods?: string[] } } | undefined;
     assert.ok(meta?.crow?.methods?.includes("_greeter/hello"));
     assert.ok(meta?.crow?.methods?.includes("_crow/compact"));
   });
 
   test("the slash command is advertised and answers; the failed extension is reported", async () => {
-    const { sessionId } = await agent.newSession(ws.dir);
-    const commands = await agent.waitForUpdate(sessionId, (u) => u.sessionUpdate === "available_commands_update", true);
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    const commands = await fx.agent.waitForUpdate(
+      sessionId,
+      (u) => u.sessionUpdate === "available_commands_update",
+      true,
+    );
     assert.equal(commands.sessionUpdate, "available_commands_update");
     const names = commands.sessionUpdate === "available_commands_update" ? commands.availableCommands : [];
     assert.deepEqual(
@@ -109,16 +84,16 @@ describe("crow acp: extensions from config.yaml", () => {
       ["compact", "clear", "stop", "help", "greet"],
     );
     assert.deepEqual(names.at(-1)?.input, { hint: "name" });
-    await agent.waitForUpdate(sessionId, (u) => texts([u]).includes("broken on purpose"), true);
-    const answer = await agent.prompt(sessionId, "/greet Ann");
+    await fx.agent.waitForUpdate(sessionId, (u) => chunkText([u]).includes("broken on purpose"), true);
+    const answer = await fx.agent.prompt(sessionId, "/greet Ann");
     assert.equal(answer.stopReason, "end_turn");
-    assert.equal(texts(answer.updates), "Hello, Ann! (vanilla)");
-    assert.match(texts((await agent.prompt(sessionId, "/help")).updates), /\/greet - Greets someone/);
+    assert.equal(chunkText(answer.updates), "Hello, Ann! (vanilla)");
+    assert.match(chunkText((await fx.agent.prompt(sessionId, "/help")).updates), /\/greet - Greets someone/);
   });
 
   test("the tool runs in process, the hook rewrites the system prompt, a throwing hook is reported", async () => {
-    const { sessionId } = await agent.newSession(ws.dir);
-    mock.script(
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    fx.mock.script(
       reply()
         .toolCall("shout", { text: "ahoy" })
         .expect((request) => {
@@ -135,23 +110,23 @@ describe("crow acp: extensions from config.yaml", () => {
         assert.equal(request.body.messages.at(-1)?.content, "AHOY!");
       }),
     );
-    const result = await agent.prompt(sessionId, "Shout ahoy");
+    const result = await fx.agent.prompt(sessionId, "Shout ahoy");
     assert.equal(result.stopReason, "end_turn");
-    mock.assertDone();
+    fx.mock.assertDone();
     const done = result.updates.find((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed");
     assert.ok(done, "the tool call completed");
-    assert.match(texts(result.updates), /hooky\.mjs" failed at after_tool_call: hook exploded/);
-    assert.match(texts(result.updates), /Done, matey\./);
+    assert.match(chunkText(result.updates), /hooky\.mjs" failed at after_tool_call: hook exploded/);
+    assert.match(chunkText(result.updates), /Done, matey\./);
   });
 
   test("the custom method answers over ACP, errors are JSON-RPC errors", async () => {
-    const { sessionId } = await agent.newSession(ws.dir);
-    const answer = (await agent.agent.request("_greeter/hello", { name: "Crow", sessionId })) as {
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    const answer = (await fx.agent.agent.request("_greeter/hello", { name: "Crow", sessionId })) as {
       hello: string;
       live: boolean;
     };
     assert.deepEqual(answer, { hello: "Crow", live: true });
-    await assert.rejects(agent.agent.request("_greeter/hello", {}), /expected \{name\}/);
-    await assert.rejects(agent.agent.request("_nobody/nothing", {}), /not found/i);
+    await assert.rejects(fx.agent.agent.request("_greeter/hello", {}), /expected \{name\}/);
+    await assert.rejects(fx.agent.agent.request("_nobody/nothing", {}), /not found/i);
   });
 });

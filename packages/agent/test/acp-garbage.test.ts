@@ -1,14 +1,6 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
-import {
-  type AcpTestClient,
-  type MockLlm,
-  spawnAcpAgent,
-  startMockLlm,
-  type TempWorkspace,
-  tempWorkspace,
-  textReply,
-} from "@crow/testkit";
+import { describe, test } from "node:test";
+import { textReply, useAcpFixture } from "@crow/testkit";
 
 interface RpcLine {
   id?: number | string | null;
@@ -17,24 +9,11 @@ interface RpcLine {
 }
 
 describe("crow acp: garbage on stdin gets JSON-RPC errors and the agent keeps running", () => {
-  let mock: MockLlm;
-  let ws: TempWorkspace;
-  let agent: AcpTestClient;
-
-  before(async () => {
-    mock = await startMockLlm();
-    ws = await tempWorkspace();
-    agent = await spawnAcpAgent({ llmUrl: mock.url });
-  });
-  after(async () => {
-    await agent.close();
-    await mock.close();
-    await ws.cleanup();
-  });
+  const fx = useAcpFixture();
 
   /** Writes a raw line and returns the agent's answer to the given id. */
   async function raw(line: string, id: number | null): Promise<RpcLine> {
-    const answer = agent.waitForLine((l) => {
+    const answer = fx.agent.waitForLine((l) => {
       try {
         const parsed = JSON.parse(l) as RpcLine;
         return parsed.id === id && (parsed.error !== undefined || parsed.result !== undefined);
@@ -42,7 +21,7 @@ describe("crow acp: garbage on stdin gets JSON-RPC errors and the agent keeps ru
         return false;
       }
     });
-    agent.writeRaw(line);
+    fx.agent.writeRaw(line);
     return JSON.parse(await answer) as RpcLine;
   }
 
@@ -87,17 +66,17 @@ describe("crow acp: garbage on stdin gets JSON-RPC errors and the agent keeps ru
   });
 
   test("unknown notifications are ignored", async () => {
-    agent.writeRaw(JSON.stringify({ jsonrpc: "2.0", method: "_crow/ping" }));
-    agent.writeRaw(JSON.stringify({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "nope" } }));
-    agent.writeRaw(JSON.stringify({ jsonrpc: "2.0", method: "session/cancel", params: 17 }));
+    fx.agent.writeRaw(JSON.stringify({ jsonrpc: "2.0", method: "_crow/ping" }));
+    fx.agent.writeRaw(JSON.stringify({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "nope" } }));
+    fx.agent.writeRaw(JSON.stringify({ jsonrpc: "2.0", method: "session/cancel", params: 17 }));
   });
 
   test("after all that, the agent still serves a full turn", async () => {
-    const { sessionId } = await agent.newSession(ws.dir);
-    mock.script(textReply("still here"));
-    const turn = await agent.prompt(sessionId, "ping");
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    fx.mock.script(textReply("still here"));
+    const turn = await fx.agent.prompt(sessionId, "ping");
     assert.equal(turn.stopReason, "end_turn");
-    assert.equal(agent.process.exitCode, null);
-    mock.assertDone();
+    assert.equal(fx.agent.process.exitCode, null);
+    fx.mock.assertDone();
   });
 });

@@ -4,23 +4,17 @@
  * PostgreSQL store load each other's sessions.
  */
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { methods, type SessionUpdate } from "@agentclientprotocol/sdk";
 import {
   type AcpTestClient,
   findPostgresBin,
-  type MockLlm,
+  loadReplay,
   type PostgresServer,
   reply,
-  spawnAcpAgent,
-  startMockLlm,
   startPostgres,
-  type TempWorkspace,
-  tempWorkspace,
   textReply,
+  useAcpFixture,
 } from "@crow/testkit";
 
 const MISSING_TOOL_RESULT = "Tool call cancelled: no result was produced.";
@@ -30,16 +24,6 @@ async function kill9(agent: AcpTestClient): Promise<void> {
   agent.process.kill("SIGKILL");
   await exited;
   await agent.close();
-}
-
-async function load(agent: AcpTestClient, sessionId: string, cwd: string): Promise<SessionUpdate[]> {
-  const start = agent.notifications.length;
-  await agent.agent.request(methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
-  return agent.notifications
-    .slice(start)
-    .filter((n) => n.sessionId === sessionId)
-    .map((n) => n.update)
-    .filter((u) => u.sessionUpdate !== "available_commands_update" && u.sessionUpdate !== "session_info_update");
 }
 
 const texts = (updates: SessionUpdate[]) =>
@@ -52,34 +36,20 @@ const texts = (updates: SessionUpdate[]) =>
   );
 
 describe("crow acp: kill -9 leaves a session that loads and continues", () => {
-  let mock: MockLlm;
-  let ws: TempWorkspace;
-  let home: string;
-  const spawn = () => spawnAcpAgent({ llmUrl: mock.url, env: { CROW_HOME: home } });
-
-  before(async () => {
-    mock = await startMockLlm();
-    ws = await tempWorkspace();
-    home = await mkdtemp(path.join(tmpdir(), "crow-home-"));
-  });
-  after(async () => {
-    await mock.close();
-    await ws.cleanup();
-    await rm(home, { recursive: true, force: true });
-  });
+  const fx = useAcpFixture({ startAgent: false });
 
   test("killed during streaming: the user message is kept, the half-streamed answer is not", async () => {
-    const first = await spawn();
-    const { sessionId } = await first.newSession(ws.dir);
-    mock.script(reply().text("Once upon a time").hang());
+    const first = await fx.spawn();
+    const { sessionId } = await first.newSession(fx.ws.dir);
+    fx.mock.script(reply().text("Once upon a time").hang());
     first.prompt(sessionId, "tell me a story").catch(() => {});
     await first.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
     await kill9(first);
 
-    const second = await spawn();
+    const second = await fx.spawn();
     try {
-      assert.deepEqual(texts(await load(second, sessionId, ws.dir)), ["user_message_chunk: tell me a story"]);
-      mock.script(
+      assert.deepEqual(texts(await loadReplay(second, sessionId, fx.ws.dir)), ["user_message_chunk: tell me a story"]);
+      fx.mock.script(
         textReply("Sorry, I was cut off.").expect((req) => {
           assert.deepEqual(
             req.body.messages.map((m) => [m.role, m.content]),
@@ -92,29 +62,29 @@ describe("crow acp: kill -9 leaves a session that loads and continues", () => {
         }),
       );
       assert.equal((await second.prompt(sessionId, "are you back?")).stopReason, "end_turn");
-      mock.assertDone();
+      fx.mock.assertDone();
     } finally {
       await second.close();
     }
   });
 
   test("killed during a tool call: the call gets a synthetic result and the history stays valid", async () => {
-    const first = await spawn();
-    const { sessionId } = await first.newSession(ws.dir);
-    mock.script(reply().text("Running it.").toolCall("terminal", { command: "sleep 30" }, { id: "call_k" }));
+    const first = await fx.spawn();
+    const { sessionId } = await first.newSession(fx.ws.dir);
+    fx.mock.script(reply().text("Running it.").toolCall("terminal", { command: "sleep 30" }, { id: "call_k" }));
     first.prompt(sessionId, "run the slow job").catch(() => {});
     await first.waitForUpdate(sessionId, (u) => u.sessionUpdate === "tool_call_update" && u.status === "in_progress");
     await kill9(first);
 
-    const second = await spawn();
+    const second = await fx.spawn();
     try {
-      assert.deepEqual(texts(await load(second, sessionId, ws.dir)), [
+      assert.deepEqual(texts(await loadReplay(second, sessionId, fx.ws.dir)), [
         "user_message_chunk: run the slow job",
         "agent_message_chunk: Running it.",
         "tool_call",
         "tool_call_update: failed",
       ]);
-      mock.script(
+      fx.mock.script(
         textReply("It was interrupted.").expect((req) => {
           const [, user, assistant, tool, next] = req.body.messages;
           assert.equal(user?.content, "run the slow job");
@@ -125,7 +95,7 @@ describe("crow acp: kill -9 leaves a session that loads and continues", () => {
         }),
       );
       assert.equal((await second.prompt(sessionId, "what happened?")).stopReason, "end_turn");
-      mock.assertDone();
+      fx.mock.assertDone();
     } finally {
       await second.close();
     }
@@ -135,57 +105,52 @@ describe("crow acp: kill -9 leaves a session that loads and continues", () => {
 describe("crow acp: two agent processes sharing one PostgreSQL store", {
   skip: findPostgresBin() ? undefined : "PostgreSQL is not installed",
 }, () => {
-  let mock: MockLlm;
-  let ws: TempWorkspace;
+  const fx = useAcpFixture({ startAgent: false });
   let pg: PostgresServer;
   let url: string;
 
   before(async () => {
-    mock = await startMockLlm();
-    ws = await tempWorkspace();
     pg = await startPostgres();
     url = await pg.createDatabase();
   });
   after(async () => {
-    await mock.close();
-    await ws.cleanup();
     await pg?.stop();
   });
 
   test("each loads and continues the other's sessions", async () => {
-    const a = await spawnAcpAgent({ llmUrl: mock.url, env: { CROW_DB_URI: url } });
-    const b = await spawnAcpAgent({ llmUrl: mock.url, env: { CROW_DB_URI: url } });
+    const a = await fx.spawn({ env: { CROW_DB_URI: url } });
+    const b = await fx.spawn({ env: { CROW_DB_URI: url } });
     try {
-      const { sessionId } = await a.newSession(ws.dir);
-      mock.script(textReply("Hello from A."));
+      const { sessionId } = await a.newSession(fx.ws.dir);
+      fx.mock.script(textReply("Hello from A."));
       await a.prompt(sessionId, "first, on A");
 
-      const listed = await b.agent.request(methods.agent.session.list, { cwd: ws.dir });
+      const listed = await b.agent.request(methods.agent.session.list, { cwd: fx.ws.dir });
       assert.deepEqual(
         listed.sessions.map((s) => [s.sessionId, s.title]),
         [[sessionId, "first, on A"]],
       );
-      assert.deepEqual(texts(await load(b, sessionId, ws.dir)), [
+      assert.deepEqual(texts(await loadReplay(b, sessionId, fx.ws.dir)), [
         "user_message_chunk: first, on A",
         "agent_message_chunk: Hello from A.",
       ]);
-      mock.script(textReply("Hello from B."));
+      fx.mock.script(textReply("Hello from B."));
       await b.prompt(sessionId, "then, on B");
 
-      assert.deepEqual(texts(await load(a, sessionId, ws.dir)), [
+      assert.deepEqual(texts(await loadReplay(a, sessionId, fx.ws.dir)), [
         "user_message_chunk: first, on A",
         "agent_message_chunk: Hello from A.",
         "user_message_chunk: then, on B",
         "agent_message_chunk: Hello from B.",
       ]);
-      const other = await b.newSession(ws.dir);
-      mock.script(textReply("B's own."));
+      const other = await b.newSession(fx.ws.dir);
+      fx.mock.script(textReply("B's own."));
       await b.prompt(other.sessionId, "a session of B");
-      assert.deepEqual(texts(await load(a, other.sessionId, ws.dir)), [
+      assert.deepEqual(texts(await loadReplay(a, other.sessionId, fx.ws.dir)), [
         "user_message_chunk: a session of B",
         "agent_message_chunk: B's own.",
       ]);
-      mock.assertDone();
+      fx.mock.assertDone();
     } finally {
       await a.close();
       await b.close();

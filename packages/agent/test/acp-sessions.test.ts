@@ -3,50 +3,18 @@
  * results, diffs) before answering and restores mode/model/cwd; list, resume, close, delete; titles.
  */
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import path from "node:path";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { methods, type SessionUpdate } from "@agentclientprotocol/sdk";
 import { openStore } from "@crow/core";
-import {
-  type MockLlm,
-  reply,
-  spawnAcpAgent,
-  startMockLlm,
-  type TempWorkspace,
-  tempWorkspace,
-  textReply,
-} from "@crow/testkit";
-
-/** The text of a tool_call_update's `content` entries of type content/text. */
-function resultText(update: SessionUpdate | undefined): string {
-  if (update?.sessionUpdate !== "tool_call_update") return "";
-  return (update.content ?? [])
-    .map((c) => (c.type === "content" && c.content.type === "text" ? c.content.text : ""))
-    .join("");
-}
+import { reply, textReply, toolResultText, useAcpFixture } from "@crow/testkit";
 
 describe("crow acp: stored sessions", () => {
-  let mock: MockLlm;
-  let ws: TempWorkspace;
-  let home: string;
-  const spawn = () =>
-    spawnAcpAgent({ llmUrl: mock.url, models: ["mock-model", "other-model"], env: { CROW_HOME: home } });
-
-  before(async () => {
-    mock = await startMockLlm({ models: ["mock-model", "other-model"] });
-    ws = await tempWorkspace();
-    home = await mkdtemp(path.join(tmpdir(), "crow-home-"));
-  });
-  after(async () => {
-    await mock.close();
-    await ws.cleanup();
-    await rm(home, { recursive: true, force: true });
-  });
+  const models = ["mock-model", "other-model"];
+  const fx = useAcpFixture({ mock: { models }, agent: { models }, startAgent: false });
 
   test("initialize advertises loadSession and the session capabilities", async () => {
-    const agent = await spawn();
+    const agent = await fx.spawn();
     try {
       const caps = agent.initialize.agentCapabilities;
       assert.equal(caps?.loadSession, true);
@@ -57,14 +25,14 @@ describe("crow acp: stored sessions", () => {
   });
 
   test("load in a new process replays the history with tool calls and diffs, then restores mode, model and cwd", async () => {
-    const file = ws.path("notes.txt");
+    const file = fx.ws.path("notes.txt");
     let sessionId = "";
     let live: SessionUpdate[] = [];
-    const first = await spawn();
+    const first = await fx.spawn();
     try {
-      ({ sessionId } = await first.newSession(ws.dir));
+      ({ sessionId } = await first.newSession(fx.ws.dir));
       assert.match(sessionId, /^[a-z]+-[a-z]+-[a-z]+-[0-9a-f]{6}$/);
-      mock.script(
+      fx.mock.script(
         reply()
           .reasoning("The user wants a file.")
           .text("Writing it.")
@@ -89,19 +57,19 @@ describe("crow acp: stored sessions", () => {
     } finally {
       await first.close();
     }
-    assert.equal(await ws.read("notes.txt"), "hello\ncrow\n");
-    const writeText = resultText(
+    assert.equal(await fx.ws.read("notes.txt"), "hello\ncrow\n");
+    const writeText = toolResultText(
       live.find((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === "call_w" && u.status === "completed"),
     );
-    const editText = resultText(
+    const editText = toolResultText(
       live.find((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === "call_e" && u.status === "completed"),
     );
     assert.ok(writeText && editText, "the live turn showed both results");
 
-    const second = await spawn();
+    const second = await fx.spawn();
     try {
       const before = second.notifications.length;
-      const movedCwd = await mkdtemp(path.join(tmpdir(), "crow-moved-"));
+      const movedCwd = await fx.tempDir("crow-moved-");
       const response = await second.agent.request(methods.agent.session.load, {
         sessionId,
         cwd: movedCwd,
@@ -166,7 +134,7 @@ describe("crow acp: stored sessions", () => {
       assert.equal(response.configOptions?.[0]?.currentValue, "other-model");
 
       // The next prompt carries the whole stored history, on the restored model, and a reused call id stays unique.
-      mock.script(
+      fx.mock.script(
         reply()
           .toolCall("read", { file_path: file }, { id: "call_w" })
           .expect((req) => {
@@ -175,7 +143,7 @@ describe("crow acp: stored sessions", () => {
             assert.deepEqual(roles, ["system", "user", "assistant", "tool", "assistant", "tool", "assistant", "user"]);
             assert.match(
               String(req.body.messages[0]?.content),
-              new RegExp(ws.dir.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")),
+              new RegExp(fx.ws.dir.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")),
             );
           }),
         textReply("It says hello crow."),
@@ -184,25 +152,24 @@ describe("crow acp: stored sessions", () => {
       assert.equal(next.stopReason, "end_turn");
       const call = next.updates.find((u) => u.sessionUpdate === "tool_call");
       assert.equal(call?.sessionUpdate === "tool_call" && call.toolCallId, "call_w#2");
-      mock.assertDone();
-      await rm(movedCwd, { recursive: true, force: true });
+      fx.mock.assertDone();
     } finally {
       await second.close();
     }
   });
 
   test("list filters by cwd and pages with a cursor; resume reopens without replay; close and delete", async () => {
-    const projectA = await mkdtemp(path.join(tmpdir(), "crow-a-"));
-    const projectB = await mkdtemp(path.join(tmpdir(), "crow-b-"));
+    const projectA = await fx.tempDir("crow-a-");
+    const projectB = await fx.tempDir("crow-b-");
     // Many stored sessions, written straight into the same store the agent uses.
-    const store = await openStore(path.join(home, "crow.db"));
+    const store = await openStore(path.join(fx.crowHome, "crow.db"));
     for (let i = 0; i < 60; i++) await store.createSession({ cwd: projectB, title: `old ${i}` });
     await store.close();
 
-    const agent = await spawn();
+    const agent = await fx.spawn();
     try {
       const { sessionId } = await agent.newSession(projectA);
-      mock.script(textReply("Hi."));
+      fx.mock.script(textReply("Hi."));
       await agent.prompt(sessionId, "Fix the login bug please");
 
       const listA = await agent.agent.request(methods.agent.session.list, { cwd: projectA });
@@ -241,7 +208,7 @@ describe("crow acp: stored sessions", () => {
         .slice(before)
         .filter((n) => ["user_message_chunk", "agent_message_chunk"].includes(n.update.sessionUpdate));
       assert.equal(replayed.length, 0);
-      mock.script(
+      fx.mock.script(
         textReply("Yes.").expect((req) => {
           assert.deepEqual(
             req.body.messages.map((m) => m.content),
@@ -264,20 +231,18 @@ describe("crow acp: stored sessions", () => {
       const answer = JSON.parse(agent.stdoutLines.findLast((l) => l.includes('"id"')) ?? "{}");
       assert.equal(answer.error?.code, -32002, "deleting an unknown session is an error");
       await assert.rejects(agent.agent.request(methods.agent.session.list, { cursor: "bogus" }), /cursor/i);
-      mock.assertDone();
+      fx.mock.assertDone();
     } finally {
       await agent.close();
-      await rm(projectA, { recursive: true, force: true });
-      await rm(projectB, { recursive: true, force: true });
     }
   });
 
   test("a cancelled turn's partial text and cancelled tool call are stored and replayed", async () => {
     let sessionId = "";
-    const first = await spawn();
+    const first = await fx.spawn();
     try {
-      ({ sessionId } = await first.newSession(ws.dir));
-      mock.script(reply().text("Let me run it.").toolCall("terminal", { command: "sleep 30" }, { id: "call_s" }));
+      ({ sessionId } = await first.newSession(fx.ws.dir));
+      fx.mock.script(reply().text("Let me run it.").toolCall("terminal", { command: "sleep 30" }, { id: "call_s" }));
       const prompt = first.prompt(sessionId, "run the slow thing");
       await first.waitForUpdate(sessionId, (u) => u.sessionUpdate === "tool_call_update" && u.status === "in_progress");
       await first.cancel(sessionId);
@@ -285,10 +250,10 @@ describe("crow acp: stored sessions", () => {
     } finally {
       await first.close();
     }
-    const second = await spawn();
+    const second = await fx.spawn();
     try {
       const before = second.notifications.length;
-      await second.agent.request(methods.agent.session.load, { sessionId, cwd: ws.dir, mcpServers: [] });
+      await second.agent.request(methods.agent.session.load, { sessionId, cwd: fx.ws.dir, mcpServers: [] });
       const replayed = second.notifications.slice(before).map((n) => n.update);
       const done = replayed.find((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === "call_s");
       assert.equal(done?.sessionUpdate === "tool_call_update" && done.status, "failed");
@@ -300,9 +265,9 @@ describe("crow acp: stored sessions", () => {
             u.content.text === "Let me run it.",
         ),
       );
-      mock.script(textReply("OK."));
+      fx.mock.script(textReply("OK."));
       assert.equal((await second.prompt(sessionId, "never mind")).stopReason, "end_turn");
-      mock.assertDone();
+      fx.mock.assertDone();
     } finally {
       await second.close();
     }

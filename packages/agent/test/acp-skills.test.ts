@@ -7,21 +7,20 @@
  * paraphrase that keywords miss.
  */
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { after, before, describe, test } from "node:test";
-import { methods, type SessionUpdate } from "@agentclientprotocol/sdk";
+import { describe, test } from "node:test";
 import {
   type AcpTestClient,
   type CapturedRequest,
-  type MockLlm,
+  chunkText,
+  lastToolResult,
+  lastUserText,
+  loadReplay,
   reply,
-  spawnAcpAgent,
-  startMockLlm,
-  type TempWorkspace,
   tempWorkspace,
   textReply,
+  useAcpFixture,
 } from "@crow/testkit";
 
 /** Writes `<root>/<name>/SKILL.md` (and extra files). */
@@ -78,43 +77,28 @@ async function fixtures(home: string, ws: string): Promise<void> {
   await skill(path.join(ws, ".crow", "skills"), "broken", "---\nname: broken\ndescription: [unclosed\n---\nbody\n");
 }
 
-const texts = (updates: readonly SessionUpdate[]) =>
-  updates
-    .map((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : ""))
-    .join("");
-
 const toolNames = (request: CapturedRequest) => (request.body.tools ?? []).map((t) => t.function.name);
-const lastUserText = (request: CapturedRequest) =>
-  String([...request.body.messages].reverse().find((m) => m.role === "user")?.content ?? "");
-const lastToolResult = (request: CapturedRequest) => String(request.body.messages.at(-1)?.content ?? "");
+const SYNONYMS = { plot: "chart", graph: "chart", xlsx: "excel" };
 
 describe("crow acp: skills", () => {
-  let mock: MockLlm;
-  let ws: TempWorkspace;
-  let home: string;
-  let agent: AcpTestClient;
-
-  before(async () => {
+  const fx = useAcpFixture({
     // The mock embedder maps these words to one concept, so a paraphrase shares no keyword but embeds close.
-    mock = await startMockLlm({ embeddings: { synonyms: { plot: "chart", graph: "chart", xlsx: "excel" } } });
-    ws = await tempWorkspace();
-    home = await mkdtemp(path.join(tmpdir(), "crow-skills-home-"));
-    await fixtures(home, ws.dir);
-    await writeFile(path.join(home, "config.yaml"), "skills:\n  dirs: [./team-skills]\n");
-    agent = await spawnAcpAgent({ llmUrl: mock.url, env: { CROW_HOME: home } });
-  });
-  after(async () => {
-    await agent?.close();
-    await mock.close();
-    await ws.cleanup();
-    await rm(home, { recursive: true, force: true });
+    mock: { embeddings: { synonyms: SYNONYMS } },
+    async prepare({ crowHome, ws }) {
+      await fixtures(crowHome, ws.dir);
+      await writeFile(path.join(crowHome, "config.yaml"), "skills:\n  dirs: [./team-skills]\n");
+    },
   });
 
   test("the hint is in the system prompt, the tools are offered, the broken skill is reported", async () => {
-    const { sessionId } = await agent.newSession(ws.dir);
-    const problem = await agent.waitForUpdate(sessionId, (u) => texts([u]).includes("could not be loaded"), true);
-    assert.match(texts([problem]), /broken[/\\]SKILL\.md: invalid YAML frontmatter/);
-    mock.script(
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    const problem = await fx.agent.waitForUpdate(
+      sessionId,
+      (u) => chunkText([u]).includes("could not be loaded"),
+      true,
+    );
+    assert.match(chunkText([problem]), /broken[/\\]SKILL\.md: invalid YAML frontmatter/);
+    fx.mock.script(
       textReply("Noted.").expect((request) => {
         const system = String(request.body.messages[0]?.content);
         assert.match(
@@ -127,13 +111,13 @@ describe("crow acp: skills", () => {
         assert.ok(toolNames(request).includes("read"), "next to the MCP tools");
       }),
     );
-    assert.equal((await agent.prompt(sessionId, "hello")).stopReason, "end_turn");
-    mock.assertDone();
+    assert.equal((await fx.agent.prompt(sessionId, "hello")).stopReason, "end_turn");
+    fx.mock.assertDone();
   });
 
   test("discover_skills ranks the intended skill first; get_skill_details returns SKILL.md and the file list", async () => {
-    const { sessionId } = await agent.newSession(ws.dir);
-    mock.script(
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    fx.mock.script(
       reply().toolCall("discover_skills", { query: "fill out a PDF form", limit: 3 }),
       reply()
         .toolCall("get_skill_details", { name: "pdf-forms" })
@@ -157,16 +141,16 @@ describe("crow acp: skills", () => {
         assert.match(lastToolResult(request), /No skill is named "pdf-form"\. Close names: pdf-forms/);
       }),
     );
-    const result = await agent.prompt(sessionId, "I have a form to fill in");
+    const result = await fx.agent.prompt(sessionId, "I have a form to fill in");
     assert.equal(result.stopReason, "end_turn");
-    mock.assertDone();
+    fx.mock.assertDone();
     const titles = result.updates.flatMap((u) => (u.sessionUpdate === "tool_call" ? [u.title] : []));
     assert.equal(titles.length, 4, "four tool calls shown to the client");
   });
 
   test("a trigger word injects the skill's instructions after the request, once, never into the stored history", async () => {
-    const { sessionId } = await agent.newSession(ws.dir);
-    mock.script(
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    fx.mock.script(
       reply()
         .toolCall("read", { file_path: "README.md" })
         .expect((request) => {
@@ -185,84 +169,64 @@ describe("crow acp: skills", () => {
         assert.equal(all.split("RELEASE-NOTES-RULES").length - 1, 1, "injected once in the whole request");
       }),
     );
-    assert.equal((await agent.prompt(sessionId, "Draft the changelog for 2.0")).stopReason, "end_turn");
-    assert.equal((await agent.prompt(sessionId, "Now shorten the changelog")).stopReason, "end_turn");
-    mock.assertDone();
+    assert.equal((await fx.agent.prompt(sessionId, "Draft the changelog for 2.0")).stopReason, "end_turn");
+    assert.equal((await fx.agent.prompt(sessionId, "Now shorten the changelog")).stopReason, "end_turn");
+    fx.mock.assertDone();
 
-    const replayFrom = agent.updates(sessionId).length;
-    await agent.agent.request(methods.agent.session.load, { sessionId, cwd: ws.dir, mcpServers: [] });
-    const replayed = agent
-      .updates(sessionId)
-      .slice(replayFrom)
-      .flatMap((u) => (u.sessionUpdate === "user_message_chunk" && u.content.type === "text" ? [u.content.text] : []));
+    const replayed = (await loadReplay(fx.agent, sessionId, fx.ws.dir)).flatMap((u) =>
+      u.sessionUpdate === "user_message_chunk" && u.content.type === "text" ? [u.content.text] : [],
+    );
     assert.deepEqual(replayed, ["Draft the changelog for 2.0", "Now shorten the changelog"]);
   });
 
   test("keyword ranking alone misses a paraphrase with no shared word", async () => {
-    const { sessionId } = await agent.newSession(ws.dir);
-    mock.script(
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    fx.mock.script(
       reply().toolCall("discover_skills", { query: "plot a graph of my xlsx numbers" }),
       textReply("None.").expect((request) => assert.match(lastToolResult(request), /^No skill matches/)),
     );
-    await agent.prompt(sessionId, "graph it");
-    mock.assertDone();
+    await fx.agent.prompt(sessionId, "graph it");
+    fx.mock.assertDone();
   });
 });
 
 describe("crow acp: skills configuration", () => {
-  let mock: MockLlm;
-  let ws: TempWorkspace;
-  const homes: string[] = [];
-  const agents: AcpTestClient[] = [];
+  const fx = useAcpFixture({ mock: { embeddings: { synonyms: SYNONYMS } }, startAgent: false });
 
   async function agentWith(config: string): Promise<AcpTestClient> {
-    const home = await mkdtemp(path.join(tmpdir(), "crow-skills-home-"));
-    homes.push(home);
-    await fixtures(home, ws.dir);
+    const home = await fx.tempDir("crow-skills-home-");
+    await fixtures(home, fx.ws.dir);
     await writeFile(path.join(home, "config.yaml"), config);
-    const agent = await spawnAcpAgent({ llmUrl: mock.url, env: { CROW_HOME: home } });
-    agents.push(agent);
-    return agent;
+    return fx.spawn({ env: { CROW_HOME: home } });
   }
-
-  before(async () => {
-    mock = await startMockLlm({ embeddings: { synonyms: { plot: "chart", graph: "chart", xlsx: "excel" } } });
-    ws = await tempWorkspace();
-  });
-  after(async () => {
-    await Promise.all(agents.map((a) => a.close()));
-    await mock.close();
-    await ws.cleanup();
-    await Promise.all(homes.map((h) => rm(h, { recursive: true, force: true })));
-  });
 
   test("skills.embeddings: the hybrid ranking finds the paraphrase through the mock's /v1/embeddings", async () => {
     const agent = await agentWith(
-      `skills:\n  embeddings: { base_url: "${mock.url}", model: mock-embed, dimensions: 256 }\n`,
+      `skills:\n  embeddings: { base_url: "${fx.mock.url}", model: mock-embed, dimensions: 256 }\n`,
     );
-    const { sessionId } = await agent.newSession(ws.dir);
-    mock.script(
+    const { sessionId } = await agent.newSession(fx.ws.dir);
+    fx.mock.script(
       reply().toolCall("discover_skills", { query: "plot a graph of my xlsx numbers" }),
       textReply("Found it.").expect((request) => {
         assert.match(lastToolResult(request), /^1\. chart-builder \(score/);
       }),
     );
     assert.equal((await agent.prompt(sessionId, "graph it")).stopReason, "end_turn");
-    mock.assertDone();
+    fx.mock.assertDone();
     assert.ok(
-      mock.embeddingRequests.some((r) => r.model === "mock-embed" && r.inputs.length > 1),
+      fx.mock.embeddingRequests.some((r) => r.model === "mock-embed" && r.inputs.length > 1),
       "skills embedded",
     );
     assert.ok(
-      mock.embeddingRequests.some((r) => r.inputs.includes("plot a graph of my xlsx numbers")),
+      fx.mock.embeddingRequests.some((r) => r.inputs.includes("plot a graph of my xlsx numbers")),
       "query",
     );
   });
 
   test("skills.enabled: false: no hint, no skill tools, no trigger injection", async () => {
     const agent = await agentWith("skills:\n  enabled: false\n");
-    const { sessionId } = await agent.newSession(ws.dir);
-    mock.script(
+    const { sessionId } = await agent.newSession(fx.ws.dir);
+    fx.mock.script(
       textReply("Ok.").expect((request) => {
         assert.doesNotMatch(String(request.body.messages[0]?.content), /<SKILLS>/);
         assert.ok(!toolNames(request).includes("discover_skills"));
@@ -271,16 +235,15 @@ describe("crow acp: skills configuration", () => {
       }),
     );
     await agent.prompt(sessionId, "Draft the changelog");
-    mock.assertDone();
+    fx.mock.assertDone();
   });
 
   test("a workspace and home without skills: no hint and no skill tools", async () => {
-    const agent = await spawnAcpAgent({ llmUrl: mock.url });
-    agents.push(agent);
+    const agent = await fx.spawn();
     const empty = await tempWorkspace();
     try {
       const { sessionId } = await agent.newSession(empty.dir);
-      mock.script(
+      fx.mock.script(
         textReply("Ok.").expect((request) => {
           assert.doesNotMatch(String(request.body.messages[0]?.content), /<SKILLS>/);
           assert.ok(!toolNames(request).includes("discover_skills"));
@@ -288,7 +251,7 @@ describe("crow acp: skills configuration", () => {
         }),
       );
       await agent.prompt(sessionId, "hi");
-      mock.assertDone();
+      fx.mock.assertDone();
     } finally {
       await empty.cleanup();
     }

@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { readFileSync, readlinkSync } from "node:fs";
-import { after, before, describe, test } from "node:test";
-import { type MockLlm, reply, spawnAcpAgent, startMockLlm, type TempWorkspace, tempWorkspace } from "@crow/testkit";
+import { describe, test } from "node:test";
+import { reply, useAcpFixture } from "@crow/testkit";
 import { until } from "./tools/helpers.js";
 
 /** Child pids of a process (empty once it is gone). */
@@ -28,31 +28,18 @@ function running(pid: number): boolean {
 }
 
 describe("crow acp: the spare built-in toolserver", () => {
-  let mock: MockLlm;
-  let project: TempWorkspace;
-  let elsewhere: TempWorkspace;
-
-  before(async () => {
-    mock = await startMockLlm();
-    project = await tempWorkspace();
-    elsewhere = await tempWorkspace();
-  });
-  after(async () => {
-    await mock.close();
-    await project.cleanup();
-    await elsewhere.cleanup();
-  });
+  const fx = useAcpFixture({ startAgent: false });
 
   test("the first session in the agent's directory adopts it and its tools work", async () => {
-    const file = await project.write("notes.txt", "adopted spare\n");
-    const agent = await spawnAcpAgent({ llmUrl: mock.url, cwd: project.dir });
+    const file = await fx.ws.write("notes.txt", "adopted spare\n");
+    const agent = await fx.spawn({ cwd: fx.ws.dir });
     try {
       const pid = agent.process.pid ?? 0;
       await until(() => children(pid).length === 1);
       const [spare] = children(pid);
-      const { sessionId } = await agent.newSession(project.dir);
+      const { sessionId } = await agent.newSession(fx.ws.dir);
       assert.deepEqual(children(pid), [spare], "the session uses the spare, no second toolserver");
-      mock.script(reply().toolCall("read", { file_path: file }), reply().text("done"));
+      fx.mock.script(reply().toolCall("read", { file_path: file }), reply().text("done"));
       const { updates } = await agent.prompt(sessionId, "read it");
       const result = updates.find((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed");
       assert.match(JSON.stringify(result), /adopted spare/);
@@ -62,24 +49,25 @@ describe("crow acp: the spare built-in toolserver", () => {
   });
 
   test("a session in another directory gets its own toolserver there and the spare is stopped", async () => {
-    const agent = await spawnAcpAgent({ llmUrl: mock.url, cwd: project.dir });
+    const elsewhere = await fx.tempDir();
+    const agent = await fx.spawn({ cwd: fx.ws.dir });
     try {
       const pid = agent.process.pid ?? 0;
       await until(() => children(pid).length === 1);
       const [spare = 0] = children(pid);
-      await agent.newSession(elsewhere.dir);
+      await agent.newSession(elsewhere);
       await until(() => !running(spare));
       const [own = 0, ...more] = children(pid);
       assert.deepEqual(more, []);
       assert.notEqual(own, spare);
-      assert.equal(readlinkSync(`/proc/${own}/cwd`), elsewhere.dir);
+      assert.equal(readlinkSync(`/proc/${own}/cwd`), elsewhere);
     } finally {
       await agent.close();
     }
   });
 
   test("an agent that exits without a session leaves no toolserver running", async () => {
-    const agent = await spawnAcpAgent({ llmUrl: mock.url, cwd: project.dir });
+    const agent = await fx.spawn({ cwd: fx.ws.dir });
     const pid = agent.process.pid ?? 0;
     await until(() => children(pid).length === 1);
     const [spare = 0] = children(pid);

@@ -6,39 +6,12 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import path from "node:path";
-import { after, before, describe, test } from "node:test";
-import type { SessionUpdate } from "@agentclientprotocol/sdk";
+import { describe, test } from "node:test";
 import { openStore } from "@crow/core";
-import {
-  type AcpTestClient,
-  CROW_BIN,
-  type MockLlm,
-  reply,
-  spawnAcpAgent,
-  startMockLlm,
-  type TempWorkspace,
-  tempWorkspace,
-  textReply,
-} from "@crow/testkit";
+import { CROW_BIN, chunkText, reply, textReply, toolResultText, useAcpFixture } from "@crow/testkit";
 import { PROGRESS_TEXT_CHARS } from "../src/acp/translate.js";
 import { TurnRelay } from "../src/acp/turn-relay.js";
-
-/** The text entries of a tool_call_update's content. */
-function contentText(update: SessionUpdate | undefined): string {
-  if (update?.sessionUpdate !== "tool_call_update") return "";
-  return (update.content ?? [])
-    .map((c) => (c.type === "content" && c.content.type === "text" ? c.content.text : ""))
-    .join("");
-}
-
-/** The agent's text in these updates. */
-const contentTexts = (updates: readonly SessionUpdate[]) =>
-  updates
-    .map((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : ""))
-    .join("");
 
 describe("tool call progress text in ACP", () => {
   test("plain progress text accumulates into the call's content; a live terminal still wins", () => {
@@ -49,8 +22,8 @@ describe("tool call progress text in ACP", () => {
     });
     const first = relay.translate({ type: "tool_call_progress", id: "c1", progress: { message: "Reading.\n" } });
     const second = relay.translate({ type: "tool_call_progress", id: "c1", progress: { message: "→ read: /a.ts\n" } });
-    assert.equal(contentText(first[0]), "Reading.\n");
-    assert.equal(contentText(second[0]), "Reading.\n→ read: /a.ts\n");
+    assert.equal(toolResultText(first[0]), "Reading.\n");
+    assert.equal(toolResultText(second[0]), "Reading.\n→ read: /a.ts\n");
     const terminal = { type: "terminal" as const, terminalId: "t-1" };
     const live = relay.translate({
       type: "tool_call_progress",
@@ -59,54 +32,38 @@ describe("tool call progress text in ACP", () => {
     });
     assert.deepEqual(live, [{ sessionUpdate: "tool_call_update", toolCallId: "c1", content: [terminal] }]);
     const long = relay.translate({ type: "tool_call_progress", id: "c1", progress: { message: "x".repeat(9000) } });
-    const shown = contentText(long[0]);
+    const shown = toolResultText(long[0]);
     assert.equal(shown.length, PROGRESS_TEXT_CHARS + 1, "only the tail is shown");
     assert.ok(shown.startsWith("…x"));
   });
 });
 
 describe("crow acp: subagents", () => {
-  let mock: MockLlm;
-  let ws: TempWorkspace;
-  let home: string;
-  let agent: AcpTestClient;
-
-  before(async () => {
-    mock = await startMockLlm();
-    ws = await tempWorkspace();
-    home = await mkdtemp(path.join(tmpdir(), "crow-subagents-home-"));
-    agent = await spawnAcpAgent({ llmUrl: mock.url, env: { CROW_HOME: home } });
-  });
-  after(async () => {
-    await agent?.close();
-    await mock.close();
-    await ws.cleanup();
-    await rm(home, { recursive: true, force: true });
-  });
+  const fx = useAcpFixture();
 
   test("initialize advertises _crow/subagent", () => {
-    const meta = agent.initialize.agentCapabilities?._meta as { crow?: { methods?: string[] } } | undefined;
+    const meta = fx.agent.initialize.agentCapabilities?._meta as { crow?: { methods?: string[] } } | undefined;
     assert.ok(meta?.crow?.methods?.includes("_crow/subagent"));
   });
 
   test("_crow/subagent answers the child's result; the child is stored under its parent", async () => {
-    const { sessionId: parentId } = await agent.newSession(ws.dir);
-    mock.script(
+    const { sessionId: parentId } = await fx.agent.newSession(fx.ws.dir);
+    fx.mock.script(
       textReply("The child says hi.").expect((req) => {
         assert.equal(req.body.messages.at(-1)?.content, "Say hi.");
       }),
     );
-    const answer = (await agent.agent.request("_crow/subagent", {
-      cwd: ws.dir,
+    const answer = (await fx.agent.agent.request("_crow/subagent", {
+      cwd: fx.ws.dir,
       prompt: "Say hi.",
       parentSessionId: parentId,
     })) as { sessionId: string; text: string; stopReason: string };
     assert.equal(answer.text, "The child says hi.");
     assert.equal(answer.stopReason, "end_turn");
     assert.notEqual(answer.sessionId, parentId);
-    mock.assertDone();
+    fx.mock.assertDone();
 
-    const store = await openStore(path.join(home, "crow.db"));
+    const store = await openStore(path.join(fx.crowHome, "crow.db"));
     try {
       assert.equal((await store.getSession(answer.sessionId))?.parentId, parentId);
       const children = await store.listSessions({ parentId });
@@ -123,7 +80,7 @@ describe("crow acp: subagents", () => {
     }
     const show = spawnSync(process.execPath, [CROW_BIN, "sessions", "show", answer.sessionId], {
       encoding: "utf8",
-      env: { ...env, CROW_HOME: home },
+      env: { ...env, CROW_HOME: fx.crowHome },
     });
     assert.equal(show.status, 0, show.stderr);
     assert.match(show.stdout, new RegExp(`parent session: ${parentId}`));
@@ -131,30 +88,33 @@ describe("crow acp: subagents", () => {
   });
 
   test("_crow/subagent's bad params are JSON-RPC errors", async () => {
-    await assert.rejects(agent.agent.request("_crow/subagent", { cwd: "rel/dir", prompt: "x" }), (error: unknown) => {
-      assert.equal((error as { code?: number }).code, -32602);
-      assert.match(String((error as Error).message), /cwd must be an absolute path/);
-      return true;
-    });
     await assert.rejects(
-      agent.agent.request("_crow/subagent", { cwd: ws.dir, prompt: "x", parentSessionId: "nope" }),
+      fx.agent.agent.request("_crow/subagent", { cwd: "rel/dir", prompt: "x" }),
+      (error: unknown) => {
+        assert.equal((error as { code?: number }).code, -32602);
+        assert.match(String((error as Error).message), /cwd must be an absolute path/);
+        return true;
+      },
+    );
+    await assert.rejects(
+      fx.agent.agent.request("_crow/subagent", { cwd: fx.ws.dir, prompt: "x", parentSessionId: "nope" }),
       /unknown parent session: nope/,
     );
-    assert.equal(mock.pending(), 0);
+    assert.equal(fx.mock.pending(), 0);
   });
 
   test("task: the child reads with the parent's tools; its activity shows in the task's tool call", async () => {
-    await ws.write("notes.txt", "the launch code is 1234\n");
-    const { sessionId } = await agent.newSession(ws.dir);
-    mock.script(
+    await fx.ws.write("notes.txt", "the launch code is 1234\n");
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    fx.mock.script(
       reply().toolCall(
         "task",
-        { description: "Read the notes", prompt: `Read ${ws.path("notes.txt")} and report the launch code.` },
+        { description: "Read the notes", prompt: `Read ${fx.ws.path("notes.txt")} and report the launch code.` },
         { id: "call_task" },
       ),
       reply()
         .text("Reading the notes.")
-        .toolCall("read", { file_path: ws.path("notes.txt") }, { id: "call_read" }),
+        .toolCall("read", { file_path: fx.ws.path("notes.txt") }, { id: "call_read" }),
       textReply("The launch code is 1234.").expect((req) => {
         assert.match(String(req.body.messages.at(-1)?.content), /the launch code is 1234/);
       }),
@@ -162,11 +122,11 @@ describe("crow acp: subagents", () => {
         assert.match(String(req.body.messages.at(-1)?.content), /^The launch code is 1234\.\n\n\(subagent session/);
       }),
     );
-    const turn = await agent.prompt(sessionId, "What is the launch code?");
+    const turn = await fx.agent.prompt(sessionId, "What is the launch code?");
     assert.equal(turn.stopReason, "end_turn");
-    mock.assertDone();
+    fx.mock.assertDone();
     const forTask = turn.updates.filter((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === "call_task");
-    const progress = forTask.filter((u) => u.sessionUpdate === "tool_call_update" && !u.status).map(contentText);
+    const progress = forTask.filter((u) => u.sessionUpdate === "tool_call_update" && !u.status).map(toolResultText);
     assert.ok(progress.length > 0, "progress was shown while the child worked");
     const last = progress.at(-1) ?? "";
     assert.match(
@@ -174,7 +134,7 @@ describe("crow acp: subagents", () => {
       /^Subagent [\w-]+: Read the notes\nReading the notes\.\n→ read: \/.*notes\.txt\nThe launch code is 1234\.$/,
     );
     const done = forTask.find((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed");
-    assert.match(contentText(done), /^The launch code is 1234\./);
+    assert.match(toolResultText(done), /^The launch code is 1234\./);
     // The child's own calls stay in the child: the parent's client saw only the task call.
     assert.deepEqual(
       turn.updates
@@ -185,37 +145,37 @@ describe("crow acp: subagents", () => {
   });
 
   test("session/cancel of the parent cancels the child mid-command; both sessions go on with valid histories", async () => {
-    const { sessionId } = await agent.newSession(ws.dir);
-    mock.script(
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    fx.mock.script(
       reply().toolCall("task", { description: "Slow job", prompt: "Run the slow job." }, { id: "call_slow_task" }),
       reply().toolCall("terminal", { command: "sleep 30" }, { id: "call_sleep" }),
     );
-    const turn = agent.prompt(sessionId, "Do the slow job");
-    const started = await agent.waitForUpdate(sessionId, (u) =>
-      /Subagent [\w-]+: Slow job\n→ terminal/.test(contentText(u)),
+    const turn = fx.agent.prompt(sessionId, "Do the slow job");
+    const started = await fx.agent.waitForUpdate(sessionId, (u) =>
+      /Subagent [\w-]+: Slow job\n→ terminal/.test(toolResultText(u)),
     );
-    const childId = /Subagent ([\w-]+):/.exec(contentText(started))?.[1] ?? "";
-    await agent.cancel(sessionId);
+    const childId = /Subagent ([\w-]+):/.exec(toolResultText(started))?.[1] ?? "";
+    await fx.agent.cancel(sessionId);
     assert.equal((await turn).stopReason, "cancelled");
 
-    mock.script(textReply("Parent goes on."), textReply("Child goes on."));
-    assert.match(contentTexts((await agent.prompt(sessionId, "status?")).updates), /Parent goes on\./);
+    fx.mock.script(textReply("Parent goes on."), textReply("Child goes on."));
+    assert.match(chunkText((await fx.agent.prompt(sessionId, "status?")).updates), /Parent goes on\./);
     // The parent's turn does not wait for its cancelled tool call: the child may still be winding down (then loading
     // it is refused as busy). Once loaded, its stored history is complete.
     for (let attempt = 0; ; attempt++) {
       try {
-        await agent.agent.request("session/load", { sessionId: childId, cwd: ws.dir, mcpServers: [] });
+        await fx.agent.agent.request("session/load", { sessionId: childId, cwd: fx.ws.dir, mcpServers: [] });
         break;
       } catch (error) {
         if (attempt > 200 || !/running a prompt/.test(String(error))) throw error;
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     }
-    const child = await agent.prompt(childId, "status?");
+    const child = await fx.agent.prompt(childId, "status?");
     assert.equal(child.stopReason, "end_turn");
-    assert.match(contentTexts(child.updates), /Child goes on\./);
-    mock.assertDone();
-    const store = await openStore(path.join(home, "crow.db"));
+    assert.match(chunkText(child.updates), /Child goes on\./);
+    fx.mock.assertDone();
+    const store = await openStore(path.join(fx.crowHome, "crow.db"));
     try {
       const roles = (await store.loadMessages(childId)).map((m) => m.message.role);
       assert.deepEqual(roles, ["user", "assistant", "tool", "user", "assistant"]);

@@ -1,56 +1,31 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
-import {
-  type AcpTestClient,
-  type MockLlm,
-  reply,
-  spawnAcpAgent,
-  startMockLlm,
-  type TempWorkspace,
-  tempWorkspace,
-  textReply,
-} from "@crow/testkit";
+import { chunkText, reply, textReply, useAcpFixture } from "@crow/testkit";
 
 const kinds = (updates: SessionUpdate[]) => updates.map((u) => u.sessionUpdate);
-const text = (updates: SessionUpdate[], kind: "agent_message_chunk" | "agent_thought_chunk") =>
-  updates
-    .filter((u) => u.sessionUpdate === kind)
-    .map((u) => (u.sessionUpdate === kind && u.content.type === "text" ? u.content.text : ""))
-    .join("");
-
 describe("crow acp: a real task over stdio with the real crow-mcp", () => {
-  let mock: MockLlm;
-  let ws: TempWorkspace;
-  let agent: AcpTestClient;
-
-  before(async () => {
-    mock = await startMockLlm();
-    ws = await tempWorkspace();
-    agent = await spawnAcpAgent({ llmUrl: mock.url });
-  });
-  after(async () => {
-    await agent.close();
-    await mock.close();
-    await ws.cleanup();
-  });
+  const fx = useAcpFixture();
 
   test("initialize advertises what is implemented", () => {
-    const caps = agent.initialize.agentCapabilities;
-    assert.equal(agent.initialize.protocolVersion, 1);
+    const caps = fx.agent.initialize.agentCapabilities;
+    assert.equal(fx.agent.initialize.protocolVersion, 1);
     assert.equal(caps?.promptCapabilities?.image, true);
     assert.equal(caps?.promptCapabilities?.embeddedContext, true);
     assert.deepEqual(caps?.mcpCapabilities, { http: true, sse: true });
-    assert.equal(agent.initialize.agentInfo?.name, "crow");
+    assert.equal(fx.agent.initialize.agentInfo?.name, "crow");
   });
 
   test("reads, edits and runs a command across turns, leaving the right file contents", async () => {
-    const file = await ws.write("greet.py", 'def greet(name):\n    return "Hello " + name\n\nprint(greet("crow"))\n');
-    const session = await agent.newSession(ws.dir);
+    const file = await fx.ws.write(
+      "greet.py",
+      'def greet(name):\n    return "Hello " + name\n\nprint(greet("crow"))\n',
+    );
+    const session = await fx.agent.newSession(fx.ws.dir);
     assert.equal(session.modes?.currentModeId, "code");
     assert.equal(session.configOptions?.[0]?.category, "model");
 
-    mock.script(
+    fx.mock.script(
       reply()
         .reasoning("I should look at the file first.")
         .text("Let me read it.")
@@ -70,11 +45,14 @@ describe("crow acp: a real task over stdio with the real crow-mcp", () => {
         assert.match(String(req.body.messages.at(-1)?.content), /Hello, crow!/),
       ),
     );
-    const first = await agent.prompt(session.sessionId, "Make the greeting friendlier and run it.");
+    const first = await fx.agent.prompt(session.sessionId, "Make the greeting friendlier and run it.");
     assert.equal(first.stopReason, "end_turn");
-    assert.equal(await ws.read("greet.py"), 'def greet(name):\n    return f"Hello, {name}!"\n\nprint(greet("crow"))\n');
-    assert.equal(text(first.updates, "agent_thought_chunk"), "I should look at the file first.");
-    assert.equal(text(first.updates, "agent_message_chunk"), "Let me read it.Done: it prints Hello, crow!");
+    assert.equal(
+      await fx.ws.read("greet.py"),
+      'def greet(name):\n    return f"Hello, {name}!"\n\nprint(greet("crow"))\n',
+    );
+    assert.equal(chunkText(first.updates, "agent_thought_chunk"), "I should look at the file first.");
+    assert.equal(chunkText(first.updates, "agent_message_chunk"), "Let me read it.Done: it prints Hello, crow!");
 
     const calls = first.updates.filter((u) => u.sessionUpdate === "tool_call");
     assert.deepEqual(
@@ -111,7 +89,7 @@ describe("crow acp: a real task over stdio with the real crow-mcp", () => {
     assert.ok(usage.size > usage.used);
 
     // A second turn sees the whole history.
-    mock.script(
+    fx.mock.script(
       textReply("You're welcome.").expect((req) => {
         const roles = req.body.messages.map((m) => m.role);
         assert.deepEqual(roles, [
@@ -128,21 +106,21 @@ describe("crow acp: a real task over stdio with the real crow-mcp", () => {
         ]);
       }),
     );
-    const second = await agent.prompt(session.sessionId, "Thanks!");
+    const second = await fx.agent.prompt(session.sessionId, "Thanks!");
     assert.equal(second.stopReason, "end_turn");
     assert.deepEqual(kinds(second.updates), ["agent_message_chunk"]);
-    mock.assertDone();
+    fx.mock.assertDone();
   });
 
   test("tool calls of one message run in parallel and their results come back in call order", async () => {
-    await ws.write("a.txt", "alpha\n");
-    await ws.write("b.txt", "beta\n");
-    const session = await agent.newSession(ws.dir);
-    mock.script(
+    await fx.ws.write("a.txt", "alpha\n");
+    await fx.ws.write("b.txt", "beta\n");
+    const session = await fx.agent.newSession(fx.ws.dir);
+    fx.mock.script(
       reply()
         .toolCall("terminal", { command: "sleep 0.3; echo slow-done" })
-        .toolCall("read", { file_path: ws.path("a.txt") })
-        .toolCall("read", { file_path: ws.path("b.txt") }),
+        .toolCall("read", { file_path: fx.ws.path("a.txt") })
+        .toolCall("read", { file_path: fx.ws.path("b.txt") }),
       textReply("All three done.").expect((req) => {
         const tools = req.body.messages.filter((m) => m.role === "tool").map((m) => String(m.content));
         assert.equal(tools.length, 3);
@@ -151,7 +129,7 @@ describe("crow acp: a real task over stdio with the real crow-mcp", () => {
         assert.match(tools[2] ?? "", /beta/);
       }),
     );
-    const turn = await agent.prompt(session.sessionId, "run and read");
+    const turn = await fx.agent.prompt(session.sessionId, "run and read");
     assert.equal(turn.stopReason, "end_turn");
     const completed = turn.updates
       .filter((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed")
@@ -162,12 +140,12 @@ describe("crow acp: a real task over stdio with the real crow-mcp", () => {
     // The slow terminal call was announced first but finished last: the reads did not wait for it.
     assert.equal(completed.length, 3);
     assert.equal(completed.at(-1), started[0]);
-    mock.assertDone();
+    fx.mock.assertDone();
   });
 
   test("available commands are advertised and /help answers without calling the model", async () => {
-    const session = await agent.newSession(ws.dir);
-    const commands = await agent.waitForUpdate(
+    const session = await fx.agent.newSession(fx.ws.dir);
+    const commands = await fx.agent.waitForUpdate(
       session.sessionId,
       (u) => u.sessionUpdate === "available_commands_update",
       true,
@@ -177,15 +155,15 @@ describe("crow acp: a real task over stdio with the real crow-mcp", () => {
       commands.availableCommands.map((c) => c.name),
       ["compact", "clear", "stop", "help"],
     );
-    const before = mock.requests.length;
-    const turn = await agent.prompt(session.sessionId, "/help");
+    const before = fx.mock.requests.length;
+    const turn = await fx.agent.prompt(session.sessionId, "/help");
     assert.equal(turn.stopReason, "end_turn");
-    assert.match(text(turn.updates, "agent_message_chunk"), /\/stop/);
-    assert.equal(mock.requests.length, before);
+    assert.match(chunkText(turn.updates, "agent_message_chunk"), /\/stop/);
+    assert.equal(fx.mock.requests.length, before);
   });
 
   test("stdout carried nothing but JSON-RPC", () => {
-    for (const line of agent.stdoutLines) {
+    for (const line of fx.agent.stdoutLines) {
       assert.equal((JSON.parse(line) as { jsonrpc: string }).jsonrpc, "2.0", line);
     }
   });

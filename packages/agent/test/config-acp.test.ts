@@ -1,15 +1,9 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { after, describe, test } from "node:test";
 import { methods, type SessionUpdate } from "@agentclientprotocol/sdk";
-import {
-  type AcpTestClient,
-  type MockLlm,
-  spawnAcpAgent,
-  startMockLlm,
-  type TempWorkspace,
-  tempWorkspace,
-  textReply,
-} from "@crow/testkit";
+import { type MockLlm, startMockLlm, textReply, useAcpFixture } from "@crow/testkit";
 
 type Usage = Extract<SessionUpdate, { sessionUpdate: "usage_update" }>;
 
@@ -20,43 +14,34 @@ function usageOf(updates: SessionUpdate[]): Usage {
 }
 
 describe("crow acp with a config.yaml", () => {
-  let one: MockLlm;
   let two: MockLlm;
-  let ws: TempWorkspace;
-  let agent: AcpTestClient;
-
-  before(async () => {
-    one = await startMockLlm();
-    two = await startMockLlm();
-    ws = await tempWorkspace();
-    await ws.write(
-      "crow-home/config.yaml",
-      [
-        "providers:",
-        `  one: { base_url: "${one.url}", api_key: "\${ONE_KEY}" }`,
-        `  two: { base_url: "${two.url}", api_key: key-two }`,
-        "models:",
-        "  small:",
-        "    provider: one",
-        "    model: mock-model",
-        "    context_window: 32000",
-        "    price: { input: 1, output: 2, currency: EUR }",
-        "  large: { provider: two, model: org/large, context_window: 200000 }",
-      ].join("\n"),
-    );
-    await ws.write("crow-home/.env", "ONE_KEY=key-one\n");
+  const fx = useAcpFixture({
     // No OPENAI_* and no CROW_MODEL: everything comes from the config home.
-    agent = await spawnAcpAgent({ env: { CROW_HOME: ws.path("crow-home"), CROW_MODEL: "" } });
+    agent: { env: { CROW_MODEL: "", OPENAI_BASE_URL: "" } },
+    async prepare({ mock: one, crowHome }) {
+      two = await startMockLlm();
+      await writeFile(
+        path.join(crowHome, "config.yaml"),
+        [
+          "providers:",
+          `  one: { base_url: "${one.url}", api_key: "\${ONE_KEY}" }`,
+          `  two: { base_url: "${two.url}", api_key: key-two }`,
+          "models:",
+          "  small:",
+          "    provider: one",
+          "    model: mock-model",
+          "    context_window: 32000",
+          "    price: { input: 1, output: 2, currency: EUR }",
+          "  large: { provider: two, model: org/large, context_window: 200000 }",
+        ].join("\n"),
+      );
+      await writeFile(path.join(crowHome, ".env"), "ONE_KEY=key-one\n");
+    },
   });
-  after(async () => {
-    await agent.close();
-    await one.close();
-    await two.close();
-    await ws.cleanup();
-  });
+  after(() => two.close());
 
   test("every configured model is in the model select; usage_update carries its window and cumulative cost", async () => {
-    const session = await agent.newSession(ws.dir);
+    const session = await fx.agent.newSession(fx.ws.dir);
     const select = session.configOptions?.find((o) => o.id === "model");
     assert.ok(select?.type === "select");
     assert.equal(select.category, "model");
@@ -75,24 +60,24 @@ describe("crow acp with a config.yaml", () => {
         assert.equal(req.body.model, model, `${name} gets the provider's model id`);
         assert.equal(req.headers.authorization, `Bearer ${key}`, `${name} gets its provider's key`);
       };
-    one.script(
+    fx.mock.script(
       textReply("first")
         .usage(1000, 500)
         .expect(sentTo("one", "mock-model", "key-one")),
       textReply("second").usage(1000, 500),
     );
-    const first = await agent.prompt(session.sessionId, "hello");
+    const first = await fx.agent.prompt(session.sessionId, "hello");
     assert.equal(first.stopReason, "end_turn");
     assert.deepEqual(
       { ...usageOf(first.updates) },
       { sessionUpdate: "usage_update", used: 1500, size: 32_000, cost: { amount: 0.002, currency: "EUR" } },
     );
-    const second = await agent.prompt(session.sessionId, "again");
+    const second = await fx.agent.prompt(session.sessionId, "again");
     assert.deepEqual(usageOf(second.updates).cost, { amount: 0.004, currency: "EUR" }, "the cost is cumulative");
-    one.assertDone();
+    fx.mock.assertDone();
 
     // Switching the model switches the provider: base URL, key and model id.
-    const answer = await agent.agent.request(methods.agent.session.setConfigOption, {
+    const answer = await fx.agent.agent.request(methods.agent.session.setConfigOption, {
       sessionId: session.sessionId,
       configId: "model",
       value: "large",
@@ -103,12 +88,12 @@ describe("crow acp with a config.yaml", () => {
         .usage(3000, 10)
         .expect(sentTo("two", "org/large", "key-two")),
     );
-    const third = await agent.prompt(session.sessionId, "bigger");
+    const third = await fx.agent.prompt(session.sessionId, "bigger");
     assert.equal(third.stopReason, "end_turn");
     const usage = usageOf(third.updates);
     assert.equal(usage.size, 200_000);
     assert.equal(usage.cost, undefined, "no price configured for large");
     two.assertDone();
-    assert.equal(one.requests.length, 2);
+    assert.equal(fx.mock.requests.length, 2);
   });
 });

@@ -7,79 +7,44 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { after, before, describe, test } from "node:test";
-import type { SessionUpdate } from "@agentclientprotocol/sdk";
-import {
-  type AcpTestClient,
-  type CapturedRequest,
-  type MockLlm,
-  reply,
-  spawnAcpAgent,
-  startMockLlm,
-  type TempWorkspace,
-  tempWorkspace,
-  textReply,
-} from "@crow/testkit";
+import { describe, test } from "node:test";
+import { chunkText, lastToolResult, lastUserText, reply, tempWorkspace, textReply, useAcpFixture } from "@crow/testkit";
 
 const EXAMPLES = path.resolve(import.meta.dirname, "../../../examples/extensions");
 
-const texts = (updates: readonly SessionUpdate[]) =>
-  updates
-    .map((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : ""))
-    .join("");
-const lastToolResult = (request: CapturedRequest) => String(request.body.messages.at(-1)?.content ?? "");
-const lastUserText = (request: CapturedRequest) =>
-  String([...request.body.messages].reverse().find((m) => m.role === "user")?.content ?? "");
-
 describe("examples/extensions through config.yaml", () => {
-  let mock: MockLlm;
-  let ws: TempWorkspace;
-  let home: string;
-  let outside: string;
-  let agent: AcpTestClient;
-
-  before(async () => {
-    mock = await startMockLlm();
-    ws = await tempWorkspace();
-    home = await mkdtemp(path.join(tmpdir(), "crow-examples-home-"));
-    outside = await mkdtemp(path.join(tmpdir(), "crow-outside-"));
-    await writeFile(
-      path.join(home, "config.yaml"),
-      [
-        "extensions:",
-        `  - module: ${path.join(EXAMPLES, "permission-gate.mjs")}`,
-        "    options: { denyCommands: ['\\bshred\\b'] }",
-        `  - module: ${path.join(EXAMPLES, "git-status.mjs")}`,
-        "    options: { maxLines: 20 }",
-        `  - ${path.join(EXAMPLES, "todo.mjs")}`,
-        "",
-      ].join("\n"),
-    );
-    agent = await spawnAcpAgent({ llmUrl: mock.url, env: { CROW_HOME: home } });
-  });
-  after(async () => {
-    await agent?.close();
-    await mock.close();
-    await ws.cleanup();
-    await rm(home, { recursive: true, force: true });
-    await rm(outside, { recursive: true, force: true });
+  const fx = useAcpFixture({
+    async prepare({ crowHome }) {
+      await writeFile(
+        path.join(crowHome, "config.yaml"),
+        [
+          "extensions:",
+          `  - module: ${path.join(EXAMPLES, "permission-gate.mjs")}`,
+          "    options: { denyCommands: ['\\bshred\\b'] }",
+          `  - module: ${path.join(EXAMPLES, "git-status.mjs")}`,
+          "    options: { maxLines: 20 }",
+          `  - ${path.join(EXAMPLES, "todo.mjs")}`,
+          "",
+        ].join("\n"),
+      );
+    },
   });
 
   test("all three load: no load errors, the todo method is advertised", () => {
-    const meta = agent.initialize.agentCapabilities?._meta as { crow?: { methods?: string[] } } | undefined;
+    const meta = fx.agent.initialize.agentCapabilities?._meta as { crow?: { methods?: string[] } } | undefined;
     assert.ok(meta?.crow?.methods?.includes("_todo/list"));
-    assert.doesNotMatch(agent.stderr(), /failed to load/);
+    assert.doesNotMatch(fx.agent.stderr(), /failed to load/);
   });
 
   test("the permission gate blocks rm -rf, a configured pattern and a write outside the workspace", async () => {
-    const victim = ws.path("victim");
+    const outside = await fx.tempDir("crow-outside-");
+    const victim = fx.ws.path("victim");
     await mkdir(victim);
     await writeFile(path.join(victim, "keep.txt"), "precious\n");
-    const { sessionId } = await agent.newSession(ws.dir);
-    mock.script(
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    fx.mock.script(
       reply().toolCall("terminal", { command: `rm -rf ${victim}` }),
       reply()
         .toolCall("terminal", { command: `shred -u ${path.join(victim, "keep.txt")}` })
@@ -88,16 +53,16 @@ describe("examples/extensions through config.yaml", () => {
         .toolCall("write", { file_path: path.join(outside, "x.txt"), content: "no" })
         .expect((request) => assert.match(lastToolResult(request), /^Blocked by the permission gate: "shred/)),
       reply()
-        .toolCall("write", { file_path: ws.path("notes/inside.txt"), content: "yes\n" })
+        .toolCall("write", { file_path: fx.ws.path("notes/inside.txt"), content: "yes\n" })
         .expect((request) => assert.match(lastToolResult(request), /is outside the workspace/)),
       textReply("Done.").expect((request) => assert.doesNotMatch(lastToolResult(request), /Blocked/)),
     );
-    const result = await agent.prompt(sessionId, "Clean up the victim folder");
+    const result = await fx.agent.prompt(sessionId, "Clean up the victim folder");
     assert.equal(result.stopReason, "end_turn");
-    mock.assertDone();
+    fx.mock.assertDone();
     assert.ok(existsSync(path.join(victim, "keep.txt")), "rm -rf and shred were not run");
     assert.ok(!existsSync(path.join(outside, "x.txt")), "nothing written outside");
-    assert.equal(await ws.read("notes/inside.txt"), "yes\n");
+    assert.equal(await fx.ws.read("notes/inside.txt"), "yes\n");
   });
 
   test("the git-status injector adds `git status --short` to the request, not to the stored history", async () => {
@@ -110,8 +75,8 @@ describe("examples/extensions through config.yaml", () => {
       git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "init");
       await repo.write("tracked.txt", "two\n");
       await repo.write("new.txt", "new\n");
-      const { sessionId } = await agent.newSession(repo.dir);
-      mock.script(
+      const { sessionId } = await fx.agent.newSession(repo.dir);
+      fx.mock.script(
         textReply("I see.").expect((request) => {
           const user = lastUserText(request);
           assert.ok(user.startsWith("What changed?\n\n<git-status"), user);
@@ -126,22 +91,26 @@ describe("examples/extensions through config.yaml", () => {
           assert.match(users[1] ?? "", /^And now\?\n\n<git-status/);
         }),
       );
-      await agent.prompt(sessionId, "What changed?");
-      await agent.prompt(sessionId, "And now?");
-      mock.assertDone();
+      await fx.agent.prompt(sessionId, "What changed?");
+      await fx.agent.prompt(sessionId, "And now?");
+      fx.mock.assertDone();
     } finally {
       await repo.cleanup();
     }
   });
 
   test("the todo tool, the /todos command and the _todo/list method share the session's list", async () => {
-    const { sessionId } = await agent.newSession(ws.dir);
-    const commands = await agent.waitForUpdate(sessionId, (u) => u.sessionUpdate === "available_commands_update", true);
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    const commands = await fx.agent.waitForUpdate(
+      sessionId,
+      (u) => u.sessionUpdate === "available_commands_update",
+      true,
+    );
     assert.ok(
       commands.sessionUpdate === "available_commands_update" &&
         commands.availableCommands.some((c) => c.name === "todos"),
     );
-    mock.script(
+    fx.mock.script(
       reply()
         .toolCall("todo", { action: "add", text: "write the parser" })
         .toolCall("todo", { action: "add", text: "test the parser" }),
@@ -155,19 +124,19 @@ describe("examples/extensions through config.yaml", () => {
         assert.match(lastToolResult(request), /there is no item 7 \(the list has 2\)/),
       ),
     );
-    assert.equal((await agent.prompt(sessionId, "Plan the parser work")).stopReason, "end_turn");
-    mock.assertDone();
+    assert.equal((await fx.agent.prompt(sessionId, "Plan the parser work")).stopReason, "end_turn");
+    fx.mock.assertDone();
     assert.equal(
-      texts((await agent.prompt(sessionId, "/todos")).updates),
+      chunkText((await fx.agent.prompt(sessionId, "/todos")).updates),
       "1. [x] write the parser\n2. [ ] test the parser",
     );
-    const listed = await agent.agent.request("_todo/list", { sessionId });
+    const listed = await fx.agent.agent.request("_todo/list", { sessionId });
     assert.deepEqual(listed, {
       items: [
         { text: "write the parser", done: true },
         { text: "test the parser", done: false },
       ],
     });
-    await assert.rejects(agent.agent.request("_todo/list", {}), /expected \{"sessionId"/);
+    await assert.rejects(fx.agent.agent.request("_todo/list", {}), /expected \{"sessionId"/);
   });
 });
