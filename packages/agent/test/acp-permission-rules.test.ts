@@ -1,19 +1,10 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { after, before, describe, test } from "node:test";
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { describe, test } from "node:test";
 import { methods, type SessionUpdate } from "@agentclientprotocol/sdk";
-import {
-  type AcpTestClient,
-  CROW_BIN,
-  type MockLlm,
-  type PermissionChoice,
-  reply,
-  spawnAcpAgent,
-  startMockLlm,
-  type TempWorkspace,
-  tempWorkspace,
-  textReply,
-} from "@crow/testkit";
+import { CROW_BIN, type PermissionChoice, reply, tempWorkspace, textReply, useAcpFixture } from "@crow/testkit";
 
 /** The tool results the model got in the request `req` (in call order). */
 function toolResults(req: { body: { messages: Array<{ role: string; content?: unknown }> } }): string[] {
@@ -24,130 +15,117 @@ const failedCalls = (updates: SessionUpdate[]) =>
   updates.filter((u) => u.sessionUpdate === "tool_call_update" && u.status === "failed").length;
 
 describe("crow acp: permission rules from config.yaml", () => {
-  let mock: MockLlm;
-  let ws: TempWorkspace;
-  let agent: AcpTestClient;
   const answers: PermissionChoice[] = [];
-
-  before(async () => {
-    mock = await startMockLlm();
-    ws = await tempWorkspace();
-    await ws.write(
-      "crow-home/config.yaml",
-      [
-        "permissions:",
-        "  allow: ['terminal(echo *)']",
-        "  ask: ['write(src/**)']",
-        "  deny: ['terminal(git push*)', 'write(secrets/**)']",
-      ].join("\n"),
-    );
-    agent = await spawnAcpAgent({
-      llmUrl: mock.url,
-      env: { CROW_HOME: ws.path("crow-home") },
-      permissions: () => answers.shift() ?? "reject",
-    });
-  });
-  after(async () => {
-    await agent.close();
-    await mock.close();
-    await ws.cleanup();
+  const fx = useAcpFixture({
+    agent: { permissions: () => answers.shift() ?? "reject" },
+    async prepare({ crowHome }) {
+      await writeFile(
+        path.join(crowHome, "config.yaml"),
+        [
+          "permissions:",
+          "  allow: ['terminal(echo *)']",
+          "  ask: ['write(src/**)']",
+          "  deny: ['terminal(git push*)', 'write(secrets/**)']",
+        ].join("\n"),
+      );
+    },
   });
 
   async function session(mode: "code" | "ask" | "read-only") {
-    const { sessionId } = await agent.newSession(ws.dir);
-    if (mode !== "code") await agent.agent.request(methods.agent.session.setMode, { sessionId, modeId: mode });
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    if (mode !== "code") await fx.agent.agent.request(methods.agent.session.setMode, { sessionId, modeId: mode });
     return sessionId;
   }
 
   test("deny: refused in code mode with a tool error naming the rule, nobody asked, nothing run", async () => {
     const sessionId = await session("code");
-    const asked = agent.permissionRequests.length;
-    mock.script(
+    const asked = fx.agent.permissionRequests.length;
+    fx.mock.script(
       reply()
         .toolCall("terminal", { command: "touch pushed.txt && git push origin main" })
-        .toolCall("write", { file_path: ws.path("secrets/key.txt"), content: "k" }),
+        .toolCall("write", { file_path: fx.ws.path("secrets/key.txt"), content: "k" }),
       textReply("I will not push.").expect((req) => {
         const [push, secret] = toolResults(req);
         assert.match(push ?? "", /permission rule "terminal\(git push\*\)" \(permissions\.deny in config\.yaml\)/);
         assert.match(secret ?? "", /permission rule "write\(secrets\/\*\*\)"/);
       }),
     );
-    const turn = await agent.prompt(sessionId, "push it");
+    const turn = await fx.agent.prompt(sessionId, "push it");
     assert.equal(turn.stopReason, "end_turn");
     assert.equal(failedCalls(turn.updates), 2, "both calls are shown as failed");
-    await assert.rejects(ws.read("pushed.txt"), "no part of a denied command runs");
-    await assert.rejects(ws.read("secrets/key.txt"));
-    assert.equal(agent.permissionRequests.length, asked);
-    mock.assertDone();
+    await assert.rejects(fx.ws.read("pushed.txt"), "no part of a denied command runs");
+    await assert.rejects(fx.ws.read("secrets/key.txt"));
+    assert.equal(fx.agent.permissionRequests.length, asked);
+    fx.mock.assertDone();
   });
 
   test("ask: a matching call asks even in code mode and says why; always is remembered per rule", async () => {
     const sessionId = await session("code");
     answers.push("reject", "allow_always");
-    const asked = agent.permissionRequests.length;
-    mock.script(
-      reply().toolCall("write", { file_path: ws.path("src/a.ts"), content: "a" }),
-      reply().toolCall("write", { file_path: ws.path("notes.txt"), content: "n" }),
-      reply().toolCall("write", { file_path: ws.path("src/b.ts"), content: "b" }),
-      reply().toolCall("write", { file_path: ws.path("src/c.ts"), content: "c" }),
+    const asked = fx.agent.permissionRequests.length;
+    fx.mock.script(
+      reply().toolCall("write", { file_path: fx.ws.path("src/a.ts"), content: "a" }),
+      reply().toolCall("write", { file_path: fx.ws.path("notes.txt"), content: "n" }),
+      reply().toolCall("write", { file_path: fx.ws.path("src/b.ts"), content: "b" }),
+      reply().toolCall("write", { file_path: fx.ws.path("src/c.ts"), content: "c" }),
       textReply("done").expect((req) => assert.match(toolResults(req)[0] ?? "", /rejected/)),
     );
-    assert.equal((await agent.prompt(sessionId, "write files")).stopReason, "end_turn");
-    await assert.rejects(ws.read("src/a.ts"), "the rejected write did not run");
-    assert.equal(await ws.read("notes.txt"), "n", "no rule matches: code mode runs it without asking");
-    assert.equal(await ws.read("src/b.ts"), "b");
-    assert.equal(await ws.read("src/c.ts"), "c", "allowed always for the rule: not asked again");
-    const requests = agent.permissionRequests.slice(asked).map((r) => r.request);
+    assert.equal((await fx.agent.prompt(sessionId, "write files")).stopReason, "end_turn");
+    await assert.rejects(fx.ws.read("src/a.ts"), "the rejected write did not run");
+    assert.equal(await fx.ws.read("notes.txt"), "n", "no rule matches: code mode runs it without asking");
+    assert.equal(await fx.ws.read("src/b.ts"), "b");
+    assert.equal(await fx.ws.read("src/c.ts"), "c", "allowed always for the rule: not asked again");
+    const requests = fx.agent.permissionRequests.slice(asked).map((r) => r.request);
     assert.deepEqual(
       requests.map((r) => r.toolCall.rawInput),
       [
-        { file_path: ws.path("src/a.ts"), content: "a" },
-        { file_path: ws.path("src/b.ts"), content: "b" },
+        { file_path: fx.ws.path("src/a.ts"), content: "a" },
+        { file_path: fx.ws.path("src/b.ts"), content: "b" },
       ],
     );
     const why = requests[0]?.toolCall.content?.find((c) => c.type === "content");
     assert.ok(why?.type === "content" && why.content.type === "text");
     assert.match(why.content.text, /permission rule "write\(src\/\*\*\)"/);
-    mock.assertDone();
+    fx.mock.assertDone();
   });
 
   test("allow: a matching call runs in ask mode without a question; other mutating calls still ask", async () => {
     const sessionId = await session("ask");
     answers.push("allow_once");
-    const asked = agent.permissionRequests.length;
-    mock.script(
+    const asked = fx.agent.permissionRequests.length;
+    fx.mock.script(
       reply().toolCall("terminal", { command: "echo allowed-by-rule" }),
       reply().toolCall("terminal", { command: "touch asked.txt" }),
       textReply("ok").expect((req) => assert.match(toolResults(req)[0] ?? "", /allowed-by-rule/)),
     );
-    assert.equal((await agent.prompt(sessionId, "run")).stopReason, "end_turn");
-    assert.equal(await ws.read("asked.txt"), "");
-    const requests = agent.permissionRequests.slice(asked);
+    assert.equal((await fx.agent.prompt(sessionId, "run")).stopReason, "end_turn");
+    assert.equal(await fx.ws.read("asked.txt"), "");
+    const requests = fx.agent.permissionRequests.slice(asked);
     assert.equal(requests.length, 1);
     assert.deepEqual(requests[0]?.request.toolCall.rawInput, { command: "touch asked.txt" });
-    mock.assertDone();
+    fx.mock.assertDone();
   });
 
   test("read-only: an allow rule does not loosen it", async () => {
     const sessionId = await session("read-only");
-    const asked = agent.permissionRequests.length;
-    mock.script(
+    const asked = fx.agent.permissionRequests.length;
+    fx.mock.script(
       reply().toolCall("terminal", { command: "echo nope > ro.txt" }),
       textReply("refused").expect((req) => assert.match(toolResults(req)[0] ?? "", /read-only mode/)),
     );
-    assert.equal((await agent.prompt(sessionId, "run")).stopReason, "end_turn");
-    await assert.rejects(ws.read("ro.txt"));
-    assert.equal(agent.permissionRequests.length, asked);
-    mock.assertDone();
+    assert.equal((await fx.agent.prompt(sessionId, "run")).stopReason, "end_turn");
+    await assert.rejects(fx.ws.read("ro.txt"));
+    assert.equal(fx.agent.permissionRequests.length, asked);
+    fx.mock.assertDone();
   });
 
   test("doom loop in ask mode: the repeated call asks instead of being blocked", async () => {
-    await ws.write("loop.txt", "same\n");
+    await fx.ws.write("loop.txt", "same\n");
     const sessionId = await session("ask");
     answers.push("allow_once", "reject");
-    const asked = agent.permissionRequests.length;
-    const read = { file_path: ws.path("loop.txt") };
-    mock.script(
+    const asked = fx.agent.permissionRequests.length;
+    const read = { file_path: fx.ws.path("loop.txt") };
+    fx.mock.script(
       reply().toolCall("read", read),
       reply().toolCall("read", read),
       // Third identical call: asked (allowed once) and run.
@@ -161,28 +139,28 @@ describe("crow acp: permission rules from config.yaml", () => {
         assert.match(results[3] ?? "", /identical arguments 4 times in a row/);
       }),
     );
-    assert.equal((await agent.prompt(sessionId, "read it")).stopReason, "end_turn");
-    const requests = agent.permissionRequests.slice(asked).map((r) => r.request);
+    assert.equal((await fx.agent.prompt(sessionId, "read it")).stopReason, "end_turn");
+    const requests = fx.agent.permissionRequests.slice(asked).map((r) => r.request);
     assert.equal(requests.length, 2, "reads never ask in ask mode, but repeats do");
     const why = requests[0]?.toolCall.content?.find((c) => c.type === "content");
     assert.ok(why?.type === "content" && why.content.type === "text");
     assert.match(why.content.text, /identical arguments 3 times in a row/);
-    mock.assertDone();
+    fx.mock.assertDone();
   });
 
   test("doom loop in code mode still blocks without asking", async () => {
     const sessionId = await session("code");
-    const asked = agent.permissionRequests.length;
-    const read = { file_path: ws.path("loop.txt") };
-    mock.script(
+    const asked = fx.agent.permissionRequests.length;
+    const read = { file_path: fx.ws.path("loop.txt") };
+    fx.mock.script(
       reply().toolCall("read", read),
       reply().toolCall("read", read),
       reply().toolCall("read", read),
       textReply("ok").expect((req) => assert.match(toolResults(req)[2] ?? "", /identical arguments 3 times/)),
     );
-    assert.equal((await agent.prompt(sessionId, "read it")).stopReason, "end_turn");
-    assert.equal(agent.permissionRequests.length, asked);
-    mock.assertDone();
+    assert.equal((await fx.agent.prompt(sessionId, "read it")).stopReason, "end_turn");
+    assert.equal(fx.agent.permissionRequests.length, asked);
+    fx.mock.assertDone();
   });
 });
 
