@@ -1,6 +1,8 @@
 // Enforces the dependency direction of the packages (DESIGN.md §1): core imports neither ACP nor MCP nor the
 // other packages; the toolserver does not import the agent or core; only tests and the test kit import testkit.
-import { readdirSync, readFileSync, statSync } from "node:fs";
+// And no import cycles between the source files of a package (type-only imports count: a cycle of types is still
+// two files that cannot be understood, or split, one without the other).
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -39,6 +41,73 @@ for (const [pkg, forbidden] of Object.entries(rules)) {
     }
   }
 }
+/** The relative imports of each source file of `srcDir`, resolved to files (`./x.js` → `x.ts`). */
+function importGraph(srcDir) {
+  const graph = new Map();
+  for (const file of sources(srcDir)) {
+    const targets = [];
+    for (const match of readFileSync(file, "utf8").matchAll(importPattern)) {
+      const specifier = match[1] ?? match[2];
+      if (!specifier?.startsWith(".")) continue;
+      const target = path.resolve(path.dirname(file), specifier).replace(/\.js$/, ".ts");
+      if (existsSync(target)) targets.push(target);
+    }
+    graph.set(file, targets);
+  }
+  return graph;
+}
+
+/** The strongly connected components of more than one file (Tarjan's algorithm): each holds at least one cycle. */
+function cycles(graph) {
+  const index = new Map();
+  const low = new Map();
+  const stack = [];
+  const onStack = new Set();
+  const found = [];
+  const visit = (file) => {
+    index.set(file, index.size);
+    low.set(file, index.get(file));
+    stack.push(file);
+    onStack.add(file);
+    for (const next of graph.get(file) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(file, Math.min(low.get(file), low.get(next)));
+      } else if (onStack.has(next)) {
+        low.set(file, Math.min(low.get(file), index.get(next)));
+      }
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const component = [];
+    let member;
+    do {
+      member = stack.pop();
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== file);
+    if (component.length > 1) found.push(component);
+  };
+  for (const file of graph.keys()) if (!index.has(file)) visit(file);
+  return found;
+}
+
+for (const pkg of readdirSync(path.join(root, "packages"))) {
+  const srcDir = path.join(root, "packages", pkg, "src");
+  if (!existsSync(srcDir)) continue;
+  const graph = importGraph(srcDir);
+  for (const component of cycles(graph)) {
+    const members = new Set(component);
+    const edges = component.flatMap((file) =>
+      (graph.get(file) ?? [])
+        .filter((next) => members.has(next))
+        .map((next) => `${path.relative(srcDir, file)} → ${path.relative(srcDir, next)}`),
+    );
+    violations.push(
+      `import cycle in packages/${pkg}/src: ${edges.join(", ")}. Move what both sides need into one of them or a third file.`,
+    );
+  }
+}
+
 if (violations.length > 0) {
   console.error(violations.join("\n"));
   process.exit(1);

@@ -30,7 +30,7 @@ import { clientBridge } from "./client-bridge.js";
 import { isSessionEvent, sessionEventUpdates } from "./events.js";
 import { permissionAsker } from "./permission.js";
 import { PromptContentError, promptContent, singleText } from "./prompt-content.js";
-import { registerSessionMethods } from "./sessions.js";
+import { type OpenSession, registerSessionMethods } from "./sessions.js";
 import { commandsUpdate, messageChunk } from "./translate.js";
 import { TurnRelay } from "./turn-relay.js";
 import { UpdateQueue } from "./update-queue.js";
@@ -105,11 +105,6 @@ export interface AgentOptions {
   /** Spawn the built-in crow-mcp (default true). */
   builtinTools?: boolean;
 }
-
-/** How the runtime opens a session for a connection: new or stored. */
-export type OpenSession =
-  | { kind: "new"; cwd: string; mcpServers: AcpMcpServer[] }
-  | { kind: "load"; sessionId: string; cwd: string; mcpServers: AcpMcpServer[] };
 
 /** Builds the agent app. `close()` on the returned handle closes the runtime (every session, the store). */
 export function createAgent(options: AgentOptions): { app: AgentApp; close: () => Promise<void> } {

@@ -18,7 +18,11 @@ import {
 import type { Crow, CrowSession, Store } from "@crow/core";
 import { log } from "../log.js";
 import type { AcpMcpServer } from "../tools/types.js";
-import type { OpenSession } from "./agent.js";
+
+/** How the runtime opens a session for a connection: new or stored. */
+export type OpenSession =
+  | { kind: "new"; cwd: string; mcpServers: AcpMcpServer[] }
+  | { kind: "load"; sessionId: string; cwd: string; mcpServers: AcpMcpServer[] };
 
 /** The part of a live session this file needs. */
 export interface HostedSession {

@@ -13,7 +13,7 @@ import type * as zod from "zod";
 import type { z } from "zod";
 import type { HookContext, HookHandlers, HookPoint } from "../hooks/types.js";
 import type { LlmClient } from "../llm/types.js";
-import type { Crow, CrowSession } from "../runtime/types.js";
+import type { CommandInfo, Crow, CrowSession, MethodContext } from "../runtime/types.js";
 import type { ToolKind, ToolProgress, ToolResult } from "../tools.js";
 
 type Awaitable<T> = T | Promise<T>;
@@ -76,14 +76,6 @@ export interface CommandContext {
   commands: readonly CommandInfo[];
 }
 
-/** A slash command as advertised (`available_commands_update`). */
-export interface CommandInfo {
-  name: string;
-  description: string;
-  /** Shown as the input hint (`/name <hint>`), when the command takes arguments. */
-  hint?: string;
-}
-
 /**
  * A slash command (`/name args`, recognised when a prompt is a single text block starting with it). It is answered
  * with `run`'s text as an agent message and never sent to the model. Commands run outside of turns (`/stop` must
@@ -93,13 +85,6 @@ export interface CommandRegistration {
   description: string;
   hint?: string;
   run(args: string, ctx: CommandContext): Awaitable<string | undefined>;
-}
-
-/** What a custom method handler receives. */
-export interface MethodContext {
-  crow: Crow;
-  /** Aborted when the client cancels the request. */
-  signal: AbortSignal;
 }
 
 /**

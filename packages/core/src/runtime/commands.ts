@@ -3,8 +3,7 @@
  * registration; this file parses and dispatches. A command that throws answers with its error.
  */
 import type { ExtensionRegistry } from "../extensions/registry.js";
-import type { RuntimeSession } from "./session.js";
-import { SessionBusyError } from "./types.js";
+import { type CrowSession, SessionBusyError } from "./types.js";
 
 /** `/name args` → `{name, args}`; undefined when the text is not a slash command. */
 export function parseSlashCommand(text: string): { name: string; args: string } | undefined {
@@ -16,7 +15,7 @@ export function parseSlashCommand(text: string): { name: string; args: string } 
 /** Runs a command of the session and returns the text to answer with. Never rejects. */
 export async function runCommand(
   registry: ExtensionRegistry,
-  session: RuntimeSession,
+  session: CrowSession,
   name: string,
   args: string,
 ): Promise<string> {

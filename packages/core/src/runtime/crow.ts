@@ -25,11 +25,11 @@ import { prepareSystemPrompt } from "../prompt/system-prompt.js";
 import { sessionSlug } from "../store/ids.js";
 import { openStore } from "../store/open.js";
 import type { SessionRecord, Store } from "../store/types.js";
+import type { CrowOptions } from "./options.js";
 import { RuntimeSession } from "./session.js";
 import { defaultSystemPrompt } from "./system-prompt.js";
 import {
   type Crow,
-  type CrowOptions,
   type CrowSession,
   type LoadSessionOptions,
   type NewSessionOptions,

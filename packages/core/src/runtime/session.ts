@@ -2,25 +2,23 @@
  * One live session (the runtime's `CrowSession`): its history, model, mode, hook bus and tools, and at most one
  * running turn. It knows nothing of ACP or MCP: hosts feed it prompt content and relay its events. Persistence,
  * permissions, the doom-loop guard and the compaction watcher reach it through hooks registered by the built-in
- * extensions; the turn-level compaction policy (compact before a turn when the last request crossed the threshold,
- * compact and retry once on "context length exceeded") lives here because it decides how a turn runs.
+ * extensions. What happens inside one turn, with the turn-level compaction policy, is in turn.ts.
  */
 import { type Compaction, CompactionError, type CompactionReason, type CompactionResult } from "../compaction/index.js";
-import type { CommandInfo, Logger } from "../extensions/api.js";
+import type { Logger } from "../extensions/api.js";
 import type { PermissionAnswer, PermissionMode, PermissionRequest } from "../extensions/permissions.js";
 import type { ExtensionRegistry } from "../extensions/registry.js";
 import type { SessionTools } from "../extensions/tool-source.js";
 import { HookBus } from "../hooks/bus.js";
 import type { HookContext, HookError } from "../hooks/types.js";
 import type { LlmClient, RequestParams } from "../llm/types.js";
-import { runLoop } from "../loop/loop.js";
-import type { LoopEvent } from "../loop/types.js";
-import { addUsage, type ChatMessage, type ContentPart, type Usage } from "../messages.js";
+import type { ChatMessage, ContentPart, Usage } from "../messages.js";
 import { runCommand } from "./commands.js";
 import { PromptRunImpl } from "./run.js";
+import { runTurn, type Turn, type TurnModel } from "./turn.js";
 import {
+  type CommandInfo,
   type Crow,
-  type CrowEvent,
   type CrowSession,
   type PromptOptions,
   type PromptResult,
@@ -52,22 +50,6 @@ export interface SessionInit {
   clearStored?: (sessionId: string) => Promise<string>;
   /** Called once the session is closed (the runtime forgets it). */
   onClose: (session: RuntimeSession) => void;
-}
-
-interface Turn {
-  controller: AbortController;
-  cancelled: boolean;
-  emit?: (event: CrowEvent) => void;
-}
-
-/** Whether a turn that failed with `error` is worth one retry after a compaction. */
-function isContextOverflow(outcome: PromptResult): boolean {
-  return outcome.stopReason === "error" && outcome.error?.kind === "context_length_exceeded";
-}
-
-function textOf(message: ChatMessage): string {
-  if (message.role !== "assistant") return "";
-  return message.content ?? "";
 }
 
 export class RuntimeSession implements CrowSession {
@@ -215,7 +197,7 @@ export class RuntimeSession implements CrowSession {
    * Queues the `message` hook for a message now part of the history (in order). Resolves when it has run: the loop
    * waits for that before running an assistant message's tool calls (write-ahead), other messages do not wait.
    */
-  private record(message: ChatMessage, usage?: Usage): Promise<void> {
+  record(message: ChatMessage, usage?: Usage): Promise<void> {
     const event = usage ? { message, usage } : { message };
     this.writes = this.writes.then(() => this.bus.emit("message", event, this.hookContext()));
     return this.writes;
@@ -259,95 +241,26 @@ export class RuntimeSession implements CrowSession {
     return run;
   }
 
-  /**
-   * One prompt turn. The history keeps the user message and everything the loop appended, so it is valid on every
-   * exit; the turn answers once the `message` hooks ran (a client may load the session right after).
-   */
+  /** One prompt turn (turn.ts), on the session's current model; the session is free again when it ends. */
   private async runTurn(content: string | ContentPart[], turn: Turn): Promise<PromptResult> {
     try {
       const llm = this.init.llm;
       const model = this.currentModel;
       if (!llm || !model) throw new Error("no provider or model configured");
-      const user: ChatMessage = { role: "user", content };
-      this.history.push(user);
-      void this.record(user); // ordered before every later write, which the loop may await
-      // The last request was over MAX_COMPACT_TOKENS: compact first, with this prompt as the latest user message.
-      if (this.compaction.due()) await this.compactWithin(turn.controller.signal, "threshold");
-      const first = await this.runLoopOnce(llm, model, turn, true);
-      let outcome = first;
-      if (isContextOverflow(first) && !turn.cancelled) {
-        // The provider refused the prompt as too long: compact, then retry the turn once.
-        if (await this.compactWithin(turn.controller.signal, "context_length")) {
-          const second = await this.runLoopOnce(llm, model, turn, false);
-          outcome = {
-            ...second,
-            messages: [...first.messages, ...second.messages],
-            ...(addUsage(first.usage, second.usage) ? { usage: addUsage(first.usage, second.usage) } : {}),
-          };
-        } else {
-          turn.emit?.(this.stopEvent(first));
-        }
-      }
-      await this.flush();
-      const messages = [user, ...outcome.messages];
-      const last = [...outcome.messages].reverse().find((m) => textOf(m) !== "");
-      // The race: a cancel that lands after the loop decided otherwise still answers `cancelled`.
-      const stopReason = turn.cancelled ? "cancelled" : outcome.stopReason;
-      const result: PromptResult = { ...outcome, stopReason, messages, text: last ? textOf(last) : "" };
-      if (stopReason !== "error") delete result.error;
-      return result;
+      const target: TurnModel = {
+        llm,
+        model,
+        ...(this.init.maxStepsPerTurn !== undefined ? { maxStepsPerTurn: this.init.maxStepsPerTurn } : {}),
+        ...(this.init.params ? { params: this.init.params } : {}),
+      };
+      return await runTurn(this, target, content, turn);
     } finally {
       this.turn = undefined;
     }
   }
 
-  private stopEvent(outcome: PromptResult): LoopEvent {
-    return {
-      type: "stop",
-      reason: outcome.stopReason,
-      messages: outcome.messages,
-      ...(outcome.usage ? { usage: outcome.usage } : {}),
-      ...(outcome.lastUsage ? { lastUsage: outcome.lastUsage } : {}),
-      ...(outcome.error ? { error: outcome.error } : {}),
-    };
-  }
-
-  /**
-   * One run of the loop over the current history. With `mayRetry`, a `stop` caused by a context-length error is
-   * held back (the turn is about to compact and retry, and listeners should see one stop only).
-   */
-  private async runLoopOnce(llm: LlmClient, model: string, turn: Turn, mayRetry: boolean): Promise<PromptResult> {
-    const events = runLoop(
-      { messages: [{ role: "system", content: this.systemPrompt }, ...this.history] },
-      {
-        llm,
-        model,
-        tools: this.tools,
-        hooks: this.bus.loopHooks(),
-        ...(this.init.maxStepsPerTurn !== undefined ? { maxStepsPerTurn: this.init.maxStepsPerTurn } : {}),
-        ...(this.init.params ? { params: this.init.params } : {}),
-        signal: turn.controller.signal,
-        sessionId: this.id,
-        onAppend: (message, usage) => this.record(message, usage),
-      },
-    );
-    let outcome: PromptResult = { stopReason: "end_turn", text: "", messages: [] };
-    for await (const event of events) {
-      if (event.type === "message_appended") this.history.push(event.message);
-      if (event.type === "stop") {
-        outcome = { stopReason: event.reason, text: "", messages: [...event.messages] };
-        if (event.error) outcome.error = event.error;
-        if (event.usage) outcome.usage = event.usage;
-        if (event.lastUsage) outcome.lastUsage = event.lastUsage;
-        if (mayRetry && isContextOverflow(outcome)) continue;
-      }
-      turn.emit?.(event);
-    }
-    return outcome;
-  }
-
   /** Compaction inside a turn (threshold or context overflow). A failure is reported and the turn goes on. */
-  private async compactWithin(signal: AbortSignal, reason: CompactionReason): Promise<boolean> {
+  async compactWithin(signal: AbortSignal, reason: CompactionReason): Promise<boolean> {
     try {
       return (await this.compactHistory(reason, signal)).compacted;
     } catch (error) {

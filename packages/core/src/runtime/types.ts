@@ -1,13 +1,11 @@
 /**
- * The SDK's public types: `createCrow(options)` → {@link Crow} → {@link CrowSession} → `prompt()` → {@link PromptRun}.
+ * The SDK's public types: `createCrow(options)` (options.ts) → {@link Crow} → {@link CrowSession} → `prompt()` → {@link PromptRun}.
  * The same runtime serves `crow acp` (the ACP layer translates its events) and library users (no ACP at all).
  */
 import type { CompactionEvent, CompactionResult } from "../compaction/compaction.js";
-import type { CommandInfo, ExtensionSpec, Logger, MethodContext } from "../extensions/api.js";
-import type { PermissionRules } from "../extensions/permission-rules.js";
 import type { PermissionAnswer, PermissionMode, PermissionRequest } from "../extensions/permissions.js";
 import type { StopReason } from "../hooks/types.js";
-import type { LlmClient, LlmError, RequestParams } from "../llm/types.js";
+import type { LlmError } from "../llm/types.js";
 import type { LoopEvent } from "../loop/types.js";
 import type { ChatMessage, ContentPart, Usage } from "../messages.js";
 import type { SessionRecord, Store } from "../store/types.js";
@@ -46,60 +44,6 @@ export interface ModelInfo {
   provider?: string;
   /** Context window in tokens (compaction starts at 80 % of it unless `compactThreshold` says otherwise). */
   contextWindow?: number;
-}
-
-/** The system prompt of new sessions. */
-export type SystemPromptOption =
-  /** A fixed text. */
-  | string
-  /** Rendered per session (the default: Crow's versioned template with tree and AGENTS.md, see `prepareSystemPrompt`). */
-  | { home?: string; skillsHint?: string }
-  /** Computed per session. */
-  | ((cwd: string) => Awaitable<string>);
-
-/** Options of `createCrow`. Everything is optional except a way to reach a model for prompting. */
-export interface CrowOptions {
-  /** The LLM for every model not served by an extension provider (requests carry the model's `id`). */
-  llm?: LlmClient;
-  /** Model new sessions start with. */
-  model?: string;
-  /** Known models (the model select, extension providers, context windows). */
-  models?: ModelInfo[];
-  /** Where sessions are stored: a store, a `db_uri` (`sqlite:///…`, `postgresql://…`, `:memory:`), or false for none
-   * (sessions then live in memory only and cannot be loaded). Default: in memory. */
-  store?: Store | string | false;
-  /** Base directory of relative SQLite paths (default: the Crow home). */
-  home?: string;
-  /** The default tool source of new sessions (the agent's: MCP). Default: no tools besides extensions'. */
-  tools?: ToolSourceFactory;
-  /** The system prompt (default: Crow's template rendered for the session cwd). */
-  systemPrompt?: SystemPromptOption;
-  /** Extensions, loaded in order after the built-in ones. */
-  extensions?: ExtensionSpec[];
-  /** Skip the built-in extensions by name (`persistence`, `compaction`, `permissions`, `doom-loop`, `commands`,
-   * `skills`, `subagents`). */
-  disableBuiltins?: string[];
-  /** Permission mode of new sessions (default `code`). */
-  mode?: PermissionMode;
-  /**
-   * Allow / ask / deny rules applied before the mode's default (config.yaml's `permissions`, syntax in
-   * permission-rules.ts). An invalid rule makes `createCrow` reject with PermissionRuleError.
-   */
-  permissions?: PermissionRules;
-  /** Answers permission questions in `ask` mode (default: none, so `ask` rejects). Sessions may set their own. */
-  askPermission?: (request: PermissionRequest) => Promise<PermissionAnswer>;
-  /** LLM requests per turn (default 100). */
-  maxStepsPerTurn?: number;
-  /** Sampling params of every request. */
-  params?: RequestParams;
-  /** `MAX_COMPACT_TOKENS`: a number, or per model (default: 80 % of the model's context window, else 120 000). */
-  compactThreshold?: number | ((model: string | undefined) => number);
-  /** What extensions see as `crow.config` (the agent passes its loaded `AgentConfig`). */
-  config?: Record<string, unknown>;
-  /** Where the runtime and extensions log (default: stderr). */
-  logger?: Logger;
-  /** Where a module extension path is resolved from (default: `home`, then the process cwd). */
-  extensionBaseDir?: string;
 }
 
 /** Options of `Crow.newSession`. */
@@ -173,6 +117,21 @@ export interface PromptOptions {
   signal?: AbortSignal;
   /** Gets every event synchronously, in order, as it happens (the ACP layer relays them this way). */
   onEvent?: (event: CrowEvent) => void;
+}
+
+/** A slash command as advertised (`available_commands_update`). */
+export interface CommandInfo {
+  name: string;
+  description: string;
+  /** Shown as the input hint (`/name <hint>`), when the command takes arguments. */
+  hint?: string;
+}
+
+/** What a custom method handler receives. */
+export interface MethodContext {
+  crow: Crow;
+  /** Aborted when the client cancels the request. */
+  signal: AbortSignal;
 }
 
 /** One live session. At most one turn (or compaction, or clear) runs at a time; others are refused as busy. */

@@ -1,0 +1,66 @@
+/**
+ * The options of `createCrow` (the SDK's entry; the handles it returns are in types.ts). Apart from types.ts because
+ * they name the extension API (extensions to load, the logger), which itself names the handles.
+ */
+import type { ExtensionSpec, Logger } from "../extensions/api.js";
+import type { PermissionRules } from "../extensions/permission-rules.js";
+import type { PermissionAnswer, PermissionMode, PermissionRequest } from "../extensions/permissions.js";
+import type { LlmClient, RequestParams } from "../llm/types.js";
+import type { Store } from "../store/types.js";
+import type { ModelInfo, ToolSourceFactory } from "./types.js";
+
+type Awaitable<T> = T | Promise<T>;
+
+/** The system prompt of new sessions. */
+export type SystemPromptOption =
+  /** A fixed text. */
+  | string
+  /** Rendered per session (the default: Crow's versioned template with tree and AGENTS.md, see `prepareSystemPrompt`). */
+  | { home?: string; skillsHint?: string }
+  /** Computed per session. */
+  | ((cwd: string) => Awaitable<string>);
+
+/** Options of `createCrow`. Everything is optional except a way to reach a model for prompting. */
+export interface CrowOptions {
+  /** The LLM for every model not served by an extension provider (requests carry the model's `id`). */
+  llm?: LlmClient;
+  /** Model new sessions start with. */
+  model?: string;
+  /** Known models (the model select, extension providers, context windows). */
+  models?: ModelInfo[];
+  /** Where sessions are stored: a store, a `db_uri` (`sqlite:///…`, `postgresql://…`, `:memory:`), or false for none
+   * (sessions then live in memory only and cannot be loaded). Default: in memory. */
+  store?: Store | string | false;
+  /** Base directory of relative SQLite paths (default: the Crow home). */
+  home?: string;
+  /** The default tool source of new sessions (the agent's: MCP). Default: no tools besides extensions'. */
+  tools?: ToolSourceFactory;
+  /** The system prompt (default: Crow's template rendered for the session cwd). */
+  systemPrompt?: SystemPromptOption;
+  /** Extensions, loaded in order after the built-in ones. */
+  extensions?: ExtensionSpec[];
+  /** Skip the built-in extensions by name (`persistence`, `compaction`, `permissions`, `doom-loop`, `commands`,
+   * `skills`, `subagents`). */
+  disableBuiltins?: string[];
+  /** Permission mode of new sessions (default `code`). */
+  mode?: PermissionMode;
+  /**
+   * Allow / ask / deny rules applied before the mode's default (config.yaml's `permissions`, syntax in
+   * permission-rules.ts). An invalid rule makes `createCrow` reject with PermissionRuleError.
+   */
+  permissions?: PermissionRules;
+  /** Answers permission questions in `ask` mode (default: none, so `ask` rejects). Sessions may set their own. */
+  askPermission?: (request: PermissionRequest) => Promise<PermissionAnswer>;
+  /** LLM requests per turn (default 100). */
+  maxStepsPerTurn?: number;
+  /** Sampling params of every request. */
+  params?: RequestParams;
+  /** `MAX_COMPACT_TOKENS`: a number, or per model (default: 80 % of the model's context window, else 120 000). */
+  compactThreshold?: number | ((model: string | undefined) => number);
+  /** What extensions see as `crow.config` (the agent passes its loaded `AgentConfig`). */
+  config?: Record<string, unknown>;
+  /** Where the runtime and extensions log (default: stderr). */
+  logger?: Logger;
+  /** Where a module extension path is resolved from (default: `home`, then the process cwd). */
+  extensionBaseDir?: string;
+}

@@ -1,0 +1,145 @@
+/**
+ * How one prompt turn of a session runs: the user message joins the history, the loop runs over it, and the
+ * turn-level compaction policy applies (compact before the turn when the last request crossed the threshold; compact
+ * and retry once on "context length exceeded"). The session (session.ts) owns the state and decides when a turn may
+ * start; this file is what happens inside one.
+ */
+import type { Compaction, CompactionReason } from "../compaction/index.js";
+import type { SessionTools } from "../extensions/tool-source.js";
+import type { HookBus } from "../hooks/bus.js";
+import type { LlmClient, RequestParams } from "../llm/types.js";
+import { runLoop } from "../loop/loop.js";
+import type { LoopEvent } from "../loop/types.js";
+import { addUsage, type ChatMessage, type ContentPart, type Usage } from "../messages.js";
+import type { CrowEvent, PromptResult } from "./types.js";
+
+/** The running turn (or compaction, or clear) of a session. */
+export interface Turn {
+  controller: AbortController;
+  cancelled: boolean;
+  emit?: (event: CrowEvent) => void;
+}
+
+/** What a turn needs of its session. */
+export interface TurnSession {
+  readonly id: string;
+  readonly history: ChatMessage[];
+  readonly systemPrompt: string;
+  readonly tools: SessionTools;
+  readonly bus: HookBus;
+  readonly compaction: Compaction;
+  /** Queues the `message` hook for a message now part of the history; resolves when it has run. */
+  record(message: ChatMessage, usage?: Usage): Promise<void>;
+  /** Resolves once every `message` hook queued so far has run. */
+  flush(): Promise<void>;
+  /** Compaction inside a turn; false when nothing was compacted (a failure is reported, the turn goes on). */
+  compactWithin(signal: AbortSignal, reason: CompactionReason): Promise<boolean>;
+}
+
+/** The model a turn runs on, and the loop's limits. */
+export interface TurnModel {
+  llm: LlmClient;
+  model: string;
+  maxStepsPerTurn?: number;
+  params?: RequestParams;
+}
+
+/** Whether a turn that failed with `error` is worth one retry after a compaction. */
+function isContextOverflow(outcome: PromptResult): boolean {
+  return outcome.stopReason === "error" && outcome.error?.kind === "context_length_exceeded";
+}
+
+function textOf(message: ChatMessage): string {
+  if (message.role !== "assistant") return "";
+  return message.content ?? "";
+}
+
+/**
+ * One prompt turn. The history keeps the user message and everything the loop appended, so it is valid on every
+ * exit; the turn answers once the `message` hooks ran (a client may load the session right after).
+ */
+export async function runTurn(
+  session: TurnSession,
+  target: TurnModel,
+  content: string | ContentPart[],
+  turn: Turn,
+): Promise<PromptResult> {
+  const user: ChatMessage = { role: "user", content };
+  session.history.push(user);
+  void session.record(user); // ordered before every later write, which the loop may await
+  // The last request was over MAX_COMPACT_TOKENS: compact first, with this prompt as the latest user message.
+  if (session.compaction.due()) await session.compactWithin(turn.controller.signal, "threshold");
+  const first = await runLoopOnce(session, target, turn, true);
+  let outcome = first;
+  if (isContextOverflow(first) && !turn.cancelled) {
+    // The provider refused the prompt as too long: compact, then retry the turn once.
+    if (await session.compactWithin(turn.controller.signal, "context_length")) {
+      const second = await runLoopOnce(session, target, turn, false);
+      outcome = {
+        ...second,
+        messages: [...first.messages, ...second.messages],
+        ...(addUsage(first.usage, second.usage) ? { usage: addUsage(first.usage, second.usage) } : {}),
+      };
+    } else {
+      turn.emit?.(stopEvent(first));
+    }
+  }
+  await session.flush();
+  const messages = [user, ...outcome.messages];
+  const last = [...outcome.messages].reverse().find((m) => textOf(m) !== "");
+  // The race: a cancel that lands after the loop decided otherwise still answers `cancelled`.
+  const stopReason = turn.cancelled ? "cancelled" : outcome.stopReason;
+  const result: PromptResult = { ...outcome, stopReason, messages, text: last ? textOf(last) : "" };
+  if (stopReason !== "error") delete result.error;
+  return result;
+}
+
+function stopEvent(outcome: PromptResult): LoopEvent {
+  return {
+    type: "stop",
+    reason: outcome.stopReason,
+    messages: outcome.messages,
+    ...(outcome.usage ? { usage: outcome.usage } : {}),
+    ...(outcome.lastUsage ? { lastUsage: outcome.lastUsage } : {}),
+    ...(outcome.error ? { error: outcome.error } : {}),
+  };
+}
+
+/**
+ * One run of the loop over the current history. With `mayRetry`, a `stop` caused by a context-length error is
+ * held back (the turn is about to compact and retry, and listeners should see one stop only).
+ */
+async function runLoopOnce(
+  session: TurnSession,
+  target: TurnModel,
+  turn: Turn,
+  mayRetry: boolean,
+): Promise<PromptResult> {
+  const events = runLoop(
+    { messages: [{ role: "system", content: session.systemPrompt }, ...session.history] },
+    {
+      llm: target.llm,
+      model: target.model,
+      tools: session.tools,
+      hooks: session.bus.loopHooks(),
+      ...(target.maxStepsPerTurn !== undefined ? { maxStepsPerTurn: target.maxStepsPerTurn } : {}),
+      ...(target.params ? { params: target.params } : {}),
+      signal: turn.controller.signal,
+      sessionId: session.id,
+      onAppend: (message, usage) => session.record(message, usage),
+    },
+  );
+  let outcome: PromptResult = { stopReason: "end_turn", text: "", messages: [] };
+  for await (const event of events) {
+    if (event.type === "message_appended") session.history.push(event.message);
+    if (event.type === "stop") {
+      outcome = { stopReason: event.reason, text: "", messages: [...event.messages] };
+      if (event.error) outcome.error = event.error;
+      if (event.usage) outcome.usage = event.usage;
+      if (event.lastUsage) outcome.lastUsage = event.lastUsage;
+      if (mayRetry && isContextOverflow(outcome)) continue;
+    }
+    turn.emit?.(event);
+  }
+  return outcome;
+}
