@@ -6,50 +6,14 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { type MessageInput, openStore } from "@crow/core";
+import { openStore } from "@crow/core";
 import { launchBrowser } from "@crow/testkit";
 import { startViewer } from "../packages/agent/src/viewer/server.js";
 import { formatTiming, measure, measureSpan, writeReport } from "./lib.js";
+import { history } from "./store.bench.js";
 
 const HISTORY = 10_000;
 const SESSIONS = 10_000;
-
-/** user → assistant (thought, an edit) → result → assistant text, repeated. */
-function history(n: number, cwd: string): MessageInput[] {
-  const out: MessageInput[] = [];
-  const usage = { promptTokens: 12_000, completionTokens: 300, totalTokens: 12_300 };
-  for (let i = 0; out.length < n; i++) {
-    const file = path.join(cwd, `src/module${i % 50}.ts`);
-    out.push(
-      { message: { role: "user", content: `Step ${i}: rename the helper in module${i % 50}.ts and update callers.` } },
-      {
-        message: {
-          role: "assistant",
-          content: "I'll make that change.",
-          reasoning_content: "The helper is used in three places; an edit with enough context is safest.",
-          tool_calls: [
-            {
-              id: `call_${i}`,
-              type: "function",
-              function: {
-                name: "edit",
-                arguments: JSON.stringify({
-                  file_path: file,
-                  old_string: `export function helper${i}(a: number) {\n  return a + 1;\n}`,
-                  new_string: `export function renamed${i}(a: number) {\n  return a + 1;\n}`,
-                }),
-              },
-            },
-          ],
-        },
-        usage,
-      },
-      { message: { role: "tool", tool_call_id: `call_${i}`, content: `Edited ${file}: 1 replacement.` } },
-      { message: { role: "assistant", content: `Renamed **helper${i}** and updated \`3\` callers.` }, usage },
-    );
-  }
-  return out.slice(0, n);
-}
 
 export async function run(): Promise<void> {
   const dir = await mkdtemp(path.join(tmpdir(), "crow-bench-viewer-"));

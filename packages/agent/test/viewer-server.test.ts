@@ -176,6 +176,7 @@ for (const backend of backends) {
         "/s/no-such-session/chart",
         "/s/no-such-session/timeline",
         "/nothing",
+        "/s/%E0%A4%A",
         `/compare?id=${ids.task}&id=nope`,
       ]) {
         const res = await get(`${base()}${path}`);

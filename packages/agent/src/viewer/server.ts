@@ -98,7 +98,12 @@ async function route(
   options: Required<Pick<ViewerOptions, "store" | "prices" | "pollMs" | "assetsDir">>,
 ) {
   const { store, prices } = options;
-  const parts = url.pathname.split("/").slice(1).map(decodeURIComponent);
+  let parts: string[];
+  try {
+    parts = url.pathname.split("/").slice(1).map(decodeURIComponent);
+  } catch {
+    return page(res, 404, notFoundPage(`Nothing at ${url.pathname}: the address is not valid URL encoding.`));
+  }
   if (url.pathname === "/") {
     const query = Object.fromEntries(
       ["cwd", "q", "cursor"].flatMap((k) => (url.searchParams.get(k) ? [[k, url.searchParams.get(k)]] : [])),
