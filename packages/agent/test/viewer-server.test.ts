@@ -262,6 +262,9 @@ describe("crow sessions serve", () => {
       const page = await get(url);
       assert.equal(page.status, 200);
       assert.ok(page.body.includes("Fix the parser bug"));
+      const script = await get(`${url}assets/viewer.js`);
+      assert.equal(script.status, 200, "the built binary finds the bundled page script");
+      assert.ok(script.body.length > 10_000);
       const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
       child.kill("SIGTERM");
       assert.equal(await exited, 0);
