@@ -45,21 +45,20 @@ export async function runSessions(argv: string[], io: Partial<Io> = {}): Promise
     return 0;
   }
   let store: Store;
+  let config: ReturnType<typeof loadConfig>;
   try {
-    const config = loadConfig(env);
+    config = loadConfig(env);
     const { openStore } = await import("@crow/core");
     store = await openStore(config.dbUri, { baseDir: config.home });
-    if (parsed.command === "serve") {
-      const { serve } = await import("../viewer/serve.js");
-      const code = await serve(store, config, parsed.serve, { out, err });
-      await store.close();
-      return code;
-    }
   } catch (error) {
     err(`crow sessions: ${error instanceof ConfigError ? error.message : (error as Error).message}\n`);
     return 1;
   }
   try {
+    if (parsed.command === "serve") {
+      // Serves until SIGINT/SIGTERM; the viewer module (and markdown-it) loads only for this command.
+      return await (await import("../viewer/serve.js")).serve(store, config, parsed.serve, { out, err });
+    }
     return await dispatch(parsed, store, { out, err, env });
   } catch (error) {
     err(`crow sessions: ${(error as Error).message}\n`);

@@ -4,7 +4,7 @@
  * whose call lies outside the stretch, the result on its own. Read from the store a page at a time, so a 10 000-
  * message session shows its first screen without loading the rest.
  */
-import type { AssistantMessage, Store, StoredMessage, ToolMessage } from "@crow/core";
+import type { AssistantMessage, Store, StoredMessage, ToolMessage, UserMessage } from "@crow/core";
 import { html, type SafeHtml, when } from "./html.js";
 import { markdown } from "./markdown.js";
 import { type CallResult, contentParts, images, renderToolCall } from "./tool-call.js";
@@ -20,8 +20,8 @@ export interface TimelinePage {
   more: boolean;
 }
 
-function userItem(stored: StoredMessage, content: StoredMessage["message"]["content"]): SafeHtml {
-  const { text, images: urls } = contentParts(content as string);
+function userItem(stored: StoredMessage, content: UserMessage["content"]): SafeHtml {
+  const { text, images: urls } = contentParts(content);
   return html`<article class="item user" data-seq="${stored.seq}"><div class="who">user <time>${when(stored.createdAt)}</time></div>
 <div class="md">${markdown(text)}</div>${images(urls)}</article>`;
 }

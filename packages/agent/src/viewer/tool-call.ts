@@ -41,6 +41,7 @@ export function contentParts(content: string | ContentPart[] | null): { text: st
   return { text: text.join("\n"), images };
 }
 
+/** Images shown inline (the URLs come from {@link contentParts}, so only data: images and http(s)). */
 export function images(urls: readonly string[]): SafeHtml {
   return html`${urls.map((url) => html`<img class="inline-image" alt="image" loading="lazy" src="${url}">`)}`;
 }
