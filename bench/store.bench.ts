@@ -24,7 +24,7 @@ const ms = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
 const fmt = (n: number) => `${n.toFixed(n < 10 ? 3 : 1)} ms`;
 
 /** A realistic history: user → assistant (reasoning, an edit call) → tool result → assistant text, repeated. */
-function history(n: number, cwd: string): MessageInput[] {
+export function history(n: number, cwd: string): MessageInput[] {
   const out: MessageInput[] = [];
   const usage = { promptTokens: 12_000, completionTokens: 300, totalTokens: 12_300 };
   for (let i = 0; out.length < n; i++) {

@@ -1,5 +1,7 @@
 // Enforces the dependency direction of the packages (DESIGN.md §1): core imports neither ACP nor MCP nor the
-// other packages; the toolserver does not import the agent or core; only tests and the test kit import testkit.
+// other packages; the toolserver does not import the agent or core; only tests and the test kit import testkit. The
+// session viewer is read-only over the store: its server knows nothing of ACP or the agent's session runtime, and its
+// page script (bundled for the browser) imports neither Node nor Crow.
 // And no import cycles between the source files of a package (type-only imports count: a cycle of types is still
 // two files that cannot be understood, or split, one without the other).
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -7,6 +9,12 @@ import path from "node:path";
 
 const root = path.resolve(import.meta.dirname, "..");
 const rules = {
+  "agent/src/viewer": [
+    /^@agentclientprotocol\//,
+    /^@modelcontextprotocol\//,
+    /^\.\.\/(acp|session|run\/(?!diff\.js$))/,
+  ],
+  "agent/viewer-page": [/^node:/, /^@crow\//, /^@agentclientprotocol\//, /^@modelcontextprotocol\//],
   core: [/^@agentclientprotocol\//, /^@modelcontextprotocol\//, /^@crow\/(agent|mcp|testkit)$/],
   mcp: [/^@agentclientprotocol\//, /^@crow\/(agent|core|testkit)$/, /^openai$/],
   // The agent may use crow-mcp's dependency-free read format and V8 settings, never the server itself.
@@ -24,7 +32,7 @@ function sources(dir) {
 const importPattern = /(?:import|export)[^'"]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
 const violations = [];
 for (const [pkg, forbidden] of Object.entries(rules)) {
-  const srcDir = path.join(root, "packages", pkg, "src");
+  const srcDir = path.join(root, "packages", pkg.includes("/") ? pkg : `${pkg}/src`);
   let files = [];
   try {
     files = sources(srcDir);

@@ -15,6 +15,8 @@ Commands:
   show ID [--json]                                the session's transcript (long tool results shortened)
   export ID [--format md|json] [-o FILE]          the full session as Markdown (default) or JSON
   delete ID... [--yes]                            delete sessions with their history and archives
+  serve [--port N] [--host H] [--open]            a read-only web viewer of the sessions (default 127.0.0.1);
+        [--token T] [--allowed-host NAME...]      off loopback it needs a token (generated unless given)
 
 The store is the one in config.yaml's db_uri (or CROW_DB_URI), by default SQLite at ~/.crow/crow.db.`;
 
@@ -43,8 +45,9 @@ export async function runSessions(argv: string[], io: Partial<Io> = {}): Promise
     return 0;
   }
   let store: Store;
+  let config: ReturnType<typeof loadConfig>;
   try {
-    const config = loadConfig(env);
+    config = loadConfig(env);
     const { openStore } = await import("@crow/core");
     store = await openStore(config.dbUri, { baseDir: config.home });
   } catch (error) {
@@ -52,6 +55,10 @@ export async function runSessions(argv: string[], io: Partial<Io> = {}): Promise
     return 1;
   }
   try {
+    if (parsed.command === "serve") {
+      // Serves until SIGINT/SIGTERM; the viewer module (and markdown-it) loads only for this command.
+      return await (await import("../viewer/serve.js")).serve(store, config, parsed.serve, { out, err });
+    }
     return await dispatch(parsed, store, { out, err, env });
   } catch (error) {
     err(`crow sessions: ${(error as Error).message}\n`);
@@ -73,14 +80,21 @@ function parse(argv: string[]) {
       output: { type: "string", short: "o" },
       yes: { type: "boolean", short: "y" },
       help: { type: "boolean", short: "h" },
+      port: { type: "string" },
+      host: { type: "string" },
+      open: { type: "boolean" },
+      token: { type: "string" },
+      "allowed-host": { type: "string", multiple: true },
     },
     strict: true,
     allowPositionals: true,
   });
   const [command, ...ids] = positionals;
   if (values.help) return { help: true as const };
-  if (!command) throw new UsageError("missing command (list, show, export or delete)");
-  if (!["list", "show", "export", "delete"].includes(command)) throw new UsageError(`unknown command "${command}"`);
+  if (!command) throw new UsageError("missing command (list, show, export, delete or serve)");
+  if (!["list", "show", "export", "delete", "serve"].includes(command)) {
+    throw new UsageError(`unknown command "${command}"`);
+  }
   const limit = values.limit === undefined ? undefined : Number(values.limit);
   if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
     throw new UsageError(`--limit must be a positive whole number, got "${values.limit}"`);
@@ -92,7 +106,28 @@ function parse(argv: string[]) {
     throw new UsageError(`${command} takes exactly one session id`);
   }
   if (command === "delete" && ids.length === 0) throw new UsageError("delete needs at least one session id");
-  return { help: false as const, command, ids, values, limit, format };
+  return { help: false as const, command, ids, values, limit, format, serve: serveOptions(command, ids, values) };
+}
+
+/** `serve`'s options, checked (port range, no ids). */
+function serveOptions(
+  command: string,
+  ids: string[],
+  values: { port?: string; host?: string; open?: boolean; token?: string; "allowed-host"?: string[] },
+) {
+  if (command !== "serve") return {};
+  if (ids.length > 0) throw new UsageError(`serve takes no session id (got ${ids.join(" ")})`);
+  const port = values.port === undefined ? 0 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new UsageError(`--port must be a port number (0-65535), got "${values.port}"`);
+  }
+  return {
+    port,
+    ...(values.host ? { host: values.host } : {}),
+    ...(values.open ? { open: true } : {}),
+    ...(values.token ? { token: values.token } : {}),
+    ...(values["allowed-host"] ? { allowedHosts: values["allowed-host"] } : {}),
+  };
 }
 
 type Parsed = Exclude<ReturnType<typeof parse>, { help: true }>;

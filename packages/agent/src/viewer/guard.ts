@@ -1,0 +1,86 @@
+/**
+ * Who may talk to the viewer. The Host header is always checked (a page on another site cannot reach the viewer
+ * through DNS rebinding): loopback names when bound to loopback; off loopback also the bound address, the machine's
+ * own addresses for a wildcard bind, and `--allowed-host` names. Off loopback a token is required too: given once
+ * as `?token=…` (the URL `crow sessions serve` prints), it becomes an HttpOnly same-site cookie; `Authorization:
+ * Bearer` works for scripts.
+ */
+import { timingSafeEqual } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+import { hostname, networkInterfaces } from "node:os";
+
+export const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
+const COOKIE = "crow_viewer_token";
+
+export function isLoopback(host: string): boolean {
+  return LOOPBACK.has(host) || /^127\./.test(host);
+}
+
+/** The Host header names accepted for a server bound to `host`. */
+export function allowedHostnames(host: string, extra: readonly string[] = []): Set<string> {
+  const names = new Set([...LOOPBACK, ...extra.map((h) => h.toLowerCase())]);
+  if (host === "0.0.0.0" || host === "::") {
+    names.add(hostname().toLowerCase());
+    for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) names.add(a.address);
+  } else names.add(host.toLowerCase());
+  return names;
+}
+
+/** The host name of a Host header (`[::1]:8080` → `::1`, `Example.org:80` → `example.org`). */
+export function hostOf(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(header);
+  if (bracketed) return bracketed[1]?.toLowerCase();
+  return header.replace(/:\d+$/, "").toLowerCase();
+}
+
+function same(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function cookieToken(req: IncomingMessage): string | undefined {
+  for (const part of (req.headers.cookie ?? "").split(";")) {
+    const [name, ...rest] = part.trim().split("=");
+    if (name === COOKIE) return decodeURIComponent(rest.join("="));
+  }
+  return undefined;
+}
+
+export type Verdict =
+  | { ok: true }
+  | { ok: false; status: 403; reason: string }
+  | { ok: false; status: 401; reason: string }
+  /** A valid `?token=`: set the cookie and redirect to the same URL without it. */
+  | { ok: false; status: 303; location: string; cookie: string };
+
+/** Checks one request against the Host list and (when set) the token. */
+export function check(req: IncomingMessage, url: URL, hosts: ReadonlySet<string>, token: string | undefined): Verdict {
+  const host = hostOf(req.headers.host);
+  if (!host || !hosts.has(host)) {
+    return {
+      ok: false,
+      status: 403,
+      reason: `Host "${req.headers.host ?? ""}" is not served here. Use the address crow sessions serve printed, or start it with --allowed-host ${host ?? "NAME"}.`,
+    };
+  }
+  if (token === undefined) return { ok: true };
+  const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
+  if ((bearer && same(bearer, token)) || same(cookieToken(req) ?? "", token)) return { ok: true };
+  const query = url.searchParams.get("token");
+  if (query !== null && same(query, token)) {
+    url.searchParams.delete("token");
+    return {
+      ok: false,
+      status: 303,
+      location: `${url.pathname}${url.search}`,
+      cookie: `${COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`,
+    };
+  }
+  return {
+    ok: false,
+    status: 401,
+    reason: "This viewer needs its token: open the URL crow sessions serve printed (it ends in ?token=…).",
+  };
+}

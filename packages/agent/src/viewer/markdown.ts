@@ -1,0 +1,26 @@
+/**
+ * Model text as Markdown, rendered safely: raw HTML in the text is shown as text (markdown-it's `html: false`),
+ * and only http(s), mailto and relative links become links (anything else — `javascript:`, `vbscript:`, `data:` —
+ * stays plain text). Links open in a new tab without access to the viewer (`rel=noopener noreferrer`).
+ */
+import MarkdownIt from "markdown-it";
+import { SafeHtml } from "./html.js";
+
+const md = new MarkdownIt({ html: false, linkify: true, typographer: false });
+
+const ALLOWED_LINK = /^(https?:|mailto:|#|\/(?!\/)|\.{0,2}\/|[^:]*$)/i;
+md.validateLink = (url: string) => ALLOWED_LINK.test(url.trim());
+
+md.renderer.rules.link_open = (tokens, idx, options, _env, self) => {
+  const token = tokens[idx];
+  if (token) {
+    token.attrSet("rel", "noopener noreferrer nofollow");
+    token.attrSet("target", "_blank");
+  }
+  return self.renderToken(tokens, idx, options);
+};
+
+/** Markdown source → safe HTML. */
+export function markdown(text: string): SafeHtml {
+  return new SafeHtml(md.render(text));
+}
