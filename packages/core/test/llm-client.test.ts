@@ -7,6 +7,15 @@ import { dropConnection, httpError, type MockLlm, reply, startMockLlm } from "@c
 
 const user = [{ role: "user" as const, content: "hi" }];
 
+/** A port on 127.0.0.1 where nothing listens (bound, then closed). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
 describe("LLM client against the mock provider", () => {
   let mock: MockLlm;
   let llm: LlmClient;
@@ -341,6 +350,48 @@ describe("LLM client against the mock provider", () => {
     assert.ok(result.ok);
     assert.equal(result.message.content, "fresh");
     assert.ok(events.some((e) => e.type === "retry" && e.error.kind === "timeout"));
+    mock.assertDone();
+  });
+
+  test("connection refused before any server answered: one attempt (nothing listens there), with its code", async () => {
+    const port = await closedPort();
+    const dead = createLlmClient({
+      baseURL: `http://127.0.0.1:${port}/v1`,
+      retry: { maxRetries: 4, baseDelayMs: 60_000 },
+    });
+    const events: LlmStreamEvent[] = [];
+    const result = await dead.stream({ model: "m", messages: user }, { onEvent: (e) => events.push(e) });
+    assert.ok(!result.ok);
+    assert.equal(result.error.kind, "network");
+    assert.equal(result.error.code, "ECONNREFUSED");
+    assert.equal(result.error.attempts, 1);
+    assert.deepEqual(events, []);
+  });
+
+  test("connection refused after the server once answered is retried (a restart, not a wrong URL)", async () => {
+    const once = await startMockLlm();
+    const client = createLlmClient({ baseURL: once.url, retry: { maxRetries: 1, baseDelayMs: 1 } });
+    once.script(reply().text("up"));
+    assert.ok((await client.stream({ model: "m", messages: user })).ok);
+    await once.close();
+    const result = await client.stream({ model: "m", messages: user });
+    assert.ok(!result.ok);
+    assert.equal(result.error.code, "ECONNREFUSED");
+    assert.equal(result.error.attempts, 2);
+  });
+
+  test("an unknown model and a plain-text 401 are typed, not retried", async () => {
+    mock.script(httpError(404, { message: "The model `x` does not exist", code: "model_not_found" }));
+    const missing = await run();
+    assert.ok(!missing.result.ok);
+    assert.equal(missing.result.error.kind, "unknown_model");
+    assert.equal(missing.result.error.attempts, 1);
+    mock.script({ kind: "http_error", status: 401, headers: { "content-type": "text/plain" }, body: "Unauthorized" });
+    const denied = await run();
+    assert.ok(!denied.result.ok);
+    assert.equal(denied.result.error.kind, "auth");
+    assert.equal(denied.result.error.status, 401);
+    assert.match(denied.result.error.message, /Unauthorized/);
     mock.assertDone();
   });
 
