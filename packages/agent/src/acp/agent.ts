@@ -258,7 +258,8 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
       await entry.flushed;
       if (outcome.stopReason !== "error") return outcome.stopReason;
       const error = outcome.error;
-      throw new RequestError(-32603, `LLM provider error: ${error?.message ?? "unknown failure"}`, {
+      // The model router already says which provider failed and what to try: the editor shows the same message.
+      throw new RequestError(-32603, error?.message ?? "LLM provider error: unknown failure", {
         kind: error?.kind,
         status: error?.status,
         code: error?.code,
