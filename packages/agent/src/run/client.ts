@@ -22,6 +22,7 @@ import { type RunOptions, UsageError } from "./args.js";
 import { Keyboard, type KeyboardInput } from "./keyboard.js";
 import { promptBlocks } from "./mentions.js";
 import { JsonOutput, type RunOutput } from "./output.js";
+import { PreflightError, preflight } from "./preflight.js";
 import { TerminalOutput } from "./terminal-output.js";
 
 /** Exit codes (documented in `crow run --help`). */
@@ -95,6 +96,16 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
         cwd: options.cwd,
       });
   const keyboard = new Keyboard(io.stdin, tty ? io.stdout : io.stderr);
+  try {
+    for (const notice of preflight(options, io.env)) output.notice(notice);
+  } catch (error) {
+    if (error instanceof UsageError) return usage(output, error.message);
+    if (error instanceof PreflightError) {
+      output.error(error.message);
+      return EXIT.usage;
+    }
+    throw error;
+  }
 
   let first = options.prompt;
   if (first === undefined && !options.interactive) {
@@ -115,8 +126,15 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
   let held: SessionNotification[] | undefined;
   let questions = Promise.resolve();
 
+  /**
+   * Whether the session holds an answer worth continuing: a loaded one does; a new one once the model said or did
+   * anything. A new session without one is deleted at the end and no "Continue with" is offered.
+   */
+  let answered = options.session !== undefined;
+
   const onUpdate = (notification: SessionNotification) => {
     if (sessionId !== undefined && notification.sessionId !== sessionId) return;
+    if (!replaying && ANSWER_UPDATES.has(notification.update.sessionUpdate)) answered = true;
     // A loaded session's history: shown in the REPL, skipped by one-shot runs (the new answer is what matters).
     if (replaying) {
       if (options.interactive) output.update(notification.update, true);
@@ -137,7 +155,7 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
       return;
     }
     output.pause();
-    output.finish(openedId);
+    output.finish(answered ? openedId : undefined);
     agent.kill();
     io.stdin.setRawMode?.(false);
     io.exit(EXIT.cancelled);
@@ -260,16 +278,33 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
     }
   } catch (error) {
     if (error instanceof UsageError) code = usage(output, error.message);
-    else {
+    else if (error instanceof AgentExitedError && error.code === EXIT.usage) {
+      // The agent refused its configuration: its own message, without the process details.
+      output.error(error.stderr.trim().replace(/^crow: /, "") || error.message);
+      code = EXIT.usage;
+    } else {
       output.error(describe(error));
       code = EXIT.error;
     }
   } finally {
     process.off("SIGINT", interrupt);
-    output.finish(openedId);
+    output.finish(answered ? openedId : undefined);
+    if (openedId !== undefined && !answered) await forget(agent, openedId);
     await agent.close();
   }
   return code;
+}
+
+/** Updates that show the model answered (its text, thoughts or tool calls). */
+const ANSWER_UPDATES = new Set<string>(["agent_message_chunk", "agent_thought_chunk", "tool_call"]);
+
+/** Deletes a session `crow run` created that never got an answer, so it does not clutter `crow sessions list`. */
+async function forget(agent: AgentProcess, sessionId: string): Promise<void> {
+  try {
+    await agent.guard(agent.agent.request(methods.agent.session.delete, { sessionId }));
+  } catch {
+    // The agent is gone or the store refused: the session stays listed, nothing else is lost.
+  }
 }
 
 function usage(output: RunOutput, message: string): number {
@@ -282,6 +317,9 @@ interface OpenedSession {
   modes?: SessionModeState | null;
   configOptions?: SessionConfigOption[] | null;
 }
+
+/** JSON-RPC "resource not found" (ACP's answer to session/load of an unknown id). */
+const NOT_FOUND = -32002;
 
 /** initialize, then session/new or session/load (`beforeLoad` runs first so the replay is attributed). */
 async function openSession(
@@ -313,6 +351,9 @@ async function openSession(
     return { sessionId: options.session, ...loaded };
   } catch (error) {
     if (error instanceof AgentExitedError) throw error;
+    if ((error as { code?: unknown }).code === NOT_FOUND) {
+      throw new UsageError(`no stored session "${options.session}" (see the ids with: crow sessions list)`);
+    }
     throw new Error(`cannot continue session "${options.session}": ${describe(error)}`);
   }
 }
