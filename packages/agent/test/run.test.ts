@@ -230,6 +230,15 @@ describe("crow run (subprocess, no TTY)", { timeout: 300_000 }, () => {
       mock.assertDone();
     });
 
+    test("a retried request says so on stderr (retrying 1/1: HTTP 503), then the answer", async () => {
+      mock.script(httpError(503, { message: "busy" }), textReply("Made it."));
+      const run = await runCrow(["-c", ws.dir, "hi"], { env });
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.stdout, "Made it.\n");
+      assert.match(run.stderr, /^retrying 1\/1: HTTP 503$/m);
+      mock.assertDone();
+    });
+
     test("the step limit: exit 3 with a note", async () => {
       mock.script(reply().toolCall("read", { file_path: ws.path("src/app.ts") }));
       const run = await runCrow(["-c", ws.dir, "loop"], { env: { ...env, CROW_MAX_STEPS: "1" } });

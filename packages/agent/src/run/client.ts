@@ -23,6 +23,7 @@ import { Keyboard, type KeyboardInput } from "./keyboard.js";
 import { promptBlocks } from "./mentions.js";
 import { JsonOutput, type RunOutput } from "./output.js";
 import { PreflightError, preflight } from "./preflight.js";
+import { replBanner, runRepl } from "./repl.js";
 import { TerminalOutput } from "./terminal-output.js";
 
 /** Exit codes (documented in `crow run --help`). */
@@ -223,12 +224,14 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
     const state = { cancelled: false };
     turn = state;
     output.turnStart(text);
+    const { blocks, missing } = promptBlocks(text, options.cwd);
+    for (const mention of missing) output.notice(`@${mention}: no such file in ${options.cwd}; sent as plain text`);
     const stopKeys = keyboard.watchInterrupts(interrupt);
     try {
       const response = await agent.guard(
         agent.agent.request(methods.agent.session.prompt, {
           sessionId: sessionId as string,
-          prompt: promptBlocks(text, options.cwd),
+          prompt: blocks,
         }),
       );
       output.turnEnd(response.stopReason);
@@ -262,19 +265,10 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
     await configure(agent, opened.sessionId, options, opened.modes, opened.configOptions);
     if (first !== undefined) code = await runTurn(first);
     if (options.interactive) {
-      code = EXIT.ok;
-      for (;;) {
-        const line = await keyboard.readLine(tty ? "\x1b[1;32mcrow›\x1b[0m " : "crow> ");
-        if (line.kind === "eof") break;
-        if (line.kind === "interrupt") {
-          code = EXIT.cancelled;
-          break;
-        }
-        const text = line.text.trim();
-        if (!text) continue;
-        if (text === "/exit" || text === "/quit") break;
-        await runTurn(line.text);
-      }
+      const select = opened.configOptions?.find((o) => o.category === "model");
+      output.notice(replBanner(options.model ?? (select ? String(select.currentValue) : undefined), options.cwd));
+      const end = await runRepl({ keyboard, output, tty, runTurn });
+      code = end === "interrupted" ? EXIT.cancelled : EXIT.ok;
     }
   } catch (error) {
     if (error instanceof UsageError) code = usage(output, error.message);
@@ -332,7 +326,12 @@ async function openSession(
     conn.request(methods.agent.initialize, {
       protocolVersion: PROTOCOL_VERSION,
       // No fs/terminal: the agent uses its own tools (crow-mcp), which is what a terminal user wants.
-      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      // Notices (retries, the runtime's warnings) are shown on stderr, apart from the answer.
+      clientCapabilities: {
+        fs: { readTextFile: false, writeTextFile: false },
+        terminal: false,
+        session: { notices: {} },
+      },
       clientInfo: { name: "crow-run", title: "crow run", version: VERSION },
     }),
   );
