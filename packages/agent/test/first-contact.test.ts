@@ -7,11 +7,12 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdir, readFile } from "node:fs/promises";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
-import { type AddressInfo, createServer as createNetServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import {
   CROW_BIN,
+  closedPort,
   httpError,
   type MockLlm,
   spawnAcpAgent,
@@ -23,15 +24,6 @@ import {
 import { type RunResult, runCrow, runEnv, tempHome } from "./run-helpers.js";
 
 const KEY = "sk-test-secret-0123456789";
-
-/** A port on 127.0.0.1 where nothing listens (bound, then closed). */
-async function closedPort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 interface RpcError {
   code?: number;

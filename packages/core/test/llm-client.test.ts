@@ -3,18 +3,9 @@ import { createServer } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { createLlmClient, type LlmClient, type LlmStreamEvent } from "@crow/core";
-import { dropConnection, httpError, type MockLlm, reply, startMockLlm } from "@crow/testkit";
+import { closedPort, dropConnection, httpError, type MockLlm, reply, startMockLlm } from "@crow/testkit";
 
 const user = [{ role: "user" as const, content: "hi" }];
-
-/** A port on 127.0.0.1 where nothing listens (bound, then closed). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe("LLM client against the mock provider", () => {
   let mock: MockLlm;

@@ -3,6 +3,7 @@ export * from "./acp-fixture.js";
 export * from "./mcp.js";
 export * from "./mock-llm.js";
 export * from "./paths.js";
+export * from "./ports.js";
 export * from "./postgres.js";
 export * from "./provider-streams.js";
 export * from "./recorder.js";
