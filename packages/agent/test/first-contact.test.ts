@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -198,6 +198,28 @@ describe("first contact: errors that say what failed and what to try", { timeout
       for (const run of [mode, model, none]) assert.doesNotMatch(run.stderr, /Continue with/);
       const out = execFileSync(process.execPath, [CROW_BIN, "sessions", "list", "--json"], { env: freshEnv });
       assert.deepEqual(JSON.parse(out.toString()), []);
+    } finally {
+      await fresh.cleanup();
+    }
+  });
+
+  test("after crow init, OPENAI_BASE_URL on the command line wins over config.yaml, and a notice says so", async () => {
+    const fresh = await tempHome();
+    try {
+      const unused = `http://127.0.0.1:${await closedPort()}/v1`;
+      await writeFile(
+        path.join(fresh.dir, "config.yaml"),
+        `providers:\n  local: { base_url: "${unused}" }\nmodels:\n  coder: { provider: local, model: mock-model }\n`,
+      );
+      mock.script(textReply("From the environment's server."));
+      const run = await runCrow(["-c", ws.dir, "hi"], { env: runEnv(mock.url, fresh.dir, { CROW_MODEL: undefined }) });
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.stdout, "From the environment's server.\n");
+      assert.match(
+        run.stderr,
+        /OPENAI_BASE_URL is set in the environment: model "mock-model" at http:\/\/127\.0\.0\.1:\d+\/v1 instead of the default model "coder" of .*config\.yaml \(unset OPENAI_BASE_URL to use .*config\.yaml\)/,
+      );
+      mock.assertDone();
     } finally {
       await fresh.cleanup();
     }
