@@ -1,8 +1,9 @@
 // Runs every test file of the workspace with node's test runner (TypeScript through tsx) and ends the output with
 // one line "N passed, N failed[, N skipped]". Arguments filter test files by substring, e.g.
 //   node scripts/run-tests.mjs edit terminal
+// The tests run with HOME set to an empty temp directory; anything left in it fails the run (tests leave HOME alone).
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
@@ -29,7 +30,8 @@ const files = readdirSync(path.join(root, "packages"))
       return [];
     }
   })
-  .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)))
+  // Matched against the path inside the repository (the checkout's own path may contain any word).
+  .filter((file) => filters.length === 0 || filters.some((f) => path.relative(root, file).includes(f)))
   .sort();
 
 if (files.length === 0) {
@@ -39,6 +41,10 @@ if (files.length === 0) {
 
 const tmp = mkdtempSync(path.join(tmpdir(), "crow-test-summary-"));
 const summaryFile = path.join(tmp, "summary.json");
+// Tests must leave the real HOME alone: the suite runs with HOME pointed at an empty directory, and whatever a test
+// (or a shell, python3 -i, an agent it started without a temp HOME of its own) leaves there fails the run.
+const home = path.join(tmp, "home");
+mkdirSync(home);
 const result = spawnSync(
   process.execPath,
   [
@@ -54,8 +60,17 @@ const result = spawnSync(
     `--test-reporter-destination=${summaryFile}`,
     ...files.map((f) => path.relative(root, f)),
   ],
-  { cwd: root, stdio: "inherit" },
+  { cwd: root, stdio: "inherit", env: { ...process.env, HOME: home } },
 );
+
+/** Paths under `dir` (relative), depth first. */
+function listTree(dir, prefix = "") {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const rel = path.join(prefix, entry.name);
+    return entry.isDirectory() ? [rel, ...listTree(path.join(dir, entry.name), rel)] : [rel];
+  });
+}
+const leftInHome = listTree(home);
 
 let counts;
 try {
@@ -66,6 +81,11 @@ try {
 }
 rmSync(tmp, { recursive: true, force: true });
 for (const reason of counts.skipReasons) console.log(`skipped: ${reason}`);
-const failed = counts.failed + (result.status !== 0 && counts.failed === 0 ? 1 : 0);
+if (leftInHome.length > 0) {
+  console.log(
+    `tests wrote to HOME (give the process that wrote it a temp HOME, as testkit's helpers do): ${leftInHome.join(", ")}`,
+  );
+}
+const failed = counts.failed + (result.status !== 0 && counts.failed === 0 ? 1 : 0) + (leftInHome.length > 0 ? 1 : 0);
 console.log(`${counts.passed} passed, ${failed} failed${counts.skipped ? `, ${counts.skipped} skipped` : ""}`);
 process.exit(failed > 0 ? 1 : 0);

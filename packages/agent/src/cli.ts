@@ -85,6 +85,13 @@ async function main(): Promise<number> {
     // project directory, so the first session usually adopts it; see tools/spare.ts).
     startSpareBuiltin();
     for (const note of config.notes) log.info(note);
+    for (const notice of config.notices) process.stderr.write(`crow: ${notice}\n`);
+    // Started by hand in a terminal, it would otherwise sit silent: say what it expects (stderr; stdout is ACP).
+    if (process.stdin.isTTY) {
+      process.stderr.write(
+        "crow acp: waiting for an ACP client on stdin (JSON-RPC, one message per line); an editor launches this. To use Crow in this terminal, run 'crow run'. Ctrl-C quits.\n",
+      );
+    }
     const { runAcp } = await import("./acp/run.js");
     await runAcp(config);
     return 0;

@@ -84,7 +84,13 @@ describe("no config at all", () => {
     const { env, dir } = await crow();
     const config = loadConfig({ ...env, OPENAI_API_KEY: "k", CROW_MODEL: "gpt-x", CROW_MODELS: "gpt-y" });
     assert.equal(config.file, undefined);
-    assert.deepEqual(config.providers.default, { name: "default", baseURL: "https://api.openai.com/v1", apiKey: "k" });
+    assert.deepEqual(config.providers.default, {
+      name: "default",
+      baseURL: "https://api.openai.com/v1",
+      apiKey: "k",
+      urlFrom: "OpenAI's default URL (OPENAI_API_KEY is set, OPENAI_BASE_URL is not)",
+      keyFrom: "OPENAI_API_KEY",
+    });
     assert.deepEqual(
       config.models.map((m) => [m.name, m.id, m.contextWindow]),
       [
@@ -196,6 +202,9 @@ describe("config.yaml", () => {
       name: "openrouter",
       baseURL: "https://openrouter.ai/api/v1",
       apiKey: "sk-or-v1-fixture",
+      urlFrom: "providers.openrouter.base_url in ~/.crow/config.yaml",
+      // Where the key came from, for error messages: the variable and the file that set it, never the value.
+      keyFrom: "OPENROUTER_API_KEY (from ~/.crow/.env), via providers.openrouter.api_key in ~/.crow/config.yaml",
     });
     assert.deepEqual(config.models, [
       { name: "glm-5", id: "z-ai/glm-5", provider: "openrouter", contextWindow: 128_000 },
@@ -270,6 +279,62 @@ describe("config.yaml", () => {
     assert.equal(compactThreshold(config, "big"), 120_000);
     // CROW_MODEL picks among the configured models, by name or provider id.
     assert.equal(loadConfig({ ...env, CROW_MODEL: "org/small-1" }).model, "small");
+  });
+});
+
+describe("config.yaml and the environment: the environment wins for what it names, and says so", () => {
+  const yaml = [
+    "providers:",
+    "  local: { base_url: 'http://127.0.0.1:11434/v1' }",
+    "models:",
+    "  coder: { provider: local, model: qwen3-coder, context_window: 32768 }",
+    "  small: { provider: local, model: qwen3-small }",
+    "default_model: coder",
+  ].join("\n");
+
+  test("OPENAI_BASE_URL in the environment sends the default model there, with a notice", async () => {
+    const { env } = await crow(yaml);
+    const config = loadConfig({ ...env, OPENAI_BASE_URL: "http://127.0.0.1:18099/v1/" });
+    assert.equal(config.model, "qwen3-coder");
+    const model = config.models[0];
+    assert.deepEqual(model, { name: "qwen3-coder", id: "qwen3-coder", provider: "default", contextWindow: 32768 });
+    assert.equal(config.providers.default?.baseURL, "http://127.0.0.1:18099/v1");
+    assert.equal(config.providers.default?.urlFrom, "OPENAI_BASE_URL");
+    // The configured models stay in the picker.
+    assert.deepEqual(
+      config.models.map((m) => m.name),
+      ["qwen3-coder", "coder", "small"],
+    );
+    assert.deepEqual(config.notices, [
+      'OPENAI_BASE_URL is set in the environment: model "qwen3-coder" at http://127.0.0.1:18099/v1 instead of the default model "coder" of ~/.crow/config.yaml (unset OPENAI_BASE_URL to use ~/.crow/config.yaml)',
+    ]);
+  });
+
+  test("with CROW_MODEL too, that model runs at the environment's URL", async () => {
+    const { env } = await crow(yaml);
+    const config = loadConfig({ ...env, OPENAI_BASE_URL: "http://127.0.0.1:18099/v1", CROW_MODEL: "llama3.1" });
+    assert.equal(config.model, "llama3.1");
+    assert.equal(config.models[0]?.provider, "default");
+    assert.match(config.notices[0] ?? "", /model "llama3\.1" at http:\/\/127\.0\.0\.1:18099\/v1 instead of/);
+  });
+
+  test("CROW_MODEL alone picks among the configured models, with a notice when it differs from default_model", async () => {
+    const { env } = await crow(yaml);
+    const config = loadConfig({ ...env, CROW_MODEL: "small" });
+    assert.equal(config.model, "small");
+    assert.equal(config.models.find((m) => m.name === "small")?.provider, "local");
+    assert.deepEqual(config.notices, [
+      'CROW_MODEL is set in the environment: model "small" instead of "coder" of ~/.crow/config.yaml',
+    ]);
+    assert.deepEqual(loadConfig({ ...env, CROW_MODEL: "coder" }).notices, []);
+  });
+
+  test("OPENAI_BASE_URL in .env does not override config.yaml (both are the saved setup): no notice", async () => {
+    const { env } = await crow(yaml, "OPENAI_BASE_URL=http://127.0.0.1:18099/v1\n");
+    const config = loadConfig(env);
+    assert.equal(config.model, "coder");
+    assert.equal(config.providers.default, undefined);
+    assert.deepEqual(config.notices, []);
   });
 });
 

@@ -9,7 +9,10 @@ import path from "node:path";
 import { CROW_BIN } from "@crow/testkit";
 import { type IPty, spawn as spawnPty } from "@lydell/node-pty";
 
-/** The environment of a `crow run` under test: the mock as provider, fast retries, a private CROW_HOME. */
+/**
+ * The environment of a `crow run` under test: the mock as provider, fast retries, a private CROW_HOME that is also
+ * HOME (the agent's shells write their history there, never in the real HOME).
+ */
 export function runEnv(
   mockUrl: string,
   home: string,
@@ -23,6 +26,7 @@ export function runEnv(
   }
   Object.assign(env, {
     CROW_HOME: home,
+    HOME: home,
     OPENAI_BASE_URL: mockUrl,
     CROW_MODEL: "mock-model",
     CROW_MAX_RETRIES: "1",

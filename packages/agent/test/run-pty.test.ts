@@ -82,11 +82,32 @@ describe("crow run in a pseudo-terminal", { timeout: 120_000 }, () => {
     mock.assertDone();
   });
 
-  test("Ctrl-C at an empty REPL prompt quits with 130", async () => {
+  test("REPL: a banner, Ctrl-C at an empty prompt asks for a second press, /help adds how to quit", async () => {
+    mock.script(textReply("Read nothing."));
     const run = start(["-i"]);
-    await run.waitFor(PROMPT);
+    const banner = await run.waitFor(PROMPT);
+    assert.match(banner, new RegExp(`Crow · mock-model · ${ws.dir} · /help for commands, /exit or Ctrl-D to quit`));
+    let mark = run.mark();
+    run.write("\x03");
+    await run.waitFor(/Press Ctrl-C again to quit \(or type \/exit, or Ctrl-D\)\.\n[\s\S]*crow› $/, mark);
+    mark = run.mark();
+    run.write("/help\r");
+    const help = await run.waitFor(/Ctrl-D quits[\s\S]*crow› $/, mark);
+    assert.match(help, /\/compact/);
+    assert.match(
+      help,
+      /In crow run: \/exit or Ctrl-D quits; Ctrl-C cancels a running turn, twice at an empty prompt quits\./,
+    );
+    mark = run.mark();
+    run.write("summarize @missing/notes.md please\r");
+    const turn = await run.waitFor(/Read nothing\.\n[\s\S]*crow› $/, mark);
+    assert.match(turn, /@missing\/notes\.md: no such file in .*; sent as plain text/);
+    // Ctrl-C, then a line, then Ctrl-C again: the count starts over; two in a row quit.
+    run.write("\x03");
+    await run.waitFor(/Press Ctrl-C again/, mark);
     run.write("\x03");
     assert.equal(await run.exited, 130);
+    mock.assertDone();
   });
 
   test("--mode ask: the question shows the change; y allows it, n rejects it", async () => {

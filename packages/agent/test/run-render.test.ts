@@ -5,6 +5,7 @@ import { style } from "../src/run/ansi.js";
 import { unifiedDiff } from "../src/run/diff.js";
 import { MarkdownStyler } from "../src/run/markdown.js";
 import { promptBlocks } from "../src/run/mentions.js";
+import { TerminalOutput } from "../src/run/terminal-output.js";
 
 const text = (lines: ReturnType<typeof unifiedDiff>) => lines.map((l) => l.text).join("\n");
 
@@ -65,11 +66,15 @@ describe("crow run: Markdown-ish styling of streamed text", () => {
 });
 
 describe("crow run: @mentions", () => {
-  test("existing paths become resource links (with ranges); others and duplicates are ignored", async () => {
+  test("existing paths become resource links (with ranges); missing ones are reported; duplicates ignored", async () => {
     const ws = await tempWorkspace();
     try {
       await ws.write("src/a.ts", "x\n");
-      const blocks = promptBlocks("look at @src/a.ts#L1:2, @src/a.ts#L1:2 and @nope.ts or mail me@host", ws.dir);
+      const { blocks, missing } = promptBlocks(
+        "look at @src/a.ts#L1:2, @src/a.ts#L1:2 and @nope.ts or mail me@host",
+        ws.dir,
+      );
+      assert.deepEqual(missing, ["nope.ts"]);
       assert.equal(blocks.length, 2);
       assert.deepEqual(blocks[1], {
         type: "resource_link",
@@ -79,5 +84,68 @@ describe("crow run: @mentions", () => {
     } finally {
       await ws.cleanup();
     }
+  });
+});
+
+describe("crow run: the answer word-wrapped to the terminal", () => {
+  /** A terminal (or a pipe) of `columns` fed `chunks` of streamed answer; returns what a person reads. */
+  function render(columns: number, chunks: string[], tty = true): string {
+    let out = "";
+    const sink = {
+      write: (t: string) => {
+        out += t;
+      },
+    };
+    const output = new TerminalOutput({
+      stdout: sink,
+      stderr: sink,
+      tty,
+      color: tty,
+      columns: () => columns,
+      cwd: "/",
+    });
+    output.turnStart();
+    for (const chunk of chunks) {
+      output.update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: chunk } }, false);
+    }
+    output.turnEnd("end_turn");
+    return screen(out);
+  }
+
+  /** What the terminal shows: "move left n, erase to the end of the line" applied, other escape sequences dropped. */
+  function screen(raw: string): string {
+    let shown = "";
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: interpreting escape sequences
+    for (const part of raw.split(/(\x1b\[[0-9;?]*[ -/]*[@-~])/)) {
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: interpreting escape sequences
+      const back = /^\x1b\[(\d+)D$/.exec(part);
+      if (back) shown = shown.slice(0, -Number(back[1]));
+      else if (!part.startsWith("\x1b")) shown += part.replace(/\r/g, "");
+    }
+    return shown;
+  }
+
+  test("lines break at spaces within the width, words split across chunks stay whole, styling takes no width", () => {
+    const shown = render(21, [
+      "The quick **brown** fo",
+      "x jumps over the la",
+      "zy dog and keeps running.\nNext line.",
+    ]);
+    const lines = shown.split("\n").filter((l) => l !== "");
+    assert.deepEqual(lines, [
+      "The quick **brown**",
+      "fox jumps over the",
+      "lazy dog and keeps",
+      "running.",
+      "Next line.",
+    ]);
+    for (const line of lines) assert.ok(line.length <= 20, line);
+  });
+
+  test("a word longer than the line starts a line of its own; piped output is never wrapped", () => {
+    const long = "x".repeat(30);
+    // The terminal (not this test's screen) cuts the long word at its width; the next word starts a line.
+    assert.equal(render(21, [`see ${long} here`]), `see\n${long}\nhere\n`);
+    assert.equal(render(10, ["one two three four five"], false), "one two three four five\n");
   });
 });

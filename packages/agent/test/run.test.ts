@@ -24,7 +24,7 @@ function lastUserText(mock: MockLlm): string {
   return JSON.stringify(user?.content);
 }
 
-describe("crow run (subprocess, no TTY)", { timeout: 120_000 }, () => {
+describe("crow run (subprocess, no TTY)", { timeout: 300_000 }, () => {
   let mock: MockLlm;
   let ws: TempWorkspace;
   let home: { dir: string; cleanup: () => Promise<void> };
@@ -190,10 +190,13 @@ describe("crow run (subprocess, no TTY)", { timeout: 120_000 }, () => {
     mock.assertDone();
   });
 
-  test("-s with an unknown session: exit 1 and the agent's message", async () => {
+  test("-s with an unknown session: exit 2, the id named and `crow sessions list` suggested", async () => {
     const run = await runCrow(["-c", ws.dir, "-s", "no-such-session-000000", "hi"], { env });
-    assert.equal(run.code, 1);
-    assert.equal(run.stderr, 'crow: cannot continue session "no-such-session-000000": Resource not found\n');
+    assert.equal(run.code, 2);
+    assert.match(
+      run.stderr,
+      /^crow: no stored session "no-such-session-000000" \(see the ids with: crow sessions list\)\n/,
+    );
   });
 
   test("SIGINT (Ctrl-C without a TTY) cancels the turn: partial answer printed, exit 130", async () => {
@@ -219,11 +222,20 @@ describe("crow run (subprocess, no TTY)", { timeout: 120_000 }, () => {
   });
 
   describe("exit codes and errors on stderr", () => {
-    test("a provider error: exit 1 with the provider's message", async () => {
-      mock.script(httpError(500), httpError(500));
+    test("a provider error: exit 1 with the provider, the status and its message", async () => {
+      mock.script(httpError(500, { message: "overloaded" }), httpError(500, { message: "overloaded" }));
       const run = await runCrow(["-c", ws.dir, "hi"], { env });
       assert.equal(run.code, 1);
-      assert.match(run.stderr, /crow: .*LLM provider error/);
+      assert.match(run.stderr, /crow: LLM provider "default" at \S+ failed \(2 attempts\): HTTP 500: overloaded/);
+      mock.assertDone();
+    });
+
+    test("a retried request says so on stderr (retrying 1/1: HTTP 503), then the answer", async () => {
+      mock.script(httpError(503, { message: "busy" }), textReply("Made it."));
+      const run = await runCrow(["-c", ws.dir, "hi"], { env });
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.stdout, "Made it.\n");
+      assert.match(run.stderr, /^retrying 1\/1: HTTP 503$/m);
       mock.assertDone();
     });
 
@@ -250,13 +262,15 @@ describe("crow run (subprocess, no TTY)", { timeout: 120_000 }, () => {
       assert.match(empty.stderr, /the prompt on stdin is empty/);
     });
 
-    test("the agent failing to start (a broken config): exit 1 with the agent's own error", async () => {
+    test("a broken config: exit 2 with the file and line, no internal prefix, no session", async () => {
       const broken = ws.path("broken-home");
       await mkdir(broken, { recursive: true });
       await writeFile(path.join(broken, "config.yaml"), "models: [unclosed\n");
       const run = await runCrow(["-c", ws.dir, "hi"], { env: { ...env, CROW_HOME: broken } });
-      assert.equal(run.code, 1);
-      assert.match(run.stderr, /the agent \(crow acp\) exited with code \d+:\n.*config\.yaml/);
+      assert.equal(run.code, 2);
+      assert.match(run.stderr, /^crow: .*config\.yaml:\d+:\d+: invalid YAML/);
+      assert.doesNotMatch(run.stderr, /crow acp|exited with code|Continue with/);
+      assert.equal(existsSync(path.join(broken, "crow.db")), false);
     });
 
     test("--help prints the usage and exits 0", async () => {

@@ -4,13 +4,20 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { openStore, type Store } from "@crow/core";
 import { CROW_BIN, findPostgresBin, type PostgresServer, startPostgres, tempWorkspace } from "@crow/testkit";
+import { spawn as spawnPty } from "@lydell/node-pty";
 
-/** Runs the built `crow sessions …` with CROW_HOME set, no config but what the test wrote. */
-function crowSessions(home: string, args: string[]) {
+/** This process's environment without Crow's and the provider's variables. */
+function cleanEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && !key.startsWith("CROW_") && !key.startsWith("OPENAI_")) env[key] = value;
   }
+  return env;
+}
+
+/** Runs the built `crow sessions …` with CROW_HOME set, no config but what the test wrote. */
+function crowSessions(home: string, args: string[]) {
+  const env = cleanEnv();
   const run = spawnSync(process.execPath, [CROW_BIN, "sessions", ...args], {
     encoding: "utf8",
     env: { ...env, CROW_HOME: home },
@@ -130,14 +137,46 @@ function behaves(kind: string, setup: () => Promise<{ home: string; store: Store
       assert.match(format.stderr, /--format must be md or json, got "pdf"/);
     });
 
-    test("delete removes a session and its history", async () => {
-      const deleted = crowSessions(home, ["delete", ids.chat]);
+    test("delete without a terminal requires --yes; with it, removes a session and its history", async () => {
+      const refused = crowSessions(home, ["delete", ids.chat]);
+      assert.equal(refused.code, 2);
+      assert.match(refused.stderr, /asks for confirmation in a terminal; without one, pass --yes/);
+      assert.ok(await store.getSession(ids.chat), "still there");
+      const deleted = crowSessions(home, ["delete", "--yes", ids.chat]);
       assert.equal(deleted.code, 0, deleted.stderr);
       assert.equal(deleted.stdout, `deleted ${ids.chat}\n`);
       assert.equal(await store.getSession(ids.chat), undefined);
       assert.equal((await store.loadMessages(ids.chat)).length, 0);
-      const again = crowSessions(home, ["delete", ids.chat]);
+      const again = crowSessions(home, ["delete", "-y", ids.chat]);
       assert.equal(again.code, 1);
+    });
+
+    test("delete in a terminal asks: n keeps the session, y deletes it", async () => {
+      const answer = async (key: string) => {
+        const pty = spawnPty(process.execPath, [CROW_BIN, "sessions", "delete", ids.task], {
+          cols: 120,
+          rows: 20,
+          env: { ...cleanEnv(), CROW_HOME: home },
+        });
+        let output = "";
+        let asked = false;
+        pty.onData((data) => {
+          output += data;
+          if (output.includes("[y/N]") && !asked) {
+            asked = true;
+            pty.write(`${key}\r`);
+          }
+        });
+        const code = await new Promise<number>((resolve) => pty.onExit(({ exitCode }) => resolve(exitCode)));
+        return { code, output };
+      };
+      const kept = await answer("n");
+      assert.match(kept.output, new RegExp(`Delete session ${ids.task} with its history\\? \\[y/N\\]`));
+      assert.equal(kept.code, 1);
+      assert.ok(await store.getSession(ids.task), "kept");
+      const gone = await answer("y");
+      assert.equal(gone.code, 0, gone.output);
+      assert.equal(await store.getSession(ids.task), undefined);
     });
   });
 }

@@ -3,7 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { createLlmClient, type LlmClient, type LlmStreamEvent } from "@crow/core";
-import { dropConnection, httpError, type MockLlm, reply, startMockLlm } from "@crow/testkit";
+import { closedPort, dropConnection, httpError, type MockLlm, reply, startMockLlm } from "@crow/testkit";
 
 const user = [{ role: "user" as const, content: "hi" }];
 
@@ -341,6 +341,48 @@ describe("LLM client against the mock provider", () => {
     assert.ok(result.ok);
     assert.equal(result.message.content, "fresh");
     assert.ok(events.some((e) => e.type === "retry" && e.error.kind === "timeout"));
+    mock.assertDone();
+  });
+
+  test("connection refused before any server answered: one attempt (nothing listens there), with its code", async () => {
+    const port = await closedPort();
+    const dead = createLlmClient({
+      baseURL: `http://127.0.0.1:${port}/v1`,
+      retry: { maxRetries: 4, baseDelayMs: 60_000 },
+    });
+    const events: LlmStreamEvent[] = [];
+    const result = await dead.stream({ model: "m", messages: user }, { onEvent: (e) => events.push(e) });
+    assert.ok(!result.ok);
+    assert.equal(result.error.kind, "network");
+    assert.equal(result.error.code, "ECONNREFUSED");
+    assert.equal(result.error.attempts, 1);
+    assert.deepEqual(events, []);
+  });
+
+  test("connection refused after the server once answered is retried (a restart, not a wrong URL)", async () => {
+    const once = await startMockLlm();
+    const client = createLlmClient({ baseURL: once.url, retry: { maxRetries: 1, baseDelayMs: 1 } });
+    once.script(reply().text("up"));
+    assert.ok((await client.stream({ model: "m", messages: user })).ok);
+    await once.close();
+    const result = await client.stream({ model: "m", messages: user });
+    assert.ok(!result.ok);
+    assert.equal(result.error.code, "ECONNREFUSED");
+    assert.equal(result.error.attempts, 2);
+  });
+
+  test("an unknown model and a plain-text 401 are typed, not retried", async () => {
+    mock.script(httpError(404, { message: "The model `x` does not exist", code: "model_not_found" }));
+    const missing = await run();
+    assert.ok(!missing.result.ok);
+    assert.equal(missing.result.error.kind, "unknown_model");
+    assert.equal(missing.result.error.attempts, 1);
+    mock.script({ kind: "http_error", status: 401, headers: { "content-type": "text/plain" }, body: "Unauthorized" });
+    const denied = await run();
+    assert.ok(!denied.result.ok);
+    assert.equal(denied.result.error.kind, "auth");
+    assert.equal(denied.result.error.status, 401);
+    assert.match(denied.result.error.message, /Unauthorized/);
     mock.assertDone();
   });
 

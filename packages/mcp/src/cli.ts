@@ -143,6 +143,12 @@ async function serveStdio(options: ServerOptions): Promise<void> {
   process.once("SIGTERM", () => stop(0));
   await crow.server.connect(transport);
   log.info(`serving stdio in ${options.cwd}`);
+  // Started by hand in a terminal, it would otherwise sit silent: say what it expects (stderr; stdout is protocol).
+  if (process.stdin.isTTY) {
+    process.stderr.write(
+      "crow-mcp: waiting for an MCP client on stdin (JSON-RPC, one message per line); an MCP client launches this. Try it with the MCP inspector or 'crow-mcp --http'; Ctrl-C quits.\n",
+    );
+  }
 }
 
 main().catch((error: unknown) => {

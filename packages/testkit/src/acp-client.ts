@@ -127,13 +127,15 @@ function agentEnv(options: AcpClientOptions): Record<string, string> {
 }
 
 /**
- * Tests never touch the real ~/.crow (config, session store): without an explicit CROW_HOME the agent gets a fresh
- * one, removed on close. Returns it, or undefined when the test chose its own.
+ * Tests never touch the real HOME: without an explicit HOME and CROW_HOME the agent gets a fresh directory for both
+ * (its ~/.crow config and store, and what its shells write: ~/.bash_history, ~/.python_history), removed on close.
+ * Returns it, or undefined when the test chose its own.
  */
 function privateHome(env: Record<string, string>, options: AcpClientOptions): string | undefined {
-  if (options.env?.CROW_HOME) return undefined;
+  if (options.env?.CROW_HOME && options.env.HOME) return undefined;
   const home = mkdtempSync(path.join(tmpdir(), "crow-home-"));
-  env.CROW_HOME = home;
+  if (!options.env?.CROW_HOME) env.CROW_HOME = home;
+  if (!options.env?.HOME) env.HOME = home;
   return home;
 }
 

@@ -4,6 +4,7 @@ export * from "./browser.js";
 export * from "./mcp.js";
 export * from "./mock-llm.js";
 export * from "./paths.js";
+export * from "./ports.js";
 export * from "./postgres.js";
 export * from "./provider-streams.js";
 export * from "./recorder.js";

@@ -1,4 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -29,10 +32,26 @@ export interface SpawnOptions {
   gid?: number;
 }
 
+let serverHome: string | undefined;
+
+/** One temp HOME for the servers this test process starts, removed when it exits. */
+function temporaryHome(): string {
+  if (serverHome === undefined) {
+    const dir = mkdtempSync(path.join(tmpdir(), "crow-mcp-home-"));
+    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+    serverHome = dir;
+  }
+  return serverHome;
+}
+
+/**
+ * The server's environment: this process's, HOME replaced by a temp directory (its shells write ~/.bash_history,
+ * `python3 -i` writes ~/.python_history: tests never touch the real HOME), then `extra`.
+ */
 function childEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
-  return { ...env, ...extra };
+  return { ...env, HOME: temporaryHome(), ...extra };
 }
 
 /** Spawns the built crow-mcp on stdio and connects the official MCP SDK client to it. */

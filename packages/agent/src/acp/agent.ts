@@ -20,8 +20,9 @@ import {
   type SessionUpdate,
   type StopReason,
 } from "@agentclientprotocol/sdk";
-import type { Crow, CrowSession, LlmClient, PermissionMode } from "@crow/core";
+import type { Crow, CrowSession, LlmClient, LlmError, PermissionMode } from "@crow/core";
 import { type AgentConfig, CostMeter, contextWindowOf, findModel, providerProblem } from "../config/index.js";
+import { shortReason } from "../config/provider-errors.js";
 import { log } from "../log.js";
 import { MODES } from "../session/modes.js";
 import type { AcpMcpServer } from "../tools/types.js";
@@ -52,6 +53,18 @@ export function initializeResponse(customMethods: readonly string[] = BUILTIN_ME
     authMethods: [],
     agentInfo: { name: "crow", title: "Crow", version: VERSION },
   };
+}
+
+/** A retried request as a notice (`retrying 2/4: connection refused`), for clients that advertise notices. */
+function retryNotice(maxRetries: number) {
+  return (attempt: number, error: LlmError): SessionUpdate[] => [
+    {
+      sessionUpdate: "notice",
+      severity: "warning",
+      title: "Crow",
+      description: `retrying ${attempt}/${maxRetries}: ${shortReason(error)}`,
+    },
+  ];
 }
 
 /** The model select (`category: "model"`), or none when no model is configured. */
@@ -235,8 +248,11 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
       throw error;
     }
     const model = findModel(config, session.model);
-    const relay = new TurnRelay(contextWindowOf(config, session.model), entry.usedIds, (usage) =>
-      entry.cost.add(model, usage),
+    const relay = new TurnRelay(
+      contextWindowOf(config, session.model),
+      entry.usedIds,
+      (usage) => entry.cost.add(model, usage),
+      capabilities?.session?.notices ? retryNotice(config.retry.maxRetries ?? 4) : undefined,
     );
     entry.relay = relay;
     try {
@@ -253,7 +269,8 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
       await entry.flushed;
       if (outcome.stopReason !== "error") return outcome.stopReason;
       const error = outcome.error;
-      throw new RequestError(-32603, `LLM provider error: ${error?.message ?? "unknown failure"}`, {
+      // The model router already says which provider failed and what to try: the editor shows the same message.
+      throw new RequestError(-32603, error?.message ?? "LLM provider error: unknown failure", {
         kind: error?.kind,
         status: error?.status,
         code: error?.code,

@@ -3,7 +3,7 @@
  * Each loop event goes in, zero or more `session/update` payloads come out (built by the pure translate functions).
  */
 import type { Cost, SessionUpdate } from "@agentclientprotocol/sdk";
-import type { LoopEvent, Usage } from "@crow/core";
+import type { LlmError, LoopEvent, Usage } from "@crow/core";
 import {
   messageChunk,
   newRelay,
@@ -36,6 +36,8 @@ export class TurnRelay {
     private readonly usedIds: Set<string>,
     /** The session's cumulative cost after one more response, when the model has a price. */
     private readonly cost?: (usage: Usage) => Cost | undefined,
+    /** What to tell the client when a request is retried (a notice, for clients that show them). */
+    private readonly retried?: (attempt: number, error: LlmError) => SessionUpdate[],
   ) {}
 
   /** The ACP tool call id of a model call id (the id itself unless the session already used it). */
@@ -71,7 +73,7 @@ export class TurnRelay {
       case "retry":
         this.text = relayRetry(this.text);
         this.reasoning = relayRetry(this.reasoning);
-        return [];
+        return this.retried?.(event.attempt, event.error) ?? [];
       case "assistant_message":
         return event.usage ? [usageUpdate(event.usage, this.contextWindow, this.cost?.(event.usage))] : [];
       case "tool_call_pending":

@@ -14,7 +14,8 @@ Commands:
   list [--cwd DIR] [--limit N] [--all] [--json]   sessions, most recently updated first (default: 20)
   show ID [--json]                                the session's transcript (long tool results shortened)
   export ID [--format md|json] [-o FILE]          the full session as Markdown (default) or JSON
-  delete ID... [--yes]                            delete sessions with their history and archives
+  delete ID... [--yes]                            delete sessions with their history and archives (asks in a
+                                                  terminal; --yes is required otherwise)
   serve [--port N] [--host H] [--open]            a read-only web viewer of the sessions (default 127.0.0.1);
         [--token T] [--allowed-host NAME...]      off loopback it needs a token (generated unless given)
 
@@ -26,6 +27,20 @@ interface Io {
   out: (text: string) => void;
   err: (text: string) => void;
   env: NodeJS.ProcessEnv;
+  /** Asks a yes/no question; "no-terminal" when nobody can answer (default: stdin when it is a terminal). */
+  confirm?: (question: string) => Promise<boolean | "no-terminal">;
+}
+
+/** The question on stderr, the answer from a terminal stdin (y or yes; anything else is no). */
+async function confirmAtTerminal(question: string): Promise<boolean | "no-terminal"> {
+  if (!process.stdin.isTTY) return "no-terminal";
+  const { createInterface } = await import("node:readline/promises");
+  const lines = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await lines.question(question)).trim());
+  } finally {
+    lines.close();
+  }
 }
 
 /** Runs `crow sessions …`; resolves to the exit code (0 ok, 1 failure, 2 bad usage). */
@@ -51,15 +66,16 @@ export async function runSessions(argv: string[], io: Partial<Io> = {}): Promise
     const { openStore } = await import("@crow/core");
     store = await openStore(config.dbUri, { baseDir: config.home });
   } catch (error) {
-    err(`crow sessions: ${error instanceof ConfigError ? error.message : (error as Error).message}\n`);
-    return 1;
+    // A configuration the user must fix is a usage error (2), as for `crow run` and `crow acp`.
+    err(`crow sessions: ${(error as Error).message}\n`);
+    return error instanceof ConfigError ? 2 : 1;
   }
   try {
     if (parsed.command === "serve") {
       // Serves until SIGINT/SIGTERM; the viewer module (and markdown-it) loads only for this command.
       return await (await import("../viewer/serve.js")).serve(store, config, parsed.serve, { out, err });
     }
-    return await dispatch(parsed, store, { out, err, env });
+    return await dispatch(parsed, store, { out, err, env, ...(io.confirm ? { confirm: io.confirm } : {}) });
   } catch (error) {
     err(`crow sessions: ${(error as Error).message}\n`);
     return 1;
@@ -137,6 +153,19 @@ async function dispatch(parsed: Parsed, store: Store, io: Io): Promise<number> {
   if (command === "list")
     return list(store, io, { cwd: values.cwd, limit: parsed.limit, all: values.all, json: values.json });
   if (command === "delete") {
+    if (!values.yes) {
+      const asked = await (io.confirm ?? confirmAtTerminal)(
+        `Delete ${ids.length === 1 ? `session ${ids[0]}` : `${ids.length} sessions (${ids.join(", ")})`} with its history? [y/N] `,
+      );
+      if (asked === "no-terminal") {
+        io.err("crow sessions: delete asks for confirmation in a terminal; without one, pass --yes\n");
+        return 2;
+      }
+      if (!asked) {
+        io.err("nothing deleted\n");
+        return 1;
+      }
+    }
     let missing = 0;
     for (const id of ids) {
       if (await store.deleteSession(id)) io.out(`deleted ${id}\n`);

@@ -4,7 +4,7 @@
  * (`CROW_MAX_STEPS`, `CROW_CONTEXT_WINDOW`, `CROW_MAX_RETRIES`, `CROW_RETRY_BASE_MS`) that win over the file.
  */
 import { ConfigError } from "./errors.js";
-import type { ModelConfig, ProviderConfig } from "./types.js";
+import type { ModelConfig } from "./types.js";
 
 export const OPENAI_BASE_URL = "https://api.openai.com/v1";
 
@@ -22,14 +22,6 @@ export function envInteger(env: Env, name: string, min: number): number | undefi
     throw new ConfigError(`${name}="${raw}" is not valid: expected a whole number ≥ ${min}.`);
   }
   return value;
-}
-
-/** The provider of `OPENAI_BASE_URL` / `OPENAI_API_KEY` (OpenAI's URL when only a key is set), if any. */
-export function envProvider(env: Env): ProviderConfig | undefined {
-  const apiKey = env.OPENAI_API_KEY?.trim() || undefined;
-  const baseURL = env.OPENAI_BASE_URL?.trim() || (apiKey ? OPENAI_BASE_URL : undefined);
-  if (!baseURL) return undefined;
-  return { name: ENV_PROVIDER, baseURL: baseURL.replace(/\/+$/, ""), ...(apiKey ? { apiKey } : {}) };
 }
 
 /** `CROW_MODEL` first, then the rest of `CROW_MODELS` (comma-separated), on the environment's provider. */

@@ -60,3 +60,23 @@ export function closest(word: string, candidates: readonly string[]): string | u
   }
   return best !== undefined && bestDistance <= Math.max(1, Math.floor(word.length / 3)) ? best : undefined;
 }
+
+/**
+ * Up to `count` candidates that look like `word`: those containing it (or contained in it) first, then the closest by
+ * edit distance when at most half of it differs. Case-insensitive; for "close names" of a model id.
+ */
+export function nearest(word: string, candidates: readonly string[], count = 5): string[] {
+  const target = word.toLowerCase();
+  const tail = target.split("/").at(-1) ?? target;
+  const scored = candidates.map((candidate) => {
+    const lower = candidate.toLowerCase();
+    const contains = lower.includes(tail) || tail.includes(lower.split("/").at(-1) ?? lower);
+    const d = Math.min(distance(target, lower), distance(tail, lower.split("/").at(-1) ?? lower));
+    return { candidate, score: contains ? -1 : d };
+  });
+  return scored
+    .filter((s) => s.score < Math.max(2, Math.ceil(tail.length / 2)))
+    .sort((a, b) => a.score - b.score)
+    .slice(0, count)
+    .map((s) => s.candidate);
+}

@@ -9,11 +9,12 @@ import path from "node:path";
 import type { RetryPolicy } from "@crow/core";
 import type { ConfigMcpServer } from "../tools/types.js";
 import { parseDotenv } from "./dotenv.js";
-import { ENV_PROVIDER, envInteger, envModels, envProvider } from "./env.js";
+import { ENV_PROVIDER, envInteger, envModels } from "./env.js";
 import { ConfigError, closest, displayPath, keyPath } from "./errors.js";
 import { configFiles, crowHome, expandTilde, homeDir } from "./home.js";
 import { describeProblems, type InterpolationProblem, interpolate } from "./interpolate.js";
 import { type ConfigFile, configFileSchema, issueMessage, type McpServerEntry } from "./schema.js";
+import { environmentOverride, envProvider, fileProviders, variableOrigin } from "./sources.js";
 import type { AgentConfig, ExtensionEntry, ModelConfig, ProviderConfig } from "./types.js";
 
 export interface LoadOptions {
@@ -117,29 +118,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
   const lookup: Record<string, string | undefined> = { ...dotenv };
   for (const [key, value] of Object.entries(env)) if (value !== undefined) lookup[key] = value;
 
+  const origin = variableOrigin(env, show(files.dotenv));
   const yamlText = readText(files.config, show(files.config));
   let file: ConfigFile = {};
+  let raw: unknown;
   if (yamlText !== undefined) {
     const shown = show(files.config);
     const problems: InterpolationProblem[] = [];
-    const tree = interpolate(parseYaml(yamlText, shown), lookup, problems);
+    raw = parseYaml(yamlText, shown);
+    const tree = interpolate(raw, lookup, problems);
     if (problems.length > 0) fail(shown, describeProblems(problems));
     file = validate(tree, shown);
   }
   const shown = yamlText === undefined ? undefined : show(files.config);
 
   const contextWindow = envInteger(lookup, "CROW_CONTEXT_WINDOW", 1) ?? DEFAULT_CONTEXT_WINDOW;
-  const providers: Record<string, ProviderConfig> = {};
+  const providers: Record<string, ProviderConfig> = fileProviders(file.providers, raw, shown ?? "", origin);
   let models: ModelConfig[] = [];
   const fileModels = Object.entries(file.models ?? {});
-  for (const [name, entry] of Object.entries(file.providers ?? {})) {
-    providers[name] = {
-      name,
-      baseURL: entry.base_url.replace(/\/+$/, ""),
-      ...(entry.api_key ? { apiKey: entry.api_key } : {}),
-      ...(entry.headers ? { headers: entry.headers } : {}),
-    };
-  }
   if (fileModels.length > 0) {
     const known = Object.keys(providers);
     const problems: string[] = [];
@@ -170,7 +166,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     if (problems.length > 0) fail(shown as string, problems);
   } else {
     // No models in the file (or no file): the environment's provider and models, as before config files existed.
-    const provider = envProvider(lookup);
+    const provider = envProvider(lookup, origin);
     if (provider && !providers[ENV_PROVIDER]) providers[ENV_PROVIDER] = provider;
     models = envModels(lookup, contextWindow);
   }
@@ -184,24 +180,35 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     }
     model = file.default_model;
   }
-  const wanted = fileModels.length > 0 ? lookup.CROW_MODEL?.trim() : undefined;
-  if (wanted) {
+  const notices: string[] = [];
+  const override =
+    fileModels.length > 0
+      ? environmentOverride(env, lookup, origin, providers, models, model, contextWindow, shown as string)
+      : undefined;
+  const wanted = fileModels.length > 0 && !override ? lookup.CROW_MODEL?.trim() : undefined;
+  if (override) {
+    model = override.model;
+    notices.push(override.notice);
+  } else if (wanted) {
     const found = models.find((m) => m.name === wanted) ?? models.find((m) => m.id === wanted);
     if (!found) {
       throw new ConfigError(
         `CROW_MODEL="${wanted}" is not a model of ${shown} (known: ${models.map((m) => m.name).join(", ")})`,
       );
     }
+    if (found.name !== model && env.CROW_MODEL !== undefined) {
+      notices.push(`CROW_MODEL is set in the environment: model "${found.name}" instead of "${model}" of ${shown}`);
+    }
     model = found.name;
   }
 
+  const notes: string[] = [];
   const retry: RetryPolicy = {};
   const maxRetries = envInteger(lookup, "CROW_MAX_RETRIES", 0) ?? file.max_retries_per_step;
   const baseDelayMs = envInteger(lookup, "CROW_RETRY_BASE_MS", 0);
   if (maxRetries !== undefined) retry.maxRetries = maxRetries;
   if (baseDelayMs !== undefined) retry.baseDelayMs = baseDelayMs;
 
-  const notes: string[] = [];
   const skills = file.skills ?? {};
   const embeddings = skills.embeddings;
   const extensions: ExtensionEntry[] = (file.extensions ?? []).map((entry) => {
@@ -259,6 +266,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     extensions,
     dotenv,
     notes,
+    notices,
   };
 }
 

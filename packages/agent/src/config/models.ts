@@ -5,6 +5,7 @@
  */
 import type { LlmClient, LlmClientOptions, LlmResult, Usage } from "@crow/core";
 import { ENV_PROVIDER } from "./env.js";
+import { explainProviderError } from "./provider-errors.js";
 import type { AgentConfig, ModelConfig, Price, ProviderConfig } from "./types.js";
 
 /** The model of a select value (its name), or of a provider model id as a fallback. */
@@ -72,7 +73,8 @@ export type LlmFactory = (options: LlmClientOptions) => LlmClient;
 /**
  * An `LlmClient` over every configured provider: a request's `model` is a model name (the session's select value);
  * it goes to that model's provider with the provider's model id. Provider clients are created on first use and
- * cached. An unknown model or provider is a failed result with a clear message (the contract: never throw).
+ * cached. An unknown model or provider is a failed result with a clear message (the contract: never throw); a
+ * provider's failure is explained with the provider's settings (see provider-errors.ts).
  */
 export function createModelRouter(config: AgentConfig, factory: LlmFactory): LlmClient {
   const clients = new Map<string, LlmClient>();
@@ -101,7 +103,14 @@ export function createModelRouter(config: AgentConfig, factory: LlmFactory): Llm
           partial: { content: "", reasoning: "" },
         };
       }
-      return clientOf(provider).stream({ ...request, model: model.id }, options);
+      const result = await clientOf(provider).stream({ ...request, model: model.id }, options);
+      if (result.ok || result.error.kind === "aborted" || result.error.kind === "context_length_exceeded")
+        return result;
+      // The message the user sees (crow run, the editor): what failed, where the setting came from, what to try.
+      return {
+        ...result,
+        error: { ...result.error, message: await explainProviderError(result.error, provider, model) },
+      };
     },
   };
 }

@@ -9,6 +9,13 @@ export interface ProviderConfig {
   /** Sent as a Bearer token; absent for local servers that need none. */
   apiKey?: string;
   headers?: Record<string, string>;
+  /**
+   * Where the settings came from, for messages that tell the user what to change: `urlFrom` e.g. `OPENAI_BASE_URL`
+   * or `providers.local.base_url in ~/.crow/config.yaml`; `keyFrom` the variable the key came from (`OPENAI_API_KEY`,
+   * `OPENROUTER_API_KEY (from ~/.crow/.env)`) or the config key that holds it. Never the key itself.
+   */
+  urlFrom?: string;
+  keyFrom?: string;
 }
 
 /** Price per million tokens. */
@@ -103,4 +110,9 @@ export interface AgentConfig {
   dotenv: Record<string, string>;
   /** Things worth a log line at startup (e.g. upstream's crow-mcp entry replaced by the built-in). */
   notes: string[];
+  /**
+   * Which source won where config.yaml and the environment both name the provider or model (see config/sources.ts):
+   * printed on stderr at startup whatever the log level, so a setting is never silently ignored.
+   */
+  notices: string[];
 }

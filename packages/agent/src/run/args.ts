@@ -18,10 +18,10 @@ Options:
   -y, --yes             allow every permission request without asking
   -h, --help            show this help
 
-In the REPL: /exit or Ctrl-D quits; the agent's commands (/help, /compact, /clear, …) work as in an editor.
-Ctrl-C cancels the running turn; a second Ctrl-C quits.
+In the REPL: /exit or Ctrl-D quits (or Ctrl-C twice at an empty prompt); the agent's commands (/help, /compact,
+/clear, …) work as in an editor. Ctrl-C cancels the running turn; a second Ctrl-C quits.
 
-Exit codes: 0 done, 1 error (provider, agent), 2 bad usage, 3 stopped early (token or step limit, refusal),
+Exit codes: 0 done, 1 error (provider, agent), 2 bad usage or configuration, 3 stopped early (token or step limit, refusal),
 130 cancelled.`;
 
 export interface RunOptions {

@@ -22,6 +22,8 @@ import { type RunOptions, UsageError } from "./args.js";
 import { Keyboard, type KeyboardInput } from "./keyboard.js";
 import { promptBlocks } from "./mentions.js";
 import { JsonOutput, type RunOutput } from "./output.js";
+import { PreflightError, preflight } from "./preflight.js";
+import { replBanner, runRepl } from "./repl.js";
 import { TerminalOutput } from "./terminal-output.js";
 
 /** Exit codes (documented in `crow run --help`). */
@@ -95,6 +97,16 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
         cwd: options.cwd,
       });
   const keyboard = new Keyboard(io.stdin, tty ? io.stdout : io.stderr);
+  try {
+    for (const notice of preflight(options, io.env)) output.notice(notice);
+  } catch (error) {
+    if (error instanceof UsageError) return usage(output, error.message);
+    if (error instanceof PreflightError) {
+      output.error(error.message);
+      return EXIT.usage;
+    }
+    throw error;
+  }
 
   let first = options.prompt;
   if (first === undefined && !options.interactive) {
@@ -115,8 +127,15 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
   let held: SessionNotification[] | undefined;
   let questions = Promise.resolve();
 
+  /**
+   * Whether the session holds an answer worth continuing: a loaded one does; a new one once the model said or did
+   * anything. A new session without one is deleted at the end and no "Continue with" is offered.
+   */
+  let answered = options.session !== undefined;
+
   const onUpdate = (notification: SessionNotification) => {
     if (sessionId !== undefined && notification.sessionId !== sessionId) return;
+    if (!replaying && ANSWER_UPDATES.has(notification.update.sessionUpdate)) answered = true;
     // A loaded session's history: shown in the REPL, skipped by one-shot runs (the new answer is what matters).
     if (replaying) {
       if (options.interactive) output.update(notification.update, true);
@@ -137,7 +156,7 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
       return;
     }
     output.pause();
-    output.finish(openedId);
+    output.finish(answered ? openedId : undefined);
     agent.kill();
     io.stdin.setRawMode?.(false);
     io.exit(EXIT.cancelled);
@@ -205,12 +224,14 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
     const state = { cancelled: false };
     turn = state;
     output.turnStart(text);
+    const { blocks, missing } = promptBlocks(text, options.cwd);
+    for (const mention of missing) output.notice(`@${mention}: no such file in ${options.cwd}; sent as plain text`);
     const stopKeys = keyboard.watchInterrupts(interrupt);
     try {
       const response = await agent.guard(
         agent.agent.request(methods.agent.session.prompt, {
           sessionId: sessionId as string,
-          prompt: promptBlocks(text, options.cwd),
+          prompt: blocks,
         }),
       );
       output.turnEnd(response.stopReason);
@@ -244,32 +265,40 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
     await configure(agent, opened.sessionId, options, opened.modes, opened.configOptions);
     if (first !== undefined) code = await runTurn(first);
     if (options.interactive) {
-      code = EXIT.ok;
-      for (;;) {
-        const line = await keyboard.readLine(tty ? "\x1b[1;32mcrow›\x1b[0m " : "crow> ");
-        if (line.kind === "eof") break;
-        if (line.kind === "interrupt") {
-          code = EXIT.cancelled;
-          break;
-        }
-        const text = line.text.trim();
-        if (!text) continue;
-        if (text === "/exit" || text === "/quit") break;
-        await runTurn(line.text);
-      }
+      const select = opened.configOptions?.find((o) => o.category === "model");
+      output.notice(replBanner(options.model ?? (select ? String(select.currentValue) : undefined), options.cwd));
+      const end = await runRepl({ keyboard, output, tty, runTurn });
+      code = end === "interrupted" ? EXIT.cancelled : EXIT.ok;
     }
   } catch (error) {
     if (error instanceof UsageError) code = usage(output, error.message);
-    else {
+    else if (error instanceof AgentExitedError && error.code === EXIT.usage) {
+      // The agent refused its configuration: its own message, without the process details.
+      output.error(error.stderr.trim().replace(/^crow: /, "") || error.message);
+      code = EXIT.usage;
+    } else {
       output.error(describe(error));
       code = EXIT.error;
     }
   } finally {
     process.off("SIGINT", interrupt);
-    output.finish(openedId);
+    output.finish(answered ? openedId : undefined);
+    if (openedId !== undefined && !answered) await forget(agent, openedId);
     await agent.close();
   }
   return code;
+}
+
+/** Updates that show the model answered (its text, thoughts or tool calls). */
+const ANSWER_UPDATES = new Set<string>(["agent_message_chunk", "agent_thought_chunk", "tool_call"]);
+
+/** Deletes a session `crow run` created that never got an answer, so it does not clutter `crow sessions list`. */
+async function forget(agent: AgentProcess, sessionId: string): Promise<void> {
+  try {
+    await agent.guard(agent.agent.request(methods.agent.session.delete, { sessionId }));
+  } catch {
+    // The agent is gone or the store refused: the session stays listed, nothing else is lost.
+  }
 }
 
 function usage(output: RunOutput, message: string): number {
@@ -283,6 +312,9 @@ interface OpenedSession {
   configOptions?: SessionConfigOption[] | null;
 }
 
+/** JSON-RPC "resource not found" (ACP's answer to session/load of an unknown id). */
+const NOT_FOUND = -32002;
+
 /** initialize, then session/new or session/load (`beforeLoad` runs first so the replay is attributed). */
 async function openSession(
   agent: AgentProcess,
@@ -294,7 +326,12 @@ async function openSession(
     conn.request(methods.agent.initialize, {
       protocolVersion: PROTOCOL_VERSION,
       // No fs/terminal: the agent uses its own tools (crow-mcp), which is what a terminal user wants.
-      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      // Notices (retries, the runtime's warnings) are shown on stderr, apart from the answer.
+      clientCapabilities: {
+        fs: { readTextFile: false, writeTextFile: false },
+        terminal: false,
+        session: { notices: {} },
+      },
       clientInfo: { name: "crow-run", title: "crow run", version: VERSION },
     }),
   );
@@ -313,6 +350,9 @@ async function openSession(
     return { sessionId: options.session, ...loaded };
   } catch (error) {
     if (error instanceof AgentExitedError) throw error;
+    if ((error as { code?: unknown }).code === NOT_FOUND) {
+      throw new UsageError(`no stored session "${options.session}" (see the ids with: crow sessions list)`);
+    }
     throw new Error(`cannot continue session "${options.session}": ${describe(error)}`);
   }
 }

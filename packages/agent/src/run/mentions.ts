@@ -1,7 +1,7 @@
 /**
  * `@path` mentions in a typed prompt: each mention of an existing file or directory (relative to the session's cwd,
  * optionally with a `#L10:20` line range) is attached as an ACP `resource_link`, which the agent inlines (files,
- * ranges, images, directory listings). The text itself is sent unchanged.
+ * ranges, images, directory listings). The text itself is sent unchanged; mentions of nothing are reported back.
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
@@ -10,9 +10,13 @@ import type { ContentBlock } from "@agentclientprotocol/sdk";
 
 const MENTION = /(?:^|\s)@((?:[^\s#]|\\ )+)(#L\d+(?:[:-]L?\d+)?)?/g;
 
-/** The prompt as ACP content: the text, then one resource link per distinct mention that exists on disk. */
-export function promptBlocks(text: string, cwd: string): ContentBlock[] {
+/**
+ * The prompt as ACP content: the text, then one resource link per distinct mention that exists on disk; `missing`
+ * lists the mentions that name nothing (reported to the user: the text still carries them).
+ */
+export function promptBlocks(text: string, cwd: string): { blocks: ContentBlock[]; missing: string[] } {
   const blocks: ContentBlock[] = [{ type: "text", text }];
+  const missing: string[] = [];
   const seen = new Set<string>();
   for (const match of text.matchAll(MENTION)) {
     // A mention at the end of a sentence keeps its punctuation out of the path.
@@ -21,13 +25,17 @@ export function promptBlocks(text: string, cwd: string): ContentBlock[] {
     const file = path.resolve(cwd, raw.startsWith("~/") ? path.join(process.env.HOME ?? "", raw.slice(2)) : raw);
     const range = match[2] ?? "";
     const key = `${file}${range}`;
-    if (seen.has(key) || !existsSync(file)) continue;
+    if (seen.has(key)) continue;
     seen.add(key);
+    if (!existsSync(file)) {
+      missing.push(raw);
+      continue;
+    }
     blocks.push({
       type: "resource_link",
       uri: `${pathToFileURL(file).href}${range}`,
       name: path.basename(file) || file,
     });
   }
-  return blocks;
+  return { blocks, missing };
 }

@@ -17,6 +17,7 @@ import type {
   ToolKind,
 } from "@agentclientprotocol/sdk";
 import { type Style, style } from "./ansi.js";
+import { Channel } from "./channel.js";
 import { type DiffLine, unifiedDiff } from "./diff.js";
 import { MarkdownStyler } from "./markdown.js";
 import type { RunOutput, SessionInfo, Sink } from "./output.js";
@@ -47,24 +48,6 @@ interface ToolState {
 
 type Block = "text" | "thought" | "tool" | "user" | "other";
 
-/** One output stream with its cursor column tracked (start of line or not). */
-class Channel {
-  atLineStart = true;
-  constructor(
-    private readonly sink: Sink,
-    private readonly before: () => void,
-  ) {}
-  write(text: string): void {
-    if (!text) return;
-    this.before();
-    this.sink.write(text);
-    this.atLineStart = text.endsWith("\n");
-  }
-  newline(): void {
-    if (!this.atLineStart) this.write("\n");
-  }
-}
-
 const STOP_NOTES: Partial<Record<StopReason, string>> = {
   cancelled: "Cancelled.",
   max_tokens: "Stopped: the model reached its output token limit.",
@@ -93,13 +76,16 @@ export class TerminalOutput implements RunOutput {
   private running = false;
   private mode: string | undefined;
   private usage: { used: number; size: number } | undefined;
+  /** The spinner's label while a request is being retried (`retrying 2/4: connection refused`). */
+  private retrying: string | undefined;
 
   constructor(private readonly options: TerminalOutputOptions) {
     this.s = style(options.tty && options.color);
     const write = (text: string) => options.stdout.write(text);
     this.spinner = options.tty ? new Spinner(write, this.s) : undefined;
     const clear = () => this.spinner?.clear();
-    this.text = new Channel(options.stdout, clear);
+    // On a terminal the answer is word-wrapped to its width; piped, it passes through as the model wrote it.
+    this.text = new Channel(options.stdout, clear, options.tty ? () => options.columns() : undefined);
     this.activity = options.tty ? this.text : new Channel(options.stderr, clear);
     this.markdown = new MarkdownStyler(this.s);
   }
@@ -110,11 +96,12 @@ export class TerminalOutput implements RunOutput {
   }
 
   update(update: SessionUpdate, replay: boolean): void {
+    if (update.sessionUpdate !== "notice" && update.sessionUpdate !== "usage_update") this.retrying = undefined;
     switch (update.sessionUpdate) {
       case "agent_message_chunk":
         if (update.content.type === "text") {
           this.enter("text");
-          this.text.write(this.markdown.push(update.content.text));
+          this.text.writeWrapped(this.markdown.push(update.content.text));
           this.live = [];
         }
         break;
@@ -154,6 +141,14 @@ export class TerminalOutput implements RunOutput {
       case "usage_update":
         this.usage = { used: update.used, size: update.size };
         break;
+      case "notice": {
+        const text = update.description ?? update.title ?? "";
+        // A retry: on a terminal the spinner says it; piped, one line on stderr per retry.
+        if (text.startsWith("retrying ")) this.retrying = text;
+        if (!text.startsWith("retrying ") || !this.spinner)
+          this.note(text, update.severity === "error" ? "red" : "yellow");
+        break;
+      }
       default:
         break;
     }
@@ -162,6 +157,7 @@ export class TerminalOutput implements RunOutput {
 
   turnStart(): void {
     this.running = true;
+    this.retrying = undefined;
     this.block = undefined;
     this.tools.clear();
     this.live = [];
@@ -171,7 +167,7 @@ export class TerminalOutput implements RunOutput {
   turnEnd(stopReason: StopReason): void {
     this.running = false;
     this.spinner?.stop();
-    this.text.write(this.markdown.flush());
+    this.text.writeWrapped(this.markdown.flush());
     this.text.newline();
     this.activity.newline();
     const note = STOP_NOTES[stopReason];
@@ -214,7 +210,7 @@ export class TerminalOutput implements RunOutput {
 
   finish(sessionId: string | undefined): void {
     this.spinner?.stop();
-    this.text.write(this.markdown.flush());
+    this.text.writeWrapped(this.markdown.flush());
     this.text.newline();
     this.activity.newline();
     if (!sessionId) return;
@@ -227,7 +223,7 @@ export class TerminalOutput implements RunOutput {
   /** Switches block kind: ends the previous block's line and flushes held-back Markdown markers. */
   private enter(block: Block): void {
     if (this.block === block) return;
-    if (this.block === "text") this.text.write(this.markdown.flush());
+    if (this.block === "text") this.text.writeWrapped(this.markdown.flush());
     this.text.newline();
     this.activity.newline();
     this.block = block;
@@ -259,7 +255,7 @@ export class TerminalOutput implements RunOutput {
   private wait(): void {
     if (!this.running || !this.spinner) return;
     const runningTool = [...this.tools.values()].find((t) => t.status === "in_progress");
-    const label = runningTool ? `running ${runningTool.title}` : "thinking…";
+    const label = this.retrying ?? (runningTool ? `running ${runningTool.title}` : "thinking…");
     this.spinner.start(this.fit(label, 4), this.text.atLineStart);
   }
 

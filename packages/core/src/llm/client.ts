@@ -11,6 +11,7 @@ import {
   resolveBackoff,
   retryAfterMs,
   type SdkErrors,
+  UNREACHABLE_CODES,
 } from "./errors.js";
 import { readSseData } from "./sse.js";
 import type { LlmCallOptions, LlmClient, LlmClientOptions, LlmRequest, LlmResult, LlmStreamEvent } from "./types.js";
@@ -66,6 +67,12 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
     return sdkClient;
   };
   const backoff = resolveBackoff(options.retry);
+  /**
+   * Whether any server ever answered at this base URL. Until one has, "connection refused" or an unknown host means
+   * nothing listens there (a wrong URL, a server not started): the request fails at once instead of retrying for
+   * seconds. Once a server has answered, the same error is a restart or a blip and is retried.
+   */
+  let reached = false;
   const idleTimeoutMs = options.idleTimeoutMs ?? 300_000;
 
   /** One attempt: sends the request and feeds the stream into `acc`. Throws on any failure. */
@@ -87,6 +94,7 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
       const response = await (await openai()).chat.completions
         .create(request.params, { signal: controller.signal, body: request.body, headers: JSON_CONTENT })
         .asResponse();
+      reached = true;
       if (!response.body) throw new IncompleteStreamError("The provider sent an empty response.");
       armIdle();
       if (!(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
@@ -160,6 +168,11 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
         return success;
       }
       const error = { ...classifyError(failure, signal?.aborted ?? false, sdkLoaded), attempts };
+      // An HTTP error status is an answer too: a server is there.
+      if (error.status !== undefined) reached = true;
+      if (!reached && error.kind === "network" && error.code !== undefined && UNREACHABLE_CODES.has(error.code)) {
+        error.retryable = false;
+      }
       const partial = { content: acc.content, reasoning: acc.reasoning };
       if (!error.retryable || attempts > backoff.maxRetries) {
         return acc.usage ? { ok: false, error, partial, usage: acc.usage } : { ok: false, error, partial };

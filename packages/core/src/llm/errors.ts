@@ -24,6 +24,36 @@ export class IdleTimeoutError extends Error {}
 const CONTEXT_LENGTH =
   /context[_ ]length|context window|maximum context|too many tokens|prompt is too long|input is too long|exceeds the (model'?s )?(maximum|context)|reduce the length|token limit|n_ctx|exceed_context_size/i;
 
+/** Provider phrasings of "no such model" (OpenAI `model_not_found`, vLLM, Ollama, llama.cpp, OpenRouter). */
+const UNKNOWN_MODEL =
+  /model.*(not found|does not exist|not exist|unknown|not available|is not a valid|invalid)|(unknown|invalid|no such) model|not a valid model/i;
+
+/** OpenSSL's and Node's codes for a failed TLS handshake (certificate, host name, protocol). */
+const TLS_CODE = /CERT|SELF_SIGNED|UNABLE_TO_(VERIFY|GET)|TLS|SSL|HOSTNAME/i;
+
+/**
+ * System codes that say no server answers at this address at all: retrying a request that never reached a server
+ * only makes a new user wait (see the client's fail-fast on its first request).
+ */
+export const UNREACHABLE_CODES: ReadonlySet<string> = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_NONAME"]);
+
+/** The first `code` along an error's cause chain (undici wraps the socket's error in "fetch failed"). */
+function systemCode(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && code.length > 0) return code;
+    current = current.cause;
+  }
+  return undefined;
+}
+
+/** The innermost message of an error's cause chain ("connect ECONNREFUSED 127.0.0.1:9", "self-signed certificate"). */
+function rootMessage(error: Error): string {
+  let current: Error = error;
+  for (let depth = 0; current.cause instanceof Error && depth < 5; depth++) current = current.cause;
+  return current.message;
+}
+
 const RETRYABLE_STATUS = (status: number) => status === 408 || status === 409 || status === 429 || status >= 500;
 
 /** The provider's own message from an SDK error (`error.message` of the JSON body when there is one). */
@@ -46,8 +76,15 @@ export function classifyError(error: unknown, userAborted: boolean, sdk?: SdkErr
     return { ...base, kind: "timeout", message: "The stream stalled.", retryable: true };
   }
   if (sdk && error instanceof sdk.APIConnectionError) {
-    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
-    return { ...base, kind: "network", message: `${error.message}${cause}`, retryable: true };
+    const code = systemCode(error);
+    const withCode = code === undefined ? {} : { code };
+    const root = rootMessage(error);
+    const message = root === error.message ? root : `${error.message}: ${root}`;
+    if (code !== undefined && TLS_CODE.test(code)) {
+      // A certificate does not fix itself between attempts.
+      return { ...base, ...withCode, kind: "tls", message: root, retryable: false };
+    }
+    return { ...base, ...withCode, kind: "network", message, retryable: true };
   }
   if (sdk && error instanceof sdk.APIError) {
     const message = providerMessage(error);
@@ -60,6 +97,9 @@ export function classifyError(error: unknown, userAborted: boolean, sdk?: SdkErr
     }
     if (status === 401 || status === 403) {
       return { ...base, ...withStatus, ...withCode, kind: "auth", message, retryable: false };
+    }
+    if (code === "model_not_found" || ((status === 404 || status === 400) && UNKNOWN_MODEL.test(message))) {
+      return { ...base, ...withStatus, ...withCode, kind: "unknown_model", message, retryable: false };
     }
     const retryable = status === undefined || RETRYABLE_STATUS(status);
     return { ...base, ...withStatus, ...withCode, kind: "http", message, retryable };

@@ -32,8 +32,12 @@ export type LlmErrorKind =
   | "auth"
   /** Any other HTTP error status (after retries when retryable). */
   | "http"
-  /** Connection refused/reset, DNS failure, a stream that died midway (after retries). */
+  /** Connection refused/reset, DNS failure, a stream that died midway (after retries); `code` has the system code. */
   | "network"
+  /** The TLS handshake failed (self-signed or expired certificate, wrong host name); `code` has OpenSSL's code. */
+  | "tls"
+  /** The provider does not know the requested model (404 or 400 naming the model). */
+  | "unknown_model"
   /** No response or no chunk within the configured timeouts (after retries). */
   | "timeout"
   /** The provider answered something that is not a chat-completions stream. */
@@ -45,7 +49,10 @@ export interface LlmError {
   message: string;
   /** HTTP status, when the failure was an HTTP response. */
   status?: number;
-  /** The provider's error code (e.g. `context_length_exceeded`, `rate_limit_exceeded`), when sent. */
+  /**
+   * The provider's error code (e.g. `context_length_exceeded`, `rate_limit_exceeded`), when sent; for `network` and
+   * `tls` failures the system's code (`ECONNREFUSED`, `ENOTFOUND`, `DEPTH_ZERO_SELF_SIGNED_CERT`…), when known.
+   */
   code?: string;
   /** Whether this kind of failure is retried (it was, if attempts > 1). */
   retryable: boolean;
