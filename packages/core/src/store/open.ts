@@ -8,9 +8,11 @@ import path from "node:path";
 import {
   CompiledQuery,
   type DatabaseConnection,
+  type DialectAdapter,
   type Driver,
   Kysely,
   PostgresDialect,
+  SqliteAdapter,
   type SqliteDatabase,
   SqliteDialect,
   type SqliteDialectConfig,
@@ -43,12 +45,27 @@ class ImmediateSqliteDriver extends SqliteDriver {
   }
 }
 
+/**
+ * Kysely's SQLite adapter says DDL is not transactional and takes no migration lock (it assumes one process), so two
+ * processes opening a new database at once (an editor's agent and `crow sessions serve`, two `crow run`s) both ran
+ * the first migration and one failed with "table already exists". SQLite's DDL is transactional: migrations run in
+ * one `BEGIN IMMEDIATE` transaction, so the second process waits for the first, then sees its migrations as done.
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
 class CrowSqliteDialect extends SqliteDialect {
   constructor(private readonly config: SqliteDialectConfig) {
     super(config);
   }
   override createDriver(): Driver {
     return new ImmediateSqliteDriver(this.config);
+  }
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlSqliteAdapter();
   }
 }
 
