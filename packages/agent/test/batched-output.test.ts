@@ -62,8 +62,11 @@ describe("ACP output batching", () => {
       },
     });
     const writer = batchedOutput(broken).getWriter();
+    const failed = new Promise((resolve) => broken.once("error", resolve));
     await writer.write(bytes("first\n"));
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    // The first write is flushed on a later tick; wait for the destination to report its failure, however long
+    // that takes on a loaded machine (a fixed 10 ms sleep flaked).
+    await failed;
     await assert.rejects(writer.write(bytes("second\n")), /EPIPE/);
   });
 });
