@@ -20,6 +20,7 @@ import {
   type SessionUpdate,
   type StopReason,
 } from "@agentclientprotocol/sdk";
+import type { SessionCapabilities as UnstableSessionCapabilities } from "@agentclientprotocol/sdk/unstable";
 import type { Crow, CrowSession, LlmClient, LlmError, PermissionMode } from "@crow/core";
 import { type AgentConfig, CostMeter, contextWindowOf, findModel, providerProblem } from "../config/index.js";
 import { shortReason } from "../config/provider-errors.js";
@@ -39,6 +40,9 @@ import { UpdateQueue } from "./update-queue.js";
 /** The custom methods built into every Crow (advertised without loading the runtime when no extension is configured). */
 const BUILTIN_METHODS = ["_crow/compact", "_crow/subagent"];
 
+/** `fork` is unstable ACP (typed from the SDK's unstable schema; see sessions.ts); other clients ignore the key. */
+const SESSION_CAPABILITIES: UnstableSessionCapabilities = { list: {}, resume: {}, close: {}, delete: {}, fork: {} };
+
 /** What `initialize` answers (capabilities only for what is implemented). */
 export function initializeResponse(customMethods: readonly string[] = BUILTIN_METHODS): InitializeResponse {
   return {
@@ -47,7 +51,7 @@ export function initializeResponse(customMethods: readonly string[] = BUILTIN_ME
       loadSession: true,
       promptCapabilities: { image: true, audio: false, embeddedContext: true },
       mcpCapabilities: { http: true, sse: true },
-      sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {} },
+      sessionCapabilities: SESSION_CAPABILITIES,
       _meta: { crow: { version: VERSION, methods: [...customMethods] } },
     },
     authMethods: [],

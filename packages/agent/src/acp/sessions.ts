@@ -1,6 +1,7 @@
 /**
  * The stored-session methods of the ACP agent: session/load (replays the whole history as `session/update`s before
- * it answers), session/resume (the same without the replay), session/list, session/close and session/delete.
+ * it answers), session/resume (the same without the replay), session/fork (unstable ACP: a new session starting
+ * as a copy of a stored one, opened without a replay), session/list, session/close and session/delete.
  * The agent (agent.ts) hosts the live sessions and knows how to open one; this file only decides what to open and
  * what to send.
  */
@@ -15,6 +16,7 @@ import {
   type SessionModeState,
   type SessionUpdate,
 } from "@agentclientprotocol/sdk";
+import type { ForkSessionRequest, ForkSessionResponse } from "@agentclientprotocol/sdk/unstable";
 import type { Crow, CrowSession, Store } from "@crow/core";
 import { log } from "../log.js";
 import type { AcpMcpServer } from "../tools/types.js";
@@ -81,9 +83,46 @@ async function reopen<E extends HostedSession>(
   return { entry, replay: updates };
 }
 
-/** Registers session/load, resume, list, close and delete on the agent app. */
+/** `session/fork` is unstable ACP: the stable SDK entry point Crow uses has no parser for it, so this is its own. */
+const FORK_METHOD = "session/fork";
+
+function forkParams(params: unknown): Pick<ForkSessionRequest, "sessionId" | "cwd" | "mcpServers"> {
+  const p = (params ?? {}) as Record<string, unknown>;
+  if (typeof p.sessionId !== "string" || typeof p.cwd !== "string") {
+    throw RequestError.invalidParams(undefined, `${FORK_METHOD} expects {"sessionId": "<id>", "cwd": "/abs/path"}`);
+  }
+  if (p.mcpServers !== undefined && p.mcpServers !== null && !Array.isArray(p.mcpServers)) {
+    throw RequestError.invalidParams(undefined, `${FORK_METHOD}: mcpServers must be a list`);
+  }
+  return { sessionId: p.sessionId, cwd: p.cwd, mcpServers: (p.mcpServers ?? []) as ForkSessionRequest["mcpServers"] };
+}
+
+/** Registers session/load, resume, fork, list, close and delete on the agent app. */
 export function registerSessionMethods<E extends HostedSession>(app: AgentApp, host: SessionHost<E>): AgentApp {
   return app
+    .onRequest(FORK_METHOD, forkParams, async ({ params, client }): Promise<ForkSessionResponse> => {
+      if (!path.isAbsolute(params.cwd)) {
+        throw RequestError.invalidParams(undefined, `cwd must be absolute: ${params.cwd}`);
+      }
+      const crow = await host.crow();
+      if (!crow.store) throw new RequestError(-32603, "no session store is configured");
+      let forkId: string;
+      try {
+        forkId = (await crow.forkSession(params.sessionId, { cwd: params.cwd })).id;
+      } catch (error) {
+        if ((error as { code?: unknown }).code === -32002) throw RequestError.sessionNotFound(params.sessionId);
+        throw error;
+      }
+      // The client already shows the history it forked: the new session opens without a replay.
+      const entry = await host.open(client, {
+        kind: "load",
+        sessionId: forkId,
+        cwd: params.cwd,
+        mcpServers: (params.mcpServers ?? []) as AcpMcpServer[],
+      });
+      log.info(`session ${params.sessionId} forked as ${forkId}`);
+      return { sessionId: forkId, ...host.state(entry) };
+    })
     .onRequest(methods.agent.session.load, async ({ params, client }) => {
       const { entry, replay } = await reopen(host, client, params);
       // ACP: the whole history arrives before the load answers.

@@ -1,8 +1,9 @@
 /**
- * `crow sessions list|show|export|delete`: the configured session store (whatever `db_uri` says: SQLite or
+ * `crow sessions list|show|export|delete|fork`: the configured session store (whatever `db_uri` says: SQLite or
  * PostgreSQL) from the command line.
  */
 import { writeFileSync } from "node:fs";
+import path from "node:path";
 import { parseArgs } from "node:util";
 import type { SessionRecord, Store } from "@crow/core";
 import { ConfigError, loadConfig } from "../config/index.js";
@@ -16,6 +17,7 @@ Commands:
   export ID [--format md|json] [-o FILE]          the full session as Markdown (default) or JSON
   delete ID... [--yes]                            delete sessions with their history and archives (asks in a
                                                   terminal; --yes is required otherwise)
+  fork ID [--cwd DIR] [--json]                    a new session starting as a copy of ID (prints its id)
   serve [--port N] [--host H] [--open]            a read-only web viewer of the sessions (default 127.0.0.1);
         [--token T] [--allowed-host NAME...]      off loopback it needs a token (generated unless given)
 
@@ -107,9 +109,13 @@ function parse(argv: string[]) {
   });
   const [command, ...ids] = positionals;
   if (values.help) return { help: true as const };
-  if (!command) throw new UsageError("missing command (list, show, export, delete or serve)");
-  if (!["list", "show", "export", "delete", "serve"].includes(command)) {
+  if (!command) throw new UsageError("missing command (list, show, export, delete, fork or serve)");
+  if (!["list", "show", "export", "delete", "fork", "serve"].includes(command)) {
     throw new UsageError(`unknown command "${command}"`);
+  }
+  if (command === "fork" && ids.length !== 1) throw new UsageError("fork takes exactly one session id");
+  if (command === "fork" && values.cwd !== undefined && !path.isAbsolute(values.cwd)) {
+    throw new UsageError(`--cwd must be an absolute path, got "${values.cwd}"`);
   }
   const limit = values.limit === undefined ? undefined : Number(values.limit);
   if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
@@ -176,6 +182,7 @@ async function dispatch(parsed: Parsed, store: Store, io: Io): Promise<number> {
     }
     return missing > 0 ? 1 : 0;
   }
+  if (command === "fork") return fork(store, io, ids[0] as string, { cwd: values.cwd, json: values.json });
   const id = ids[0] as string;
   const session = await store.getSession(id);
   if (!session || session.archivedFrom) {
@@ -230,6 +237,41 @@ async function list(
   }
   if (more) io.out(`… more sessions: use --limit N or --all\n`);
   return 0;
+}
+
+/** `crow sessions fork ID`: the store's fork (history and settings copied, linked to ID); says how to go on. */
+async function fork(
+  store: Store,
+  io: Io,
+  id: string,
+  options: { cwd: string | undefined; json: boolean | undefined },
+): Promise<number> {
+  const { SessionNotFoundError } = await import("@crow/core");
+  let created: SessionRecord;
+  try {
+    created = await store.forkSession(id, options.cwd ? { cwd: options.cwd } : {});
+  } catch (error) {
+    if (!(error instanceof SessionNotFoundError)) throw error;
+    io.err(`crow sessions: no session ${id} in ${store.location}. 'crow sessions list' shows the ids.\n`);
+    return 1;
+  }
+  if (options.json) {
+    io.out(`${JSON.stringify(created, null, 2)}\n`);
+    return 0;
+  }
+  const messages = await store.countMessages(created.id);
+  io.out(`${created.id}\n`);
+  io.err(
+    `Forked ${id} as ${created.id} (${messages} message${messages === 1 ? "" : "s"}, working directory ${created.cwd}).\n` +
+      `Continue it with: crow run -s ${created.id} -c ${shellWord(created.cwd)}\n` +
+      "(or load it from an editor's session list).\n",
+  );
+  return 0;
+}
+
+/** A path as one shell word (single-quoted unless plainly safe), for a command line to copy. */
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 function truncate(text: string, max: number): string {

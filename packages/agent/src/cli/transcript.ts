@@ -76,6 +76,7 @@ export function renderTranscript(
     ...(session.mode ? [`- mode: ${session.mode}`] : []),
     ...(session.promptId ? [`- system prompt: ${session.promptId}`] : []),
     ...(session.parentId ? [`- parent session: ${session.parentId}`] : []),
+    ...(session.forkedFrom ? [`- forked from: ${session.forkedFrom}`] : []),
     `- created: ${session.createdAt}`,
     `- updated: ${session.updatedAt}`,
     `- messages: ${messages.length}`,

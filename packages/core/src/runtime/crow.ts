@@ -24,7 +24,7 @@ import { type ChatMessage, repairToolPairs } from "../messages.js";
 import { prepareSystemPrompt } from "../prompt/system-prompt.js";
 import { sessionSlug } from "../store/ids.js";
 import { openStore } from "../store/open.js";
-import type { SessionRecord, Store } from "../store/types.js";
+import { SessionNotFoundError, type SessionRecord, type Store } from "../store/types.js";
 import type { CrowOptions } from "./options.js";
 import { RuntimeSession } from "./session.js";
 import { defaultSystemPrompt } from "./system-prompt.js";
@@ -332,6 +332,17 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
         },
       );
     },
+    async forkSession(id, request = {}) {
+      if (!store) throw new Error("this Crow has no store: sessions cannot be forked");
+      // A live source may still be storing its latest messages: the fork copies them too.
+      await live.get(id)?.flush();
+      try {
+        return await store.forkSession(id, request.cwd ? { cwd: request.cwd } : {});
+      } catch (error) {
+        if (error instanceof SessionNotFoundError) throw new MethodError(-32002, `session not found: ${id}`);
+        throw error;
+      }
+    },
     session: (id) => live.get(id),
     async listSessions(request = {}) {
       if (!store) return { sessions: [...live.values()].map(recordOf) };
@@ -373,6 +384,7 @@ function recordOf(session: RuntimeSession): SessionRecord {
     requestParams: null,
     parentId: session.parentId ?? null,
     archivedFrom: null,
+    forkedFrom: null,
     createdAt: now,
     updatedAt: now,
   };

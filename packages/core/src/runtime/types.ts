@@ -190,6 +190,12 @@ export interface Crow {
   newSession(options: NewSessionOptions): Promise<CrowSession>;
   /** Opens a stored session with its history (a live copy is closed first). Rejects when it does not exist. */
   loadSession(id: string, options?: LoadSessionOptions): Promise<CrowSession>;
+  /**
+   * Forks a stored session: a new session (fresh id) starting as a copy of its settings and history up to now (a
+   * live source's pending writes are stored first), linked by `forkedFrom`. Open it with `loadSession`. Rejects
+   * without a store, and with MethodError -32002 for an unknown session.
+   */
+  forkSession(id: string, options?: { cwd?: string }): Promise<SessionRecord>;
   /** A live session by id. */
   session(id: string): CrowSession | undefined;
   /** Stored sessions, most recently updated first. */

@@ -62,6 +62,16 @@ const migrations: Record<string, Migration> = {
       await db.schema.dropTable("prompts").execute();
     },
   },
+  "0002_session_forks": {
+    // A fork's link to the session it was copied from. Not `parent_id`: that one means "spawned by" (subagents:
+    // nesting depth, children listings), which a fork is not.
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable("sessions").addColumn("forked_from", "text").execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable("sessions").dropColumn("forked_from").execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

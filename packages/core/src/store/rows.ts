@@ -22,6 +22,7 @@ export function toSession(row: Selectable<SessionsTable>): SessionRecord {
     requestParams: parse(row.request_params),
     parentId: row.parent_id,
     archivedFrom: row.archived_from,
+    forkedFrom: row.forked_from,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

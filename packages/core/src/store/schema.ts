@@ -27,6 +27,8 @@ export interface SessionsTable {
   request_params: string | null;
   parent_id: string | null;
   archived_from: string | null;
+  /** The session this one was forked from (migration 0002). */
+  forked_from: string | null;
   created_at: string;
   updated_at: string;
 }

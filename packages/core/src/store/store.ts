@@ -9,6 +9,7 @@ import { listSessions, listUsage, loadMessagePage, sessionStats } from "./querie
 import { toMessage, toSession } from "./rows.js";
 import type { Database, PromptsTable, SessionsTable } from "./schema.js";
 import {
+  type ForkOptions,
   type ListSessionsOptions,
   type MessageInput,
   type MessagePageOptions,
@@ -70,6 +71,32 @@ function messageRows(sessionId: string, first: number, messages: readonly Messag
     usage: json(usage),
     created_at: at,
   }));
+}
+
+/** Every column of `messages`, `session_id` first. */
+const MESSAGE_COLUMNS = [
+  "session_id",
+  "seq",
+  "role",
+  "data",
+  "prompt_tokens",
+  "completion_tokens",
+  "total_tokens",
+  "usage",
+  "created_at",
+] as const;
+
+async function idTaken(db: Db, id: string): Promise<boolean> {
+  return (await db.selectFrom("sessions").select("id").where("id", "=", id).executeTakeFirst()) !== undefined;
+}
+
+/** A fresh session slug not in use (a clash is very unlikely; retried a few times anyway). */
+async function freeSessionId(db: Db): Promise<string> {
+  for (let attempt = 0; attempt < 6; attempt++) {
+    const id = sessionSlug();
+    if (!(await idTaken(db, id))) return id;
+  }
+  throw new StoreError("could not find a free session id");
 }
 
 /** Rows per INSERT: stays under SQLite's 32 766 bound parameters (9 columns) and keeps PG statements small. */
@@ -162,14 +189,10 @@ export class KyselyStore implements Store {
   createSession(init: NewSession): Promise<SessionRecord> {
     return this.guard("creating a session", () =>
       this.db.transaction().execute(async (trx) => {
-        let id = init.id ?? sessionSlug();
-        for (let attempt = 0; ; attempt++) {
-          const taken = await trx.selectFrom("sessions").select("id").where("id", "=", id).executeTakeFirst();
-          if (!taken) break;
-          if (init.id !== undefined) throw new StoreError(`session id already exists: ${id}`);
-          if (attempt >= 5) throw new StoreError("could not find a free session id");
-          id = sessionSlug();
+        if (init.id !== undefined && (await idTaken(trx, init.id))) {
+          throw new StoreError(`session id already exists: ${init.id}`);
         }
+        const id = init.id ?? (await freeSessionId(trx));
         const at = now();
         const row: SessionsTable = {
           id,
@@ -184,6 +207,7 @@ export class KyselyStore implements Store {
           request_params: json(init.requestParams),
           parent_id: init.parentId ?? null,
           archived_from: null,
+          forked_from: null,
           created_at: at,
           updated_at: at,
         };
@@ -325,6 +349,37 @@ export class KyselyStore implements Store {
 
   sessionStats(ids: readonly string[]): Promise<Map<string, SessionStats>> {
     return this.guard("summing session statistics", () => sessionStats(this.db, ids));
+  }
+
+  forkSession(sessionId: string, options: ForkOptions = {}): Promise<SessionRecord> {
+    return this.guard("forking a session", () =>
+      this.db.transaction().execute(async (trx) => {
+        const source = await trx.selectFrom("sessions").selectAll().where("id", "=", sessionId).executeTakeFirst();
+        if (!source || source.archived_from !== null) throw new SessionNotFoundError(sessionId);
+        const at = now();
+        const row: SessionsTable = {
+          ...source,
+          id: await freeSessionId(trx),
+          cwd: options.cwd ?? source.cwd,
+          forked_from: sessionId,
+          created_at: at,
+          updated_at: at,
+        };
+        await trx.insertInto("sessions").values(row).execute();
+        // The history is copied inside the database (no round trip per message), original timestamps kept.
+        await trx
+          .insertInto("messages")
+          .columns(MESSAGE_COLUMNS)
+          .expression(
+            trx
+              .selectFrom("messages")
+              .select((eb) => [eb.val(row.id).as("session_id"), ...MESSAGE_COLUMNS.slice(1)])
+              .where("session_id", "=", sessionId),
+          )
+          .execute();
+        return toSession(row);
+      }),
+    );
   }
 
   async close(): Promise<void> {

@@ -39,6 +39,8 @@ export interface SessionRecord {
   parentId: string | null;
   /** Set on archives only: the live session whose earlier history this is. */
   archivedFrom: string | null;
+  /** Set on forks: the session whose history this one started as a copy of. */
+  forkedFrom: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -122,6 +124,12 @@ export interface SessionPage {
   nextCursor?: string;
 }
 
+/** Options of `forkSession`. */
+export interface ForkOptions {
+  /** The fork's working directory (default: the source's). */
+  cwd?: string;
+}
+
 /** What `replaceMessages` does besides swapping the history. */
 export interface ReplaceOptions {
   /** Session fields to update at the same time (e.g. a re-rendered system prompt). */
@@ -171,6 +179,13 @@ export interface Store {
   replaceMessages(sessionId: string, messages: readonly MessageInput[], options?: ReplaceOptions): Promise<string>;
   /** The archives of a session, oldest first. */
   listArchives(sessionId: string): Promise<SessionRecord[]>;
+  /**
+   * A new session (fresh id) that starts as a copy of `sessionId` as stored now, in one transaction: its settings
+   * (mode, model, title, the prompt version and arguments, the rendered system prompt, tool definitions, request
+   * params, parent) and its whole current history with usage; not its archives. `forkedFrom` links it to the
+   * source. Throws SessionNotFoundError for an unknown session or an archive.
+   */
+  forkSession(sessionId: string, options?: ForkOptions): Promise<SessionRecord>;
 
   /** A slice of the history in seq order (keyset: `seq >= fromSeq`), for reading long sessions piece by piece. */
   loadMessagePage(sessionId: string, options?: MessagePageOptions): Promise<StoredMessage[]>;
