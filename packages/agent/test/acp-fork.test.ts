@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { type ListSessionsResponse, methods, type NewSessionResponse } from "@agentclientprotocol/sdk";
 import { openStore } from "@crow/core";
@@ -7,12 +8,10 @@ import {
   findPostgresBin,
   type MockLlm,
   type PostgresServer,
-  spawnAcpAgent,
-  startMockLlm,
   startPostgres,
   type TempWorkspace,
-  tempWorkspace,
   textReply,
+  useAcpFixture,
 } from "@crow/testkit";
 
 /** What `session/fork` answers (unstable ACP; the same shape as session/new's answer). */
@@ -25,28 +24,23 @@ function said(req: { body: { messages: Array<{ role: string; content?: unknown }
 
 function behaves(kind: string, store: () => Promise<{ env: Record<string, string>; stop: () => Promise<void> }>) {
   describe(`crow acp: session/fork on ${kind}`, () => {
+    const fx = useAcpFixture({ startAgent: false });
     let mock: MockLlm;
     let ws: TempWorkspace;
     let agent: AcpTestClient;
-    let stop: () => Promise<void>;
+    let stop: () => Promise<void> = async () => {};
     let dbUri: string | undefined;
 
     before(async () => {
-      mock = await startMockLlm();
-      ws = await tempWorkspace();
+      ({ mock, ws } = fx);
       const backend = await store();
       stop = backend.stop;
       dbUri = backend.env.CROW_DB_URI;
-      agent = await spawnAcpAgent({
-        llmUrl: mock.url,
-        env: { CROW_HOME: ws.path("home"), ...backend.env },
-      });
+      agent = await fx.spawn({ env: backend.env });
     });
     after(async () => {
       await agent.close();
-      await mock.close();
       await stop();
-      await ws.cleanup();
     });
 
     const fork = (sessionId: string, cwd = ws.dir) =>
@@ -106,7 +100,7 @@ function behaves(kind: string, store: () => Promise<{ env: Record<string, string
       assert.ok(ids.includes(source) && ids.includes(forked.sessionId));
 
       // The store keeps the link and the prompt version the source was rendered from.
-      const store = await openStore(dbUri ?? `${ws.path("home")}/crow.db`);
+      const store = await openStore(dbUri ?? path.join(fx.crowHome, "crow.db"));
       try {
         const [from, to] = [await store.getSession(source), await store.getSession(forked.sessionId)];
         assert.equal(to?.forkedFrom, source);
