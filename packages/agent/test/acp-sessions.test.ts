@@ -18,7 +18,7 @@ describe("crow acp: stored sessions", () => {
     try {
       const caps = agent.initialize.agentCapabilities;
       assert.equal(caps?.loadSession, true);
-      assert.deepEqual(caps?.sessionCapabilities, { list: {}, resume: {}, close: {}, delete: {} });
+      assert.deepEqual(caps?.sessionCapabilities, { list: {}, resume: {}, close: {}, delete: {}, fork: {} });
     } finally {
       await agent.close();
     }
