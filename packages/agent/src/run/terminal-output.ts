@@ -181,6 +181,10 @@ export class TerminalOutput implements RunOutput {
     const call = request.toolCall;
     const title = call.title ?? this.tools.get(call.toolCallId)?.title ?? call.toolCallId;
     const lines = [`${this.s.yellow("?")} ${this.s.bold(`Allow ${title}?`)}`];
+    // Why the agent asks when the mode alone would not (a permission rule, a repeated call): its text content.
+    for (const part of call.content ?? []) {
+      if (part.type === "content" && part.content.type === "text") lines.push(`  ${this.s.dim(part.content.text)}`);
+    }
     for (const line of this.preview(call.rawInput)) lines.push(`  ${line}`);
     this.activity.write(`${lines.join("\n")}\n  ${keys} ${this.s.dim("›")} `);
     this.live = [];
