@@ -74,6 +74,8 @@ export async function launchBrowser(): Promise<TestBrowser> {
     executablePath,
     headless: true,
     args: CHROMIUM_FLAGS,
+    // Chromium keeps its NSS database and caches under HOME (~/.pki, ~/.cache); a test never writes to the real one.
+    env: { ...process.env, HOME: profile },
     viewport: { width: 1400, height: 900 },
   });
   return {
