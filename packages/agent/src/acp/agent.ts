@@ -15,19 +15,24 @@ import {
   methods,
   PROTOCOL_VERSION,
   RequestError,
-  type SessionConfigOption,
-  type SessionModeState,
   type SessionUpdate,
   type StopReason,
 } from "@agentclientprotocol/sdk";
-import type { Crow, CrowSession, LlmClient, LlmError, PermissionMode } from "@crow/core";
+import type { Crow, CrowSession, LlmClient, LlmError } from "@crow/core";
 import { type AgentConfig, CostMeter, contextWindowOf, findModel, providerProblem } from "../config/index.js";
 import { shortReason } from "../config/provider-errors.js";
 import { log } from "../log.js";
-import { MODES } from "../session/modes.js";
 import type { AcpMcpServer } from "../tools/types.js";
 import { VERSION } from "../version.js";
 import { clientBridge } from "./client-bridge.js";
+import {
+  configOptions,
+  configOptionsUpdate,
+  findMode,
+  MODE_OPTION,
+  MODEL_OPTION,
+  modeState,
+} from "./config-options.js";
 import { isSessionEvent, sessionEventUpdates } from "./events.js";
 import { permissionAsker } from "./permission.js";
 import { PromptContentError, promptContent, singleText } from "./prompt-content.js";
@@ -65,32 +70,6 @@ function retryNotice(maxRetries: number) {
       description: `retrying ${attempt}/${maxRetries}: ${shortReason(error)}`,
     },
   ];
-}
-
-/** The model select (`category: "model"`), or none when no model is configured. */
-export function configOptions(config: AgentConfig, current: string | undefined): SessionConfigOption[] {
-  if (!current || config.models.length === 0) return [];
-  return [
-    {
-      id: "model",
-      name: "Model",
-      category: "model",
-      type: "select",
-      currentValue: current,
-      options: config.models.map((m) => ({
-        value: m.name,
-        name: m.name,
-        description: `${m.id} (${m.provider})`,
-      })),
-    },
-  ];
-}
-
-export function modeState(current: PermissionMode): SessionModeState {
-  return {
-    currentModeId: current,
-    availableModes: MODES.map(({ id, name, description }) => ({ id, name, description })),
-  };
 }
 
 /** Per-session ACP state next to the runtime session. */
@@ -161,7 +140,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
   };
   const sessionState = (entry: Entry) => ({
     modes: modeState(entry.session.mode),
-    configOptions: configOptions(config, entry.session.model),
+    configOptions: configOptions(config, entry.session),
   });
 
   /** Opens a runtime session for this connection (its tools see the editor) and starts relaying its events. */
@@ -200,6 +179,8 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
       cost: new CostMeter(),
       unsubscribe: session.subscribe((event) => {
         for (const update of sessionEventUpdates(event, capabilities)) send(created, update);
+        // Whoever changed it (the client, a command, an extension): the config options show the new state.
+        if (event.type === "mode" || event.type === "model") send(created, configOptionsUpdate(config, session));
       }),
     };
     entry = created;
@@ -319,24 +300,32 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
     })
     .onRequest(methods.agent.session.setMode, ({ params }) => {
       const entry = find(params.sessionId);
-      const mode = MODES.find((m) => m.id === params.modeId);
+      const mode = findMode(params.modeId);
       if (!mode) throw RequestError.invalidParams(undefined, `unknown mode "${params.modeId}" (code, ask, read-only)`);
-      // The session tells its listeners (current_mode_update) and persistence stores it.
-      entry.session.setMode(mode.id);
+      // The session tells its listeners (current_mode_update, config_option_update) and persistence stores it.
+      entry.session.setMode(mode);
       return {};
     })
     .onRequest(methods.agent.session.setConfigOption, ({ params }) => {
       const entry = find(params.sessionId);
-      if (params.configId !== "model")
-        throw RequestError.invalidParams(undefined, `unknown config option "${params.configId}"`);
-      if (typeof params.value !== "string" || !config.models.some((m) => m.name === params.value)) {
-        throw RequestError.invalidParams(
-          undefined,
-          `unknown model "${String(params.value)}" (${config.models.map((m) => m.name).join(", ")})`,
-        );
+      if (params.configId === MODE_OPTION) {
+        const mode = findMode(params.value);
+        if (!mode)
+          throw RequestError.invalidParams(undefined, `unknown mode "${String(params.value)}" (code, ask, read-only)`);
+        entry.session.setMode(mode);
+      } else if (params.configId === MODEL_OPTION && config.models.length > 0) {
+        if (typeof params.value !== "string" || !config.models.some((m) => m.name === params.value)) {
+          throw RequestError.invalidParams(
+            undefined,
+            `unknown model "${String(params.value)}" (${config.models.map((m) => m.name).join(", ")})`,
+          );
+        }
+        entry.session.setModel(params.value);
+      } else {
+        const known = configOptions(config, entry.session).map((o) => o.id);
+        throw RequestError.invalidParams(undefined, `unknown config option "${params.configId}" (${known.join(", ")})`);
       }
-      entry.session.setModel(params.value);
-      return { configOptions: configOptions(config, entry.session.model) };
+      return { configOptions: configOptions(config, entry.session) };
     })
     // Custom methods (`_crow/compact`, extensions'): the runtime's registry answers them.
     .onRequest("*", async ({ method, params, signal }) => {
