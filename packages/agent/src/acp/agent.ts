@@ -38,6 +38,7 @@ import { permissionAsker } from "./permission.js";
 import { PromptContentError, promptContent, singleText } from "./prompt-content.js";
 import { type OpenSession, registerSessionMethods } from "./sessions.js";
 import { commandsUpdate, messageChunk } from "./translate.js";
+import { TurnGate, type TurnTicket } from "./turn-gate.js";
 import { TurnRelay } from "./turn-relay.js";
 import { UpdateQueue } from "./update-queue.js";
 
@@ -86,6 +87,8 @@ export interface Entry {
   queue: UpdateQueue;
   /** Cumulative cost for usage_update (models with a configured price). */
   cost: CostMeter;
+  /** The prompt turns (one at a time; a prompt after a cancel waits for the cancelled turn). */
+  turns: TurnGate;
   /** Stops listening to the session's events. */
   unsubscribe: () => void;
 }
@@ -177,6 +180,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
       flushed: Promise.resolve(),
       queue: new UpdateQueue((update) => deliver(created, update)),
       cost: new CostMeter(),
+      turns: new TurnGate(),
       unsubscribe: session.subscribe((event) => {
         for (const update of sessionEventUpdates(event, capabilities)) send(created, update);
         // Whoever changed it (the client, a command, an extension): the config options show the new state.
@@ -189,7 +193,15 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
     setTimeout(() => {
       send(created, commandsUpdate(session.commands()));
       if (session.title) send(created, { sessionUpdate: "session_info_update", title: session.title });
-      for (const problem of session.problems()) send(created, messageChunk(`${problem}\n`));
+      // Problems (an MCP server that did not start, an extension that failed): a notice where the client shows them.
+      for (const problem of session.problems()) {
+        send(
+          created,
+          capabilities?.session?.notices
+            ? { sessionUpdate: "notice", severity: "warning", title: "Crow", description: problem }
+            : messageChunk(`${problem}\n`),
+        );
+      }
     }, 0);
     return created;
   }
@@ -203,6 +215,8 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
 
   async function prompt(entry: Entry, blocks: ContentBlock[], signal: AbortSignal): Promise<StopReason> {
     const { session } = entry;
+    if (blocks.length === 0)
+      throw RequestError.invalidParams(undefined, "prompt is empty: send at least one content block");
     const text = singleText(blocks);
     const { parseSlashCommand } = await import("@crow/core");
     const command = text === undefined ? undefined : parseSlashCommand(text);
@@ -212,7 +226,24 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
       await entry.flushed;
       return "end_turn";
     }
-    if (session.running) throw RequestError.invalidRequest(undefined, "a prompt is already running in this session");
+    const ticket = await entry.turns.enter();
+    try {
+      return await runTurn(entry, blocks, signal, ticket);
+    } finally {
+      ticket.end();
+    }
+  }
+
+  /** One prompt turn (the gate is held): checks, prompt content, the runtime's turn relayed as updates. */
+  async function runTurn(
+    entry: Entry,
+    blocks: ContentBlock[],
+    signal: AbortSignal,
+    ticket: TurnTicket,
+  ): Promise<StopReason> {
+    const { session } = entry;
+    // Busy with something else than a prompt (a compaction requested by `_crow/compact`).
+    if (session.running) throw RequestError.invalidRequest(undefined, "the session is busy; try again when it is done");
     const crow = await crowOrError();
     const provider = findModel(config, session.model)?.provider;
     const problem =
@@ -228,6 +259,8 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
       if (error instanceof PromptContentError) throw RequestError.invalidParams(undefined, error.message);
       throw error;
     }
+    // Cancelled while its content was being read: the turn never starts.
+    if (ticket.cancelled) return "cancelled";
     const model = findModel(config, session.model);
     const relay = new TurnRelay(
       contextWindowOf(config, session.model),
@@ -239,6 +272,8 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
     try {
       const run = session.prompt(content, {
         signal,
+        // Resources become text for the model; the blocks themselves are kept so a load shows them again.
+        ...(blocks.some((b) => b.type === "resource" || b.type === "resource_link") ? { original: blocks } : {}),
         // Session events (compaction, notices, title) reach the client through the subscription.
         onEvent: (event) => {
           if (isSessionEvent(event)) return;
@@ -281,7 +316,10 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
       });
       return initializeResponse(crow?.methods() ?? BUILTIN_METHODS);
     })
-    .onRequest(methods.agent.authenticate, () => ({}))
+    // Crow offers no auth methods (the provider's key is configuration), so every method id is unknown.
+    .onRequest(methods.agent.authenticate, ({ params }) => {
+      throw RequestError.invalidParams(undefined, `unknown auth method "${params.methodId}": Crow offers none`);
+    })
     .onRequest(methods.agent.session.new, async ({ params, client }) => {
       if (!path.isAbsolute(params.cwd))
         throw RequestError.invalidParams(undefined, `cwd must be absolute: ${params.cwd}`);
@@ -296,7 +334,9 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
       stopReason: await prompt(find(params.sessionId), params.prompt, signal),
     }))
     .onNotification(methods.agent.session.cancel, ({ params }) => {
-      sessions.get(params.sessionId)?.session.cancel();
+      const entry = sessions.get(params.sessionId);
+      entry?.turns.cancel();
+      entry?.session.cancel();
     })
     .onRequest(methods.agent.session.setMode, ({ params }) => {
       const entry = find(params.sessionId);

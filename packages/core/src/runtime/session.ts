@@ -239,7 +239,7 @@ export class RuntimeSession implements CrowSession {
     const onAbort = () => this.cancel();
     if (options.signal?.aborted) onAbort();
     options.signal?.addEventListener("abort", onAbort, { once: true });
-    this.runTurn(content, turn).then(
+    this.runTurn(content, turn, options.original).then(
       (result) => {
         options.signal?.removeEventListener("abort", onAbort);
         run.finish(result);
@@ -253,7 +253,7 @@ export class RuntimeSession implements CrowSession {
   }
 
   /** One prompt turn (turn.ts), on the session's current model; the session is free again when it ends. */
-  private async runTurn(content: string | ContentPart[], turn: Turn): Promise<PromptResult> {
+  private async runTurn(content: string | ContentPart[], turn: Turn, original?: unknown): Promise<PromptResult> {
     try {
       const llm = this.init.llm;
       const model = this.currentModel;
@@ -264,7 +264,7 @@ export class RuntimeSession implements CrowSession {
         ...(this.init.maxStepsPerTurn !== undefined ? { maxStepsPerTurn: this.init.maxStepsPerTurn } : {}),
         ...(this.init.params ? { params: this.init.params } : {}),
       };
-      return await runTurn(this, target, content, turn);
+      return await runTurn(this, target, content, turn, original);
     } finally {
       this.turn = undefined;
     }

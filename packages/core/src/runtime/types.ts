@@ -129,6 +129,8 @@ export interface PromptOptions {
   signal?: AbortSignal;
   /** Gets every event synchronously, in order, as it happens (the ACP layer relays them this way). */
   onEvent?: (event: CrowEvent) => void;
+  /** The prompt as the host received it (JSON), stored with the user message as `original`; not sent to the model. */
+  original?: unknown;
 }
 
 /** A slash command as advertised (`available_commands_update`). */
