@@ -160,6 +160,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
       askPermission: permissionAsker({
         client,
         sessionId: () => entry?.session.id ?? "",
+        cwd: () => entry?.session.cwd ?? request.cwd,
         toolCallId: (callId) => entry?.relay?.toolCallId(callId) ?? callId,
         onCancelled: () => entry?.session.cancel(),
         // Let the turn's queued events reach the relay (one macrotask), then send their updates first.
