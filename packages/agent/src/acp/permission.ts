@@ -96,7 +96,7 @@ export function permissionAsker(
     const why: ToolCallContent[] = reason
       ? [{ type: "content", content: { type: "text", text: `Asked because of ${reason}.` } }]
       : [];
-    if (content.length + why.length > 0) toolCall.content = [...content, ...why];
+    if (content.length + why.length > 0) toolCall.content = [...why, ...content];
     try {
       const response = await options.client.request(
         methods.client.session.requestPermission,
