@@ -1,18 +1,7 @@
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { methods, type PlanEntry, type SessionUpdate } from "@agentclientprotocol/sdk";
-import {
-  type MockLlm,
-  reply,
-  spawnAcpAgent,
-  startMockLlm,
-  type TempWorkspace,
-  tempWorkspace,
-  textReply,
-} from "@crow/testkit";
+import { reply, textReply, useAcpFixture } from "@crow/testkit";
 
 const plans = (updates: readonly SessionUpdate[]): PlanEntry[][] =>
   updates.flatMap((u) => (u.sessionUpdate === "plan" ? [u.entries] : []));
@@ -29,29 +18,16 @@ const SECOND: PlanEntry[] = [
 ];
 
 describe("crow acp: plans (the todo tool)", () => {
-  let mock: MockLlm;
-  let ws: TempWorkspace;
-  let home: string;
-  const spawn = () => spawnAcpAgent({ llmUrl: mock.url, env: { CROW_HOME: home } });
-
-  before(async () => {
-    mock = await startMockLlm();
-    ws = await tempWorkspace();
-    home = await mkdtemp(path.join(tmpdir(), "crow-home-"));
-  });
-  after(async () => {
-    await mock.close();
-    await ws.cleanup();
-    await rm(home, { recursive: true, force: true });
-  });
+  const fx = useAcpFixture({ startAgent: false });
+  const spawn = () => fx.spawn();
 
   test("each todo call sends the whole list as a plan update, and session/load gives the last one back", async () => {
     const agent = await spawn();
     let sessionId: string;
     try {
-      const session = await agent.newSession(ws.dir);
+      const session = await agent.newSession(fx.ws.dir);
       sessionId = session.sessionId;
-      mock.script(
+      fx.mock.script(
         reply()
           .toolCall("todo", { todos: FIRST })
           .expect((req) => {
@@ -73,7 +49,7 @@ describe("crow acp: plans (the todo tool)", () => {
       const planAt = turn.updates.findIndex((u) => u.sessionUpdate === "plan");
       const doneAt = turn.updates.findIndex((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed");
       assert.ok(planAt >= 0 && planAt < doneAt);
-      mock.assertDone();
+      fx.mock.assertDone();
     } finally {
       await agent.close();
     }
@@ -82,15 +58,15 @@ describe("crow acp: plans (the todo tool)", () => {
     const second = await spawn();
     try {
       const before = second.notifications.length;
-      await second.agent.request(methods.agent.session.load, { sessionId, cwd: ws.dir, mcpServers: [] });
+      await second.agent.request(methods.agent.session.load, { sessionId, cwd: fx.ws.dir, mcpServers: [] });
       const replayed = second.notifications.slice(before).map((n) => n.update);
       assert.deepEqual(plans(replayed), [SECOND]);
       // The restored plan is the session's: the model's next call replaces it.
       const third: PlanEntry[] = SECOND.map((e) => ({ ...e, status: "completed" }));
-      mock.script(reply().toolCall("todo", { todos: third }), textReply("All done."));
+      fx.mock.script(reply().toolCall("todo", { todos: third }), textReply("All done."));
       const turn = await second.prompt(sessionId, "Finish it.");
       assert.deepEqual(plans(turn.updates), [third]);
-      mock.assertDone();
+      fx.mock.assertDone();
     } finally {
       await second.close();
     }
@@ -99,8 +75,8 @@ describe("crow acp: plans (the todo tool)", () => {
   test("an invalid list gets a tool error naming the entry and field, and the plan is left as it was", async () => {
     const agent = await spawn();
     try {
-      const { sessionId } = await agent.newSession(ws.dir);
-      mock.script(
+      const { sessionId } = await agent.newSession(fx.ws.dir);
+      fx.mock.script(
         reply().toolCall("todo", { todos: FIRST }),
         reply()
           .toolCall("todo", {
@@ -123,7 +99,7 @@ describe("crow acp: plans (the todo tool)", () => {
       assert.deepEqual(plans(turn.updates), [FIRST], "no plan update for the invalid list");
       const failed = turn.updates.filter((u) => u.sessionUpdate === "tool_call_update" && u.status === "failed");
       assert.equal(failed.length, 1);
-      mock.assertDone();
+      fx.mock.assertDone();
     } finally {
       await agent.close();
     }
