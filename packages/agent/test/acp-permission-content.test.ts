@@ -1,32 +1,16 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
-import {
-  type AcpTestClient,
-  type MockLlm,
-  reply,
-  spawnAcpAgent,
-  startMockLlm,
-  type TempWorkspace,
-  tempWorkspace,
-  textReply,
-} from "@crow/testkit";
+import { reply, textReply, useAcpFixture } from "@crow/testkit";
 
 describe("crow acp: in ask mode the person sees the diff or command before allowing it", () => {
-  let mock: MockLlm;
-  let ws: TempWorkspace;
-  let agent: AcpTestClient;
   /** Per permission request: the content of that call's updates the client had when it was asked. */
   const shownBefore: Array<ToolCallContent[]> = [];
-
-  before(async () => {
-    mock = await startMockLlm();
-    ws = await tempWorkspace();
-    agent = await spawnAcpAgent({
-      llmUrl: mock.url,
+  const fx = useAcpFixture({
+    agent: {
       permissions: (request) => {
         const id = request.toolCall.toolCallId;
-        const updates: SessionUpdate[] = agent.updates(request.sessionId);
+        const updates: SessionUpdate[] = fx.agent.updates(request.sessionId);
         shownBefore.push(
           updates.flatMap((u) =>
             (u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update") && u.toolCallId === id
@@ -36,29 +20,24 @@ describe("crow acp: in ask mode the person sees the diff or command before allow
         );
         return "allow_once";
       },
-    });
-  });
-  after(async () => {
-    await agent.close();
-    await mock.close();
-    await ws.cleanup();
+    },
   });
 
   test("write, edit and terminal calls carry their proposal in the question and in the pending call", async () => {
-    const file = await ws.write("config.txt", "port = 80\nhost = a\n");
-    const { sessionId } = await agent.newSession(ws.dir);
-    await agent.agent.request("session/set_mode", { sessionId, modeId: "ask" });
-    mock.script(
+    const file = await fx.ws.write("config.txt", "port = 80\nhost = a\n");
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    await fx.agent.agent.request("session/set_mode", { sessionId, modeId: "ask" });
+    fx.mock.script(
       reply().toolCall("write", { file_path: file, content: "port = 8080\nhost = a\n" }),
       reply().toolCall("edit", { file_path: file, old_string: "host = a", new_string: "host = b" }),
       reply().toolCall("terminal", { command: "cat config.txt" }),
       textReply("Done."),
     );
-    const turn = await agent.prompt(sessionId, "change the port and host");
+    const turn = await fx.agent.prompt(sessionId, "change the port and host");
     assert.equal(turn.stopReason, "end_turn");
-    assert.equal(await ws.read("config.txt"), "port = 8080\nhost = b\n");
+    assert.equal(await fx.ws.read("config.txt"), "port = 8080\nhost = b\n");
 
-    const asked = agent.permissionRequests.map((p) => p.request.toolCall.content ?? []);
+    const asked = fx.agent.permissionRequests.map((p) => p.request.toolCall.content ?? []);
     assert.deepEqual(asked, [
       [{ type: "diff", path: file, oldText: "port = 80\nhost = a\n", newText: "port = 8080\nhost = a\n" }],
       [{ type: "diff", path: file, oldText: "host = a", newText: "host = b" }],
@@ -66,6 +45,6 @@ describe("crow acp: in ask mode the person sees the diff or command before allow
     ]);
     // The thread's pending call showed the same before the question came.
     assert.deepEqual(shownBefore, asked);
-    mock.assertDone();
+    fx.mock.assertDone();
   });
 });
