@@ -22,6 +22,7 @@ export type {
   MethodContext,
   MethodHandler,
   NewSessionOptions,
+  PlanEntry,
   PromptOptions,
   PromptResult,
   PromptRun,
@@ -36,6 +37,7 @@ export type {
 } from "@crow/core";
 export { MethodError, SessionBusyError } from "@crow/core";
 export * from "./acp/agent.js";
+export * from "./acp/config-options.js";
 export * from "./acp/prompt-content.js";
 export * from "./acp/run.js";
 export * from "./acp/translate.js";

@@ -32,6 +32,11 @@ export interface SystemMessage {
 export interface UserMessage {
   role: "user";
   content: string | ContentPart[];
+  /**
+   * The content as the host received it, before it became `content` (the ACP layer keeps a prompt's resource blocks
+   * here so a loaded session shows them again). Stored with the message, never sent to the model.
+   */
+  original?: unknown;
 }
 
 /** One function call requested by the model. `arguments` is a JSON object text (repaired when it was malformed). */

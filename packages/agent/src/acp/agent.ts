@@ -15,25 +15,31 @@ import {
   methods,
   PROTOCOL_VERSION,
   RequestError,
-  type SessionConfigOption,
-  type SessionModeState,
   type SessionUpdate,
   type StopReason,
 } from "@agentclientprotocol/sdk";
 import type { SessionCapabilities as UnstableSessionCapabilities } from "@agentclientprotocol/sdk/unstable";
-import type { Crow, CrowSession, LlmClient, LlmError, PermissionMode } from "@crow/core";
+import type { Crow, CrowSession, LlmClient, LlmError } from "@crow/core";
 import { type AgentConfig, CostMeter, contextWindowOf, findModel, providerProblem } from "../config/index.js";
 import { shortReason } from "../config/provider-errors.js";
 import { log } from "../log.js";
-import { MODES } from "../session/modes.js";
 import type { AcpMcpServer } from "../tools/types.js";
 import { VERSION } from "../version.js";
 import { clientBridge } from "./client-bridge.js";
+import {
+  configOptions,
+  configOptionsUpdate,
+  findMode,
+  MODE_OPTION,
+  MODEL_OPTION,
+  modeState,
+} from "./config-options.js";
 import { isSessionEvent, sessionEventUpdates } from "./events.js";
 import { permissionAsker } from "./permission.js";
 import { PromptContentError, promptContent, singleText } from "./prompt-content.js";
 import { type OpenSession, registerSessionMethods } from "./sessions.js";
 import { commandsUpdate, messageChunk } from "./translate.js";
+import { TurnGate, type TurnTicket } from "./turn-gate.js";
 import { TurnRelay } from "./turn-relay.js";
 import { UpdateQueue } from "./update-queue.js";
 
@@ -71,32 +77,6 @@ function retryNotice(maxRetries: number) {
   ];
 }
 
-/** The model select (`category: "model"`), or none when no model is configured. */
-export function configOptions(config: AgentConfig, current: string | undefined): SessionConfigOption[] {
-  if (!current || config.models.length === 0) return [];
-  return [
-    {
-      id: "model",
-      name: "Model",
-      category: "model",
-      type: "select",
-      currentValue: current,
-      options: config.models.map((m) => ({
-        value: m.name,
-        name: m.name,
-        description: `${m.id} (${m.provider})`,
-      })),
-    },
-  ];
-}
-
-export function modeState(current: PermissionMode): SessionModeState {
-  return {
-    currentModeId: current,
-    availableModes: MODES.map(({ id, name, description }) => ({ id, name, description })),
-  };
-}
-
 /** Per-session ACP state next to the runtime session. */
 export interface Entry {
   session: CrowSession;
@@ -111,6 +91,8 @@ export interface Entry {
   queue: UpdateQueue;
   /** Cumulative cost for usage_update (models with a configured price). */
   cost: CostMeter;
+  /** The prompt turns (one at a time; a prompt after a cancel waits for the cancelled turn). */
+  turns: TurnGate;
   /** Stops listening to the session's events. */
   unsubscribe: () => void;
 }
@@ -165,7 +147,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
   };
   const sessionState = (entry: Entry) => ({
     modes: modeState(entry.session.mode),
-    configOptions: configOptions(config, entry.session.model),
+    configOptions: configOptions(config, entry.session),
   });
 
   /** Opens a runtime session for this connection (its tools see the editor) and starts relaying its events. */
@@ -182,6 +164,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
       askPermission: permissionAsker({
         client,
         sessionId: () => entry?.session.id ?? "",
+        cwd: () => entry?.session.cwd ?? request.cwd,
         toolCallId: (callId) => entry?.relay?.toolCallId(callId) ?? callId,
         onCancelled: () => entry?.session.cancel(),
         // Let the turn's queued events reach the relay (one macrotask), then send their updates first.
@@ -202,8 +185,11 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
       flushed: Promise.resolve(),
       queue: new UpdateQueue((update) => deliver(created, update)),
       cost: new CostMeter(),
+      turns: new TurnGate(),
       unsubscribe: session.subscribe((event) => {
         for (const update of sessionEventUpdates(event, capabilities)) send(created, update);
+        // Whoever changed it (the client, a command, an extension): the config options show the new state.
+        if (event.type === "mode" || event.type === "model") send(created, configOptionsUpdate(config, session));
       }),
     };
     entry = created;
@@ -212,7 +198,15 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
     setTimeout(() => {
       send(created, commandsUpdate(session.commands()));
       if (session.title) send(created, { sessionUpdate: "session_info_update", title: session.title });
-      for (const problem of session.problems()) send(created, messageChunk(`${problem}\n`));
+      // Problems (an MCP server that did not start, an extension that failed): a notice where the client shows them.
+      for (const problem of session.problems()) {
+        send(
+          created,
+          capabilities?.session?.notices
+            ? { sessionUpdate: "notice", severity: "warning", title: "Crow", description: problem }
+            : messageChunk(`${problem}\n`),
+        );
+      }
     }, 0);
     return created;
   }
@@ -226,6 +220,8 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
 
   async function prompt(entry: Entry, blocks: ContentBlock[], signal: AbortSignal): Promise<StopReason> {
     const { session } = entry;
+    if (blocks.length === 0)
+      throw RequestError.invalidParams(undefined, "prompt is empty: send at least one content block");
     const text = singleText(blocks);
     const { parseSlashCommand } = await import("@crow/core");
     const command = text === undefined ? undefined : parseSlashCommand(text);
@@ -235,7 +231,24 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
       await entry.flushed;
       return "end_turn";
     }
-    if (session.running) throw RequestError.invalidRequest(undefined, "a prompt is already running in this session");
+    const ticket = await entry.turns.enter();
+    try {
+      return await runTurn(entry, blocks, signal, ticket);
+    } finally {
+      ticket.end();
+    }
+  }
+
+  /** One prompt turn (the gate is held): checks, prompt content, the runtime's turn relayed as updates. */
+  async function runTurn(
+    entry: Entry,
+    blocks: ContentBlock[],
+    signal: AbortSignal,
+    ticket: TurnTicket,
+  ): Promise<StopReason> {
+    const { session } = entry;
+    // Busy with something else than a prompt (a compaction requested by `_crow/compact`).
+    if (session.running) throw RequestError.invalidRequest(undefined, "the session is busy; try again when it is done");
     const crow = await crowOrError();
     const provider = findModel(config, session.model)?.provider;
     const problem =
@@ -251,6 +264,8 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
       if (error instanceof PromptContentError) throw RequestError.invalidParams(undefined, error.message);
       throw error;
     }
+    // Cancelled while its content was being read: the turn never starts.
+    if (ticket.cancelled) return "cancelled";
     const model = findModel(config, session.model);
     const relay = new TurnRelay(
       contextWindowOf(config, session.model),
@@ -262,6 +277,8 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
     try {
       const run = session.prompt(content, {
         signal,
+        // Resources become text for the model; the blocks themselves are kept so a load shows them again.
+        ...(blocks.some((b) => b.type === "resource" || b.type === "resource_link") ? { original: blocks } : {}),
         // Session events (compaction, notices, title) reach the client through the subscription.
         onEvent: (event) => {
           if (isSessionEvent(event)) return;
@@ -304,7 +321,10 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
       });
       return initializeResponse(crow?.methods() ?? BUILTIN_METHODS);
     })
-    .onRequest(methods.agent.authenticate, () => ({}))
+    // Crow offers no auth methods (the provider's key is configuration), so every method id is unknown.
+    .onRequest(methods.agent.authenticate, ({ params }) => {
+      throw RequestError.invalidParams(undefined, `unknown auth method "${params.methodId}": Crow offers none`);
+    })
     .onRequest(methods.agent.session.new, async ({ params, client }) => {
       if (!path.isAbsolute(params.cwd))
         throw RequestError.invalidParams(undefined, `cwd must be absolute: ${params.cwd}`);
@@ -319,28 +339,38 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
       stopReason: await prompt(find(params.sessionId), params.prompt, signal),
     }))
     .onNotification(methods.agent.session.cancel, ({ params }) => {
-      sessions.get(params.sessionId)?.session.cancel();
+      const entry = sessions.get(params.sessionId);
+      entry?.turns.cancel();
+      entry?.session.cancel();
     })
     .onRequest(methods.agent.session.setMode, ({ params }) => {
       const entry = find(params.sessionId);
-      const mode = MODES.find((m) => m.id === params.modeId);
+      const mode = findMode(params.modeId);
       if (!mode) throw RequestError.invalidParams(undefined, `unknown mode "${params.modeId}" (code, ask, read-only)`);
-      // The session tells its listeners (current_mode_update) and persistence stores it.
-      entry.session.setMode(mode.id);
+      // The session tells its listeners (current_mode_update, config_option_update) and persistence stores it.
+      entry.session.setMode(mode);
       return {};
     })
     .onRequest(methods.agent.session.setConfigOption, ({ params }) => {
       const entry = find(params.sessionId);
-      if (params.configId !== "model")
-        throw RequestError.invalidParams(undefined, `unknown config option "${params.configId}"`);
-      if (typeof params.value !== "string" || !config.models.some((m) => m.name === params.value)) {
-        throw RequestError.invalidParams(
-          undefined,
-          `unknown model "${String(params.value)}" (${config.models.map((m) => m.name).join(", ")})`,
-        );
+      if (params.configId === MODE_OPTION) {
+        const mode = findMode(params.value);
+        if (!mode)
+          throw RequestError.invalidParams(undefined, `unknown mode "${String(params.value)}" (code, ask, read-only)`);
+        entry.session.setMode(mode);
+      } else if (params.configId === MODEL_OPTION && config.models.length > 0) {
+        if (typeof params.value !== "string" || !config.models.some((m) => m.name === params.value)) {
+          throw RequestError.invalidParams(
+            undefined,
+            `unknown model "${String(params.value)}" (${config.models.map((m) => m.name).join(", ")})`,
+          );
+        }
+        entry.session.setModel(params.value);
+      } else {
+        const known = configOptions(config, entry.session).map((o) => o.id);
+        throw RequestError.invalidParams(undefined, `unknown config option "${params.configId}" (${known.join(", ")})`);
       }
-      entry.session.setModel(params.value);
-      return { configOptions: configOptions(config, entry.session.model) };
+      return { configOptions: configOptions(config, entry.session) };
     })
     // Custom methods (`_crow/compact`, extensions'): the runtime's registry answers them.
     .onRequest("*", async ({ method, params, signal }) => {

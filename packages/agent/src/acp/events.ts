@@ -1,7 +1,7 @@
 /**
  * The runtime's session events as `session/update`s: compaction (compaction.ts decides by client capability), the
  * title (`session_info_update`), notices from the runtime and extensions (a `notice` when the client advertised
- * `session.notices`, else a bracketed agent message), and mode changes (`current_mode_update`).
+ * `session.notices`, else a bracketed agent message), mode changes (`current_mode_update`) and the plan (`plan`).
  */
 import type { ClientCapabilities, SessionUpdate } from "@agentclientprotocol/sdk";
 import type { CrowEvent, SessionEvent } from "@crow/core";
@@ -16,6 +16,7 @@ const SESSION_EVENTS = new Set<string>([
   "notice",
   "mode",
   "model",
+  "plan",
 ]);
 
 /** Whether a prompt's event is a session event (relayed through the session subscription, not the turn relay). */
@@ -43,5 +44,7 @@ export function sessionEventUpdates(
       return [modeUpdate(event.mode)];
     case "model":
       return [];
+    case "plan":
+      return [{ sessionUpdate: "plan", entries: event.entries }];
   }
 }

@@ -2,7 +2,14 @@
  * `ask` mode's question to the user: the permission extension's `askPermission` as an ACP
  * `session/request_permission` request (allow once / allow always / reject).
  */
-import { type AgentContext, methods, type PermissionOption, type ToolCallUpdate } from "@agentclientprotocol/sdk";
+import { readFile } from "node:fs/promises";
+import {
+  type AgentContext,
+  methods,
+  type PermissionOption,
+  type ToolCallContent,
+  type ToolCallUpdate,
+} from "@agentclientprotocol/sdk";
 import type { PermissionAnswer, PermissionRequest } from "@crow/core";
 import { log } from "../log.js";
 import { locationsFor, toolCallTitle } from "../tools/data.js";
@@ -21,10 +28,34 @@ export function permissionAnswer(
   return OPTIONS.find((o) => o.optionId === outcome.optionId)?.answer ?? "reject";
 }
 
+/**
+ * What a call proposes, as tool call content the person can judge before allowing it: the diff of a write (against
+ * the file on disk) or an edit (old → new text), or the command a terminal call runs.
+ */
+export async function proposedContent(
+  name: string,
+  args: Record<string, unknown>,
+  cwd: string,
+): Promise<ToolCallContent[]> {
+  if (typeof args.command === "string" && args.command.trim() !== "") {
+    return [{ type: "content", content: { type: "text", text: `\`\`\`sh\n${args.command}\n\`\`\`` } }];
+  }
+  // Loaded with the runtime (initialize must not parse @crow/core); questions only come during turns.
+  const { diffFromArgs } = await import("./replay.js");
+  const diff = diffFromArgs(name, args, cwd);
+  if (diff?.type !== "diff") return [];
+  if (diff.oldText !== undefined) return [diff];
+  // A write replaces the whole file: diff it against what is there now (none for a new file).
+  const oldText = await readFile(diff.path, "utf8").catch(() => null);
+  return [{ ...diff, oldText }];
+}
+
 export interface PermissionAskerOptions {
   client: AgentContext;
   /** The session's id (known once the session is open; questions only come during turns). */
   sessionId: () => string;
+  /** The session's working directory (relative paths of proposed diffs). */
+  cwd: () => string;
   /** The ACP tool call id already announced for this model call id. */
   toolCallId: (callId: string) => string;
   /** Called when the user dismissed the question (outcome `cancelled`): the turn ends as cancelled. */
@@ -51,9 +82,21 @@ export function permissionAsker(
     };
     const locations = locationsFor(call.name, call.args);
     if (locations.length > 0) toolCall.locations = locations;
+    const content = await proposedContent(call.name, call.args, options.cwd()).catch(() => []);
+    if (content.length > 0) {
+      // The pending call in the thread shows the proposal too, before the question.
+      await options.client
+        .notify(methods.client.session.update, {
+          sessionId: options.sessionId(),
+          update: { sessionUpdate: "tool_call_update", toolCallId: toolCall.toolCallId, content },
+        })
+        .catch((error: unknown) => log.debug("session/update not delivered", error));
+    }
     // A question the mode alone would not ask (an `ask` rule, the doom-loop guard) says why it comes.
-    if (reason)
-      toolCall.content = [{ type: "content", content: { type: "text", text: `Asked because of ${reason}.` } }];
+    const why: ToolCallContent[] = reason
+      ? [{ type: "content", content: { type: "text", text: `Asked because of ${reason}.` } }]
+      : [];
+    if (content.length + why.length > 0) toolCall.content = [...why, ...content];
     try {
       const response = await options.client.request(
         methods.client.session.requestPermission,

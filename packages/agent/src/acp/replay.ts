@@ -1,6 +1,7 @@
 /**
  * `session/load`'s history replay, pure: a stored conversation → the `session/update`s that show it again, in order.
- * User messages become `user_message_chunk`s, assistant reasoning `agent_thought_chunk`, text `agent_message_chunk`,
+ * User messages become `user_message_chunk`s (the prompt's own blocks when the agent kept them: resources and links
+ * come back as sent, not as the text the model got), assistant reasoning `agent_thought_chunk`, text `agent_message_chunk`,
  * each tool call a `tool_call` followed (at its result) by a `tool_call_update` with the result text; write and edit
  * calls get their diff back from the stored arguments (`content`, or `old_string` → `new_string`), since the file's
  * state at the time is not stored. Tool call ids are assigned exactly as the live turns did (see TurnRelay), and the
@@ -34,6 +35,17 @@ export function userBlocks(content: string | ContentPart[]): ContentBlock[] {
     }
   }
   return blocks;
+}
+
+const BLOCK_TYPES = new Set(["text", "image", "audio", "resource", "resource_link"]);
+
+/** The prompt's own content blocks, as the agent kept them (`original`), when they look like content blocks. */
+export function originalBlocks(original: unknown): ContentBlock[] | undefined {
+  if (!Array.isArray(original) || original.length === 0) return undefined;
+  const valid = original.every(
+    (b) => typeof b === "object" && b !== null && BLOCK_TYPES.has((b as { type?: unknown }).type as string),
+  );
+  return valid ? (original as ContentBlock[]) : undefined;
 }
 
 function parseArgs(call: ToolCall): Record<string, unknown> {
@@ -85,7 +97,7 @@ export function replayHistory(messages: readonly ChatMessage[], cwd: string): Re
       case "system":
         break;
       case "user":
-        for (const content of userBlocks(message.content))
+        for (const content of originalBlocks(message.original) ?? userBlocks(message.content))
           updates.push({ sessionUpdate: "user_message_chunk", content });
         break;
       case "assistant": {

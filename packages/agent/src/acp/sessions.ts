@@ -80,6 +80,9 @@ async function reopen<E extends HostedSession>(
   const { replayHistory } = await import("./replay.js");
   const { updates, usedIds } = replayHistory(entry.session.history, params.cwd);
   for (const id of usedIds) entry.usedIds.add(id);
+  // The plan as it stands (restored from the history by the todo extension): the editor's checklist comes back.
+  const plan = entry.session.plan;
+  if (plan.length > 0) updates.push({ sessionUpdate: "plan", entries: plan.map((e) => ({ ...e })) });
   return { entry, replay: updates };
 }
 

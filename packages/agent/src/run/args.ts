@@ -14,7 +14,7 @@ Options:
   -c, --cwd DIR         working directory of the session (default: the current directory)
       --model M         model for this session (one of the configured models)
       --mode M          permission mode: code (tools run freely), ask (confirm changes), read-only
-      --json            one JSON event per line on stdout (session, update, permission, stop, error)
+      --json            one JSON event per line on stdout (session, update, plan, permission, stop, error)
   -y, --yes             allow every permission request without asking
   -h, --help            show this help
 

@@ -12,6 +12,8 @@ const ESCAPES = /\x1b\[[0-9;?]*[ -/]*[@-~]/g;
 
 export class Channel {
   atLineStart = true;
+  /** Counts writes (whether something was printed after a given point: the plan is redrawn in place only if not). */
+  writes = 0;
   private column = 0;
   /** The word of wrapped text being written (shown as it streams; moved to the next line if it outgrows this one). */
   private word = "";
@@ -102,6 +104,7 @@ export class Channel {
     if (!text) return;
     this.before();
     this.sink.write(text);
+    this.writes++;
     this.atLineStart = text.endsWith("\n");
     const lineStart = Math.max(text.lastIndexOf("\n"), text.lastIndexOf("\r"));
     const visible = text.slice(lineStart + 1).replace(ESCAPES, "").length;

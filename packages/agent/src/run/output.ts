@@ -55,7 +55,13 @@ export class JsonOutput implements RunOutput {
   }
 
   update(update: SessionUpdate, replay: boolean): void {
-    this.emit({ type: "update", sessionId: this.sessionId, ...(replay ? { replay: true } : {}), update });
+    const replayed = replay ? { replay: true } : {};
+    // The plan is its own event: the whole checklist each time (it replaces the previous one).
+    if (update.sessionUpdate === "plan") {
+      this.emit({ type: "plan", sessionId: this.sessionId, ...replayed, entries: update.entries });
+      return;
+    }
+    this.emit({ type: "update", sessionId: this.sessionId, ...replayed, update });
   }
 
   turnStart(prompt: string): void {

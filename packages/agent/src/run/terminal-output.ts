@@ -3,12 +3,14 @@
  *
  * On a TTY everything goes to stdout: streamed Markdown-ish text, dimmed thoughts, one line per tool call whose
  * status icon is redrawn in place while those lines are still the last output (○ pending, ◐ running, ✓ done,
- * ✗ failed), colored diffs of writes and edits, and a spinner while waiting.
+ * ✗ failed), colored diffs of writes and edits, the plan as a checklist (redrawn in place while it is the last
+ * output), and a spinner while waiting.
  * Without a TTY the output is plain (no ANSI, no spinner): the assistant's answer alone on stdout, so
  * `crow run "…" > answer.md` captures just the answer, and the activity (tool lines, thoughts, notices) on stderr.
  */
 import path from "node:path";
 import type {
+  PlanEntry,
   RequestPermissionRequest,
   SessionUpdate,
   StopReason,
@@ -21,6 +23,7 @@ import { Channel } from "./channel.js";
 import { type DiffLine, unifiedDiff } from "./diff.js";
 import { MarkdownStyler } from "./markdown.js";
 import type { RunOutput, SessionInfo, Sink } from "./output.js";
+import { planLines } from "./plan-view.js";
 import { Spinner } from "./spinner.js";
 
 export interface TerminalOutputOptions {
@@ -78,6 +81,8 @@ export class TerminalOutput implements RunOutput {
   private usage: { used: number; size: number } | undefined;
   /** The spinner's label while a request is being retried (`retrying 2/4: connection refused`). */
   private retrying: string | undefined;
+  /** The plan drawn last: its line count and the channel's write count right after it (redrawn in place if unchanged). */
+  private planDrawn: { lines: number; writes: number } | undefined;
 
   constructor(private readonly options: TerminalOutputOptions) {
     this.s = style(options.tty && options.color);
@@ -123,16 +128,7 @@ export class TerminalOutput implements RunOutput {
         this.tool(update);
         break;
       case "plan":
-        this.enter("other");
-        this.activity.write(
-          `${this.s.bold("Plan:")}\n${update.entries
-            .map((e) => {
-              const box = e.status === "completed" ? "[x]" : e.status === "in_progress" ? "[~]" : "[ ]";
-              return `  ${box} ${e.content}\n`;
-            })
-            .join("")}`,
-        );
-        this.live = [];
+        this.plan(update.entries);
         break;
       case "current_mode_update":
         if (update.currentModeId !== this.mode) this.note(`Mode: ${update.currentModeId}`);
@@ -240,6 +236,24 @@ export class TerminalOutput implements RunOutput {
     this.live = [];
   }
 
+  /**
+   * The plan as a checklist. On a TTY a new version replaces the previous one in place while that is still the last
+   * output; otherwise (or once something else was printed) it is printed again below.
+   */
+  private plan(entries: readonly PlanEntry[]): void {
+    const lines = planLines(entries, this.s, this.options.tty, (text, reserve) => this.fit(text, reserve));
+    const previous = this.planDrawn;
+    if (this.options.tty && previous && previous.writes === this.activity.writes && this.activity.atLineStart) {
+      // Up to the old plan's first line, clear everything below it, draw the new one.
+      this.activity.write(`\x1b[${previous.lines}A\r\x1b[J${lines.join("\n")}\n`);
+    } else {
+      this.enter("other");
+      this.activity.write(`${lines.join("\n")}\n`);
+    }
+    this.planDrawn = { lines: lines.length, writes: this.activity.writes };
+    this.live = [];
+  }
+
   private thought(text: string): void {
     if (this.block !== "thought") {
       this.enter("thought");
@@ -298,6 +312,8 @@ export class TerminalOutput implements RunOutput {
     if (update.status) state.status = update.status;
     if (update.content) state.content = update.content;
     this.tools.set(state.id, state);
+    // A thinking aid (the todo tool) shows as what it produced, the plan; only its failure gets a line.
+    if (state.kind === "think" && state.status !== "failed") return;
     const changed = !known || before !== state.status;
     if (changed) this.drawTool(state);
     if ((state.status === "completed" || state.status === "failed") && !state.detailed) {

@@ -21,6 +21,10 @@ function messageJson(message: ChatMessage, sendReasoning: boolean): Buffer {
     if (!sendReasoning && message.role === "assistant" && message.reasoning_content !== undefined) {
       const { reasoning_content: _dropped, ...rest } = message;
       json = Buffer.from(JSON.stringify(rest));
+    } else if (message.role === "user" && message.original !== undefined) {
+      // The host's own record of the prompt: not part of the chat-completions message.
+      const { original: _kept, ...rest } = message;
+      json = Buffer.from(JSON.stringify(rest));
     } else {
       json = Buffer.from(JSON.stringify(message));
     }

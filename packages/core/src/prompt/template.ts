@@ -102,6 +102,9 @@ The workspace has no AGENTS.md.
 - Run independent tool calls in parallel (several calls in one response) when their results do not depend on each
   other: e.g. reading several files.
 - If a tool call fails, read the error and change something before retrying; never repeat an identical failing call.
+- For multi-step work (three or more distinct steps, or a request with several parts), keep a plan with the \`todo\`
+  tool when it is available: write it before you start, keep one step \`in_progress\`, mark steps \`completed\` as you
+  finish them. Skip it for a single simple change, a question or a conversation.
 - Use web search for things you do not know (unfamiliar libraries, error messages, current versions) instead of
   guessing, when the tool is available.
 </TOOLS>

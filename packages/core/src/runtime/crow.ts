@@ -17,6 +17,7 @@ import { loadExtensions } from "../extensions/load.js";
 import { ExtensionRegistry } from "../extensions/registry.js";
 import { skillsExtension } from "../extensions/skills.js";
 import { subagentsExtension } from "../extensions/subagents.js";
+import { todoExtension } from "../extensions/todo.js";
 import { SessionTools } from "../extensions/tool-source.js";
 import { crowHome } from "../home.js";
 import type { LlmClient, LlmResult } from "../llm/types.js";
@@ -114,6 +115,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
         knowsModel: (name) => !options.models?.length || options.models.some((m) => m.name === name),
       }),
     },
+    { name: "todo", extension: todoExtension },
   ].filter((b) => !disabled.has(b.name));
   const say = (message: string) => logger.warn(message);
   const builtinErrors = await loadExtensions(builtins, registry, { baseDir: home, log: say });

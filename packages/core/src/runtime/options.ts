@@ -40,7 +40,7 @@ export interface CrowOptions {
   /** Extensions, loaded in order after the built-in ones. */
   extensions?: ExtensionSpec[];
   /** Skip the built-in extensions by name (`persistence`, `compaction`, `permissions`, `doom-loop`, `commands`,
-   * `skills`, `subagents`). */
+   * `skills`, `subagents`, `todo`). */
   disableBuiltins?: string[];
   /** Permission mode of new sessions (default `code`). */
   mode?: PermissionMode;

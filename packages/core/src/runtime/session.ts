@@ -20,6 +20,7 @@ import {
   type CommandInfo,
   type Crow,
   type CrowSession,
+  type PlanEntry,
   type PromptOptions,
   type PromptResult,
   type PromptRun,
@@ -66,6 +67,7 @@ export class RuntimeSession implements CrowSession {
   private currentMode: PermissionMode;
   private currentModel: string | undefined;
   private currentTitle: string | null;
+  private currentPlan: readonly PlanEntry[] = [];
   private turn: Turn | undefined;
   private writes: Promise<void> = Promise.resolve();
   private readonly listeners = new Set<(event: SessionEvent) => void>();
@@ -127,6 +129,15 @@ export class RuntimeSession implements CrowSession {
 
   get title(): string | null {
     return this.currentTitle;
+  }
+
+  get plan(): readonly PlanEntry[] {
+    return this.currentPlan;
+  }
+
+  setPlan(entries: readonly PlanEntry[]): void {
+    this.currentPlan = entries.map((e) => ({ content: e.content, status: e.status, priority: e.priority }));
+    this.publish({ type: "plan", entries: this.currentPlan.map((e) => ({ ...e })) });
   }
 
   get running(): boolean {
@@ -228,7 +239,7 @@ export class RuntimeSession implements CrowSession {
     const onAbort = () => this.cancel();
     if (options.signal?.aborted) onAbort();
     options.signal?.addEventListener("abort", onAbort, { once: true });
-    this.runTurn(content, turn).then(
+    this.runTurn(content, turn, options.original).then(
       (result) => {
         options.signal?.removeEventListener("abort", onAbort);
         run.finish(result);
@@ -242,7 +253,7 @@ export class RuntimeSession implements CrowSession {
   }
 
   /** One prompt turn (turn.ts), on the session's current model; the session is free again when it ends. */
-  private async runTurn(content: string | ContentPart[], turn: Turn): Promise<PromptResult> {
+  private async runTurn(content: string | ContentPart[], turn: Turn, original?: unknown): Promise<PromptResult> {
     try {
       const llm = this.init.llm;
       const model = this.currentModel;
@@ -253,7 +264,7 @@ export class RuntimeSession implements CrowSession {
         ...(this.init.maxStepsPerTurn !== undefined ? { maxStepsPerTurn: this.init.maxStepsPerTurn } : {}),
         ...(this.init.params ? { params: this.init.params } : {}),
       };
-      return await runTurn(this, target, content, turn);
+      return await runTurn(this, target, content, turn, original);
     } finally {
       this.turn = undefined;
     }
@@ -304,6 +315,8 @@ export class RuntimeSession implements CrowSession {
       }
       this.history.splice(0, this.history.length);
       this.compaction.lastPromptTokens = undefined;
+      // The plan belonged to the cleared conversation.
+      if (this.currentPlan.length > 0) this.setPlan([]);
       return archiveId;
     } finally {
       this.turn = undefined;

@@ -63,8 +63,10 @@ export async function runTurn(
   target: TurnModel,
   content: string | ContentPart[],
   turn: Turn,
+  /** The prompt as the host received it, kept with the user message (`original`). */
+  original?: unknown,
 ): Promise<PromptResult> {
-  const user: ChatMessage = { role: "user", content };
+  const user: ChatMessage = original === undefined ? { role: "user", content } : { role: "user", content, original };
   session.history.push(user);
   void session.record(user); // ordered before every later write, which the loop may await
   // The last request was over MAX_COMPACT_TOKENS: compact first, with this prompt as the latest user message.

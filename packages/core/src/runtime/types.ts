@@ -71,8 +71,19 @@ export interface LoadSessionOptions {
 }
 
 /**
+ * One entry of a session's plan (the `todo` tool's list): exactly the fields of an ACP plan entry, so clients show
+ * it as their checklist.
+ */
+export interface PlanEntry {
+  /** What the step is, in a short sentence. */
+  content: string;
+  status: "pending" | "in_progress" | "completed";
+  priority: "high" | "medium" | "low";
+}
+
+/**
  * Events of a session outside the loop's own: compaction progress, the title, notices from extensions, mode and
- * model changes. Delivered to `CrowSession.subscribe` listeners at any time, and inside a prompt's iterable while
+ * model changes, the plan (always the whole list: it replaces the previous one). Delivered to `CrowSession.subscribe` listeners at any time, and inside a prompt's iterable while
  * a turn runs.
  */
 export type SessionEvent =
@@ -80,7 +91,8 @@ export type SessionEvent =
   | { type: "title"; title: string; updatedAt: string }
   | { type: "notice"; level: "info" | "warning" | "error"; message: string }
   | { type: "mode"; mode: PermissionMode }
-  | { type: "model"; model: string };
+  | { type: "model"; model: string }
+  | { type: "plan"; entries: PlanEntry[] };
 
 /** What `prompt()` yields, in order: the loop's events and the session's events of the turn. */
 export type CrowEvent = LoopEvent | SessionEvent;
@@ -117,6 +129,8 @@ export interface PromptOptions {
   signal?: AbortSignal;
   /** Gets every event synchronously, in order, as it happens (the ACP layer relays them this way). */
   onEvent?: (event: CrowEvent) => void;
+  /** The prompt as the host received it (JSON), stored with the user message as `original`; not sent to the model. */
+  original?: unknown;
 }
 
 /** A slash command as advertised (`available_commands_update`). */
@@ -146,6 +160,8 @@ export interface CrowSession {
   readonly mode: PermissionMode;
   readonly model: string | undefined;
   readonly title: string | null;
+  /** The current plan (the `todo` tool's list; empty when the model made none). */
+  readonly plan: readonly PlanEntry[];
   /** Whether a turn (or compaction/clear) is running. */
   readonly running: boolean;
   /** The runtime this session belongs to. */
@@ -162,6 +178,8 @@ export interface CrowSession {
   setMode(mode: PermissionMode): void;
   /** Switches the model (the next request uses it; stored with the session). */
   setModel(model: string): void;
+  /** Replaces the plan and tells the listeners (a `plan` event with the whole list). */
+  setPlan(entries: readonly PlanEntry[]): void;
   /** The slash commands of this session (built-in and extensions'). */
   commands(): CommandInfo[];
   /** Runs `/name args` and returns the answer text. Unknown names answer so; never sent to the model. */

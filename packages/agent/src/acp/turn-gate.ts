@@ -1,0 +1,50 @@
+/**
+ * One session's prompt turns over ACP. At most one runs at a time; a prompt that arrives while a turn runs is
+ * refused (-32600), except after `session/cancel`: a client may send the next prompt right away, before the cancelled
+ * prompt's response, so that prompt waits until the cancelled turn has ended and then runs.
+ */
+import { RequestError } from "@agentclientprotocol/sdk";
+
+/** The running turn, as its prompt sees it. */
+export interface TurnTicket {
+  /** Whether `session/cancel` arrived for it (also before the runtime turn started). */
+  readonly cancelled: boolean;
+  /** Ends the turn: a prompt waiting behind it may start. */
+  end(): void;
+}
+
+interface Running {
+  cancelled: boolean;
+  ended: Promise<void>;
+}
+
+export class TurnGate {
+  private running: Running | undefined;
+
+  /** Starts a turn once the gate is free (waiting for a cancelled turn to end); throws when another one runs. */
+  async enter(): Promise<TurnTicket> {
+    while (this.running) {
+      if (!this.running.cancelled) {
+        throw RequestError.invalidRequest(undefined, "a prompt is already running in this session; cancel it first");
+      }
+      await this.running.ended;
+    }
+    let end = () => {};
+    const running: Running = { cancelled: false, ended: new Promise((resolve) => (end = resolve)) };
+    this.running = running;
+    return {
+      get cancelled() {
+        return running.cancelled;
+      },
+      end: () => {
+        if (this.running === running) this.running = undefined;
+        end();
+      },
+    };
+  }
+
+  /** Marks the running turn cancelled (the caller also cancels the runtime's turn). */
+  cancel(): void {
+    if (this.running) this.running.cancelled = true;
+  }
+}

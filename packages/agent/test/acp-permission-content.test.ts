@@ -1,0 +1,50 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
+import { reply, textReply, useAcpFixture } from "@crow/testkit";
+
+describe("crow acp: in ask mode the person sees the diff or command before allowing it", () => {
+  /** Per permission request: the content of that call's updates the client had when it was asked. */
+  const shownBefore: Array<ToolCallContent[]> = [];
+  const fx = useAcpFixture({
+    agent: {
+      permissions: (request) => {
+        const id = request.toolCall.toolCallId;
+        const updates: SessionUpdate[] = fx.agent.updates(request.sessionId);
+        shownBefore.push(
+          updates.flatMap((u) =>
+            (u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update") && u.toolCallId === id
+              ? (u.content ?? [])
+              : [],
+          ),
+        );
+        return "allow_once";
+      },
+    },
+  });
+
+  test("write, edit and terminal calls carry their proposal in the question and in the pending call", async () => {
+    const file = await fx.ws.write("config.txt", "port = 80\nhost = a\n");
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    await fx.agent.agent.request("session/set_mode", { sessionId, modeId: "ask" });
+    fx.mock.script(
+      reply().toolCall("write", { file_path: file, content: "port = 8080\nhost = a\n" }),
+      reply().toolCall("edit", { file_path: file, old_string: "host = a", new_string: "host = b" }),
+      reply().toolCall("terminal", { command: "cat config.txt" }),
+      textReply("Done."),
+    );
+    const turn = await fx.agent.prompt(sessionId, "change the port and host");
+    assert.equal(turn.stopReason, "end_turn");
+    assert.equal(await fx.ws.read("config.txt"), "port = 8080\nhost = b\n");
+
+    const asked = fx.agent.permissionRequests.map((p) => p.request.toolCall.content ?? []);
+    assert.deepEqual(asked, [
+      [{ type: "diff", path: file, oldText: "port = 80\nhost = a\n", newText: "port = 8080\nhost = a\n" }],
+      [{ type: "diff", path: file, oldText: "host = a", newText: "host = b" }],
+      [{ type: "content", content: { type: "text", text: "```sh\ncat config.txt\n```" } }],
+    ]);
+    // The thread's pending call showed the same before the question came.
+    assert.deepEqual(shownBefore, asked);
+    fx.mock.assertDone();
+  });
+});

@@ -1,0 +1,221 @@
+import assert from "node:assert/strict";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { methods } from "@agentclientprotocol/sdk";
+import {
+  type AcpTestClient,
+  type MockLlm,
+  reply,
+  spawnAcpAgent,
+  startMockLlm,
+  type TempWorkspace,
+  tempWorkspace,
+  textReply,
+} from "@crow/testkit";
+import type { ValidateFunction } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
+
+/** The schema definition of the params of each method an agent sends (the envelope unions also admit extensions). */
+const PARAMS: Record<string, string> = {
+  "session/update": "SessionNotification",
+  "session/request_permission": "RequestPermissionRequest",
+  "fs/read_text_file": "ReadTextFileRequest",
+  "fs/write_text_file": "WriteTextFileRequest",
+  "terminal/create": "CreateTerminalRequest",
+  "terminal/output": "TerminalOutputRequest",
+  "terminal/wait_for_exit": "WaitForTerminalExitRequest",
+  "terminal/kill": "KillTerminalRequest",
+  "terminal/release": "ReleaseTerminalRequest",
+};
+
+/** The result definition of a response, told by its shape (the wire does not say which request it answers). */
+function resultDef(result: Record<string, unknown>): string | undefined {
+  if ("protocolVersion" in result) return "InitializeResponse";
+  if ("stopReason" in result) return "PromptResponse";
+  if ("sessionId" in result) return "NewSessionResponse";
+  if ("sessions" in result) return "ListSessionsResponse";
+  if ("modes" in result) return "LoadSessionResponse";
+  if ("configOptions" in result) return "SetSessionConfigOptionResponse";
+  return undefined;
+}
+
+/** Validates one line an agent wrote against the ACP SDK's own JSON schema; returns what it was. */
+async function wireValidator(): Promise<(message: Record<string, unknown>) => { kind: string; errors?: unknown }> {
+  const file = createRequire(import.meta.url).resolve("@agentclientprotocol/sdk/schema/v1/schema.json");
+  const schema = JSON.parse(await readFile(file, "utf8")) as Record<string, unknown>;
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  // The schema's numeric formats (generated from Rust types).
+  const integer = (min: number, max: number) => (n: number) => Number.isInteger(n) && n >= min && n <= max;
+  ajv.addFormat("int32", { type: "number", validate: integer(-(2 ** 31), 2 ** 31 - 1) });
+  ajv.addFormat("uint16", { type: "number", validate: integer(0, 2 ** 16 - 1) });
+  ajv.addFormat("uint32", { type: "number", validate: integer(0, 2 ** 32 - 1) });
+  ajv.addFormat("uint64", { type: "number", validate: integer(0, Number.MAX_SAFE_INTEGER) });
+  ajv.addFormat("int64", { type: "number", validate: integer(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER) });
+  ajv.addFormat("double", { type: "number", validate: (n: number) => Number.isFinite(n) });
+  ajv.addFormat("uri", true);
+  ajv.addSchema(schema, "acp");
+  const validators = new Map<string, ValidateFunction>();
+  const def = (name: string) => {
+    let validate = validators.get(name);
+    if (!validate) {
+      validate = ajv.compile({ $ref: `acp#/$defs/${name}` });
+      validators.set(name, validate);
+    }
+    return validate;
+  };
+  return (message) => {
+    const checks: Array<[string, unknown]> = [];
+    let kind: string;
+    if (typeof message.method === "string") {
+      kind = message.method;
+      const params = PARAMS[message.method];
+      assert.ok(params, `unexpected method ${message.method}`);
+      checks.push([message.id === undefined ? "AgentNotification" : "AgentRequest", message], [params, message.params]);
+      const update = (message.params as { update?: { sessionUpdate?: string } }).update?.sessionUpdate;
+      if (update) kind = update;
+    } else if (message.error !== undefined) {
+      kind = "error";
+      checks.push(["AgentResponse", message], ["Error", message.error]);
+    } else {
+      const result = (message.result ?? {}) as Record<string, unknown>;
+      const name = resultDef(result);
+      kind = name ?? "response";
+      checks.push(["AgentResponse", message]);
+      if (name) checks.push([name, result]);
+    }
+    for (const [name, value] of checks) {
+      const validate = def(name);
+      if (!validate(value)) return { kind, errors: { [name]: validate.errors?.slice(0, 5) } };
+    }
+    return { kind };
+  };
+}
+
+describe("crow acp: every message of a full session validates against the SDK's JSON schema", () => {
+  let mock: MockLlm;
+  let ws: TempWorkspace;
+  let home: string;
+  const agents: AcpTestClient[] = [];
+  const spawn = async () => {
+    const agent = await spawnAcpAgent({
+      llmUrl: mock.url,
+      models: ["mock-model", "other-model"],
+      env: { CROW_HOME: home },
+      fs: true,
+      terminal: true,
+      session: { notices: {} },
+      permissions: ["allow_once", "allow_always"],
+    });
+    agents.push(agent);
+    return agent;
+  };
+
+  before(async () => {
+    mock = await startMockLlm({ models: ["mock-model", "other-model"] });
+    ws = await tempWorkspace();
+    home = await mkdtemp(path.join(tmpdir(), "crow-home-"));
+  });
+  after(async () => {
+    for (const agent of agents) await agent.close();
+    await mock.close();
+    await ws.cleanup();
+    await rm(home, { recursive: true, force: true });
+  });
+
+  test("new, modes, config options, plan, permissions with fs and terminal, commands, cancel, load", async () => {
+    const agent = await spawn();
+    const file = await ws.write("app.txt", "one\ntwo\n");
+    const { sessionId } = await agent.newSession(ws.dir, [
+      { name: "broken", command: path.join(ws.dir, "no-such-server"), args: [], env: [] },
+    ]);
+    await agent.agent.request(methods.agent.session.setConfigOption, { sessionId, configId: "mode", value: "ask" });
+    await agent.agent.request(methods.agent.session.setConfigOption, {
+      sessionId,
+      configId: "model",
+      value: "other-model",
+    });
+    mock.script(
+      reply()
+        .reasoning("A plan first.")
+        .toolCall("todo", {
+          todos: [
+            { content: "Edit app.txt", status: "in_progress", priority: "high" },
+            { content: "Check it", status: "pending", priority: "medium" },
+          ],
+        })
+        .usage(100, 10),
+      reply().toolCall("write", { file_path: file, content: "one\nTWO\n" }),
+      reply().toolCall("terminal", { command: "cat app.txt" }),
+      reply().toolCall("todo", { todos: [{ content: "Bad", status: "done", priority: "high" }] }),
+      textReply("Done: app.txt now says TWO."),
+    );
+    const turn = await agent.prompt(sessionId, [
+      { type: "text", text: "Uppercase the second line of" },
+      { type: "resource_link", uri: `file://${file}`, name: "app.txt" },
+    ]);
+    assert.equal(turn.stopReason, "end_turn");
+    assert.equal(await ws.read("app.txt"), "one\nTWO\n");
+    await agent.prompt(sessionId, "/help");
+    await agent.agent.request(methods.agent.session.setMode, { sessionId, modeId: "code" });
+    // A cancelled turn and the prompt right behind it.
+    mock.script(reply().text("Long answer").hang(), textReply("Short answer."));
+    const cancelled = agent.prompt(sessionId, "long");
+    await agent.waitForUpdate(
+      sessionId,
+      (u) => u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" && u.content.text.includes("Long"),
+    );
+    await agent.cancel(sessionId);
+    assert.equal((await cancelled).stopReason, "cancelled");
+    assert.equal((await agent.prompt(sessionId, "short")).stopReason, "end_turn");
+    await agent.agent.request(methods.agent.session.list, {});
+    await agent.agent.request(methods.agent.session.close, { sessionId });
+
+    const second = await spawn();
+    await second.agent.request(methods.agent.session.load, { sessionId, cwd: ws.dir, mcpServers: [] });
+    mock.assertDone();
+
+    const validate = await wireValidator();
+    // The validator does reject what the protocol does not allow.
+    const badPlan = { sessionUpdate: "plan", entries: [{ content: "x", status: "done", priority: "high" }] };
+    const bad = validate({ jsonrpc: "2.0", method: "session/update", params: { sessionId, update: badPlan } });
+    assert.ok(bad.errors, "an invalid plan entry is refused");
+    const kinds = new Set<string>();
+    let checked = 0;
+    for (const [n, recorded] of [agent, second].entries()) {
+      for (const line of recorded.stdoutLines) {
+        if (line.trim() === "") continue;
+        const { kind, errors } = validate(JSON.parse(line) as Record<string, unknown>);
+        assert.equal(errors, undefined, `agent ${n + 1} sent an invalid ${kind}: ${line}\n${JSON.stringify(errors)}`);
+        kinds.add(kind);
+        checked++;
+      }
+    }
+    // The session exercised what editors render (so the validation covered it).
+    for (const kind of [
+      "plan",
+      "config_option_update",
+      "current_mode_update",
+      "tool_call",
+      "tool_call_update",
+      "agent_thought_chunk",
+      "user_message_chunk",
+      "available_commands_update",
+      "usage_update",
+      "notice",
+      "session/request_permission",
+      "fs/write_text_file",
+      "terminal/create",
+      "InitializeResponse",
+      "NewSessionResponse",
+      "PromptResponse",
+      "LoadSessionResponse",
+      "SetSessionConfigOptionResponse",
+    ]) {
+      assert.ok(kinds.has(kind), `the recorded wire has ${kind} (seen: ${[...kinds].join(", ")})`);
+    }
+    assert.ok(checked > 50, `validated ${checked} messages`);
+  });
+});

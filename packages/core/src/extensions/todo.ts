@@ -1,0 +1,95 @@
+/**
+ * Plans as a built-in extension on the public API: the `todo` tool. The model writes its whole list on every call
+ * (entries with `content`, `status`, `priority`: exactly ACP's plan entry fields); the list becomes the session's plan
+ * (`session.setPlan`, so hosts get a `plan` event: ACP clients a `plan` update, `crow run` a checklist, the SDK an
+ * event). The list is stored with the session as the call's arguments in the history; when a stored session opens,
+ * the last successful call's list is its plan again.
+ */
+
+import { z } from "zod";
+import type { ChatMessage } from "../messages.js";
+import type { PlanEntry } from "../runtime/types.js";
+import type { Extension } from "./api.js";
+
+/** The tool's name. */
+export const TODO_TOOL = "todo";
+
+const entrySchema = z.object({
+  content: z
+    .string()
+    .trim()
+    .min(1, "must be a non-empty description of the step")
+    .describe("The step, in a short sentence."),
+  status: z.enum(["pending", "in_progress", "completed"]),
+  priority: z.enum(["high", "medium", "low"]),
+});
+
+const todoParameters = z.object({
+  todos: z
+    .array(entrySchema)
+    .describe("The WHOLE list, every entry each time (it replaces the previous list). An empty list clears it."),
+});
+
+const TODO_DESCRIPTION = `Writes your plan for the current task as a checklist the user sees live. Pass the whole list every time: it replaces the previous one.
+
+Use it for multi-step work (three or more distinct steps, or a request with several parts): write the plan before you start, mark exactly the step you are working on \`in_progress\`, and mark each step \`completed\` as soon as it is done (not in batches at the end). Add steps you discover, remove ones that no longer apply.
+
+Do not use it for a single, simple step, for answering a question, or for purely conversational requests.`;
+
+/** The plan as text for the model (what it wrote, so it can check it). */
+export function planText(entries: readonly PlanEntry[]): string {
+  if (entries.length === 0) return "The plan is empty.";
+  const mark = { pending: "[ ]", in_progress: "[~]", completed: "[x]" } as const;
+  const done = entries.filter((e) => e.status === "completed").length;
+  const lines = entries.map((e, i) => `${i + 1}. ${mark[e.status]} ${e.content} (${e.priority})`);
+  return `Plan updated (${done}/${entries.length} completed):\n${lines.join("\n")}`;
+}
+
+/** The plan of a stored history: the list of its last `todo` call that succeeded (empty when none). */
+export function planFromHistory(history: readonly ChatMessage[]): PlanEntry[] {
+  // Model call id → list, for the calls whose result is not an error.
+  const lists = new Map<string, PlanEntry[]>();
+  let last: PlanEntry[] = [];
+  for (const message of history) {
+    if (message.role === "assistant") {
+      for (const call of message.tool_calls ?? []) {
+        if (call.function.name !== TODO_TOOL) continue;
+        let args: unknown;
+        try {
+          args = JSON.parse(call.function.arguments);
+        } catch {
+          continue;
+        }
+        const parsed = todoParameters.safeParse(args);
+        if (parsed.success) lists.set(call.id, parsed.data.todos);
+      }
+    } else if (message.role === "tool") {
+      const list = lists.get(message.tool_call_id);
+      const text = typeof message.content === "string" ? message.content : "";
+      if (list && text.startsWith("Plan updated")) last = list;
+      else if (list && text === "The plan is empty.") last = [];
+    }
+  }
+  return last;
+}
+
+/** The `todo` tool; a stored session's plan is restored from its history when it opens. */
+export const todoExtension: Extension = (crow) => {
+  crow.onSession((session) => {
+    const plan = planFromHistory(session.history);
+    if (plan.length > 0) session.setPlan(plan);
+    return undefined;
+  });
+  crow.registerTool({
+    name: TODO_TOOL,
+    description: TODO_DESCRIPTION,
+    parameters: todoParameters,
+    kind: "think",
+    // Only the session's own plan changes: nothing to ask permission for, allowed in read-only mode.
+    readOnly: true,
+    execute: ({ todos }, { session }) => {
+      session.setPlan(todos);
+      return planText(todos);
+    },
+  });
+};

@@ -1,0 +1,88 @@
+import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { type CrowOptions, createCrow, createLlmClient, type PlanEntry, type SessionEvent } from "@crow/core";
+import { type MockLlm, reply, startMockLlm, textReply } from "@crow/testkit";
+
+const quiet = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+
+const PLAN: PlanEntry[] = [
+  { content: "Reproduce the bug", status: "completed", priority: "high" },
+  { content: "Fix it", status: "in_progress", priority: "medium" },
+];
+
+describe("the SDK: the todo tool's plan", () => {
+  let mock: MockLlm;
+  let dir: string;
+  let options: CrowOptions;
+
+  before(async () => {
+    mock = await startMockLlm();
+    dir = await mkdtemp(path.join(tmpdir(), "crow-todo-"));
+    options = {
+      llm: createLlmClient({ baseURL: mock.url, retry: { maxRetries: 0 } }),
+      model: "mock-model",
+      store: path.join(dir, "crow.db"),
+      home: dir,
+      systemPrompt: "You are a test agent.",
+      logger: quiet,
+    };
+  });
+  after(async () => {
+    await mock.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test("a todo call is a plan event in the prompt's events and for subscribers; a reopened session has it", async () => {
+    const crow = await createCrow(options);
+    let id: string;
+    try {
+      const session = await crow.newSession({ cwd: dir });
+      id = session.id;
+      const subscribed: SessionEvent[] = [];
+      session.subscribe((event) => subscribed.push(event));
+      mock.script(reply().toolCall("todo", { todos: PLAN }), textReply("On it."));
+      const run = session.prompt("fix the bug");
+      const plans: PlanEntry[][] = [];
+      for await (const event of run) if (event.type === "plan") plans.push(event.entries);
+      assert.equal((await run.result).stopReason, "end_turn");
+      assert.deepEqual(plans, [PLAN]);
+      assert.deepEqual(
+        subscribed.filter((e) => e.type === "plan"),
+        [{ type: "plan", entries: PLAN }],
+      );
+      assert.deepEqual(session.plan, PLAN);
+      mock.assertDone();
+    } finally {
+      await crow.close();
+    }
+
+    const again = await createCrow(options);
+    try {
+      const session = await again.loadSession(id);
+      assert.deepEqual(session.plan, PLAN, "the plan is restored from the stored history");
+      await session.command("clear");
+      assert.deepEqual(session.plan, [], "/clear drops the plan with the conversation");
+    } finally {
+      await again.close();
+    }
+  });
+
+  test("disableBuiltins: ['todo'] removes the tool", async () => {
+    const crow = await createCrow({ ...options, disableBuiltins: ["todo"] });
+    try {
+      const session = await crow.newSession({ cwd: dir });
+      mock.script(
+        textReply("ok").expect((req) =>
+          assert.ok(!req.body.tools?.some((t) => t.function.name === "todo"), "no todo tool"),
+        ),
+      );
+      await session.prompt("hi").result;
+      mock.assertDone();
+    } finally {
+      await crow.close();
+    }
+  });
+});
