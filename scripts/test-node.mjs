@@ -54,7 +54,8 @@ function obtainNode() {
   return path.join(dir, "package");
 }
 
-/** Files of the working tree that the copy takes: everything but git's data, installs and build output. */
+/** Files of the working tree that the copy takes: everything but git's data, installs and build output (tsc's
+ * .tsbuildinfo too: without dist/ beside it, `tsc -b` would take the copy for built). */
 const SKIP = new Set([".git", "node_modules", "dist", "bundle", ".pack", "coverage", "reports"]);
 
 /** Copies the working tree into the cache and makes its native modules fit Node `nodeDir`: the copy's path. */
@@ -78,7 +79,7 @@ function prepareTree(nodeDir, version) {
   cpSync(root, tree, {
     recursive: true,
     verbatimSymlinks: true,
-    filter: (src) => src === root || !SKIP.has(path.basename(src)),
+    filter: (src) => src === root || !(SKIP.has(path.basename(src)) || src.endsWith(".tsbuildinfo")),
   });
   if (fresh) {
     log(`rebuilding better-sqlite3 for Node ${version} from source (a few minutes)`);
