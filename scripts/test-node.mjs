@@ -54,9 +54,10 @@ function obtainNode() {
   return path.join(dir, "package");
 }
 
-/** Files of the working tree that the copy takes: everything but git's data, installs and build output (tsc's
- * .tsbuildinfo too: without dist/ beside it, `tsc -b` would take the copy for built). */
-const SKIP = new Set([".git", "node_modules", "dist", "bundle", ".pack", "coverage", "reports"]);
+/** Files of the working tree that the copy takes: everything but git's data and installs. Build output comes along
+ * (the bundles are the same JavaScript on every Node, and the benchmark runs them before any build in the copy); a
+ * .tsbuildinfo must never come without its dist/, or `tsc -b` would take the copy for built. */
+const SKIP = new Set([".git", "node_modules", ".pack", "coverage", "reports"]);
 
 /** Copies the working tree into the cache and makes its native modules fit Node `nodeDir`: the copy's path. */
 function prepareTree(nodeDir, version) {
@@ -79,7 +80,7 @@ function prepareTree(nodeDir, version) {
   cpSync(root, tree, {
     recursive: true,
     verbatimSymlinks: true,
-    filter: (src) => src === root || !(SKIP.has(path.basename(src)) || src.endsWith(".tsbuildinfo")),
+    filter: (src) => src === root || !SKIP.has(path.basename(src)),
   });
   if (fresh) {
     log(`rebuilding better-sqlite3 for Node ${version} from source (a few minutes)`);
