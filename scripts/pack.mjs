@@ -73,6 +73,11 @@ await build({
   outdir: path.join(stage, "bundle"),
 });
 for (const bin of ["crow", "crow-mcp"]) chmodSync(path.join(stage, "bundle", `${bin}.js`), 0o755);
+// The session viewer's browser page (`crow sessions serve` serves bundle/viewer.js and viewer.css), as the workspace
+// build made it: browser code, the same in every layout.
+for (const asset of ["viewer.js", "viewer.css"]) {
+  copyFileSync(path.join(root, "packages/agent/bundle", asset), path.join(stage, "bundle", asset));
+}
 writeFileSync(path.join(stage, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
 copyFileSync(path.join(root, "README.md"), path.join(stage, "README.md"));
 

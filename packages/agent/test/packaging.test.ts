@@ -169,6 +169,8 @@ describe("the published package, installed from its tarball", { timeout: 1_200_0
       imported.size > 5,
       `found only ${imported.size} chunk imports: the pattern no longer matches esbuild's output`,
     );
+    // The session viewer's page, served from bundle/ by `crow sessions serve`.
+    for (const asset of ["./viewer.js", "./viewer.css"]) imported.add(asset);
     const missing = [...imported].filter((rel) => !existsSync(path.join(bundle, rel)));
     assert.deepEqual(missing, []);
   });
