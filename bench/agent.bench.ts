@@ -2,6 +2,7 @@
 // readiness, per-tool-round overhead, streamed chunk relay rate, and peak memory of agent + toolserver.
 import { type AcpTestClient, reply, spawnAcpAgent, startMockLlm, tempWorkspace, textReply } from "@crow/testkit";
 import { formatTiming, measure, measureSpan, writeReport } from "./lib.js";
+import { formatStartup, startupByNode } from "./node-startup.js";
 import { cpuMs, peakFootprintMb, peakRssMb, processTree } from "./proc.js";
 
 const CHUNKS = 10_000;
@@ -122,6 +123,8 @@ export async function run(): Promise<void> {
   const footprint = footprints.length > 0 ? Math.max(...footprints) : undefined;
   await agent.close();
   mock.assertDone();
+  // 6. Startup on each tested Node, with and without the module compile cache (CROW_BENCH_NODES="20 22 24").
+  const byNode = await startupByNode(mock.url, ws, (process.env.CROW_BENCH_NODES ?? "20 22 24").split(/\s+/));
   await mock.close();
   await ws.cleanup();
 
@@ -148,7 +151,9 @@ export async function run(): Promise<void> {
   console.log(
     `footprint agent + toolserver:       ${footprint === undefined ? "n/a (page frames are shown to root only)" : `${footprint.toFixed(1)} MB  (distinct resident pages of both at their peaks, upper estimate; target < 150 MB)`}`,
   );
+  console.log(formatStartup(byNode));
   writeReport("agent", {
+    sessionReadyByNode: byNode,
     initializeMs: init,
     sessionReadyMs: ready,
     sessionReadyElsewhereMs: readyElsewhere,

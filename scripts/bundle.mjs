@@ -6,52 +6,9 @@
 import { chmodSync, rmSync } from "node:fs";
 import path from "node:path";
 import { build } from "esbuild";
+import { common } from "./bundle-options.mjs";
 
 const root = path.join(import.meta.dirname, "..");
-
-/**
- * zod re-exports all of its ~40 error-message locales as `z.locales` (360 KB, 10% of what the agent parses at
- * startup), and a namespace re-export cannot be tree-shaken. Crow only uses the English messages zod installs by
- * default, so the bundles get a `locales` namespace with `en` alone.
- */
-const zodEnglishOnly = {
-  name: "zod-english-only",
-  setup(build) {
-    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => {
-      if (!/[/\\]node_modules[/\\]zod[/\\]/.test(args.importer)) return undefined;
-      return { path: path.join(path.dirname(args.importer), "..", "locales"), namespace: "zod-locales" };
-    });
-    build.onLoad({ filter: /.*/, namespace: "zod-locales" }, (args) => ({
-      contents: 'export { default as en } from "./en.js";',
-      resolveDir: args.path,
-      loader: "js",
-    }));
-  },
-};
-
-/** Options shared by both executables. */
-const common = {
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  target: "node20.19",
-  // Lazy `import()`s (web_fetch's HTML stack, express, PostgreSQL, the CLI subcommands) stay separate chunks.
-  splitting: true,
-  // Native addons find their .node files relative to their own package; pg-native is pg's optional native driver.
-  external: ["better-sqlite3", "@lydell/node-pty", "pg-native"],
-  // CommonJS dependencies call require() for Node built-ins; ESM output has no `require` of its own.
-  banner: {
-    js: 'import { createRequire as __crowRequire } from "node:module"; const require = __crowRequire(import.meta.url);',
-  },
-  // Whitespace and syntax only: names stay, so stack traces still say which function failed. V8 keeps each loaded
-  // chunk's source in memory (for lazy compilation), so this is ~2.5 MB less heap in the agent, and ~15 ms less to a
-  // ready session.
-  minifyWhitespace: true,
-  minifySyntax: true,
-  legalComments: "none",
-  plugins: [zodEnglishOnly],
-  logLevel: "warning",
-};
 
 const targets = [
   { pkg: "packages/mcp", name: "crow-mcp" },
@@ -66,8 +23,6 @@ await Promise.all(
       ...common,
       entryPoints: { [name]: path.join(root, pkg, "dist", "cli.js") },
       outdir,
-      // Flat: every output sits one level below the package root, where version.ts looks for ../package.json.
-      chunkNames: "[name]-[hash]",
     });
     chmodSync(path.join(outdir, `${name}.js`), 0o755);
   }),

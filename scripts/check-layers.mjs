@@ -17,8 +17,8 @@ const rules = {
   "agent/viewer-page": [/^node:/, /^@crow\//, /^@agentclientprotocol\//, /^@modelcontextprotocol\//],
   core: [/^@agentclientprotocol\//, /^@modelcontextprotocol\//, /^@crow\/(agent|mcp|testkit)$/],
   mcp: [/^@agentclientprotocol\//, /^@crow\/(agent|core|testkit)$/, /^openai$/],
-  // The agent may use crow-mcp's dependency-free read format and V8 settings, never the server itself.
-  agent: [/^@crow\/(mcp|testkit)(\/(?!(read-format|v8-flags)$).*)?$/],
+  // The agent may use crow-mcp's dependency-free read format, V8 settings and compile cache switch, never the server.
+  agent: [/^@crow\/(mcp|testkit)(\/(?!(read-format|v8-flags|compile-cache)$).*)?$/],
 };
 
 function sources(dir) {

@@ -17,11 +17,11 @@ import {
   type RequestPermissionResponse,
   type SessionNotification,
 } from "@agentclientprotocol/sdk";
-import { packageBin, packageRoot } from "../package-paths.js";
+import { ownPackageRoot, packageBin } from "../package-paths.js";
 
-/** This installation's `crow` executable, as its package.json declares it (the bundle). */
+/** This installation's `crow` executable, as its package.json declares it (the bundle), whatever the package's name. */
 export function crowCliPath(): string {
-  return packageBin(packageRoot(fileURLToPath(import.meta.url), "@crow/agent"), "@crow/agent", "crow");
+  return packageBin(ownPackageRoot(fileURLToPath(import.meta.url)), "crow", "crow");
 }
 
 const STDERR_TAIL = 8 * 1024;

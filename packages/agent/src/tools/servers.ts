@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
-import { packageBin, packageRoot } from "../package-paths.js";
+import { fileURLToPath } from "node:url";
+import { declaredBin, ownPackageRoot, packageBin, packageRoot } from "../package-paths.js";
 import type { AcpMcpServer, ConfigMcpServer } from "./types.js";
 
 /** Name of the built-in toolserver. The client fs/terminal routing applies to this server's tools. */
@@ -28,17 +29,16 @@ function pairs(list: readonly { name: string; value: string }[] | undefined): Re
 let builtinPath: string | undefined;
 
 /**
- * Path of the built-in crow-mcp executable of this installation: the `crow-mcp` bin that the `@crow/mcp` package
- * resolving from here declares (its bundle). Resolution goes through the package's main entry and walks up to its
- * package.json, so it works from a checkout, a workspace and an installed tree alike.
+ * Path of the built-in crow-mcp executable of this installation: the `crow-mcp` bin of the package this module is
+ * in when it declares one (the published package ships both executables), else the `crow-mcp` bin that the
+ * `@crow/mcp` package resolving from here declares (a checkout or workspace: its bundle). Resolution goes through
+ * package.json files, so it works from a checkout, a workspace and an installed tree alike.
  */
 export function builtinServerPath(): string {
   // Resolved once: the installation does not move while the agent runs, and every session asks.
-  builtinPath ??= packageBin(
-    packageRoot(createRequire(import.meta.url).resolve("@crow/mcp"), "@crow/mcp"),
-    "@crow/mcp",
-    "crow-mcp",
-  );
+  builtinPath ??=
+    declaredBin(ownPackageRoot(fileURLToPath(import.meta.url)), "crow-mcp") ??
+    packageBin(packageRoot(createRequire(import.meta.url).resolve("@crow/mcp"), "@crow/mcp"), "@crow/mcp", "crow-mcp");
   return builtinPath;
 }
 

@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Store } from "@crow/core";
-import { packageRoot } from "../package-paths.js";
+import { ownPackageRoot } from "../package-paths.js";
 import { comparePage } from "./compare-page.js";
 import { allowedHostnames, check, isLoopback } from "./guard.js";
 import { html, layout, notFoundPage } from "./html.js";
@@ -157,7 +157,7 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
     store: options.store,
     prices: options.prices ?? new Map(),
     pollMs: options.pollMs ?? 500,
-    assetsDir: options.assetsDir ?? path.join(packageRoot(fileURLToPath(import.meta.url), "@crow/agent"), "bundle"),
+    assetsDir: options.assetsDir ?? path.join(ownPackageRoot(fileURLToPath(import.meta.url)), "bundle"),
   };
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://viewer");
