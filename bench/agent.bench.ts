@@ -1,11 +1,15 @@
 // `crow acp` end to end over stdio against the zero-latency mock LLM and the real crow-mcp: startup, session
 // readiness, per-tool-round overhead, streamed chunk relay rate, and peak memory of agent + toolserver.
 import { type AcpTestClient, reply, spawnAcpAgent, startMockLlm, tempWorkspace, textReply } from "@crow/testkit";
+import { coldRounds, concurrentSessions, crowRun } from "./agent-load.js";
 import { formatTiming, measure, measureSpan, writeReport } from "./lib.js";
 import { cpuMs, peakFootprintMb, peakRssMb, processTree } from "./proc.js";
 
 const CHUNKS = 10_000;
 const ROUNDS = 20;
+const COLD_ROUNDS = 10;
+const SESSIONS = 20;
+const SESSION_ROUNDS = 10;
 
 export async function run(): Promise<void> {
   const mock = await startMockLlm();
@@ -121,6 +125,12 @@ export async function run(): Promise<void> {
   const totalRss = rss.reduce((a, b) => a + b, 0);
   const footprint = footprints.length > 0 ? Math.max(...footprints) : undefined;
   await agent.close();
+
+  // 6. Whole-process cases: the first rounds of fresh processes, many sessions in one agent, and `crow run`.
+  const cold = await coldRounds(mock, ws.dir, file, COLD_ROUNDS, 5);
+  const concurrent = [];
+  for (let i = 0; i < 2; i++) concurrent.push(await concurrentSessions(mock, ws.dir, file, SESSIONS, SESSION_ROUNDS));
+  const run = await crowRun(mock, ws.dir, file, COLD_ROUNDS, 8);
   mock.assertDone();
   await mock.close();
   await ws.cleanup();
@@ -148,7 +158,23 @@ export async function run(): Promise<void> {
   console.log(
     `footprint agent + toolserver:       ${footprint === undefined ? "n/a (page frames are shown to root only)" : `${footprint.toFixed(1)} MB  (distinct resident pages of both at their peaks, upper estimate; target < 150 MB)`}`,
   );
+  console.log(`first ${COLD_ROUNDS} rounds, fresh process: ${formatTiming(cold)} per round  (target ≤ 7 ms)`);
+  for (const c of concurrent) {
+    const reasons = Object.entries(c.stopReasons)
+      .map(([reason, n]) => `${n} ${reason}`)
+      .join(", ");
+    console.log(
+      `${SESSIONS} sessions × ${SESSION_ROUNDS} rounds at once:  ${c.wallMs.toFixed(0)} ms, ${c.roundsPerSecond.toFixed(0)} rounds/s, ${reasons}; peak tree RSS ${c.peakTreeRssMb.toFixed(0)} MB in ${c.peakProcesses} processes (target ≤ 350 MB; summed VmHWM ${c.summedPeakRssMb.toFixed(0)} MB)`,
+    );
+  }
+  console.log(`crow run: start → first LLM request: ${formatTiming(run.firstRequestMs)}  (target ≤ 450 ms)`);
+  console.log(
+    `crow run: start → exit (${COLD_ROUNDS} rounds): ${formatTiming(run.totalMs)}; peak tree RSS ${run.peakTreeRssMb.toFixed(0)} MB in ${run.peakProcesses} processes (target ≤ 140 MB); exit codes ${[...new Set(run.exitCodes)].join(", ")}`,
+  );
   writeReport("agent", {
+    coldRoundMs: cold,
+    concurrent: { sessions: SESSIONS, rounds: SESSION_ROUNDS, runs: concurrent },
+    crowRun: run,
     initializeMs: init,
     sessionReadyMs: ready,
     sessionReadyElsewhereMs: readyElsewhere,
