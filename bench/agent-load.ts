@@ -9,6 +9,13 @@ import { CROW_BIN, type MockLlm, reply, spawnAcpAgent, textReply } from "@crow/t
 import { summarize, type Timing } from "./lib.js";
 import { type TreeWatch, watchTree } from "./proc.js";
 
+/**
+ * The `crow` bundle these cases run: the checkout's, or CROW_BENCH_BIN (another build placed one level below an
+ * installed @crow/agent root, e.g. packages/agent/bundle-before/crow.js) to compare two builds under the same load.
+ */
+const BIN = process.env.CROW_BENCH_BIN || CROW_BIN;
+const acp = () => ({ file: process.execPath, args: [BIN, "acp"] });
+
 /** One run of many sessions prompting at once in one agent. */
 export interface ConcurrentRun extends TreeWatch {
   /** Wall clock from the first prompt sent to the last turn ended, ms. */
@@ -30,7 +37,7 @@ export async function concurrentSessions(
   sessions: number,
   rounds: number,
 ): Promise<ConcurrentRun> {
-  const agent = await spawnAcpAgent({ llmUrl: mock.url, cwd: dir });
+  const agent = await spawnAcpAgent({ llmUrl: mock.url, cwd: dir, command: acp() });
   const ids: string[] = [];
   for (let i = 0; i < sessions; i++) ids.push((await agent.newSession(dir)).sessionId);
   for (let i = 0; i < sessions * rounds; i++) {
@@ -55,7 +62,7 @@ export async function concurrentSessions(
 export async function coldRounds(mock: MockLlm, dir: string, file: string, rounds: number, runs: number) {
   const samples: number[] = [];
   for (let run = 0; run < runs; run++) {
-    const agent = await spawnAcpAgent({ llmUrl: mock.url, cwd: dir });
+    const agent = await spawnAcpAgent({ llmUrl: mock.url, cwd: dir, command: acp() });
     const { sessionId } = await agent.newSession(dir);
     for (let i = 0; i < rounds; i++) mock.script(reply().toolCall("read", { file_path: file, offset: 1 + (i % 2) }));
     mock.script(textReply("done"));
@@ -99,7 +106,7 @@ export async function crowRun(mock: MockLlm, dir: string, file: string, rounds: 
     mock.script(textReply("done"));
     const before = mock.requests.length;
     const start = performance.now();
-    const child = spawn(process.execPath, [CROW_BIN, "run", "go"], { env, cwd: dir, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [BIN, "run", "go"], { env, cwd: dir, stdio: ["pipe", "pipe", "pipe"] });
     child.stdout.resume();
     child.stderr.resume();
     child.stdin.end();
