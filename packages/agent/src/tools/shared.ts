@@ -77,7 +77,9 @@ function launch(): Running {
   const child = spawn(
     process.execPath,
     [...NODE_FLAGS, builtinServerPath(), "--socket", socketPath, "--exit-with-stdin"],
-    { cwd: process.cwd(), env: processEnv(), stdio: ["pipe", "ignore", "pipe"] },
+    // Its own process group: a Ctrl-C at the terminal of `crow run` (which hosts the agent) must reach only crow run,
+    // which turns it into session/cancel; the toolserver and its shells are not the terminal's foreground job.
+    { cwd: process.cwd(), env: processEnv(), stdio: ["pipe", "ignore", "pipe"], detached: true },
   );
   let stderr = "";
   let listening = false;
@@ -140,6 +142,13 @@ export function sharedEndpoint(): Promise<SharedEndpoint> {
 export function holdSharedToolserver(hold: boolean): void {
   users = Math.max(0, users + (hold ? 1 : -1));
   if (running) setRef(running.child, users > 0);
+}
+
+/** Stops the shared crow-mcp now (SIGTERM: it closes its sessions and their shells), if it runs. */
+export function stopSharedToolserver(): void {
+  const child = running?.child;
+  running = undefined;
+  if (child && child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
 }
 
 /** Process id of the shared crow-mcp while it runs (tests, monitoring). */
