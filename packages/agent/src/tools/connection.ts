@@ -219,9 +219,16 @@ export class ServerConnection {
     if (this.state !== "connected" || !client) {
       throw new CallFailure(`MCP server "${this.name}" is not available: ${this.error ?? this.state}`, "error");
     }
+    // The SDK adds an abort listener to the signal of every request and never removes it: on the turn's signal, shared
+    // by every call of the turn, they would pile up (past 10, Node builds a leak warning, formatting the signal; seen in
+    // a profile of the first tool rounds). Each call gets its own signal, linked to the turn's while the call runs.
+    const call = new AbortController();
+    const forward = () => call.abort(options.signal.reason);
+    if (options.signal.aborted) call.abort(options.signal.reason);
+    else options.signal.addEventListener("abort", forward, { once: true });
     try {
       return (await client.callTool({ name, arguments: args }, undefined, {
-        signal: options.signal,
+        signal: call.signal,
         timeout: options.timeoutMs,
         resetTimeoutOnProgress: true,
         onprogress: (p) => {
@@ -234,6 +241,8 @@ export class ServerConnection {
       })) as CallToolResult;
     } catch (error) {
       throw this.failure(error, options);
+    } finally {
+      options.signal.removeEventListener("abort", forward);
     }
   }
 
