@@ -14,7 +14,7 @@ import { type TreeWatch, watchTree } from "./proc.js";
  * installed @crow/agent root, e.g. packages/agent/bundle-before/crow.js) to compare two builds under the same load.
  */
 const BIN = process.env.CROW_BENCH_BIN || CROW_BIN;
-const acp = () => ({ file: process.execPath, args: [BIN, "acp"] });
+export const acp = () => ({ file: process.execPath, args: [BIN, "acp"] });
 
 /** One run of many sessions prompting at once in one agent. */
 export interface ConcurrentRun extends TreeWatch {

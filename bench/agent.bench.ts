@@ -1,7 +1,7 @@
 // `crow acp` end to end over stdio against the zero-latency mock LLM and the real crow-mcp: startup, session
 // readiness, per-tool-round overhead, streamed chunk relay rate, and peak memory of agent + toolserver.
 import { type AcpTestClient, reply, spawnAcpAgent, startMockLlm, tempWorkspace, textReply } from "@crow/testkit";
-import { coldRounds, concurrentSessions, crowRun } from "./agent-load.js";
+import { acp, coldRounds, concurrentSessions, crowRun } from "./agent-load.js";
 import { formatTiming, measure, measureSpan, writeReport } from "./lib.js";
 import { cpuMs, peakFootprintMb, peakRssMb, processTree } from "./proc.js";
 
@@ -16,8 +16,8 @@ export async function run(): Promise<void> {
   const ws = await tempWorkspace("crow-bench-");
   const file = await ws.write("small.txt", "one line\n");
 
-  // Editors start the agent in the project directory: its spare crow-mcp (started at launch) serves the first session.
-  const spawnAgent = (cwd = ws.dir) => spawnAcpAgent({ llmUrl: mock.url, cwd });
+  // Editors start the agent in the project directory; its crow-mcp is started at launch (before any session asks).
+  const spawnAgent = (cwd = ws.dir) => spawnAcpAgent({ llmUrl: mock.url, cwd, command: acp() });
 
   // 1. spawn → initialize answered.
   // Closing the process is not part of the span.
@@ -46,7 +46,7 @@ export async function run(): Promise<void> {
     20,
     2,
   );
-  // 2b. The same for a session outside the agent's directory (no spare to adopt: crow-mcp starts on session/new).
+  // 2b. The same for a session outside the agent's directory (before the shared crow-mcp, it had to start its own).
   const other = await tempWorkspace("crow-bench-other-");
   const readyElsewhere = await measureSpan(
     async () => {
