@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { CROW_BIN, type MockLlm, reply, spawnAcpAgent, textReply } from "@crow/testkit";
 import { summarize, type Timing } from "./lib.js";
-import { type TreeWatch, watchTree } from "./proc.js";
+import { peakFootprintMb, processTree, type TreeWatch, watchTree } from "./proc.js";
 
 /**
  * The `crow` bundle these cases run: the checkout's, or CROW_BENCH_BIN (another build placed one level below an
@@ -23,6 +23,8 @@ export interface ConcurrentRun extends TreeWatch {
   roundsPerSecond: number;
   /** Stop reasons of the turns, by count (all `end_turn` when everything worked). */
   stopReasons: Record<string, number>;
+  /** Distinct physical pages of the tree at its peak (upper estimate; undefined unless root), MB. */
+  footprintMb: number | undefined;
 }
 
 /**
@@ -49,10 +51,11 @@ export async function concurrentSessions(
   const turns = await Promise.all(ids.map((id) => agent.prompt(id, "go")));
   const wallMs = performance.now() - start;
   const seen = stop();
+  const footprintMb = peakFootprintMb(processTree(agent.process.pid ?? 0));
   await agent.close();
   const stopReasons: Record<string, number> = {};
   for (const turn of turns) stopReasons[turn.stopReason] = (stopReasons[turn.stopReason] ?? 0) + 1;
-  return { ...seen, wallMs, roundsPerSecond: (sessions * rounds) / (wallMs / 1000), stopReasons };
+  return { ...seen, wallMs, roundsPerSecond: (sessions * rounds) / (wallMs / 1000), stopReasons, footprintMb };
 }
 
 /**
@@ -86,6 +89,8 @@ export interface CrowRunCase {
   /** Highest tree RSS of any run (sum of the processes' RSS at one sample), MB. */
   peakTreeRssMb: number;
   peakProcesses: number;
+  /** Highest distinct physical footprint of the tree, read once mid-task (upper estimate; undefined unless root), MB. */
+  footprintMb: number | undefined;
   exitCodes: Array<number | null>;
 }
 
@@ -101,6 +106,7 @@ export async function crowRun(mock: MockLlm, dir: string, file: string, rounds: 
   const exitCodes: Array<number | null> = [];
   let peakTreeRssMb = 0;
   let peakProcesses = 0;
+  let footprintMb: number | undefined;
   for (let run = 0; run < runs; run++) {
     for (let i = 0; i < rounds; i++) mock.script(reply().toolCall("read", { file_path: file, offset: 1 + (i % 2) }));
     mock.script(textReply("done"));
@@ -114,6 +120,10 @@ export async function crowRun(mock: MockLlm, dir: string, file: string, rounds: 
     const stop = watchTree(child.pid ?? 0, 20);
     await mock.waitForRequests(before + 1);
     first.push(performance.now() - start);
+    // Mid-task: every process is up (the last request would race the exit).
+    await mock.waitForRequests(before + Math.ceil(rounds / 2));
+    const mb = peakFootprintMb(processTree(child.pid ?? 0));
+    if (mb !== undefined) footprintMb = Math.max(footprintMb ?? 0, mb);
     exitCodes.push(await exited);
     total.push(performance.now() - start);
     // Peaks are kept from the samples taken while the tree lived.
@@ -127,6 +137,7 @@ export async function crowRun(mock: MockLlm, dir: string, file: string, rounds: 
     totalMs: summarize(total),
     peakTreeRssMb,
     peakProcesses,
+    footprintMb,
     exitCodes,
   } satisfies CrowRunCase;
 }

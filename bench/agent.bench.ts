@@ -164,12 +164,12 @@ export async function run(): Promise<void> {
       .map(([reason, n]) => `${n} ${reason}`)
       .join(", ");
     console.log(
-      `${SESSIONS} sessions × ${SESSION_ROUNDS} rounds at once:  ${c.wallMs.toFixed(0)} ms, ${c.roundsPerSecond.toFixed(0)} rounds/s, ${reasons}; peak tree RSS ${c.peakTreeRssMb.toFixed(0)} MB in ${c.peakProcesses} processes (target ≤ 350 MB; summed VmHWM ${c.summedPeakRssMb.toFixed(0)} MB)`,
+      `${SESSIONS} sessions × ${SESSION_ROUNDS} rounds at once:  ${c.wallMs.toFixed(0)} ms, ${c.roundsPerSecond.toFixed(0)} rounds/s, ${reasons}; peak tree RSS ${c.peakTreeRssMb.toFixed(0)} MB in ${c.peakProcesses} processes (target ≤ 350 MB; summed VmHWM ${c.summedPeakRssMb.toFixed(0)} MB; footprint ${c.footprintMb?.toFixed(0) ?? "n/a"} MB)`,
     );
   }
   console.log(`crow run: start → first LLM request: ${formatTiming(run.firstRequestMs)}  (target ≤ 450 ms)`);
   console.log(
-    `crow run: start → exit (${COLD_ROUNDS} rounds): ${formatTiming(run.totalMs)}; peak tree RSS ${run.peakTreeRssMb.toFixed(0)} MB in ${run.peakProcesses} processes (target ≤ 140 MB); exit codes ${[...new Set(run.exitCodes)].join(", ")}`,
+    `crow run: start → exit (${COLD_ROUNDS} rounds): ${formatTiming(run.totalMs)}; peak tree RSS ${run.peakTreeRssMb.toFixed(0)} MB in ${run.peakProcesses} processes (target ≤ 140 MB; footprint ${run.footprintMb?.toFixed(0) ?? "n/a"} MB); exit codes ${[...new Set(run.exitCodes)].join(", ")}`,
   );
   writeReport("agent", {
     coldRoundMs: cold,
