@@ -147,7 +147,7 @@ async function serveSocket(socketPath: string, options: ServerOptions, exitWithS
   const { startSocketServer } = await import("./socket.js");
   let running: Awaited<ReturnType<typeof startSocketServer>>;
   try {
-    running = await startSocketServer(socketPath, options);
+    running = await startSocketServer(socketPath, { ...options, warmUp: true });
   } catch (error) {
     fail(`cannot listen on ${socketPath}: ${(error as Error).message}`);
   }

@@ -5,7 +5,13 @@
  * not loaded, the bodies are small JSON-RPC messages.
  */
 import { chmodSync } from "node:fs";
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  request,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import type { ServerOptions } from "./server.js";
 import { createSessionTable, jsonRpcError } from "./sessions.js";
 
@@ -18,6 +24,59 @@ export interface RunningSocketServer {
   sessionCount(): number;
   /** Closes every session (killing their shells) and stops listening. */
   close(): Promise<void>;
+}
+
+/** One request to our own socket; resolves with the response's session id header and body. */
+function selfRequest(
+  socketPath: string,
+  method: string,
+  body: unknown,
+  sessionId?: string,
+): Promise<{ sessionId: string | undefined; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        socketPath,
+        method,
+        path: "/mcp",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...(sessionId ? { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18" } : {}),
+        },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          text += chunk;
+        });
+        res.on("end", () => {
+          const id = res.headers["mcp-session-id"];
+          resolve({ sessionId: Array.isArray(id) ? id[0] : id, text });
+        });
+      },
+    );
+    req.on("error", reject);
+    req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
+
+async function warmUp(socketPath: string): Promise<void> {
+  try {
+    const init = await selfRequest(socketPath, "POST", {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "warm-up", version: "0" } },
+    });
+    if (!init.sessionId) return;
+    await selfRequest(socketPath, "POST", { jsonrpc: "2.0", method: "notifications/initialized" }, init.sessionId);
+    await selfRequest(socketPath, "POST", { jsonrpc: "2.0", id: 2, method: "tools/list" }, init.sessionId);
+    await selfRequest(socketPath, "DELETE", undefined, init.sessionId);
+  } catch {
+    // Only a head start: the real sessions work the same without it.
+  }
 }
 
 async function readJson(req: IncomingMessage): Promise<{ body: unknown } | { error: string }> {
@@ -38,7 +97,14 @@ async function readJson(req: IncomingMessage): Promise<{ body: unknown } | { err
 /** Serves crow-mcp's MCP sessions at `/mcp` on the unix socket `socketPath` (which must not exist yet). */
 export async function startSocketServer(
   socketPath: string,
-  options: ServerOptions & { sessionIdleMs?: number } = {},
+  options: ServerOptions & {
+    sessionIdleMs?: number;
+    /**
+     * Right after listening, open, list the tools of and end one MCP session: the first real session, which usually
+     * comes while the agent is still loading, then finds that code compiled (its initialize: ~55 → ~15 ms).
+     */
+    warmUp?: boolean;
+  } = {},
 ): Promise<RunningSocketServer> {
   const sessions = createSessionTable(options);
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -76,6 +142,8 @@ export async function startSocketServer(
   });
   // Only the owner may connect (the directory is private too; this covers a socket placed elsewhere).
   chmodSync(socketPath, 0o600);
+  // After listening (the client may connect meanwhile; its requests then wait at most for the rest of the warm-up).
+  if (options.warmUp) setImmediate(() => void warmUp(socketPath));
   return {
     socketPath,
     sessionCount: () => sessions.count(),
