@@ -13,8 +13,8 @@ import { peakFootprintMb, processTree, type TreeWatch, watchTree } from "./proc.
  * The `crow` bundle these cases run: the checkout's, or CROW_BENCH_BIN (another build placed one level below an
  * installed @crow/agent root, e.g. packages/agent/bundle-before/crow.js) to compare two builds under the same load.
  */
-const BIN = process.env.CROW_BENCH_BIN || CROW_BIN;
-export const acp = () => ({ file: process.execPath, args: [BIN, "acp"] });
+const bin = () => process.env.CROW_BENCH_BIN || CROW_BIN;
+export const acp = () => ({ file: process.execPath, args: [bin(), "acp"] });
 
 /** One run of many sessions prompting at once in one agent. */
 export interface ConcurrentRun extends TreeWatch {
@@ -112,7 +112,7 @@ export async function crowRun(mock: MockLlm, dir: string, file: string, rounds: 
     mock.script(textReply("done"));
     const before = mock.requests.length;
     const start = performance.now();
-    const child = spawn(process.execPath, [BIN, "run", "go"], { env, cwd: dir, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [bin(), "run", "go"], { env, cwd: dir, stdio: ["pipe", "pipe", "pipe"] });
     child.stdout.resume();
     child.stderr.resume();
     child.stdin.end();
