@@ -6,6 +6,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type CallToolResult, ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerSpec } from "./servers.js";
 import { holdSharedToolserver, type SharedEndpoint, sharedEndpoint } from "./shared.js";
+import { SocketHttpTransport } from "./socket-transport.js";
 
 /** How long a server may take to spawn and answer `initialize` before it counts as failed. */
 const CONNECT_TIMEOUT_MS = 30_000;
@@ -165,10 +166,7 @@ export class ServerConnection {
     if (spec.transport === "shared") {
       const shared = await sharedEndpoint();
       this.shared = shared;
-      return new StreamableHTTPClientTransport(shared.url, {
-        fetch: shared.fetch,
-        requestInit: { headers: { [CWD_HEADER]: encodeURIComponent(spec.cwd) } },
-      });
+      return new SocketHttpTransport(shared.socketPath, { [CWD_HEADER]: encodeURIComponent(spec.cwd) });
     }
     if (spec.transport !== "stdio") {
       const url = new URL(spec.url);
@@ -288,7 +286,7 @@ export class ServerConnection {
     if (this.holding) holdSharedToolserver(false);
     this.holding = false;
     // A session of the shared crow-mcp is ended explicitly (its shell stops); the process itself serves others.
-    if (shared && !this.sharedEnded && transport instanceof StreamableHTTPClientTransport) {
+    if (shared && !this.sharedEnded && transport instanceof SocketHttpTransport) {
       await transport.terminateSession().catch(() => {});
     }
     await client?.close().catch(() => {});

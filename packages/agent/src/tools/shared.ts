@@ -17,7 +17,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { builtinServerPath, processEnv } from "./servers.js";
-import { type SocketFetch, socketFetch } from "./socket-fetch.js";
 
 /** How long crow-mcp may take to start listening. */
 const START_TIMEOUT_MS = 30_000;
@@ -29,9 +28,8 @@ const READY = /listening on unix:/;
 /** One running shared crow-mcp process. */
 export interface SharedEndpoint {
   readonly pid: number;
-  /** The MCP endpoint (host and path; requests go through `fetch` to the socket). */
-  readonly url: URL;
-  readonly fetch: SocketFetch;
+  /** The unix socket it serves MCP on (Streamable HTTP at /mcp). */
+  readonly socketPath: string;
   /** Resolves, with a sentence saying how, when this process has ended. */
   readonly ended: Promise<string>;
 }
@@ -109,7 +107,7 @@ function launch(): Running {
       clearTimeout(timer);
       // Starting kept this process alive (someone waits for it); from now on only sessions using it do.
       setRef(child, users > 0);
-      resolve({ pid: child.pid ?? 0, url: new URL("http://localhost/mcp"), fetch: socketFetch(socketPath), ended });
+      resolve({ pid: child.pid ?? 0, socketPath, ended });
     });
     void ended.then((why) => {
       clearTimeout(timer);
