@@ -1,20 +1,24 @@
 // `crow acp` end to end over stdio against the zero-latency mock LLM and the real crow-mcp: startup, session
 // readiness, per-tool-round overhead, streamed chunk relay rate, and peak memory of agent + toolserver.
 import { type AcpTestClient, reply, spawnAcpAgent, startMockLlm, tempWorkspace, textReply } from "@crow/testkit";
+import { acp, coldRounds, concurrentSessions, crowRun } from "./agent-load.js";
 import { formatTiming, measure, measureSpan, writeReport } from "./lib.js";
 import { formatStartup, startupByNode } from "./node-startup.js";
 import { cpuMs, peakFootprintMb, peakRssMb, processTree } from "./proc.js";
 
 const CHUNKS = 10_000;
 const ROUNDS = 20;
+const COLD_ROUNDS = 10;
+const SESSIONS = 20;
+const SESSION_ROUNDS = 10;
 
 export async function run(): Promise<void> {
   const mock = await startMockLlm();
   const ws = await tempWorkspace("crow-bench-");
   const file = await ws.write("small.txt", "one line\n");
 
-  // Editors start the agent in the project directory: its spare crow-mcp (started at launch) serves the first session.
-  const spawnAgent = (cwd = ws.dir) => spawnAcpAgent({ llmUrl: mock.url, cwd });
+  // Editors start the agent in the project directory; its crow-mcp is started at launch (before any session asks).
+  const spawnAgent = (cwd = ws.dir) => spawnAcpAgent({ llmUrl: mock.url, cwd, command: acp() });
 
   // 1. spawn → initialize answered.
   // Closing the process is not part of the span.
@@ -43,7 +47,7 @@ export async function run(): Promise<void> {
     20,
     2,
   );
-  // 2b. The same for a session outside the agent's directory (no spare to adopt: crow-mcp starts on session/new).
+  // 2b. The same for a session outside the agent's directory (before the shared crow-mcp, it had to start its own).
   const other = await tempWorkspace("crow-bench-other-");
   const readyElsewhere = await measureSpan(
     async () => {
@@ -122,8 +126,14 @@ export async function run(): Promise<void> {
   const totalRss = rss.reduce((a, b) => a + b, 0);
   const footprint = footprints.length > 0 ? Math.max(...footprints) : undefined;
   await agent.close();
+
+  // 6. Whole-process cases: the first rounds of fresh processes, many sessions in one agent, and `crow run`.
+  const cold = await coldRounds(mock, ws.dir, file, COLD_ROUNDS, 5);
+  const concurrent = [];
+  for (let i = 0; i < 2; i++) concurrent.push(await concurrentSessions(mock, ws.dir, file, SESSIONS, SESSION_ROUNDS));
+  const run = await crowRun(mock, ws.dir, file, COLD_ROUNDS, 8);
   mock.assertDone();
-  // 6. Startup on each tested Node, with and without the module compile cache (CROW_BENCH_NODES="20 22 24").
+  // 7. Startup on each tested Node, with and without the module compile cache (CROW_BENCH_NODES="20 22 24").
   const byNode = await startupByNode(mock.url, ws, (process.env.CROW_BENCH_NODES ?? "20 22 24").split(/\s+/));
   await mock.close();
   await ws.cleanup();
@@ -151,9 +161,25 @@ export async function run(): Promise<void> {
   console.log(
     `footprint agent + toolserver:       ${footprint === undefined ? "n/a (page frames are shown to root only)" : `${footprint.toFixed(1)} MB  (distinct resident pages of both at their peaks, upper estimate; target < 150 MB)`}`,
   );
+  console.log(`first ${COLD_ROUNDS} rounds, fresh process: ${formatTiming(cold)} per round  (target ≤ 7 ms)`);
+  for (const c of concurrent) {
+    const reasons = Object.entries(c.stopReasons)
+      .map(([reason, n]) => `${n} ${reason}`)
+      .join(", ");
+    console.log(
+      `${SESSIONS} sessions × ${SESSION_ROUNDS} rounds at once:  ${c.wallMs.toFixed(0)} ms, ${c.roundsPerSecond.toFixed(0)} rounds/s, ${reasons}; peak tree RSS ${c.peakTreeRssMb.toFixed(0)} MB in ${c.peakProcesses} processes (target ≤ 350 MB; summed VmHWM ${c.summedPeakRssMb.toFixed(0)} MB; footprint ${c.footprintMb?.toFixed(0) ?? "n/a"} MB)`,
+    );
+  }
+  console.log(`crow run: start → first LLM request: ${formatTiming(run.firstRequestMs)}  (target ≤ 450 ms)`);
+  console.log(
+    `crow run: start → exit (${COLD_ROUNDS} rounds): ${formatTiming(run.totalMs)}; peak tree RSS ${run.peakTreeRssMb.toFixed(0)} MB in ${run.peakProcesses} processes (target ≤ 140 MB; footprint ${run.footprintMb?.toFixed(0) ?? "n/a"} MB); exit codes ${[...new Set(run.exitCodes)].join(", ")}`,
+  );
   console.log(formatStartup(byNode));
   writeReport("agent", {
     sessionReadyByNode: byNode,
+    coldRoundMs: cold,
+    concurrent: { sessions: SESSIONS, rounds: SESSION_ROUNDS, runs: concurrent },
+    crowRun: run,
     initializeMs: init,
     sessionReadyMs: ready,
     sessionReadyElsewhereMs: readyElsewhere,

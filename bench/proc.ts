@@ -110,3 +110,41 @@ export function footprintMb(pids: readonly number[]): number | undefined {
   }
   return (frames.size * PAGE) / (1024 * 1024);
 }
+
+/** What {@link watchTree} saw of a process tree. */
+export interface TreeWatch {
+  /** Highest sum of the tree's current RSS at one sample, in MB. */
+  peakTreeRssMb: number;
+  /** Most processes in the tree at one sample. */
+  peakProcesses: number;
+  /** Sum over every process seen of its own peak RSS (VmHWM, last read while it lived), in MB. */
+  summedPeakRssMb: number;
+}
+
+/**
+ * Samples the tree under `pid` every `intervalMs` (sum of VmRSS, process count, each process's VmHWM) until the
+ * returned function is called; that function takes one last sample and returns what was seen.
+ */
+export function watchTree(pid: number, intervalMs = 25): () => TreeWatch {
+  let peakTreeRssMb = 0;
+  let peakProcesses = 0;
+  const hwm = new Map<number, number>();
+  const sample = () => {
+    const pids = processTree(pid).filter((p) => rssMb(p) > 0);
+    let sum = 0;
+    for (const p of pids) {
+      sum += rssMb(p);
+      const peak = peakRssMb(p);
+      if (peak > 0) hwm.set(p, peak);
+    }
+    peakTreeRssMb = Math.max(peakTreeRssMb, sum);
+    peakProcesses = Math.max(peakProcesses, pids.length);
+  };
+  sample();
+  const timer = setInterval(sample, intervalMs);
+  return () => {
+    sample();
+    clearInterval(timer);
+    return { peakTreeRssMb, peakProcesses, summedPeakRssMb: [...hwm.values()].reduce((a, b) => a + b, 0) };
+  };
+}

@@ -10,13 +10,25 @@ function threshold(): number {
   return wanted && wanted in LEVELS ? LEVELS[wanted] : LEVELS.warn;
 }
 
+let sink: ((line: string) => void) | undefined;
+
+/**
+ * Sends the log lines to `to` instead of stderr (undefined: back to stderr). `crow run` hosts the agent in its own
+ * process and keeps the agent's log out of the conversation on the terminal.
+ */
+export function routeLog(to: ((line: string) => void) | undefined): void {
+  sink = to;
+}
+
 function write(level: Level, message: string, detail?: unknown): void {
   if (LEVELS[level] > threshold()) return;
   const suffix =
     detail === undefined
       ? ""
       : ` ${detail instanceof Error ? (detail.stack ?? detail.message) : JSON.stringify(detail)}`;
-  process.stderr.write(`[crow] ${level}: ${message}${suffix}\n`);
+  const line = `[crow] ${level}: ${message}${suffix}\n`;
+  if (sink) sink(line);
+  else process.stderr.write(line);
 }
 
 export const log = {

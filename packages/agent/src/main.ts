@@ -12,7 +12,7 @@ applyV8Flags([["optimize-for-size", ""]]);
 import { parseArgs } from "node:util";
 import { ConfigError, exportDotenv, loadConfig } from "./config/index.js";
 import { log } from "./log.js";
-import { startSpareBuiltin } from "./tools/spare.js";
+import { startSharedToolserver } from "./tools/shared.js";
 import { VERSION } from "./version.js";
 
 const HELP = `crow ${VERSION} — a coding agent: ACP to the editor, MCP to its tools, any OpenAI-compatible LLM.
@@ -81,9 +81,9 @@ async function main(): Promise<number> {
     }
     // Spawned tool servers see .env too (the built-in crow-mcp reads SEARXNG_URL), as upstream's load_dotenv did.
     exportDotenv(config);
-    // The first session's crow-mcp boots while the ACP layer and the runtime load (editors start the agent in the
-    // project directory, so the first session usually adopts it; see tools/spare.ts).
-    startSpareBuiltin();
+    // The shared crow-mcp boots while the ACP layer and the runtime load, so the first session's tools are ready
+    // sooner (every session, in any directory, is an MCP session of it; see tools/shared.ts).
+    startSharedToolserver();
     for (const note of config.notes) log.info(note);
     for (const notice of config.notices) process.stderr.write(`crow: ${notice}\n`);
     // Started by hand in a terminal, it would otherwise sit silent: say what it expects (stderr; stdout is ACP).

@@ -1,12 +1,10 @@
-import { randomUUID, timingSafeEqual } from "node:crypto";
+import { timingSafeEqual } from "node:crypto";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createMcpExpressApp } from "@modelcontextprotocol/sdk/server/express.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { NextFunction, Request, Response } from "express";
-import { log } from "./log.js";
-import { type CrowMcpServer, createServer, type ServerOptions } from "./server.js";
+import type { ServerOptions } from "./server.js";
+import { createSessionTable, jsonRpcError } from "./sessions.js";
 
 /** Options of {@link startHttpServer}. */
 export interface HttpServerOptions extends ServerOptions {
@@ -34,15 +32,9 @@ export interface RunningHttpServer {
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
 
-interface LiveSession {
-  transport: StreamableHTTPServerTransport;
-  crow: CrowMcpServer;
-  lastSeen: number;
-}
-
 /**
  * Serves crow-mcp over Streamable HTTP at `/mcp`, statefully: each MCP session gets its own server instance and
- * so its own shell. Host-header validation (DNS-rebinding protection) is always on: loopback names when bound to
+ * so its own shell (and its own working directory when `initialize` carries the `crow-cwd` header; see sessions.ts). Host-header validation (DNS-rebinding protection) is always on: loopback names when bound to
  * loopback, otherwise the bound host plus `allowedHosts`.
  */
 export async function startHttpServer(options: HttpServerOptions = {}): Promise<RunningHttpServer> {
@@ -51,73 +43,13 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     ? undefined
     : [...(host === "0.0.0.0" || host === "::" ? [] : [host]), ...(options.allowedHosts ?? [])];
   const app = createMcpExpressApp(allowedHosts?.length ? { host, allowedHosts } : { host });
-  const sessions = new Map<string, LiveSession>();
+  const sessions = createSessionTable(options);
 
   if (options.token) app.use(bearerAuth(options.token));
 
-  app.post("/mcp", async (req: Request, res: Response) => {
-    const sessionId = req.header("mcp-session-id");
-    const live = sessionId ? sessions.get(sessionId) : undefined;
-    if (live) {
-      live.lastSeen = Date.now();
-      await live.transport.handleRequest(req, res, req.body);
-      return;
-    }
-    if (sessionId || !isInitializeRequest(req.body)) {
-      jsonRpcError(
-        res,
-        sessionId ? 404 : 400,
-        sessionId
-          ? "Unknown or expired MCP session; initialize again"
-          : "Bad request: no MCP session; send initialize first",
-      );
-      return;
-    }
-    const crow = createServer(options);
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        sessions.set(id, { transport, crow, lastSeen: Date.now() });
-        log.info(`MCP session ${id} opened`);
-      },
-    });
-    transport.onclose = () => {
-      const id = transport.sessionId;
-      if (id && sessions.delete(id)) log.info(`MCP session ${id} closed`);
-      void crow.close();
-    };
-    await crow.server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
-  });
-
-  const existingSession = async (req: Request, res: Response) => {
-    const sessionId = req.header("mcp-session-id");
-    const live = sessionId ? sessions.get(sessionId) : undefined;
-    if (!live) {
-      jsonRpcError(res, sessionId ? 404 : 400, "Unknown or missing MCP session id");
-      return;
-    }
-    live.lastSeen = Date.now();
-    await live.transport.handleRequest(req, res);
-  };
-  app.get("/mcp", existingSession);
-  app.delete("/mcp", existingSession);
-
-  const idleMs = options.sessionIdleMs ?? 30 * 60_000;
-  const sweeper = setInterval(
-    () => {
-      const now = Date.now();
-      for (const [id, live] of sessions) {
-        if (now - live.lastSeen > idleMs) {
-          log.info(`MCP session ${id} idle for ${Math.round(idleMs / 1000)} s; closing it`);
-          sessions.delete(id);
-          void live.transport.close();
-        }
-      }
-    },
-    Math.min(idleMs, 60_000),
-  );
-  sweeper.unref();
+  app.post("/mcp", (req: Request, res: Response) => sessions.post(req, res, req.body));
+  app.get("/mcp", (req: Request, res: Response) => sessions.existing(req, res));
+  app.delete("/mcp", (req: Request, res: Response) => sessions.existing(req, res));
 
   const server = await new Promise<Server>((resolve, reject) => {
     const listening = app.listen(options.port ?? 0, host, (error?: Error) =>
@@ -129,17 +61,9 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
 
   return {
     url: `http://${shownHost}:${address.port}/mcp`,
-    sessionCount: () => sessions.size,
+    sessionCount: () => sessions.count(),
     close: async () => {
-      clearInterval(sweeper);
-      const all = [...sessions.values()];
-      sessions.clear();
-      await Promise.all(
-        all.map(async (live) => {
-          await live.transport.close().catch(() => undefined);
-          await live.crow.close();
-        }),
-      );
+      await sessions.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
@@ -157,8 +81,4 @@ function bearerAuth(token: string) {
     res.setHeader("WWW-Authenticate", 'Bearer realm="crow-mcp"');
     jsonRpcError(res, 401, "Unauthorized: send the crow-mcp token as 'Authorization: Bearer <token>'");
   };
-}
-
-function jsonRpcError(res: Response, status: number, message: string): void {
-  res.status(status).json({ jsonrpc: "2.0", error: { code: -32000, message }, id: null });
 }

@@ -11,6 +11,9 @@ const HELP = `crow-mcp ${VERSION} — Crow's MCP toolserver: terminal, read, wri
 Usage:
   crow-mcp                         serve MCP over stdio (what an MCP client launches)
   crow-mcp --http [options]        serve MCP over Streamable HTTP at /mcp
+  crow-mcp --socket <path>         serve Streamable HTTP at /mcp on a unix socket (how crow shares one
+                                   crow-mcp among its sessions; each MCP session may name its cwd in
+                                   the crow-cwd header of initialize)
 
 Options:
   --http                 serve Streamable HTTP instead of stdio
@@ -18,6 +21,7 @@ Options:
   --port <port>          port to bind (default 7419; 0 picks a free port)
   --token <token>        require "Authorization: Bearer <token>" (or set CROW_MCP_TOKEN)
   --allowed-host <host>  also accept this Host header (repeatable; for non-loopback binds)
+  --exit-with-stdin      with --socket: stop when stdin closes (the parent that started it is gone)
   --cwd <dir>            working directory for the tools (default: the current directory)
   --soft-timeout <s>     seconds without output before a command returns partial output
                          (default 30, or CROW_TERMINAL_SOFT_TIMEOUT)
@@ -41,6 +45,8 @@ function parse() {
     return parseArgs({
       options: {
         http: { type: "boolean" },
+        socket: { type: "string" },
+        "exit-with-stdin": { type: "boolean" },
         host: { type: "string" },
         port: { type: "string" },
         token: { type: "string" },
@@ -91,6 +97,15 @@ async function main(): Promise<void> {
     ...(softTimeoutSeconds !== undefined ? { terminal: { softTimeoutSeconds } } : {}),
   };
 
+  if (args.socket !== undefined) {
+    if (args.http) fail("--socket and --http exclude each other");
+    for (const flag of ["host", "port", "token", "allowed-host"] as const) {
+      if (args[flag] !== undefined) fail(`--${flag} only applies with --http`);
+    }
+    await serveSocket(args.socket, options, args["exit-with-stdin"] === true);
+    return;
+  }
+  if (args["exit-with-stdin"]) fail("--exit-with-stdin only applies with --socket");
   if (!args.http) {
     for (const flag of ["host", "port", "token", "allowed-host"] as const) {
       if (args[flag] !== undefined) fail(`--${flag} only applies with --http`);
@@ -126,6 +141,30 @@ async function main(): Promise<void> {
   };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
+}
+
+async function serveSocket(socketPath: string, options: ServerOptions, exitWithStdin: boolean): Promise<void> {
+  const { startSocketServer } = await import("./socket.js");
+  let running: Awaited<ReturnType<typeof startSocketServer>>;
+  try {
+    running = await startSocketServer(socketPath, { ...options, warmUp: true });
+  } catch (error) {
+    fail(`cannot listen on ${socketPath}: ${(error as Error).message}`);
+  }
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    void running.close().finally(() => process.exit(0));
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  if (exitWithStdin) {
+    process.stdin.once("end", stop);
+    process.stdin.once("error", stop);
+    process.stdin.resume();
+  }
+  process.stderr.write(`crow-mcp ${VERSION} listening on unix:${socketPath}\n`);
 }
 
 async function serveStdio(options: ServerOptions): Promise<void> {

@@ -1,12 +1,10 @@
 /**
- * The `crow acp` child of `crow run`: the same installation (this Node binary and this package's dist/cli.js),
- * spoken to over ACP on its stdio. It runs in its own process group so a Ctrl-C at the terminal reaches only
- * `crow run`, which turns it into `session/cancel`. Its stderr is kept (the tail is shown if it dies) and passed
- * through live when CROW_LOG asks for logs.
+ * The agent of `crow run`: the very ACP agent `crow acp` serves (acp/agent.ts), hosted in this process and spoken to
+ * over ACP through a pair of in-memory NDJSON streams. ACP stays the boundary (one agent code path, messages are
+ * serialized as on stdio); what goes away is a second Node process, its startup and its memory. The agent's log lines
+ * (and any console output of extensions) never reach the terminal's stdout: the tail is kept for error messages and
+ * they pass through to stderr when CROW_LOG asks for logs.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { Readable, Writable } from "node:stream";
-import { fileURLToPath } from "node:url";
 import {
   type ClientConnection,
   type ClientContext,
@@ -17,25 +15,23 @@ import {
   type RequestPermissionResponse,
   type SessionNotification,
 } from "@agentclientprotocol/sdk";
-import { ownPackageRoot, packageBin } from "../package-paths.js";
+import { ConfigError, exportDotenv, loadConfig } from "../config/index.js";
+import { routeLog } from "../log.js";
+import { startSharedToolserver, stopSharedToolserver } from "../tools/shared.js";
 
-/** This installation's `crow` executable, as its package.json declares it (the bundle), whatever the package's name. */
-export function crowCliPath(): string {
-  return packageBin(ownPackageRoot(fileURLToPath(import.meta.url)), "crow", "crow");
-}
+const LOG_TAIL = 8 * 1024;
 
-const STDERR_TAIL = 8 * 1024;
-
-/** The agent process ended while `crow run` still needed it. */
+/** The agent stopped (or could not start) while `crow run` still needed it. */
 export class AgentExitedError extends Error {
   constructor(
-    readonly code: number | null,
-    readonly signal: NodeJS.Signals | null,
+    message: string,
+    /** What the agent said: its last log lines, or the configuration error it refused to start with. */
     readonly stderr: string,
+    /** The exit code the failure calls for: 2 for a configuration the agent refused, else null. */
+    readonly code: number | null = null,
   ) {
-    const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-    const tail = stderr.trim() ? `:\n${stderr.trim()}` : "";
-    super(`the agent (crow acp) ${how}${tail}`);
+    const tail = stderr.trim() ? `\n${stderr.trim()}` : "";
+    super(`${message}${tail}`);
   }
 }
 
@@ -47,81 +43,96 @@ export interface AgentHandlers {
 export interface AgentProcess {
   readonly agent: ClientContext;
   readonly connection: ClientConnection;
-  readonly child: ChildProcess;
-  /** Rejects with `AgentExitedError` when the child exits (never resolves). */
+  /** Rejects with `AgentExitedError` when the agent cannot start or stops (never resolves). */
   readonly died: Promise<never>;
-  /** Races a request against the child's death, so a crash never leaves `crow run` waiting. */
+  /** Races a request against the agent's failure, so a broken agent never leaves `crow run` waiting. */
   guard<T>(request: Promise<T>): Promise<T>;
-  /** Closes stdin and waits for the agent to stop its tools and exit (SIGTERM after `graceMs`). */
+  /** Ends the connection and waits for the agent to close its sessions and stop their tools. */
   close(graceMs?: number): Promise<void>;
-  /** Ends the child at once (second Ctrl-C). */
+  /** Stops the tools at once (second Ctrl-C; the process exits right after). */
   kill(): void;
 }
 
+/** A byte pipe: what is written to `writable` comes out of `readable`. */
+function pipe(): { writable: WritableStream<Uint8Array>; readable: ReadableStream<Uint8Array> } {
+  return new TransformStream<Uint8Array, Uint8Array>();
+}
+
+/** Starts the agent in this process with `env` as its environment and connects to it. */
 export function startAgent(handlers: AgentHandlers, env: NodeJS.ProcessEnv = process.env): AgentProcess {
-  const child = spawn(process.execPath, [crowCliPath(), "acp"], {
-    env,
-    stdio: ["pipe", "pipe", "pipe"],
-    detached: true,
-  });
-  let stderr = "";
+  let logTail = "";
   const passThrough = Boolean(env.CROW_LOG);
-  child.stderr?.setEncoding("utf8");
-  child.stderr?.on("data", (text: string) => {
-    stderr = (stderr + text).slice(-STDERR_TAIL);
+  const keep = (text: string) => {
+    logTail = (logTail + text).slice(-LOG_TAIL);
     if (passThrough) process.stderr.write(text);
-  });
-  let exited = false;
+  };
+  routeLog(keep);
+  // Extensions run in this process now: their console output is the agent's log, never the answer on stdout.
+  const toLog = (...args: unknown[]) => keep(`${args.map((a) => (typeof a === "string" ? a : String(a))).join(" ")}\n`);
+  console.log = toLog;
+  console.info = toLog;
+  console.debug = toLog;
+  console.warn = toLog;
+  console.error = toLog;
+
+  const toAgent = pipe();
+  const toClient = pipe();
+  let fail: (error: AgentExitedError) => void = () => {};
+  let failed = false;
   const died = new Promise<never>((_, reject) => {
-    child.once("error", (error) => reject(new AgentExitedError(null, null, `${stderr}${error.message}`)));
-    child.once("exit", (code, signal) => {
-      exited = true;
-      // Let the last stderr bytes arrive before reporting.
-      setTimeout(() => reject(new AgentExitedError(code, signal, stderr)), 50);
-    });
+    fail = (error) => {
+      failed = true;
+      reject(error);
+    };
   });
   died.catch(() => {});
+
+  /** Resolves with the agent's close() once it runs (undefined when it could not start). */
+  let started: (close: (() => Promise<void>) | undefined) => void = () => {};
+  const running = new Promise<(() => Promise<void>) | undefined>((resolve) => {
+    started = resolve;
+  });
+  void (async () => {
+    try {
+      const config = loadConfig(env);
+      // Spawned tool servers see .env too (the built-in crow-mcp reads SEARXNG_URL), as under `crow acp`.
+      exportDotenv(config);
+      // The toolserver boots while the agent's modules load (the head start `crow acp` gives its first session).
+      startSharedToolserver();
+      const { createAgent } = await import("../acp/agent.js");
+      const hosted = createAgent({ config });
+      hosted.app.connect(ndJsonStream(toClient.writable, toAgent.readable));
+      started(hosted.close);
+    } catch (error) {
+      started(undefined);
+      if (error instanceof ConfigError) fail(new AgentExitedError("the agent could not start:", error.message, 2));
+      else fail(new AgentExitedError(`the agent could not start: ${(error as Error).message}`, logTail));
+    }
+  })();
 
   const app = client({ name: "crow-run" })
     .onNotification(methods.client.session.update, ({ params }) => handlers.onUpdate(params))
     .onRequest(methods.client.session.requestPermission, ({ params, signal }) =>
       handlers.requestPermission(params, signal),
     );
-  const stream = ndJsonStream(
-    Writable.toWeb(child.stdin as Writable) as WritableStream<Uint8Array>,
-    Readable.toWeb(child.stdout as Readable) as ReadableStream<Uint8Array>,
-  );
-  const connection = app.connect(stream);
-  // Writes to a dead child's stdin fail with EPIPE; the exit is reported through `died`.
-  child.stdin?.on("error", () => {});
+  const connection = app.connect(ndJsonStream(toAgent.writable, toClient.readable));
 
   return {
     agent: connection.agent,
     connection,
-    child,
     died,
     async guard(request) {
-      try {
-        return await Promise.race([request, died]);
-      } catch (error) {
-        // A dying child closes the connection first: report the exit (with its stderr) rather than "closed".
-        if (!(error instanceof AgentExitedError) && (connection.signal.aborted || exited)) {
-          await Promise.race([died, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
-        }
-        throw error;
-      }
+      return await Promise.race([request, died]);
     },
     async close(graceMs = 5000) {
-      if (exited) return;
-      const gone = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-      child.stdin?.end();
-      const timer = setTimeout(() => child.kill("SIGTERM"), graceMs);
-      await gone;
-      clearTimeout(timer);
       connection.close();
+      if (failed) return;
+      // Every session closes and stops its tools (its shell in the shared crow-mcp), as when `crow acp` ends.
+      const closing = running.then((closeAgent) => closeAgent?.());
+      await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
     },
     kill() {
-      if (!exited) child.kill("SIGTERM");
+      stopSharedToolserver();
     },
   };
 }

@@ -1,5 +1,5 @@
 /**
- * `crow run`: a terminal ACP client. It spawns `crow acp`, opens (or, with `-s`, loads) a session, applies
+ * `crow run`: a terminal ACP client. It hosts the ACP agent in this process (agent-process.ts), opens (or, with `-s`, loads) a session, applies
  * `--mode`/`--model`, sends the prompt and then, with `-i`, one prompt per REPL line. Updates go to a `RunOutput`;
  * permission questions are answered at the keyboard (or by `--yes`); Ctrl-C cancels the running turn
  * (`session/cancel`) and a second Ctrl-C quits at once.

@@ -4,9 +4,9 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type CallToolResult, ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import { ChildProcessTransport } from "./child-transport.js";
-import { BUILTIN_SERVER, type ServerSpec } from "./servers.js";
-import { adoptSpare } from "./spare.js";
+import type { ServerSpec } from "./servers.js";
+import { holdSharedToolserver, type SharedEndpoint, sharedEndpoint } from "./shared.js";
+import { SocketHttpTransport } from "./socket-transport.js";
 
 /** How long a server may take to spawn and answer `initialize` before it counts as failed. */
 const CONNECT_TIMEOUT_MS = 30_000;
@@ -14,6 +14,8 @@ const CONNECT_TIMEOUT_MS = 30_000;
 const STDERR_TAIL_CHARS = 2000;
 
 const CLIENT_INFO = { name: "crow", version: "0.1.0" };
+/** Header of `initialize` that gives a session of the shared crow-mcp its working directory (crow-mcp's sessions.ts). */
+const CWD_HEADER = "crow-cwd";
 
 /** Options of one tool call on a server. */
 export interface CallOptions {
@@ -60,7 +62,12 @@ export class ServerConnection {
   error: string | undefined;
   tools: Tool[] = [];
   private client: Client | undefined;
-  private stdio: StdioClientTransport | ChildProcessTransport | undefined;
+  private stdio: StdioClientTransport | undefined;
+  /** The shared crow-mcp process this connection's MCP session lives in (built-in only). */
+  private shared: SharedEndpoint | undefined;
+  private holding = false;
+  /** How the shared process ended, once it did while this connection used it. */
+  private sharedEnded: string | undefined;
   private stderrTail = "";
   private restarting: Promise<boolean> | undefined;
 
@@ -76,7 +83,8 @@ export class ServerConnection {
 
   /** Process id of the running stdio server, if any. */
   get pid(): number | undefined {
-    return this.state === "connected" ? (this.stdio?.pid ?? undefined) : undefined;
+    if (this.state !== "connected") return undefined;
+    return this.shared?.pid ?? this.stdio?.pid ?? undefined;
   }
 
   /** Connects and lists tools; on failure sets `state: "failed"` and `error`. Resolves to whether it connected. */
@@ -116,8 +124,21 @@ export class ServerConnection {
         cursor = page.nextCursor;
       } while (cursor);
       this.client = client;
-      this.stdio =
-        transport instanceof StdioClientTransport || transport instanceof ChildProcessTransport ? transport : undefined;
+      this.stdio = transport instanceof StdioClientTransport ? transport : undefined;
+      this.sharedEnded = undefined;
+      const shared = this.shared;
+      if (shared) {
+        if (!this.holding) holdSharedToolserver(true);
+        this.holding = true;
+        // The shared process died: this session's calls in flight fail now (closing the client rejects them), and
+        // the next call starts it again in a new MCP session.
+        void shared.ended.then((how) => {
+          if (this.client !== client || this.state !== "connected") return;
+          this.sharedEnded = how;
+          this.state = "lost";
+          void client.close().catch(() => {});
+        });
+      }
       this.tools = tools;
       this.state = "connected";
       this.error = undefined;
@@ -136,12 +157,17 @@ export class ServerConnection {
   }
 
   /**
-   * A fresh transport for the spec (over the spare crow-mcp when it was started as this very spec); a stdio server's
-   * stderr is kept (tail) and passed to `onStderr`.
+   * A fresh transport for the spec (the built-in: a new MCP session in the shared crow-mcp, which is started if it is
+   * not running); a stdio server's stderr is kept (tail) and passed to `onStderr`.
    */
   private async transport(): Promise<Transport> {
     const spec = this.spec;
     if (spec.transport === "invalid") throw new Error(spec.error);
+    if (spec.transport === "shared") {
+      const shared = await sharedEndpoint();
+      this.shared = shared;
+      return new SocketHttpTransport(shared.socketPath, { [CWD_HEADER]: encodeURIComponent(spec.cwd) });
+    }
     if (spec.transport !== "stdio") {
       const url = new URL(spec.url);
       const requestInit = { headers: spec.headers };
@@ -149,16 +175,13 @@ export class ServerConnection {
         ? new StreamableHTTPClientTransport(url, { requestInit })
         : new SSEClientTransport(url, { requestInit });
     }
-    const spare = spec.name === BUILTIN_SERVER ? adoptSpare(spec) : undefined;
-    const stdio = spare
-      ? new ChildProcessTransport(spare.child, spare.stderr)
-      : new StdioClientTransport({
-          command: spec.command,
-          args: spec.args,
-          env: spec.env,
-          cwd: spec.cwd,
-          stderr: "pipe",
-        });
+    const stdio = new StdioClientTransport({
+      command: spec.command,
+      args: spec.args,
+      env: spec.env,
+      cwd: spec.cwd,
+      stderr: "pipe",
+    });
     stdio.stderr?.on("data", (chunk: Buffer) => {
       const text = chunk.toString();
       this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL_CHARS);
@@ -194,9 +217,16 @@ export class ServerConnection {
     if (this.state !== "connected" || !client) {
       throw new CallFailure(`MCP server "${this.name}" is not available: ${this.error ?? this.state}`, "error");
     }
+    // The SDK adds an abort listener to the signal of every request and never removes it: on the turn's signal, shared
+    // by every call of the turn, they would pile up (past 10, Node builds a leak warning, formatting the signal; seen in
+    // a profile of the first tool rounds). Each call gets its own signal, linked to the turn's while the call runs.
+    const call = new AbortController();
+    const forward = () => call.abort(options.signal.reason);
+    if (options.signal.aborted) call.abort(options.signal.reason);
+    else options.signal.addEventListener("abort", forward, { once: true });
     try {
       return (await client.callTool({ name, arguments: args }, undefined, {
-        signal: options.signal,
+        signal: call.signal,
         timeout: options.timeoutMs,
         resetTimeoutOnProgress: true,
         onprogress: (p) => {
@@ -209,6 +239,8 @@ export class ServerConnection {
       })) as CallToolResult;
     } catch (error) {
       throw this.failure(error, options);
+    } finally {
+      options.signal.removeEventListener("abort", forward);
     }
   }
 
@@ -225,8 +257,9 @@ export class ServerConnection {
       // The transport is gone; the next call starts the server again.
       this.state = "lost";
       const tail = this.stderrTail.trim();
+      const how = this.sharedEnded ? ` (${this.sharedEnded}).` : tail ? `; its stderr:\n${tail}` : ".";
       return new CallFailure(
-        `MCP server "${this.name}" died during the call${tail ? `; its stderr:\n${tail}` : "."} It will be restarted on the next call.`,
+        `MCP server "${this.name}" died during the call${how} It will be restarted on the next call.`,
         "died",
       );
     }
@@ -245,8 +278,17 @@ export class ServerConnection {
   /** Drops the current client (closing its transport) without changing the reported state. */
   private async reset(): Promise<void> {
     const client = this.client;
+    const transport = client?.transport;
     this.client = undefined;
     this.stdio = undefined;
+    const shared = this.shared;
+    this.shared = undefined;
+    if (this.holding) holdSharedToolserver(false);
+    this.holding = false;
+    // A session of the shared crow-mcp is ended explicitly (its shell stops); the process itself serves others.
+    if (shared && !this.sharedEnded && transport instanceof SocketHttpTransport) {
+      await transport.terminateSession().catch(() => {});
+    }
     await client?.close().catch(() => {});
   }
 

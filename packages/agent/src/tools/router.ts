@@ -99,7 +99,8 @@ class Router implements ToolRouter {
     this.build();
     return this.connections.map((c) => ({
       name: c.name,
-      transport: c.spec.transport === "invalid" ? "stdio" : c.spec.transport,
+      // The shared built-in is Streamable HTTP (over a unix socket).
+      transport: c.spec.transport === "invalid" ? "stdio" : c.spec.transport === "shared" ? "http" : c.spec.transport,
       state: c.state === "failed" ? "failed" : c.state === "connected" || c.state === "lost" ? "connected" : "closed",
       ...(c.error !== undefined && c.state === "failed" ? { error: c.error } : {}),
       ...(c.pid !== undefined ? { pid: c.pid } : {}),

@@ -11,10 +11,13 @@ export const BUILTIN_SERVER = "crow-mcp";
 export type ServerSpec =
   | { name: string; transport: "stdio"; command: string; args: string[]; env: Record<string, string>; cwd: string }
   | { name: string; transport: "http" | "sse"; url: string; headers: Record<string, string> }
+  /** The built-in crow-mcp: an MCP session in this agent's shared crow-mcp process (see shared.ts), in `cwd`. */
+  | { name: string; transport: "shared"; cwd: string }
   /** An entry that cannot be used; reported as a failure with `error`. */
   | { name: string; transport: "invalid"; error: string };
 
-function processEnv(): Record<string, string> {
+/** The agent's environment as a plain record (what spawned servers inherit). */
+export function processEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
   return env;
@@ -42,13 +45,7 @@ export function builtinServerPath(): string {
   return builtinPath;
 }
 
-/**
- * Node flags for the built-in crow-mcp: one V8 background thread instead of four. A toolserver mostly waits on I/O;
- * the threads' stacks and allocator arenas cost it ~5 MB of resident memory.
- */
-const BUILTIN_NODE_FLAGS = ["--v8-pool-size=1"];
-
-/** The built-in crow-mcp: this Node binary running the installation's crow-mcp on stdio, in the session cwd. */
+/** The built-in crow-mcp: a session of the installation's crow-mcp shared by this process, in the session cwd. */
 export function builtinSpec(cwd: string): ServerSpec {
   let entry: string;
   try {
@@ -59,14 +56,7 @@ export function builtinSpec(cwd: string): ServerSpec {
   if (!existsSync(entry)) {
     return { name: BUILTIN_SERVER, transport: "invalid", error: `${entry} does not exist (run npm run build)` };
   }
-  return {
-    name: BUILTIN_SERVER,
-    transport: "stdio",
-    command: process.execPath,
-    args: [...BUILTIN_NODE_FLAGS, entry],
-    env: processEnv(),
-    cwd,
-  };
+  return { name: BUILTIN_SERVER, transport: "shared", cwd };
 }
 
 function badUrl(name: string, url: string): ServerSpec | undefined {

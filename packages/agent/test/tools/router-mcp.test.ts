@@ -188,13 +188,21 @@ describe("tool router: server lifecycle", () => {
     }
   });
 
-  test("close() stops the spawned servers and leaves no tools", async () => {
+  test("close() stops the spawned servers and the session's shell, and leaves no tools", async () => {
     const ws = await tempWorkspace();
-    const router = await createToolRouter({ cwd: ws.dir });
-    const pid = router.servers()[0]?.pid;
-    assert.ok(pid && alive(pid));
+    const router = await createToolRouter({
+      cwd: ws.dir,
+      configServers: { second: { command: process.execPath, args: [CROW_MCP_BIN] } },
+    });
+    const shared = router.servers().find((s) => s.name === "crow-mcp")?.pid;
+    const pid = router.servers().find((s) => s.name === "second")?.pid;
+    assert.ok(pid && alive(pid) && shared);
+    const shell = Number(/^(\d+)/m.exec((await run(router, "crow-mcp_terminal", { command: "echo $$" })).text)?.[1]);
+    assert.ok(shell > 0 && alive(shell));
     await router.close();
-    await until(() => !alive(pid));
+    await until(() => !alive(pid) && !alive(shell));
+    // The shared built-in process serves the other sessions of this process: only this session's shell stopped.
+    assert.equal(alive(shared), true);
     assert.deepEqual(router.definitions(), []);
     const result = await run(router, "read", { file_path: ws.path("x") });
     assert.equal(result.isError, true);

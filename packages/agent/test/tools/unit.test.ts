@@ -110,7 +110,8 @@ describe("server entries", () => {
       ],
     );
     const builtin = collectServers({ cwd: "/w", builtin: true })[0];
-    assert.ok(builtin?.transport === "stdio" && builtin.command === process.execPath && builtin.cwd === "/w");
+    // The built-in is a session of the process's shared crow-mcp, in the session's directory.
+    assert.deepEqual(builtin, { name: BUILTIN_SERVER, transport: "shared", cwd: "/w" });
   });
 });
 

@@ -1,0 +1,143 @@
+// The agent bench's whole-process cases: many concurrent sessions in one `crow acp`, the first tool rounds of a fresh
+// process, and `crow run` from start to exit. Each case reports the memory of the whole process tree (agent,
+// toolservers, shells), sampled while it runs.
+import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { CROW_BIN, type MockLlm, reply, spawnAcpAgent, textReply } from "@crow/testkit";
+import { summarize, type Timing } from "./lib.js";
+import { peakFootprintMb, processTree, type TreeWatch, watchTree } from "./proc.js";
+
+/**
+ * The `crow` bundle these cases run: the checkout's, or CROW_BENCH_BIN (another build placed one level below an
+ * installed @crow/agent root, e.g. packages/agent/bundle-before/crow.js) to compare two builds under the same load.
+ */
+const bin = () => process.env.CROW_BENCH_BIN || CROW_BIN;
+export const acp = () => ({ file: process.execPath, args: [bin(), "acp"] });
+
+/** One run of many sessions prompting at once in one agent. */
+export interface ConcurrentRun extends TreeWatch {
+  /** Wall clock from the first prompt sent to the last turn ended, ms. */
+  wallMs: number;
+  roundsPerSecond: number;
+  /** Stop reasons of the turns, by count (all `end_turn` when everything worked). */
+  stopReasons: Record<string, number>;
+  /** Distinct physical pages of the tree at its peak (upper estimate; undefined unless root), MB. */
+  footprintMb: number | undefined;
+}
+
+/**
+ * `sessions` sessions opened in one `crow acp`, then all prompted at once, each turn `rounds` `read` rounds on average
+ * (the mock answers requests in arrival order: the first sessions × rounds requests get tool calls, the last
+ * `sessions` a final text, so every turn ends and the total is exact).
+ */
+export async function concurrentSessions(
+  mock: MockLlm,
+  dir: string,
+  file: string,
+  sessions: number,
+  rounds: number,
+): Promise<ConcurrentRun> {
+  const agent = await spawnAcpAgent({ llmUrl: mock.url, cwd: dir, command: acp() });
+  const ids: string[] = [];
+  for (let i = 0; i < sessions; i++) ids.push((await agent.newSession(dir)).sessionId);
+  for (let i = 0; i < sessions * rounds; i++) {
+    mock.script(reply().toolCall("read", { file_path: file, offset: 1 + (i % 2) }));
+  }
+  for (let i = 0; i < sessions; i++) mock.script(textReply("done"));
+  const stop = watchTree(agent.process.pid ?? 0, 50);
+  const start = performance.now();
+  const turns = await Promise.all(ids.map((id) => agent.prompt(id, "go")));
+  const wallMs = performance.now() - start;
+  const seen = stop();
+  const footprintMb = peakFootprintMb(processTree(agent.process.pid ?? 0));
+  await agent.close();
+  const stopReasons: Record<string, number> = {};
+  for (const turn of turns) stopReasons[turn.stopReason] = (stopReasons[turn.stopReason] ?? 0) + 1;
+  return { ...seen, wallMs, roundsPerSecond: (sessions * rounds) / (wallMs / 1000), stopReasons, footprintMb };
+}
+
+/**
+ * The first `rounds` tool rounds of a fresh `crow acp` (session just opened, nothing warmed): from the first LLM
+ * request to the end of the turn, per round. `runs` fresh processes.
+ */
+export async function coldRounds(mock: MockLlm, dir: string, file: string, rounds: number, runs: number) {
+  const samples: number[] = [];
+  for (let run = 0; run < runs; run++) {
+    const agent = await spawnAcpAgent({ llmUrl: mock.url, cwd: dir, command: acp() });
+    const { sessionId } = await agent.newSession(dir);
+    for (let i = 0; i < rounds; i++) mock.script(reply().toolCall("read", { file_path: file, offset: 1 + (i % 2) }));
+    mock.script(textReply("done"));
+    const before = mock.requests.length;
+    const turn = agent.prompt(sessionId, "go");
+    await mock.waitForRequests(before + 1);
+    const start = performance.now();
+    await turn;
+    samples.push((performance.now() - start) / rounds);
+    await agent.close();
+  }
+  return summarize(samples);
+}
+
+/** Runs of `crow run "<prompt>"` (pipes, no TTY) doing `rounds` tool rounds. */
+export interface CrowRunCase {
+  /** Spawn → first LLM request arrived at the mock. */
+  firstRequestMs: Timing;
+  /** Spawn → exit. */
+  totalMs: Timing;
+  /** Highest tree RSS of any run (sum of the processes' RSS at one sample), MB. */
+  peakTreeRssMb: number;
+  peakProcesses: number;
+  /** Highest distinct physical footprint of the tree, read once mid-task (upper estimate; undefined unless root), MB. */
+  footprintMb: number | undefined;
+  exitCodes: Array<number | null>;
+}
+
+export async function crowRun(mock: MockLlm, dir: string, file: string, rounds: number, runs: number) {
+  const home = await mkdtemp(path.join(tmpdir(), "crow-bench-home-"));
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !key.startsWith("CROW_") && !key.startsWith("OPENAI_")) env[key] = value;
+  }
+  Object.assign(env, { CROW_HOME: home, OPENAI_BASE_URL: mock.url, CROW_MODEL: "mock-model" });
+  const first: number[] = [];
+  const total: number[] = [];
+  const exitCodes: Array<number | null> = [];
+  let peakTreeRssMb = 0;
+  let peakProcesses = 0;
+  let footprintMb: number | undefined;
+  for (let run = 0; run < runs; run++) {
+    for (let i = 0; i < rounds; i++) mock.script(reply().toolCall("read", { file_path: file, offset: 1 + (i % 2) }));
+    mock.script(textReply("done"));
+    const before = mock.requests.length;
+    const start = performance.now();
+    const child = spawn(process.execPath, [bin(), "run", "go"], { env, cwd: dir, stdio: ["pipe", "pipe", "pipe"] });
+    child.stdout.resume();
+    child.stderr.resume();
+    child.stdin.end();
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    const stop = watchTree(child.pid ?? 0, 20);
+    await mock.waitForRequests(before + 1);
+    first.push(performance.now() - start);
+    // Mid-task: every process is up (the last request would race the exit).
+    await mock.waitForRequests(before + Math.ceil(rounds / 2));
+    const mb = peakFootprintMb(processTree(child.pid ?? 0));
+    if (mb !== undefined) footprintMb = Math.max(footprintMb ?? 0, mb);
+    exitCodes.push(await exited);
+    total.push(performance.now() - start);
+    // Peaks are kept from the samples taken while the tree lived.
+    const watched = stop();
+    peakTreeRssMb = Math.max(peakTreeRssMb, watched.peakTreeRssMb);
+    peakProcesses = Math.max(peakProcesses, watched.peakProcesses);
+  }
+  await rm(home, { recursive: true, force: true });
+  return {
+    firstRequestMs: summarize(first),
+    totalMs: summarize(total),
+    peakTreeRssMb,
+    peakProcesses,
+    footprintMb,
+    exitCodes,
+  } satisfies CrowRunCase;
+}
