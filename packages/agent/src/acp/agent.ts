@@ -11,20 +11,16 @@ import {
   agent,
   type ClientCapabilities,
   type ContentBlock,
-  type InitializeResponse,
   methods,
-  PROTOCOL_VERSION,
   RequestError,
   type SessionUpdate,
   type StopReason,
 } from "@agentclientprotocol/sdk";
-import type { SessionCapabilities as UnstableSessionCapabilities } from "@agentclientprotocol/sdk/unstable";
 import type { Crow, CrowSession, LlmClient, LlmError } from "@crow/core";
 import { type AgentConfig, CostMeter, contextWindowOf, findModel, providerProblem } from "../config/index.js";
 import { shortReason } from "../config/provider-errors.js";
 import { log } from "../log.js";
 import type { AcpMcpServer } from "../tools/types.js";
-import { VERSION } from "../version.js";
 import { clientBridge } from "./client-bridge.js";
 import {
   configOptions,
@@ -35,6 +31,7 @@ import {
   modeState,
 } from "./config-options.js";
 import { isSessionEvent, sessionEventUpdates } from "./events.js";
+import { BUILTIN_METHODS, initializeResponse } from "./initialize.js";
 import { permissionAsker } from "./permission.js";
 import { PromptContentError, promptContent, singleText } from "./prompt-content.js";
 import { type OpenSession, registerSessionMethods } from "./sessions.js";
@@ -42,28 +39,6 @@ import { commandsUpdate, messageChunk } from "./translate.js";
 import { TurnGate, type TurnTicket } from "./turn-gate.js";
 import { TurnRelay } from "./turn-relay.js";
 import { UpdateQueue } from "./update-queue.js";
-
-/** The custom methods built into every Crow (advertised without loading the runtime when no extension is configured). */
-const BUILTIN_METHODS = ["_crow/compact", "_crow/subagent"];
-
-/** `fork` is unstable ACP (typed from the SDK's unstable schema; see sessions.ts); other clients ignore the key. */
-const SESSION_CAPABILITIES: UnstableSessionCapabilities = { list: {}, resume: {}, close: {}, delete: {}, fork: {} };
-
-/** What `initialize` answers (capabilities only for what is implemented). */
-export function initializeResponse(customMethods: readonly string[] = BUILTIN_METHODS): InitializeResponse {
-  return {
-    protocolVersion: PROTOCOL_VERSION,
-    agentCapabilities: {
-      loadSession: true,
-      promptCapabilities: { image: true, audio: false, embeddedContext: true },
-      mcpCapabilities: { http: true, sse: true },
-      sessionCapabilities: SESSION_CAPABILITIES,
-      _meta: { crow: { version: VERSION, methods: [...customMethods] } },
-    },
-    authMethods: [],
-    agentInfo: { name: "crow", title: "Crow", version: VERSION },
-  };
-}
 
 /** A retried request as a notice (`retrying 2/4: connection refused`), for clients that advertise notices. */
 function retryNotice(maxRetries: number) {

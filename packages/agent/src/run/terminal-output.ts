@@ -20,11 +20,12 @@ import type {
 } from "@agentclientprotocol/sdk";
 import { type Style, style } from "./ansi.js";
 import { Channel } from "./channel.js";
-import { type DiffLine, unifiedDiff } from "./diff.js";
+import { unifiedDiff } from "./diff.js";
 import { MarkdownStyler } from "./markdown.js";
 import type { RunOutput, SessionInfo, Sink } from "./output.js";
 import { planLines } from "./plan-view.js";
 import { Spinner } from "./spinner.js";
+import { permissionPreview, styledDiffLine } from "./tool-view.js";
 
 export interface TerminalOutputOptions {
   stdout: Sink;
@@ -181,7 +182,7 @@ export class TerminalOutput implements RunOutput {
     for (const part of call.content ?? []) {
       if (part.type === "content" && part.content.type === "text") lines.push(`  ${this.s.dim(part.content.text)}`);
     }
-    for (const line of this.preview(call.rawInput)) lines.push(`  ${line}`);
+    for (const line of permissionPreview(call.rawInput, this.s)) lines.push(`  ${line}`);
     this.activity.write(`${lines.join("\n")}\n  ${keys} ${this.s.dim("›")} `);
     this.live = [];
   }
@@ -342,7 +343,8 @@ export class TerminalOutput implements RunOutput {
       if (item.type !== "diff") continue;
       const rel = path.relative(this.options.cwd, item.path);
       const shown = rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel : item.path;
-      for (const line of unifiedDiff(shown, item.oldText, item.newText)) lines.push(`  ${this.diffLine(line)}`);
+      for (const line of unifiedDiff(shown, item.oldText, item.newText))
+        lines.push(`  ${styledDiffLine(line, this.s)}`);
     }
     const output = textOf(tool.content);
     if (output && (tool.status === "failed" || tool.kind === "execute")) {
@@ -362,46 +364,5 @@ export class TerminalOutput implements RunOutput {
     this.enter("tool");
     this.activity.write(`${lines.join("\n")}\n`);
     this.live = [];
-  }
-
-  private diffLine(line: DiffLine): string {
-    switch (line.kind) {
-      case "add":
-        return this.s.green(line.text);
-      case "remove":
-        return this.s.red(line.text);
-      case "hunk":
-        return this.s.cyan(line.text);
-      case "header":
-        return this.s.bold(line.text);
-      case "note":
-        return this.s.dim(line.text);
-      default:
-        return line.text;
-    }
-  }
-
-  /** A short look at what a permission would allow: the command, the edit as a diff, or the new file's start. */
-  private preview(raw: unknown): string[] {
-    if (typeof raw !== "object" || raw === null) return [];
-    const args = raw as Record<string, unknown>;
-    const file = typeof args.file_path === "string" ? args.file_path : typeof args.path === "string" ? args.path : "";
-    const name = file ? path.basename(file) : "file";
-    if (typeof args.command === "string") {
-      return args.command
-        .split("\n")
-        .slice(0, 5)
-        .map((l) => this.s.cyan(`$ ${l}`));
-    }
-    let diff: DiffLine[] = [];
-    if (typeof args.old_string === "string" && typeof args.new_string === "string") {
-      diff = unifiedDiff(name, args.old_string, args.new_string, { maxLines: 20 });
-    } else if (typeof args.content === "string") {
-      diff = unifiedDiff(name, null, args.content, { maxLines: 20 });
-    }
-    if (diff.length > 0)
-      return diff.filter((l) => l.kind !== "header" && l.kind !== "hunk").map((l) => this.diffLine(l));
-    const json = JSON.stringify(args);
-    return json === "{}" ? [] : [this.s.dim(json.length > 200 ? `${json.slice(0, 199)}…` : json)];
   }
 }

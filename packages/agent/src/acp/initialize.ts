@@ -1,0 +1,26 @@
+/** What Crow answers to ACP's `initialize`: its capabilities (only what is implemented) and its custom methods. */
+import { type InitializeResponse, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
+import type { SessionCapabilities as UnstableSessionCapabilities } from "@agentclientprotocol/sdk/unstable";
+import { VERSION } from "../version.js";
+
+/** The custom methods built into every Crow (advertised without loading the runtime when no extension is configured). */
+export const BUILTIN_METHODS = ["_crow/compact", "_crow/subagent"];
+
+/** `fork` is unstable ACP (typed from the SDK's unstable schema; see sessions.ts); other clients ignore the key. */
+const SESSION_CAPABILITIES: UnstableSessionCapabilities = { list: {}, resume: {}, close: {}, delete: {}, fork: {} };
+
+/** What `initialize` answers (capabilities only for what is implemented). */
+export function initializeResponse(customMethods: readonly string[] = BUILTIN_METHODS): InitializeResponse {
+  return {
+    protocolVersion: PROTOCOL_VERSION,
+    agentCapabilities: {
+      loadSession: true,
+      promptCapabilities: { image: true, audio: false, embeddedContext: true },
+      mcpCapabilities: { http: true, sse: true },
+      sessionCapabilities: SESSION_CAPABILITIES,
+      _meta: { crow: { version: VERSION, methods: [...customMethods] } },
+    },
+    authMethods: [],
+    agentInfo: { name: "crow", title: "Crow", version: VERSION },
+  };
+}
