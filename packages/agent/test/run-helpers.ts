@@ -75,10 +75,30 @@ export function runCrow(
   });
 }
 
-/** Removes ANSI escape sequences and carriage returns (what a person reads). */
+// The spinner's frames and their erasure. A frame is drawn only after 150 ms without output, so whether one shows
+// depends on the machine's load; it always erases itself before anything else is written, so a person never reads it.
+const SGR = "(?:\x1b\\[[0-9;]*m)*";
+const FRAME = `${SGR}[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]${SGR}`;
+const SPINNER = new RegExp(
+  [
+    // At the start of a line: "\r⠋ label" then erase to the end, redrawn per frame, finally erased with "\r\x1b[K".
+    `(?:\r${FRAME} ${SGR}[^\r\n\x1b]*${SGR}\x1b\\[K)+(?:\r\x1b\\[K)?`,
+    // Mid-line: one glyph and a backspace per frame, erased before the next write.
+    `(?:${FRAME}\b)+(?:\x1b\\[K)?`,
+  ].join("|"),
+  "g",
+);
+
+/** The raw output without the spinner's transient frames (timing-dependent, never left on the screen). */
+export function withoutSpinner(raw: string): string {
+  return raw.replace(SPINNER, "");
+}
+
+/** What a person reads: the output without spinner frames, ANSI escape sequences and carriage returns. */
 export function plain(text: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping escape sequences
-  return text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "").replace(/\r/g, "");
+  const escapes = /\x1b\[[0-9;?]*[A-Za-z]/g;
+  return withoutSpinner(text).replace(escapes, "").replace(/\r/g, "");
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for escape sequences

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { type MockLlm, reply, startMockLlm, type TempWorkspace, tempWorkspace, textReply } from "@crow/testkit";
-import { ANSI, PtyRun, runEnv, tempHome } from "./run-helpers.js";
+import { ANSI, PtyRun, runEnv, tempHome, withoutSpinner } from "./run-helpers.js";
 
 const PROMPT = /crow› $/;
 
@@ -154,9 +154,10 @@ describe("crow run in a pseudo-terminal", { timeout: 120_000 }, () => {
     assert.match(run.output, ANSI);
     // Thoughts dimmed and italic, bold Markdown, the added line green.
     const esc = "\x1b[";
-    assert.ok(run.output.includes(`${esc}2m${esc}3mPlan it.${esc}23m${esc}22m`), "dim italic thought");
-    assert.ok(run.output.includes(`${esc}1m**it**${esc}22m`), "bold Markdown");
-    assert.ok(run.output.includes(`${esc}32m+red${esc}39m`), "green added line");
+    const output = withoutSpinner(run.output);
+    assert.ok(output.includes(`${esc}2m${esc}3mPlan it.${esc}23m${esc}22m`), "dim italic thought");
+    assert.ok(output.includes(`${esc}1m**it**${esc}22m`), "bold Markdown");
+    assert.ok(output.includes(`${esc}32m+red${esc}39m`), "green added line");
     assert.match(run.text, /✓ write: .*colors\.txt\n {2}--- \/dev\/null\n {2}\+\+\+ b\/colors\.txt\n/);
     assert.equal(existsSync(file), true);
     mock.assertDone();
