@@ -140,6 +140,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
         client,
         sessionId: () => entry?.session.id ?? "",
         cwd: () => entry?.session.cwd ?? request.cwd,
+        editor: () => (entry ? clientBridge(client, entry.session.id, capabilities) : undefined),
         toolCallId: (callId) => entry?.relay?.toolCallId(callId) ?? callId,
         onCancelled: () => entry?.session.cancel(),
         // Let the turn's queued events reach the relay (one macrotask), then send their updates first.
