@@ -218,6 +218,8 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
           threshold: () => threshold(s.model),
           ...(store ? { store } : {}),
           beforeSwap: () => s.flush(),
+          // Extensions' `compacted` hooks (the todo extension keeps the plan in the compacted history).
+          rewrite: (event, signal) => s.bus.transformCompacted(event, { sessionId: record.id, signal }),
         }),
       ...(options.maxStepsPerTurn !== undefined ? { maxStepsPerTurn: options.maxStepsPerTurn } : {}),
       ...(options.params ? { params: options.params } : {}),
