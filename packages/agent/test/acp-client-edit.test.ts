@@ -102,7 +102,7 @@ describe("crow acp: edit goes through the editor's unsaved buffers", () => {
     fx.mock.assertDone();
   });
 
-  test("in ask mode the question shows the whole buffer before and after the edit", async () => {
+  test("in ask mode the question shows the whole buffer before and after an edit or a write", async () => {
     const file = await fx.ws.write("ask.txt", "saved\n");
     buffers.set(file, "one\ntwo (unsaved)\nthree\n");
     const { sessionId } = await fx.agent.newSession(fx.ws.dir);
@@ -110,14 +110,17 @@ describe("crow acp: edit goes through the editor's unsaved buffers", () => {
     const asked = fx.agent.permissionRequests.length;
     fx.mock.script(
       reply().toolCall("edit", { file_path: file, old_string: "two (unsaved)", new_string: "two" }),
+      reply().toolCall("write", { file_path: file, content: "one\n" }),
       textReply("done"),
     );
     assert.equal((await fx.agent.prompt(sessionId, "tidy")).stopReason, "end_turn");
-    const question = fx.agent.permissionRequests[asked]?.request.toolCall;
-    assert.deepEqual(question?.content, [
-      { type: "diff", path: file, oldText: "one\ntwo (unsaved)\nthree\n", newText: "one\ntwo\nthree\n" },
+    const questions = fx.agent.permissionRequests.slice(asked).map((p) => p.request.toolCall.content);
+    assert.deepEqual(questions, [
+      [{ type: "diff", path: file, oldText: "one\ntwo (unsaved)\nthree\n", newText: "one\ntwo\nthree\n" }],
+      [{ type: "diff", path: file, oldText: "one\ntwo\nthree\n", newText: "one\n" }],
     ]);
-    assert.equal(buffers.get(file), "one\ntwo\nthree\n");
+    assert.equal(buffers.get(file), "one\n");
+    assert.equal(await fx.ws.read("ask.txt"), "saved\n");
     fx.mock.assertDone();
   });
 });
