@@ -97,7 +97,8 @@ export function permissionAsker(
     };
     const locations = locationsFor(call.name, call.args);
     if (locations.length > 0) toolCall.locations = locations;
-    const content = await proposedContent(call.name, call.args, options.cwd(), options.editor?.()).catch(() => []);
+    // By the tool it resolved to (the router's choice too), not the model's spelling of it.
+    const content = await proposedContent(call.tool, call.args, options.cwd(), options.editor?.()).catch(() => []);
     if (content.length > 0) {
       // The pending call in the thread shows the proposal too, before the question.
       await options.client
