@@ -16,9 +16,13 @@ const rules = {
   ],
   "agent/viewer-page": [/^node:/, /^@crow\//, /^@agentclientprotocol\//, /^@modelcontextprotocol\//],
   core: [/^@agentclientprotocol\//, /^@modelcontextprotocol\//, /^@crow\/(agent|mcp|testkit)$/],
+  // The edit engine is the agent's entry `@crow/mcp/edit`: strings in, strings out, nothing of the server, MCP or Node.
+  "mcp/src/edit": [/^node:/, /^@modelcontextprotocol\//, /^zod$/, /^\.\.\//],
   mcp: [/^@agentclientprotocol\//, /^@crow\/(agent|core|testkit)$/, /^openai$/],
   // The agent may use crow-mcp's dependency-free read format, V8 settings and compile cache switch, never the server.
-  agent: [/^@crow\/(mcp|testkit)(\/(?!(read-format|v8-flags|compile-cache)$).*)?$/],
+  // And its edit engine (`@crow/mcp/edit`: pure string functions, no MCP, no fs): the agent edits the editor's
+  // buffers through `fs/read_text_file` / `fs/write_text_file` with the same matchers and messages as crow-mcp.
+  agent: [/^@crow\/(mcp|testkit)(\/(?!(read-format|edit|v8-flags|compile-cache)$).*)?$/],
 };
 
 function sources(dir) {

@@ -72,6 +72,47 @@ describe("crow acp: plans (the todo tool)", () => {
     }
   });
 
+  test("a compaction that summarizes the todo call keeps the plan: the model still sees it, a load gives it back", async () => {
+    const agent = await spawn();
+    let sessionId: string;
+    try {
+      sessionId = (await agent.newSession(fx.ws.dir)).sessionId;
+      fx.mock.script(reply().toolCall("todo", { todos: FIRST }), textReply("Started."), textReply("Going on."));
+      await agent.prompt(sessionId, "Fix the parser bug and note it in the changelog.");
+      await agent.prompt(sessionId, "Go on.");
+      // The todo call sits between the first and the last user message: the summary replaces it.
+      fx.mock.script(textReply("SUMMARY: started on the parser bug."));
+      const compact = await agent.prompt(sessionId, "/compact");
+      assert.equal(compact.stopReason, "end_turn");
+      fx.mock.script(
+        textReply("Next step.").expect((req) => {
+          const [, first, summary, result, last] = req.body.messages;
+          assert.equal(first?.content, "Fix the parser bug and note it in the changelog.");
+          assert.equal(summary?.content, "SUMMARY: started on the parser bug.");
+          const call = summary?.tool_calls?.[0];
+          assert.equal(call?.function.name, "todo", "the summary carries the plan as a todo call");
+          assert.deepEqual(JSON.parse(call?.function.arguments ?? "{}"), { todos: FIRST });
+          assert.equal(result?.tool_call_id, call?.id);
+          assert.match(String(result?.content), /^Plan updated \(0\/3 completed\)/);
+          assert.equal(last?.content, "Go on.");
+        }),
+      );
+      await agent.prompt(sessionId, "Next.");
+      fx.mock.assertDone();
+    } finally {
+      await agent.close();
+    }
+
+    const second = await spawn();
+    try {
+      const before = second.notifications.length;
+      await second.agent.request(methods.agent.session.load, { sessionId, cwd: fx.ws.dir, mcpServers: [] });
+      assert.deepEqual(plans(second.notifications.slice(before).map((n) => n.update)), [FIRST]);
+    } finally {
+      await second.close();
+    }
+  });
+
   test("an invalid list gets a tool error naming the entry and field, and the plan is left as it was", async () => {
     const agent = await spawn();
     try {

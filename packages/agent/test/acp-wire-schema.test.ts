@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -117,6 +117,11 @@ describe("crow acp: every message of a full session validates against the SDK's 
     mock = await startMockLlm({ models: ["mock-model", "other-model"] });
     ws = await tempWorkspace();
     home = await mkdtemp(path.join(tmpdir(), "crow-home-"));
+    // A configured reasoning model next to the environment's: its thought level select goes over the wire too.
+    await writeFile(
+      path.join(home, "config.yaml"),
+      `providers: { local: { base_url: "${mock.url}" } }\nmodels: { thinker: { provider: local, model: mock-model, reasoning_effort: true } }\n`,
+    );
   });
   after(async () => {
     for (const agent of agents) await agent.close();
@@ -170,6 +175,17 @@ describe("crow acp: every message of a full session validates against the SDK's 
     await agent.cancel(sessionId);
     assert.equal((await cancelled).stopReason, "cancelled");
     assert.equal((await agent.prompt(sessionId, "short")).stopReason, "end_turn");
+    await agent.agent.request(methods.agent.session.setConfigOption, {
+      sessionId,
+      configId: "model",
+      value: "thinker",
+    });
+    const thought = await agent.agent.request(methods.agent.session.setConfigOption, {
+      sessionId,
+      configId: "thought_level",
+      value: "high",
+    });
+    assert.ok(thought.configOptions.some((o) => o.category === "thought_level" && o.currentValue === "high"));
     await agent.agent.request(methods.agent.session.list, {});
     await agent.agent.request(methods.agent.session.close, { sessionId });
 

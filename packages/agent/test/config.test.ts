@@ -388,7 +388,7 @@ describe("config errors name the file, the key and what was expected", () => {
       [
         '~/.crow/config.yaml: providers.p.base_url: expected an http(s) URL, got "localhost:8080"',
         '~/.crow/config.yaml: models.m.context_window: expected a number, got "lots"',
-        "~/.crow/config.yaml: models.m.contxt: unknown key (known: provider, model, context_window, price)",
+        "~/.crow/config.yaml: models.m.contxt: unknown key (known: provider, model, context_window, price, reasoning_effort)",
         "~/.crow/config.yaml: mcpServers.s.url: missing: the http transport needs a url",
         "~/.crow/config.yaml: max_steps_per_turn: expected a number ≥ 1, got 0",
         '~/.crow/config.yaml: mode: expected one of code, ask, read-only, got "yolo"',

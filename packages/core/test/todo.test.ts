@@ -5,6 +5,8 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { type CrowOptions, createCrow, createLlmClient, type PlanEntry, type SessionEvent } from "@crow/core";
 import { type MockLlm, reply, startMockLlm, textReply } from "@crow/testkit";
+import { keepPlan, planFromHistory, planText } from "../src/extensions/todo.js";
+import type { AssistantMessage, ChatMessage } from "../src/messages.js";
 
 const quiet = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 
@@ -84,5 +86,37 @@ describe("the SDK: the todo tool's plan", () => {
     } finally {
       await crow.close();
     }
+  });
+
+  test("after a compaction the plan is re-stated on the summary only when the history lost it", () => {
+    const summary: AssistantMessage = { role: "assistant", content: "SUMMARY" };
+    const compacted: ChatMessage[] = [
+      { role: "user", content: "fix the bug" },
+      summary,
+      { role: "user", content: "go on" },
+    ];
+    const kept = keepPlan(compacted, summary, PLAN);
+    assert.ok(kept);
+    assert.equal(kept.length, 4);
+    assert.deepEqual(planFromHistory(kept), PLAN, "a load finds the plan again");
+    const [, restated, result, last] = kept;
+    assert.ok(restated?.role === "assistant" && restated.content === "SUMMARY");
+    assert.equal(result?.role === "tool" && result.tool_call_id, restated.tool_calls?.[0]?.id);
+    assert.equal(result?.role === "tool" && result.content, planText(PLAN));
+    assert.deepEqual(last, { role: "user", content: "go on" });
+
+    // The last todo call is still in the kept part (after the last user message): nothing to add.
+    const call = {
+      id: "c1",
+      type: "function" as const,
+      function: { name: "todo", arguments: JSON.stringify({ todos: PLAN }) },
+    };
+    const withCall: ChatMessage[] = [
+      ...compacted,
+      { role: "assistant", content: null, tool_calls: [call] },
+      { role: "tool", tool_call_id: "c1", content: planText(PLAN) },
+    ];
+    assert.equal(keepPlan(withCall, summary, PLAN), undefined);
+    assert.equal(keepPlan(compacted, summary, []), undefined, "no plan, nothing to keep");
   });
 });

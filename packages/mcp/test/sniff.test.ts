@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { countLines } from "../src/edit/text.js";
 import { classifyHead, decodeUtf8, sniffImage } from "../src/fs/sniff.js";
 import { formatLines } from "../src/tools/read.js";
-import { countLines } from "../src/tools/write.js";
 
 describe("sniffImage", () => {
   test("recognizes png, jpeg, gif and webp by magic number only", () => {

@@ -50,6 +50,11 @@ export interface AcpClientOptions {
   permissions?: PermissionChoice[] | ((request: RequestPermissionRequest) => PermissionChoice);
   /** Serve `fs/read_text_file` / `fs/write_text_file` from the real disk (and advertise them). */
   fs?: boolean;
+  /**
+   * With `fs`: the editor's unsaved buffers by absolute path. Reads of these paths get the buffer, writes to them
+   * change the buffer (the map) and leave the disk alone, as an editor with modified buffers would.
+   */
+  buffers?: Map<string, string>;
   /** Serve `terminal/*` with real processes (and advertise it). */
   terminal?: boolean;
   /** `clientCapabilities.session` to advertise (e.g. `{ compaction: {} }`, `{ notices: {} }`). */
@@ -84,6 +89,8 @@ export interface AcpTestClient {
   readonly permissionRequests: ReadonlyArray<{ request: RequestPermissionRequest; choice: PermissionChoice }>;
   /** fs requests served: `read <path>` / `write <path>`. */
   readonly fsCalls: readonly string[];
+  /** Every `fs/write_text_file` received, with the text the agent sent. */
+  readonly fsWrites: ReadonlyArray<{ path: string; content: string }>;
   /** Commands run through `terminal/create`, and terminal ids released. */
   readonly terminalCalls: readonly string[];
   readonly releasedTerminals: readonly string[];
@@ -187,6 +194,7 @@ export async function spawnAcpAgent(options: AcpClientOptions = {}): Promise<Acp
   const permissionRequests: Array<{ request: RequestPermissionRequest; choice: PermissionChoice }> = [];
   const pendingPermissions = new Map<string, Set<() => void>>();
   const fsCalls: string[] = [];
+  const fsWrites: Array<{ path: string; content: string }> = [];
   const terminalCalls: string[] = [];
   const releasedTerminals: string[] = [];
   const terminals = new Map<string, TestTerminal>();
@@ -245,7 +253,7 @@ export async function spawnAcpAgent(options: AcpClientOptions = {}): Promise<Acp
     app
       .onRequest(methods.client.fs.readTextFile, async ({ params }) => {
         fsCalls.push(`read ${params.path}`);
-        let content = await readFile(params.path, "utf8");
+        let content = options.buffers?.get(params.path) ?? (await readFile(params.path, "utf8"));
         if (params.line || params.limit) {
           const start = Math.max(0, (params.line ?? 1) - 1);
           const lines = content.split("\n");
@@ -255,7 +263,9 @@ export async function spawnAcpAgent(options: AcpClientOptions = {}): Promise<Acp
       })
       .onRequest(methods.client.fs.writeTextFile, async ({ params }) => {
         fsCalls.push(`write ${params.path}`);
-        await writeFile(params.path, params.content);
+        fsWrites.push({ path: params.path, content: params.content });
+        if (options.buffers?.has(params.path)) options.buffers.set(params.path, params.content);
+        else await writeFile(params.path, params.content);
         return {};
       });
   }
@@ -340,6 +350,7 @@ export async function spawnAcpAgent(options: AcpClientOptions = {}): Promise<Acp
     notifications,
     permissionRequests,
     fsCalls,
+    fsWrites,
     terminalCalls,
     releasedTerminals,
     stdoutLines,

@@ -22,14 +22,7 @@ import { shortReason } from "../config/provider-errors.js";
 import { log } from "../log.js";
 import type { AcpMcpServer } from "../tools/types.js";
 import { clientBridge } from "./client-bridge.js";
-import {
-  configOptions,
-  configOptionsUpdate,
-  findMode,
-  MODE_OPTION,
-  MODEL_OPTION,
-  modeState,
-} from "./config-options.js";
+import { configOptions, configOptionsUpdate, findMode, modeState, setConfigOption } from "./config-options.js";
 import { isSessionEvent, sessionEventUpdates } from "./events.js";
 import { BUILTIN_METHODS, initializeResponse } from "./initialize.js";
 import { permissionAsker } from "./permission.js";
@@ -140,6 +133,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
         client,
         sessionId: () => entry?.session.id ?? "",
         cwd: () => entry?.session.cwd ?? request.cwd,
+        editor: () => (entry ? clientBridge(client, entry.session.id, capabilities) : undefined),
         toolCallId: (callId) => entry?.relay?.toolCallId(callId) ?? callId,
         onCancelled: () => entry?.session.cancel(),
         // Let the turn's queued events reach the relay (one macrotask), then send their updates first.
@@ -164,7 +158,8 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
       unsubscribe: session.subscribe((event) => {
         for (const update of sessionEventUpdates(event, capabilities)) send(created, update);
         // Whoever changed it (the client, a command, an extension): the config options show the new state.
-        if (event.type === "mode" || event.type === "model") send(created, configOptionsUpdate(config, session));
+        if (event.type === "mode" || event.type === "model" || event.type === "reasoning_effort")
+          send(created, configOptionsUpdate(config, session));
       }),
     };
     entry = created;
@@ -328,23 +323,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
     })
     .onRequest(methods.agent.session.setConfigOption, ({ params }) => {
       const entry = find(params.sessionId);
-      if (params.configId === MODE_OPTION) {
-        const mode = findMode(params.value);
-        if (!mode)
-          throw RequestError.invalidParams(undefined, `unknown mode "${String(params.value)}" (code, ask, read-only)`);
-        entry.session.setMode(mode);
-      } else if (params.configId === MODEL_OPTION && config.models.length > 0) {
-        if (typeof params.value !== "string" || !config.models.some((m) => m.name === params.value)) {
-          throw RequestError.invalidParams(
-            undefined,
-            `unknown model "${String(params.value)}" (${config.models.map((m) => m.name).join(", ")})`,
-          );
-        }
-        entry.session.setModel(params.value);
-      } else {
-        const known = configOptions(config, entry.session).map((o) => o.id);
-        throw RequestError.invalidParams(undefined, `unknown config option "${params.configId}" (${known.join(", ")})`);
-      }
+      setConfigOption(config, entry.session, params.configId, params.value);
       return { configOptions: configOptions(config, entry.session) };
     })
     // Custom methods (`_crow/compact`, extensions'): the runtime's registry answers them.

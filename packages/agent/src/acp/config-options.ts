@@ -1,26 +1,43 @@
 /**
- * A session's selectors as ACP offers them: the session config options (the model, `category: "model"`, and the
- * permission mode, `category: "mode"`: clients that support config options show these instead of the legacy mode
- * picker) and the legacy `modes` state for older clients. Both describe the same session state; every change of mode
- * or model, from either side, is sent as `current_mode_update` and `config_option_update`.
+ * A session's selectors as ACP offers them: the session config options (the model, `category: "model"`; the
+ * thought level, `category: "thought_level"`, for a model configured with `reasoning_effort` levels; the permission
+ * mode, `category: "mode"`: clients that support config options show these instead of the legacy mode picker) and
+ * the legacy `modes` state for older clients. Both describe the same session state; every change of mode, model or
+ * thought level, from either side, is sent as `config_option_update` (and `current_mode_update` for the mode).
  */
-import type { SessionConfigOption, SessionModeState, SessionUpdate } from "@agentclientprotocol/sdk";
-import type { PermissionMode } from "@crow/core";
-import type { AgentConfig } from "../config/index.js";
+import {
+  RequestError,
+  type SessionConfigOption,
+  type SessionModeState,
+  type SessionUpdate,
+} from "@agentclientprotocol/sdk";
+import type { CrowSession, PermissionMode } from "@crow/core";
+import { type AgentConfig, findModel } from "../config/index.js";
 import { MODES } from "../session/modes.js";
 
 /** The id of the mode select (the model's is `model`). */
 export const MODE_OPTION = "mode";
 /** The id of the model select. */
 export const MODEL_OPTION = "model";
+/** The id of the thought level select (the request's `reasoning_effort`). */
+export const THOUGHT_OPTION = "thought_level";
+/** The thought level value that sends no `reasoning_effort` (the provider's own default). */
+export const DEFAULT_THOUGHT = "default";
 
 /** What the selectors show. */
 export interface SelectorState {
   mode: PermissionMode;
   model: string | undefined;
+  /** The session's chosen `reasoning_effort` (shown as the default when the current model does not offer it). */
+  reasoningEffort: string | undefined;
 }
 
-/** The model select (when models are configured), then the mode select. */
+/** The `reasoning_effort` levels of the session's model (none when it has no `reasoning_effort` configured). */
+function thoughtLevels(config: AgentConfig, model: string | undefined): string[] {
+  return (findModel(config, model)?.reasoningEfforts ?? []).filter((level) => level !== DEFAULT_THOUGHT);
+}
+
+/** The model select (when models are configured), the thought level (when the model has levels), the mode. */
 export function configOptions(config: AgentConfig, state: SelectorState): SessionConfigOption[] {
   const options: SessionConfigOption[] = [];
   if (state.model && config.models.length > 0) {
@@ -33,6 +50,22 @@ export function configOptions(config: AgentConfig, state: SelectorState): Sessio
       options: config.models.map((m) => ({ value: m.name, name: m.name, description: `${m.id} (${m.provider})` })),
     });
   }
+  const levels = thoughtLevels(config, state.model);
+  if (levels.length > 0) {
+    const chosen = state.reasoningEffort;
+    options.push({
+      id: THOUGHT_OPTION,
+      name: "Thought level",
+      description: "How hard the model reasons before answering (reasoning_effort)",
+      category: "thought_level",
+      type: "select",
+      currentValue: chosen !== undefined && levels.includes(chosen) ? chosen : DEFAULT_THOUGHT,
+      options: [
+        { value: DEFAULT_THOUGHT, name: "Default", description: "Send no reasoning_effort: the provider decides" },
+        ...levels.map((level) => ({ value: level, name: level })),
+      ],
+    });
+  }
   options.push({
     id: MODE_OPTION,
     name: "Mode",
@@ -43,6 +76,42 @@ export function configOptions(config: AgentConfig, state: SelectorState): Sessio
     options: MODES.map(({ id, name, description }) => ({ value: id, name, description })),
   });
   return options;
+}
+
+/**
+ * Applies `session/set_config_option`: the session changes and tells its listeners (the agent sends
+ * `config_option_update`, persistence stores it). Throws -32602 for an unknown option or value, naming the valid ones.
+ */
+export function setConfigOption(config: AgentConfig, session: CrowSession, configId: string, value: unknown): void {
+  if (configId === MODE_OPTION) {
+    const mode = findMode(value);
+    if (!mode) throw RequestError.invalidParams(undefined, `unknown mode "${String(value)}" (code, ask, read-only)`);
+    session.setMode(mode);
+    return;
+  }
+  if (configId === MODEL_OPTION && config.models.length > 0) {
+    if (typeof value !== "string" || !config.models.some((m) => m.name === value)) {
+      const known = config.models.map((m) => m.name).join(", ");
+      throw RequestError.invalidParams(undefined, `unknown model "${String(value)}" (${known})`);
+    }
+    session.setModel(value);
+    return;
+  }
+  const levels = thoughtLevels(config, session.model);
+  if (configId === THOUGHT_OPTION && levels.length > 0) {
+    if (value === DEFAULT_THOUGHT) {
+      session.setReasoningEffort(undefined);
+      return;
+    }
+    if (typeof value !== "string" || !levels.includes(value)) {
+      const known = [DEFAULT_THOUGHT, ...levels].join(", ");
+      throw RequestError.invalidParams(undefined, `unknown thought level "${String(value)}" (${known})`);
+    }
+    session.setReasoningEffort(value);
+    return;
+  }
+  const known = configOptions(config, session).map((o) => o.id);
+  throw RequestError.invalidParams(undefined, `unknown config option "${configId}" (${known.join(", ")})`);
 }
 
 export function modeState(current: PermissionMode): SessionModeState {

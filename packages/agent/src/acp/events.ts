@@ -16,6 +16,7 @@ const SESSION_EVENTS = new Set<string>([
   "notice",
   "mode",
   "model",
+  "reasoning_effort",
   "plan",
 ]);
 
@@ -42,7 +43,9 @@ export function sessionEventUpdates(
         : [messageChunk(`\n[${event.message}]\n`)];
     case "mode":
       return [modeUpdate(event.mode)];
+    // Shown by the config options (agent.ts sends config_option_update on these).
     case "model":
+    case "reasoning_effort":
       return [];
     case "plan":
       return [{ sessionUpdate: "plan", entries: event.entries }];

@@ -13,6 +13,7 @@ import {
 import type { PermissionAnswer, PermissionRequest } from "@crow/core";
 import { log } from "../log.js";
 import { locationsFor, toolCallTitle } from "../tools/data.js";
+import type { ClientBridge } from "../tools/types.js";
 
 const OPTIONS: Array<PermissionOption & { answer: PermissionAnswer }> = [
   { optionId: "allow_once", name: "Allow once", kind: "allow_once", answer: "allow_once" },
@@ -30,15 +31,23 @@ export function permissionAnswer(
 
 /**
  * What a call proposes, as tool call content the person can judge before allowing it: the diff of a write (against
- * the file on disk) or an edit (old → new text), or the command a terminal call runs.
+ * the editor's buffer when it lends its fs, else the file on disk) or an edit (the whole buffer before and after
+ * when the editor lends its fs, else old → new text), or the command a terminal call runs.
  */
 export async function proposedContent(
   name: string,
   args: Record<string, unknown>,
   cwd: string,
+  editor?: ClientBridge,
 ): Promise<ToolCallContent[]> {
   if (typeof args.command === "string" && args.command.trim() !== "") {
     return [{ type: "content", content: { type: "text", text: `\`\`\`sh\n${args.command}\n\`\`\`` } }];
+  }
+  if (name === "edit" && editor?.readTextFile && editor.writeTextFile) {
+    // The edit will run on the buffer (tools/router.ts): show exactly what it would make of it.
+    const { previewClientEdit } = await import("../tools/client-edit.js");
+    const preview = await previewClientEdit(editor, args);
+    if (preview) return [{ type: "diff", ...preview }];
   }
   // Loaded with the runtime (initialize must not parse @crow/core); questions only come during turns.
   const { diffFromArgs } = await import("./replay.js");
@@ -46,7 +55,11 @@ export async function proposedContent(
   if (diff?.type !== "diff") return [];
   if (diff.oldText !== undefined) return [diff];
   // A write replaces the whole file: diff it against what is there now (none for a new file).
-  const oldText = await readFile(diff.path, "utf8").catch(() => null);
+  const current =
+    name === "write" && editor?.readTextFile && editor.writeTextFile
+      ? editor.readTextFile(diff.path)
+      : readFile(diff.path, "utf8");
+  const oldText = await current.catch(() => null);
   return [{ ...diff, oldText }];
 }
 
@@ -56,6 +69,8 @@ export interface PermissionAskerOptions {
   sessionId: () => string;
   /** The session's working directory (relative paths of proposed diffs). */
   cwd: () => string;
+  /** The editor's fs, when the client lends it: proposed diffs are computed from its buffers. */
+  editor?: () => ClientBridge | undefined;
   /** The ACP tool call id already announced for this model call id. */
   toolCallId: (callId: string) => string;
   /** Called when the user dismissed the question (outcome `cancelled`): the turn ends as cancelled. */
@@ -82,7 +97,8 @@ export function permissionAsker(
     };
     const locations = locationsFor(call.name, call.args);
     if (locations.length > 0) toolCall.locations = locations;
-    const content = await proposedContent(call.name, call.args, options.cwd()).catch(() => []);
+    // By the tool it resolved to (the router's choice too), not the model's spelling of it.
+    const content = await proposedContent(call.tool, call.args, options.cwd(), options.editor?.()).catch(() => []);
     if (content.length > 0) {
       // The pending call in the thread shows the proposal too, before the question.
       await options.client

@@ -23,6 +23,8 @@ export interface LoadOptions {
 }
 
 const DEFAULT_CONTEXT_WINDOW = 128_000;
+/** The levels of `reasoning_effort: true` (OpenAI's, which most OpenAI-compatible servers accept). */
+const DEFAULT_REASONING_EFFORTS = ["low", "medium", "high"];
 
 function fail(file: string, lines: string[]): never {
   throw new ConfigError(lines.map((line) => `${file}: ${line}`).join("\n"));
@@ -153,6 +155,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
         provider: entry.provider,
         contextWindow: entry.context_window ?? contextWindow,
       };
+      const efforts = entry.reasoning_effort === true ? DEFAULT_REASONING_EFFORTS : entry.reasoning_effort;
+      if (Array.isArray(efforts)) model.reasoningEfforts = [...new Set(efforts)];
       if (entry.price) {
         model.price = {
           input: entry.price.input,

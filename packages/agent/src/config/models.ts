@@ -3,7 +3,7 @@
  * and price, and an `LlmClient` that routes each request to the model's provider (one client per provider, created
  * on first use), so switching the model select also switches base URL and key.
  */
-import type { LlmClient, LlmClientOptions, LlmResult, Usage } from "@crow/core";
+import type { LlmClient, LlmClientOptions, LlmRequest, LlmResult, Usage } from "@crow/core";
 import { ENV_PROVIDER } from "./env.js";
 import { explainProviderError } from "./provider-errors.js";
 import type { AgentConfig, ModelConfig, Price, ProviderConfig } from "./types.js";
@@ -103,7 +103,7 @@ export function createModelRouter(config: AgentConfig, factory: LlmFactory): Llm
           partial: { content: "", reasoning: "" },
         };
       }
-      const result = await clientOf(provider).stream({ ...request, model: model.id }, options);
+      const result = await clientOf(provider).stream(withEffortOf(model, { ...request, model: model.id }), options);
       if (result.ok || result.error.kind === "aborted" || result.error.kind === "context_length_exceeded")
         return result;
       // The message the user sees (crow run, the editor): what failed, where the setting came from, what to try.
@@ -113,6 +113,20 @@ export function createModelRouter(config: AgentConfig, factory: LlmFactory): Llm
       };
     },
   };
+}
+
+/**
+ * The request as `model` takes it: the session's `reasoning_effort` (core puts it in `params.extra`; nothing else
+ * in the agent sets it) is dropped for a model not configured with that level. A session keeps its choice across
+ * model switches, so it applies again when the session switches back to a model that has it; providers reject the
+ * field, or an unknown level, on models that do not reason.
+ */
+function withEffortOf(model: ModelConfig, request: LlmRequest): LlmRequest {
+  const extra = request.params?.extra;
+  if (!extra || !("reasoning_effort" in extra)) return request;
+  if (model.reasoningEfforts?.includes(String(extra.reasoning_effort))) return request;
+  const { reasoning_effort: _dropped, ...rest } = extra;
+  return { ...request, params: { ...request.params, extra: rest } };
 }
 
 /** Cumulative session cost, per currency: usage_update's `cost` is the total in the current model's currency. */

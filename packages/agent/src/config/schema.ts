@@ -83,6 +83,8 @@ export const priceSchema = strict({
   currency: optional(nonEmpty),
 });
 
+const REASONING_LEVELS = "expected the levels the model accepts, e.g. [low, medium, high], or true for those three";
+
 export const modelSchema = strict({
   provider: nonEmpty,
   /** The id sent as `model` (default: the entry's name). */
@@ -90,6 +92,11 @@ export const modelSchema = strict({
   /** Context window in tokens: usage_update `size` and the compaction threshold. */
   context_window: optional(count(1)),
   price: optional(priceSchema),
+  /**
+   * The `reasoning_effort` values the model accepts (`true`: low, medium, high); the editor then offers them as the
+   * session's thought level. Models without it get no such field in their requests.
+   */
+  reasoning_effort: optional(z.union([z.boolean(), z.array(nonEmpty).min(1)], { error: REASONING_LEVELS })),
 });
 
 const transports = ["stdio", "http", "streamable-http", "streamable_http", "sse"] as const;

@@ -38,6 +38,8 @@ export interface ModelConfig {
   /** Context window in tokens (usage_update `size`; compaction threshold). */
   contextWindow: number;
   price?: Price;
+  /** The `reasoning_effort` values it accepts (config `reasoning_effort`); absent: it gets none. */
+  reasoningEfforts?: string[];
 }
 
 /** Upstream's tool-name keys (`TERMINAL_TOOL`…): the tools the agent treats as terminal, write, read… */

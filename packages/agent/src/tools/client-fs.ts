@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { ToolResult } from "@crow/core";
+import { countLines } from "@crow/mcp/edit";
 import { DEFAULT_LINE_LIMIT, formatLines } from "@crow/mcp/read-format";
 import { firstChangedLine } from "./diff.js";
 import type { ClientBridge, ToolCallData } from "./types.js";
@@ -47,14 +48,6 @@ export async function clientRead(client: ClientBridge, args: Record<string, unkn
     };
   }
   return { content: formatLines(text, offset, limit), data };
-}
-
-/** Lines as an editor counts them (crow-mcp's wording in "Successfully wrote N lines"). */
-function countLines(content: string): number {
-  if (content === "") return 0;
-  let lines = 1;
-  for (let i = content.indexOf("\n"); i !== -1; i = content.indexOf("\n", i + 1)) lines++;
-  return content.endsWith("\n") ? lines - 1 : lines;
 }
 
 /** The current text for the diff's old side: the editor's buffer when it can read, else the disk; null if new. */

@@ -1,4 +1,5 @@
 import { findTool, type ToolCallRequest, type ToolDefinition, type ToolProgress, type ToolResult } from "@crow/core";
+import { clientEdit } from "./client-edit.js";
 import { clientRead, clientWrite } from "./client-fs.js";
 import { clientTerminal } from "./client-terminal.js";
 import { CallFailure, ServerConnection } from "./connection.js";
@@ -135,7 +136,9 @@ class Router implements ToolRouter {
       let routed: ToolResult | undefined;
       if (route.tool === "read" && client.readTextFile) routed = await clientRead(client, call.args);
       else if (route.tool === "write" && client.writeTextFile) routed = await clientWrite(client, call.args);
-      else if (route.tool === "terminal" && client.createTerminal) {
+      else if (route.tool === "edit" && client.readTextFile && client.writeTextFile) {
+        return clientEdit(client, call.args, () => this.callMcp(route, call.args, context));
+      } else if (route.tool === "terminal" && client.createTerminal) {
         routed = await clientTerminal(client.createTerminal.bind(client), call.args, {
           cwd,
           signal: context.signal,

@@ -85,16 +85,6 @@ describe("tool router with the editor's fs (client bridge)", () => {
     assert.deepEqual(toolCallData(result.data)?.content, [{ type: "diff", path: file, oldText: null, newText: "hi" }]);
   });
 
-  test("edit stays on crow-mcp (on disk) even with client fs", async () => {
-    const file = await ws.write("edit.txt", "alpha\nbeta\n");
-    const writes = log.writes.length;
-    const result = await run(router, "edit", { file_path: file, old_string: "beta", new_string: "gamma" });
-    assert.equal(result.isError, undefined, result.text);
-    assert.equal(await readFile(file, "utf8"), "alpha\ngamma\n");
-    assert.equal(log.writes.length, writes);
-    assert.equal(toolCallData(result.data)?.via, "crow-mcp");
-  });
-
   test("an editor that refuses a write gives an error result", async () => {
     const refusing = await createToolRouter({
       cwd: ws.dir,

@@ -9,8 +9,9 @@
  */
 import { randomUUID } from "node:crypto";
 import type { HookBus } from "../hooks/bus.js";
+import type { CompactedEvent } from "../hooks/types.js";
 import type { LlmClient, RequestParams } from "../llm/types.js";
-import type { ChatMessage, Usage } from "../messages.js";
+import type { AssistantMessage, ChatMessage, Usage } from "../messages.js";
 import type { MessageInput, ReplaceOptions } from "../store/types.js";
 import { compactedHistory, nothingToCompactMessage, planCompaction } from "./plan.js";
 import { CompactionError, summarize } from "./summarize.js";
@@ -63,6 +64,11 @@ export interface CompactionOptions {
   store?: CompactionStore;
   /** Runs right before the swap (persistence: wait until every queued message is stored). */
   beforeSwap?: () => Promise<void>;
+  /**
+   * Runs on the new history before it is stored (the session's `compacted` hooks): returns the history to keep.
+   * `signal` is the compaction's.
+   */
+  rewrite?: (event: CompactedEvent, signal: AbortSignal) => Promise<ChatMessage[]>;
   /** Sampling options of the summarizer request. */
   params?: RequestParams;
   transcript?: TranscriptOptions;
@@ -115,7 +121,12 @@ export class Compaction {
         ...(this.options.params ? { params: this.options.params } : {}),
         ...(this.options.transcript ? { transcript: this.options.transcript } : {}),
       });
-      const history = compactedHistory(plan, summary.text);
+      let history = compactedHistory(plan, summary.text);
+      const summaryMessage = history[plan.system.length + 1] as AssistantMessage;
+      if (this.options.rewrite) {
+        const event = { history, summary: summaryMessage, summarized: plan.middle };
+        history = await this.options.rewrite(event, request.signal ?? new AbortController().signal);
+      }
       let archiveId: string | undefined;
       if (this.options.store) {
         await this.options.beforeSwap?.();

@@ -7,7 +7,7 @@
 import type { CompactionResult } from "../compaction/compaction.js";
 import { type ContentPart, contentText } from "../messages.js";
 import type { CrowSession, SessionBusyError } from "../runtime/types.js";
-import type { Store } from "../store/types.js";
+import type { SessionPatch, Store } from "../store/types.js";
 import { type Extension, MethodError } from "./api.js";
 import { doomLoopGuard } from "./doom-loop.js";
 import { compilePermissionRules, type PermissionRules } from "./permission-rules.js";
@@ -138,8 +138,13 @@ export function persistenceExtension(
     });
     crow.onSession((session) =>
       session.subscribe((event) => {
-        if (event.type !== "mode" && event.type !== "model") return;
-        const patch = event.type === "mode" ? { mode: event.mode } : { model: event.model };
+        let patch: SessionPatch;
+        if (event.type === "mode") patch = { mode: event.mode };
+        else if (event.type === "model") patch = { model: event.model };
+        // The session's request settings: today only the reasoning effort (null: none chosen).
+        else if (event.type === "reasoning_effort")
+          patch = { requestParams: event.effort === null ? null : { reasoning_effort: event.effort } };
+        else return;
         store.updateSession(session.id, patch).catch((error: unknown) => failed(session, "a session change", error));
       }),
     );

@@ -3,11 +3,13 @@
  * (entries with `content`, `status`, `priority`: exactly ACP's plan entry fields); the list becomes the session's plan
  * (`session.setPlan`, so hosts get a `plan` event: ACP clients a `plan` update, `crow run` a checklist, the SDK an
  * event). The list is stored with the session as the call's arguments in the history; when a stored session opens,
- * the last successful call's list is its plan again.
+ * the last successful call's list is its plan again. A compaction that summarizes that call away gets the plan back
+ * as a `todo` call on its summary message, so the model still sees its plan and a later load still finds it.
  */
+import { randomUUID } from "node:crypto";
 
 import { z } from "zod";
-import type { ChatMessage } from "../messages.js";
+import type { AssistantMessage, ChatMessage, ToolMessage } from "../messages.js";
 import type { PlanEntry } from "../runtime/types.js";
 import type { Extension } from "./api.js";
 
@@ -73,13 +75,44 @@ export function planFromHistory(history: readonly ChatMessage[]): PlanEntry[] {
   return last;
 }
 
-/** The `todo` tool; a stored session's plan is restored from its history when it opens. */
+function samePlan(a: readonly PlanEntry[], b: readonly PlanEntry[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every((e, i) => e.content === b[i]?.content && e.status === b[i]?.status && e.priority === b[i]?.priority)
+  );
+}
+
+/**
+ * `history` (a compacted one) with `plan` re-stated when the history alone would not give it back: the summary
+ * message carries a `todo` call with the plan, followed by its result, so the pair sits before the last user message
+ * (tool calls keep their results next to them). Undefined when nothing needs to change.
+ */
+export function keepPlan(
+  history: readonly ChatMessage[],
+  summary: AssistantMessage,
+  plan: readonly PlanEntry[],
+): ChatMessage[] | undefined {
+  if (samePlan(planFromHistory(history), plan)) return undefined;
+  const at = history.indexOf(summary);
+  if (at === -1) return undefined;
+  const todos = plan.map((e) => ({ content: e.content, status: e.status, priority: e.priority }));
+  const id = `plan-${randomUUID().slice(0, 8)}`;
+  const call = { id, type: "function" as const, function: { name: TODO_TOOL, arguments: JSON.stringify({ todos }) } };
+  const restated: AssistantMessage = { ...summary, tool_calls: [...(summary.tool_calls ?? []), call] };
+  const result: ToolMessage = { role: "tool", tool_call_id: id, content: planText(todos) };
+  return [...history.slice(0, at), restated, result, ...history.slice(at + 1)];
+}
+
+/**
+ * The `todo` tool; a stored session's plan is restored from its history when it opens, and kept through compaction.
+ */
 export const todoExtension: Extension = (crow) => {
   crow.onSession((session) => {
     const plan = planFromHistory(session.history);
     if (plan.length > 0) session.setPlan(plan);
     return undefined;
   });
+  crow.on("compacted", ({ history, summary }, { session }) => keepPlan(history, summary, session.plan));
   crow.registerTool({
     name: TODO_TOOL,
     description: TODO_DESCRIPTION,

@@ -1,8 +1,10 @@
+import type { ChatMessage } from "../messages.js";
 import type { ToolResult } from "../tools.js";
 import type {
   AfterResponseEvent,
   AfterToolCallEvent,
   BeforeToolCallEvent,
+  CompactedEvent,
   HookContext,
   HookError,
   HookHandlers,
@@ -44,7 +46,7 @@ interface ObserveEvents {
 /**
  * A typed hook bus (DESIGN.md §5). Semantics per point:
  * - observe (`session_start`, `after_response`, `message`, `turn_end`, `session_end`): every handler runs, in order.
- * - chained transform (`before_request`, `after_tool_call`): each handler receives the previous one's output;
+ * - chained transform (`before_request`, `after_tool_call`, `compacted`): each handler receives the previous one's output;
  *   returning nothing keeps the value. Handlers should return new objects rather than mutate.
  * - gate (`before_tool_call`): the first `{block}` wins and stops the chain; `{args}` rewrites the call for the
  *   handlers after it and for the execution.
@@ -61,6 +63,7 @@ export class HookBus {
     message: [],
     turn_end: [],
     session_end: [],
+    compacted: [],
   };
   private counter = 0;
 
@@ -139,6 +142,19 @@ export class HookBus {
       }
     }
     return result;
+  }
+
+  /** Chains the `compacted` transforms over a compaction's new history. Never throws. */
+  async transformCompacted(event: CompactedEvent, ctx: HookContext): Promise<ChatMessage[]> {
+    let history = event.history;
+    for (const { name, handler } of [...this.registry.compacted]) {
+      try {
+        history = (await handler({ ...event, history }, ctx)) ?? history;
+      } catch (error) {
+        this.report("compacted", name, error, ctx);
+      }
+    }
+    return history;
   }
 
   /** The view of this bus that the loop gets through its config. */

@@ -82,6 +82,20 @@ export interface TurnEndEvent {
   error?: LlmError;
 }
 
+/**
+ * `compacted` (chained transform): the history a compaction is about to put in place of the session's history
+ * (`[first user, summary, last user, …]`), before it is stored. Handlers may return a replacement, e.g. to re-state
+ * what the summary must not lose; it must keep every tool call next to its results, and the last user message and
+ * what follows it as they are.
+ */
+export interface CompactedEvent {
+  history: ChatMessage[];
+  /** The assistant message holding the summary (an element of `history`). */
+  summary: AssistantMessage;
+  /** The messages the summary stands for (no longer in `history`). */
+  summarized: readonly ChatMessage[];
+}
+
 /** `session_end` (observe): the session is closed or the process shuts down. */
 export interface SessionEndEvent {
   sessionId: string;
@@ -99,6 +113,7 @@ export interface HookHandlers {
   message: (event: MessageEvent, ctx: HookContext) => Awaitable<void>;
   turn_end: (event: TurnEndEvent, ctx: HookContext) => Awaitable<void>;
   session_end: (event: SessionEndEvent, ctx: HookContext) => Awaitable<void>;
+  compacted: (event: CompactedEvent, ctx: HookContext) => Awaitable<ChatMessage[] | undefined>;
 }
 
 export type HookPoint = keyof HookHandlers;

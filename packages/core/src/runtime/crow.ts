@@ -175,7 +175,9 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
   };
 
   async function open(
-    record: Pick<SessionRecord, "id" | "cwd" | "title" | "mode" | "model"> & { parentId?: string | null },
+    record: Pick<SessionRecord, "id" | "cwd" | "title" | "mode" | "model" | "requestParams"> & {
+      parentId?: string | null;
+    },
     init: {
       history: ChatMessage[];
       systemPrompt: string;
@@ -189,6 +191,8 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
       record.mode === "code" || record.mode === "ask" || record.mode === "read-only" ? record.mode : undefined;
     // A stored model that is no longer known falls back to the default.
     const known = record.model && (models.length === 0 || models.some((m) => m.name === record.model));
+    // The session's own request settings (the reasoning effort picked in the editor).
+    const effort = record.requestParams?.reasoning_effort;
     const tools = new SessionTools(registry.tools, init.tools, () => {
       if (!session) throw new Error("the session is not open yet");
       return { session, crow };
@@ -201,6 +205,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
       registry,
       llm,
       model: known ? (record.model ?? undefined) : options.model,
+      ...(typeof effort === "string" ? { reasoningEffort: effort } : {}),
       mode: mode ?? options.mode ?? "code",
       history: init.history,
       systemPrompt: init.systemPrompt,
@@ -213,6 +218,8 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
           threshold: () => threshold(s.model),
           ...(store ? { store } : {}),
           beforeSwap: () => s.flush(),
+          // Extensions' `compacted` hooks (the todo extension keeps the plan in the compacted history).
+          rewrite: (event, signal) => s.bus.transformCompacted(event, { sessionId: record.id, signal }),
         }),
       ...(options.maxStepsPerTurn !== undefined ? { maxStepsPerTurn: options.maxStepsPerTurn } : {}),
       ...(options.params ? { params: options.params } : {}),
@@ -271,7 +278,9 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
       let prompt:
         | Awaited<ReturnType<typeof systemPromptFor>>
         | { systemPrompt: string; promptId: null; promptArgs: null };
-      let record: Pick<SessionRecord, "id" | "cwd" | "title" | "mode" | "model"> & { parentId?: string | null };
+      let record: Pick<SessionRecord, "id" | "cwd" | "title" | "mode" | "model" | "requestParams"> & {
+        parentId?: string | null;
+      };
       let tools: ToolSource | undefined;
       try {
         prompt = request.systemPrompt
@@ -286,7 +295,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
               ...prompt,
               ...(request.parentId ? { parentId: request.parentId } : {}),
             })
-          : { id, cwd: request.cwd, title: null, mode, model, parentId: request.parentId ?? null };
+          : { id, cwd: request.cwd, title: null, mode, model, requestParams: null, parentId: request.parentId ?? null };
         tools = await toolsReady;
       } catch (error) {
         // Do not leave spawned servers behind when the session could not be created.
@@ -383,7 +392,7 @@ function recordOf(session: RuntimeSession): SessionRecord {
     promptArgs: null,
     systemPrompt: session.systemPrompt,
     toolDefinitions: null,
-    requestParams: null,
+    requestParams: session.reasoningEffort ? { reasoning_effort: session.reasoningEffort } : null,
     parentId: session.parentId ?? null,
     archivedFrom: null,
     forkedFrom: null,

@@ -37,6 +37,8 @@ export interface SessionInit {
   registry: ExtensionRegistry;
   llm: LlmClient | undefined;
   model: string | undefined;
+  /** The stored `reasoning_effort` choice, if any. */
+  reasoningEffort?: string;
   mode: PermissionMode;
   history: ChatMessage[];
   systemPrompt: string;
@@ -66,6 +68,7 @@ export class RuntimeSession implements CrowSession {
   systemPrompt: string;
   private currentMode: PermissionMode;
   private currentModel: string | undefined;
+  private currentEffort: string | undefined;
   private currentTitle: string | null;
   private currentPlan: readonly PlanEntry[] = [];
   private turn: Turn | undefined;
@@ -87,6 +90,7 @@ export class RuntimeSession implements CrowSession {
     this.systemPrompt = init.systemPrompt;
     this.currentMode = init.mode;
     this.currentModel = init.model;
+    this.currentEffort = init.reasoningEffort;
     this.currentTitle = init.title;
     this.history.push(...init.history);
     this.bus = new HookBus({ onError: (error) => this.hookFailed(error) });
@@ -127,6 +131,10 @@ export class RuntimeSession implements CrowSession {
     return this.currentModel;
   }
 
+  get reasoningEffort(): string | undefined {
+    return this.currentEffort;
+  }
+
   get title(): string | null {
     return this.currentTitle;
   }
@@ -152,6 +160,11 @@ export class RuntimeSession implements CrowSession {
   setModel(model: string): void {
     this.currentModel = model;
     this.publish({ type: "model", model });
+  }
+
+  setReasoningEffort(effort: string | undefined): void {
+    this.currentEffort = effort;
+    this.publish({ type: "reasoning_effort", effort: effort ?? null });
   }
 
   /** Sets the title and tells the listeners (persistence stores it first and passes the stored time). */
@@ -258,16 +271,24 @@ export class RuntimeSession implements CrowSession {
       const llm = this.init.llm;
       const model = this.currentModel;
       if (!llm || !model) throw new Error("no provider or model configured");
+      const params = this.requestParams();
       const target: TurnModel = {
         llm,
         model,
         ...(this.init.maxStepsPerTurn !== undefined ? { maxStepsPerTurn: this.init.maxStepsPerTurn } : {}),
-        ...(this.init.params ? { params: this.init.params } : {}),
+        ...(params ? { params } : {}),
       };
       return await runTurn(this, target, content, turn, original);
     } finally {
       this.turn = undefined;
     }
+  }
+
+  /** The configured request params with the session's `reasoning_effort` (a provider field: it goes in `extra`). */
+  private requestParams(): RequestParams | undefined {
+    const params = this.init.params;
+    if (this.currentEffort === undefined) return params;
+    return { ...params, extra: { ...params?.extra, reasoning_effort: this.currentEffort } };
   }
 
   /** Compaction inside a turn (threshold or context overflow). A failure is reported and the turn goes on. */

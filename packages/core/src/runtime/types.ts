@@ -92,6 +92,8 @@ export type SessionEvent =
   | { type: "notice"; level: "info" | "warning" | "error"; message: string }
   | { type: "mode"; mode: PermissionMode }
   | { type: "model"; model: string }
+  /** The reasoning effort sent with every request (`reasoning_effort`), or null: none sent (the provider's default). */
+  | { type: "reasoning_effort"; effort: string | null }
   | { type: "plan"; entries: PlanEntry[] };
 
 /** What `prompt()` yields, in order: the loop's events and the session's events of the turn. */
@@ -159,6 +161,8 @@ export interface CrowSession {
   readonly systemPrompt: string;
   readonly mode: PermissionMode;
   readonly model: string | undefined;
+  /** Sent as `reasoning_effort` with every request of a turn (undefined: not sent, the provider decides). */
+  readonly reasoningEffort: string | undefined;
   readonly title: string | null;
   /** The current plan (the `todo` tool's list; empty when the model made none). */
   readonly plan: readonly PlanEntry[];
@@ -178,6 +182,11 @@ export interface CrowSession {
   setMode(mode: PermissionMode): void;
   /** Switches the model (the next request uses it; stored with the session). */
   setModel(model: string): void;
+  /**
+   * Sets the `reasoning_effort` of the next requests (undefined: send none), stored with the session. Which levels a
+   * model accepts is the host's knowledge (its model configuration), not checked here.
+   */
+  setReasoningEffort(effort: string | undefined): void;
   /** Replaces the plan and tells the listeners (a `plan` event with the whole list). */
   setPlan(entries: readonly PlanEntry[]): void;
   /** The slash commands of this session (built-in and extensions'). */

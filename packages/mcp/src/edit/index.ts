@@ -1,11 +1,15 @@
 /**
  * The edit engine: pure string functions, no file system and no MCP. The edit tool (tools/edit.ts) reads the
- * file, calls {@link replace} and writes the result.
+ * file, calls {@link editText} and writes the result. Also the agent's entry `@crow/mcp/edit` (it edits the
+ * editor's buffers with it), so nothing here may import the server, MCP or Node's file system.
  */
+
 export { BLOCK_ANCHOR_MARGIN, BLOCK_ANCHOR_THRESHOLD, blockAnchor, contextAware, similarity } from "./anchors.js";
+export { type EditRequest, type EditTextResult, editText, MAX_EDIT_FILE_SIZE, tooLargeToEdit } from "./apply.js";
 export { type Closest, closestLines, formatClosest } from "./closest.js";
 export { type DiffOptions, unifiedDiff } from "./diff.js";
 export { commonIndent, dedent, describeIndentShift, reindent } from "./indent.js";
+export { type FileLock, fileLocks } from "./lock.js";
 export {
   escapeNormalized,
   exact,
@@ -28,4 +32,4 @@ export {
   replace,
 } from "./replace.js";
 export { type Source, type Span, searchLines, toSource } from "./source.js";
-export { detectEol, hasBom, normalizeForEdit, restoreShape, type TextShape, toLf } from "./text.js";
+export { countLines, detectEol, hasBom, normalizeForEdit, restoreShape, type TextShape, toLf } from "./text.js";

@@ -55,3 +55,11 @@ export function restoreShape(text: string, shape: TextShape): string {
   const body = shape.eol === "\r\n" ? text.replace(/\n/g, "\r\n") : text;
   return shape.bom ? `\uFEFF${body}` : body;
 }
+
+/** Number of lines in `content` as an editor counts them: a final newline does not start a new line. */
+export function countLines(content: string): number {
+  if (content === "") return 0;
+  let lines = 1;
+  for (let i = content.indexOf("\n"); i !== -1; i = content.indexOf("\n", i + 1)) lines++;
+  return content.endsWith("\n") ? lines - 1 : lines;
+}

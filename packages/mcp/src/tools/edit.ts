@@ -3,25 +3,14 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { ToolContext } from "../context.js";
-import {
-  describeIndentShift,
-  EditError,
-  type EditOutcome,
-  hasBom,
-  type MatcherName,
-  normalizeForEdit,
-  replace,
-  restoreShape,
-  unifiedDiff,
-} from "../edit/index.js";
+import { countLines, editText, fileLocks, hasBom, MAX_EDIT_FILE_SIZE, tooLargeToEdit } from "../edit/index.js";
 import { checkAbsolutePath, describeMissing, errorCode, isPermissionError } from "../fs/paths.js";
 import { classifyHead, decodeUtf8 } from "../fs/sniff.js";
 import { errorResult, guarded, textResult } from "./result.js";
 import { saveFile } from "./save.js";
-import { countLines } from "./write.js";
 
-/** Files larger than this are not edited (the whole file is held in memory several times). */
-export const MAX_EDIT_FILE_SIZE = 10 * 1024 * 1024;
+/** Two edits of one file sent in parallel (models do that) both land: see {@link fileLocks}. */
+const withFileLock = fileLocks();
 
 const DESCRIPTION = `Replace text in a file: the text old_string becomes new_string.
 
@@ -54,18 +43,6 @@ export function registerEditTool(server: McpServer, context: ToolContext): void 
     ),
   );
 }
-
-/** What each fuzzy matcher tolerated, for the success message. */
-const MATCHER_NOTES: Readonly<Record<Exclude<MatcherName, "exact">, string>> = {
-  "line-trimmed": "the same lines apart from indentation and surrounding whitespace",
-  "block-anchor": "first and last lines equal, the lines between similar but not identical",
-  "whitespace-normalized": "the same words with different whitespace or line breaks",
-  "indentation-flexible": "the same lines at a different indentation",
-  "escape-normalized": 'old_string was escaped once too often (e.g. \\n or \\"); new_string was unescaped the same way',
-  "trimmed-boundary": "old_string had leading or trailing whitespace the file does not have",
-  "context-aware": "first and last lines equal and at least half of the lines between them",
-  "multi-occurrence": "the only occurrence that is not part of a longer word",
-};
 
 /** The edit tool's behaviour, independent of MCP. Concurrent edits of one file are serialized. */
 export async function editFile(
@@ -103,9 +80,7 @@ async function editLocked(file: string, oldString: string, newString: string, re
     return errorResult(`Error: Cannot stat file: ${(error as Error).message}`);
   }
   if (size > MAX_EDIT_FILE_SIZE) {
-    return errorResult(
-      `Error: File too large to edit: ${size} bytes (max ${MAX_EDIT_FILE_SIZE} bytes). Use the terminal (sed, a script) for files this size.`,
-    );
+    return errorResult(tooLargeToEdit(size));
   }
 
   let bytes: Buffer;
@@ -127,33 +102,10 @@ async function editLocked(file: string, oldString: string, newString: string, re
   // TextDecoder drops a leading BOM; remember it so it is written back.
   const bom = hasBom(bytes);
   const text = bom && decoded.text.startsWith("\uFEFF") ? decoded.text.slice(1) : decoded.text;
-  const normalized = normalizeForEdit(text, oldString, newString);
-
-  let outcome: EditOutcome;
-  try {
-    outcome = replace(normalized.content, normalized.oldString, normalized.newString, replaceAll);
-  } catch (error) {
-    if (error instanceof EditError) {
-      const message =
-        error.kind === "empty-old"
-          ? `old_string is empty, which creates a new file, but ${file} already exists and is not empty. Pass the text to replace as old_string, or use the write tool to replace the whole file.`
-          : error.message;
-      return errorResult(`Error: ${message}`);
-    }
-    throw error;
-  }
-  if (outcome.content === normalized.content) {
-    return errorResult(
-      `Error: No changes made: the text matched by the ${outcome.matcher} matcher is already equal to new_string.`,
-    );
-  }
-
-  const eol = normalized.eol === "mixed" ? "\n" : normalized.eol;
-  const failed = await saveFile(file, restoreShape(outcome.content, { bom, eol }), { createParent: false });
-  if (failed) return failed;
-  if (oldString === "")
-    return textResult(`Successfully edited ${file}\nFilled the empty file with ${countLines(newString)} lines.`);
-  return textResult(describeOutcome(file, normalized.content, outcome, replaceAll));
+  const edited = editText(file, text, bom, { oldString, newString, replaceAll });
+  if (!edited.ok) return errorResult(edited.error);
+  const failed = await saveFile(file, edited.text, { createParent: false });
+  return failed ?? textResult(edited.message);
 }
 
 async function createFile(file: string, content: string): Promise<CallToolResult> {
@@ -166,47 +118,4 @@ async function createFile(file: string, content: string): Promise<CallToolResult
   const failed = await saveFile(file, content, { createParent: true });
   if (failed) return failed;
   return textResult(`Successfully edited ${file}\nCreated a new file with ${countLines(content)} lines.`);
-}
-
-/** Upstream's first line, then how the match was made, how many replacements, and the diff. */
-function describeOutcome(file: string, before: string, outcome: EditOutcome, replaceAll: boolean): string {
-  const count = outcome.replacements.length;
-  const first = replaceAll ? `Successfully made replacements in ${file}` : `Successfully edited ${file}`;
-  const what = `Replaced ${count} occurrence${count === 1 ? "" : "s"}`;
-  let how: string;
-  if (outcome.matcher === "exact") {
-    how = `${what} (exact match).`;
-  } else {
-    how = `${what}. old_string did not match exactly; the ${outcome.matcher} matcher found ${MATCHER_NOTES[outcome.matcher]}.`;
-    if (outcome.indentShift) {
-      const shift = describeIndentShift(outcome.indentShift.from, outcome.indentShift.to);
-      how += ` new_string was re-indented (${shift}) to fit.`;
-    }
-    how += " Check the diff.";
-  }
-  const diff = unifiedDiff(file, before, outcome.content, outcome.replacements);
-  return diff === "" ? `${first}\n${how}` : `${first}\n${how}\n\n${diff}`;
-}
-
-const locks = new Map<string, Promise<void>>();
-
-/**
- * Runs `task` once every earlier task on the same path has finished, so two edits of one file sent in parallel
- * (models do that) both land instead of the second overwriting the first with stale content.
- */
-async function withFileLock<T>(file: string, task: () => Promise<T>): Promise<T> {
-  const previous = locks.get(file) ?? Promise.resolve();
-  let release: () => void = () => undefined;
-  const current = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  const tail = previous.then(() => current);
-  locks.set(file, tail);
-  await previous;
-  try {
-    return await task();
-  } finally {
-    release();
-    if (locks.get(file) === tail) locks.delete(file);
-  }
 }

@@ -3,6 +3,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { ToolContext } from "../context.js";
+import { countLines } from "../edit/text.js";
 import { checkAbsolutePath } from "../fs/paths.js";
 import { errorResult, guarded, textResult } from "./result.js";
 import { saveFile } from "./save.js";
@@ -30,14 +31,6 @@ export function registerWriteTool(server: McpServer, context: ToolContext): void
     },
     guarded("write", async (args) => writeTextFile(args.file_path, args.content, context.cwd)),
   );
-}
-
-/** Number of lines in `content` as an editor counts them: a final newline does not start a new line. */
-export function countLines(content: string): number {
-  if (content === "") return 0;
-  let lines = 1;
-  for (let i = content.indexOf("\n"); i !== -1; i = content.indexOf("\n", i + 1)) lines++;
-  return content.endsWith("\n") ? lines - 1 : lines;
 }
 
 /** The write tool's behaviour, independent of MCP. */
