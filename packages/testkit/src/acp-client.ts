@@ -32,6 +32,7 @@ import {
   type SessionUpdate,
   type StopReason,
 } from "@agentclientprotocol/sdk";
+import { TestTerminals } from "./acp-client-terminal.js";
 import { CROW_BIN } from "./paths.js";
 
 /** How the scripted user answers a permission request. `wait` answers only when the turn is cancelled. */
@@ -66,13 +67,6 @@ export interface AcpClientOptions {
 }
 
 /** A client-side terminal started by the agent. */
-interface TestTerminal {
-  child: ChildProcess;
-  output: string;
-  exit?: { exitCode: number | null; signal: string | null };
-  exited: Promise<void>;
-}
-
 export interface PromptResult {
   stopReason: StopReason;
   /** The updates of this session received while the prompt ran, in order. */
@@ -195,23 +189,14 @@ export async function spawnAcpAgent(options: AcpClientOptions = {}): Promise<Acp
   const pendingPermissions = new Map<string, Set<() => void>>();
   const fsCalls: string[] = [];
   const fsWrites: Array<{ path: string; content: string }> = [];
-  const terminalCalls: string[] = [];
-  const releasedTerminals: string[] = [];
-  const terminals = new Map<string, TestTerminal>();
+  const terminals = new TestTerminals();
   let permissionIndex = 0;
-  let terminalCounter = 0;
 
   const choose = (request: RequestPermissionRequest): PermissionChoice => {
     const script = options.permissions;
     if (typeof script === "function") return script(request);
     if (!script) return "allow_once";
     return script[permissionIndex++] ?? "reject";
-  };
-
-  const terminal = (id: string): TestTerminal => {
-    const found = terminals.get(id);
-    if (!found) throw new Error(`unknown terminal ${id}`);
-    return found;
   };
 
   const app = client({ name: "crow-test-client" })
@@ -271,58 +256,11 @@ export async function spawnAcpAgent(options: AcpClientOptions = {}): Promise<Acp
   }
   if (options.terminal) {
     app
-      .onRequest(methods.client.terminal.create, ({ params }) => {
-        const terminalId = `term-${++terminalCounter}`;
-        const args = params.args ?? [];
-        terminalCalls.push([params.command, ...args].join(" "));
-        const env: Record<string, string> = {};
-        for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
-        for (const { name, value } of params.env ?? []) env[name] = value;
-        const proc =
-          args.length > 0
-            ? spawn(params.command, args, { cwd: params.cwd ?? undefined, env, detached: true })
-            : spawn(params.command, { cwd: params.cwd ?? undefined, env, shell: "/bin/bash", detached: true });
-        const entry: TestTerminal = { child: proc, output: "", exited: Promise.resolve() };
-        const limit = params.outputByteLimit ?? 1_000_000;
-        const append = (chunk: Buffer) => {
-          entry.output = (entry.output + chunk.toString("utf8")).slice(-limit);
-        };
-        proc.stdout?.on("data", append);
-        proc.stderr?.on("data", append);
-        entry.exited = new Promise((resolve) => {
-          proc.once("close", (exitCode, signal) => {
-            entry.exit = { exitCode, signal };
-            resolve();
-          });
-          proc.once("error", (error) => {
-            entry.output += String(error);
-            entry.exit = { exitCode: 127, signal: null };
-            resolve();
-          });
-        });
-        terminals.set(terminalId, entry);
-        return { terminalId };
-      })
-      .onRequest(methods.client.terminal.output, ({ params }) => {
-        const t = terminal(params.terminalId);
-        return { output: t.output, truncated: false, ...(t.exit ? { exitStatus: t.exit } : {}) };
-      })
-      .onRequest(methods.client.terminal.waitForExit, async ({ params }) => {
-        const t = terminal(params.terminalId);
-        await t.exited;
-        return t.exit ?? {};
-      })
-      .onRequest(methods.client.terminal.kill, ({ params }) => {
-        killTree(terminal(params.terminalId));
-        return {};
-      })
-      .onRequest(methods.client.terminal.release, ({ params }) => {
-        const t = terminal(params.terminalId);
-        if (!t.exit) killTree(t);
-        terminals.delete(params.terminalId);
-        releasedTerminals.push(params.terminalId);
-        return {};
-      });
+      .onRequest(methods.client.terminal.create, ({ params }) => terminals.create(params))
+      .onRequest(methods.client.terminal.output, ({ params }) => terminals.output(params))
+      .onRequest(methods.client.terminal.waitForExit, ({ params }) => terminals.waitForExit(params))
+      .onRequest(methods.client.terminal.kill, ({ params }) => terminals.kill(params))
+      .onRequest(methods.client.terminal.release, ({ params }) => terminals.release(params));
   }
 
   const stream = ndJsonStream(
@@ -351,8 +289,8 @@ export async function spawnAcpAgent(options: AcpClientOptions = {}): Promise<Acp
     permissionRequests,
     fsCalls,
     fsWrites,
-    terminalCalls,
-    releasedTerminals,
+    terminalCalls: terminals.calls,
+    releasedTerminals: terminals.released,
     stdoutLines,
     stderr: () => stderr,
     updates,
@@ -382,7 +320,7 @@ export async function spawnAcpAgent(options: AcpClientOptions = {}): Promise<Acp
       return new Promise((resolve) => lineWaiters.push({ match, resolve }));
     },
     async close() {
-      for (const t of terminals.values()) if (!t.exit) killTree(t);
+      terminals.killAll();
       child.stdin?.end();
       const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
       const code = await exited;
@@ -392,13 +330,4 @@ export async function spawnAcpAgent(options: AcpClientOptions = {}): Promise<Acp
       return code;
     },
   };
-}
-
-function killTree(t: TestTerminal): void {
-  if (t.child.pid === undefined) return;
-  try {
-    process.kill(-t.child.pid, "SIGKILL");
-  } catch {
-    t.child.kill("SIGKILL");
-  }
 }

@@ -4,7 +4,7 @@
  * source. `crow acp` is one host of this runtime (a translator over it); SDK users are another.
  */
 import { Compaction, compactionThreshold } from "../compaction/index.js";
-import { type Logger, MethodError, type ProviderFactory } from "../extensions/api.js";
+import { MethodError, type ProviderFactory } from "../extensions/api.js";
 import {
   commandsExtension,
   compactionWatcher,
@@ -26,6 +26,7 @@ import { prepareSystemPrompt } from "../prompt/system-prompt.js";
 import { sessionSlug } from "../store/ids.js";
 import { openStore } from "../store/open.js";
 import { SessionNotFoundError, type SessionRecord, type Store } from "../store/types.js";
+import { stderrLogger } from "./logger.js";
 import type { CrowOptions } from "./options.js";
 import { RuntimeSession } from "./session.js";
 import { defaultSystemPrompt } from "./system-prompt.js";
@@ -38,16 +39,6 @@ import {
   type ToolSource,
   type ToolSourceFactory,
 } from "./types.js";
-
-/** The default logger: stderr, never stdout (a host may speak a protocol there). */
-export const stderrLogger: Logger = {
-  debug: (m, ...d) => {
-    if (process.env.CROW_DEBUG) console.error(m, ...d);
-  },
-  info: (m, ...d) => console.error(m, ...d),
-  warn: (m, ...d) => console.error(m, ...d),
-  error: (m, ...d) => console.error(m, ...d),
-};
 
 function failed(message: string): LlmResult {
   return {
