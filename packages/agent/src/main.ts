@@ -7,9 +7,9 @@ console.log = console.error;
 console.info = console.error;
 console.debug = console.error;
 // The agent's work is I/O and light JSON: trading optimization for memory costs it nothing measurable.
-// WebAssembly stays on its baseline compiler: the one module the agent runs is fetch's HTTP parser (undici's llhttp),
-// whose optimizing compile at the first LLM request was a ~27 MB peak of `crow run` (106 → 79 MB) for code that
-// parses a few kB per request.
+// WebAssembly stays on its baseline compiler: the one module the agent runs is fetch's HTTP parser (undici's llhttp;
+// fetch serves resource links of prompts and the model list; LLM requests use node:http), whose optimizing compile
+// was a ~27 MB peak (`crow run`: 106 → 79 MB when LLM requests still went through fetch) for code that parses a few kB.
 applyV8Flags([
   ["optimize-for-size", ""],
   ["liftoff-only", ""],
