@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { CROW_BIN, type MockLlm, reply, spawnAcpAgent, textReply } from "@crow/testkit";
 import { summarize, type Timing } from "./lib.js";
-import { peakFootprintMb, processTree, type TreeWatch, watchTree } from "./proc.js";
+import { cpuMs, peakFootprintMb, processTree, type TreeWatch, watchTree } from "./proc.js";
 
 /**
  * The `crow` bundle these cases run: the checkout's, or CROW_BENCH_BIN (another build placed one level below an
@@ -58,26 +58,46 @@ export async function concurrentSessions(
   return { ...seen, wallMs, roundsPerSecond: (sessions * rounds) / (wallMs / 1000), stopReasons, footprintMb };
 }
 
+/** The first tool rounds of fresh processes: wall clock and the CPU the agent and its toolserver spent, per round. */
+export interface ColdRounds {
+  wallMs: Timing;
+  /** CPU (user + system) of the agent process per round, from the first LLM request to the end of the turn. */
+  agentCpuMs: Timing;
+  /** The same for the shared crow-mcp. */
+  toolserverCpuMs: Timing;
+}
+
 /**
  * The first `rounds` tool rounds of a fresh `crow acp` (session just opened, nothing warmed): from the first LLM
- * request to the end of the turn, per round. `runs` fresh processes.
+ * request to the end of the turn, per round. `runs` fresh processes. The CPU the two processes spend in that span is
+ * reported too: on a shared machine it moves much less than the wall clock (ticks of 10 ms, over all rounds).
  */
 export async function coldRounds(mock: MockLlm, dir: string, file: string, rounds: number, runs: number) {
-  const samples: number[] = [];
+  const wall: number[] = [];
+  const agentCpu: number[] = [];
+  const toolserverCpu: number[] = [];
   for (let run = 0; run < runs; run++) {
     const agent = await spawnAcpAgent({ llmUrl: mock.url, cwd: dir, command: acp() });
     const { sessionId } = await agent.newSession(dir);
     for (let i = 0; i < rounds; i++) mock.script(reply().toolCall("read", { file_path: file, offset: 1 + (i % 2) }));
     mock.script(textReply("done"));
     const before = mock.requests.length;
+    const [agentPid = 0, toolserverPid = 0] = processTree(agent.process.pid ?? 0);
     const turn = agent.prompt(sessionId, "go");
     await mock.waitForRequests(before + 1);
     const start = performance.now();
+    const cpuBefore = [cpuMs(agentPid), cpuMs(toolserverPid)];
     await turn;
-    samples.push((performance.now() - start) / rounds);
+    wall.push((performance.now() - start) / rounds);
+    agentCpu.push((cpuMs(agentPid) - (cpuBefore[0] ?? 0)) / rounds);
+    toolserverCpu.push((cpuMs(toolserverPid) - (cpuBefore[1] ?? 0)) / rounds);
     await agent.close();
   }
-  return summarize(samples);
+  return {
+    wallMs: summarize(wall),
+    agentCpuMs: summarize(agentCpu),
+    toolserverCpuMs: summarize(toolserverCpu),
+  } satisfies ColdRounds;
 }
 
 /** Runs of `crow run "<prompt>"` (pipes, no TTY) doing `rounds` tool rounds. */

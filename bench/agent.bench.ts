@@ -161,7 +161,10 @@ export async function run(): Promise<void> {
   console.log(
     `footprint agent + toolserver:       ${footprint === undefined ? "n/a (page frames are shown to root only)" : `${footprint.toFixed(1)} MB  (distinct resident pages of both at their peaks, upper estimate; target < 150 MB)`}`,
   );
-  console.log(`first ${COLD_ROUNDS} rounds, fresh process: ${formatTiming(cold)} per round  (target ≤ 7 ms)`);
+  console.log(`first ${COLD_ROUNDS} rounds, fresh process: ${formatTiming(cold.wallMs)} per round  (target ≤ 7 ms)`);
+  console.log(
+    `… CPU per round (p50):              agent ${cold.agentCpuMs.p50.toFixed(1)} ms, toolserver ${cold.toolserverCpuMs.p50.toFixed(1)} ms`,
+  );
   for (const c of concurrent) {
     const reasons = Object.entries(c.stopReasons)
       .map(([reason, n]) => `${n} ${reason}`)

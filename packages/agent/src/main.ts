@@ -7,7 +7,13 @@ console.log = console.error;
 console.info = console.error;
 console.debug = console.error;
 // The agent's work is I/O and light JSON: trading optimization for memory costs it nothing measurable.
-applyV8Flags([["optimize-for-size", ""]]);
+// WebAssembly stays on its baseline compiler: the one module the agent runs is fetch's HTTP parser (undici's llhttp;
+// fetch serves resource links of prompts and the model list; LLM requests use node:http), whose optimizing compile
+// was a ~27 MB peak (`crow run`: 106 → 79 MB when LLM requests still went through fetch) for code that parses a few kB.
+applyV8Flags([
+  ["optimize-for-size", ""],
+  ["liftoff-only", ""],
+]);
 
 import { parseArgs } from "node:util";
 import { ConfigError, exportDotenv, loadConfig } from "./config/index.js";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import { type AddressInfo, createServer as createNetServer, type Socket } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { createLlmClient, type LlmClient, type LlmStreamEvent } from "@crow/core";
 import { closedPort, dropConnection, httpError, type MockLlm, reply, startMockLlm } from "@crow/testkit";
@@ -386,11 +386,23 @@ describe("LLM client against the mock provider", () => {
     mock.assertDone();
   });
 
-  test("an unreachable provider is a network error after retries", async () => {
-    const dead = createLlmClient({ baseURL: "http://127.0.0.1:9/v1", retry: { maxRetries: 1, baseDelayMs: 1 } });
-    const result = await dead.stream({ model: "m", messages: user });
-    assert.ok(!result.ok);
-    assert.equal(result.error.kind, "network");
-    assert.equal(result.error.attempts, 2);
+  test("a provider that hangs up on every request is a network error after retries", async () => {
+    // It accepts connections and closes them at once (a proxy whose backend is down): unlike a refused connection,
+    // something is there, so it is retried.
+    const hangUp = createNetServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => hangUp.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = hangUp.address() as AddressInfo;
+      const dead = createLlmClient({
+        baseURL: `http://127.0.0.1:${port}/v1`,
+        retry: { maxRetries: 1, baseDelayMs: 1 },
+      });
+      const result = await dead.stream({ model: "m", messages: user });
+      assert.ok(!result.ok);
+      assert.equal(result.error.kind, "network");
+      assert.equal(result.error.attempts, 2);
+    } finally {
+      await new Promise((resolve) => hangUp.close(resolve));
+    }
   });
 });

@@ -2,6 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createMcpExpressApp } from "@modelcontextprotocol/sdk/server/express.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { NextFunction, Request, Response } from "express";
 import type { ServerOptions } from "./server.js";
 import { createSessionTable, jsonRpcError } from "./sessions.js";
@@ -43,7 +44,12 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     ? undefined
     : [...(host === "0.0.0.0" || host === "::" ? [] : [host]), ...(options.allowedHosts ?? [])];
   const app = createMcpExpressApp(allowedHosts?.length ? { host, allowedHosts } : { host });
-  const sessions = createSessionTable(options);
+  // Any MCP client may connect here: the SDK's full transport (standalone GET stream, its checks).
+  const sessions = createSessionTable(
+    options,
+    (sessionIdGenerator, onsessioninitialized) =>
+      new StreamableHTTPServerTransport({ sessionIdGenerator, onsessioninitialized }),
+  );
 
   if (options.token) app.use(bearerAuth(options.token));
 

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { statSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { log } from "./log.js";
 import { type CrowMcpServer, createServer, type ServerOptions } from "./server.js";
@@ -18,8 +18,23 @@ import { type CrowMcpServer, createServer, type ServerOptions } from "./server.j
  */
 export const CWD_HEADER = "crow-cwd";
 
+/** The transport of one MCP session over HTTP: the SDK's StreamableHTTPServerTransport, or the socket's own. */
+export interface SessionTransport extends Transport {
+  /** Handles one HTTP request of this session (`body`: the parsed JSON of a POST). */
+  handleRequest(req: IncomingMessage, res: ServerResponse, body?: unknown): Promise<void>;
+}
+
+/**
+ * Makes the transport of a new session: it must call `initialized(id)` with the session id it assigns when it
+ * handles the `initialize` request.
+ */
+export type SessionTransportFactory = (
+  newSessionId: () => string,
+  initialized: (id: string) => void,
+) => SessionTransport;
+
 interface LiveSession {
-  transport: StreamableHTTPServerTransport;
+  transport: SessionTransport;
   crow: CrowMcpServer;
   lastSeen: number;
 }
@@ -66,8 +81,14 @@ function sessionCwd(req: IncomingMessage, fallback: string): { cwd: string } | {
   return { cwd };
 }
 
-/** A session table for `options` (one server instance per session; `sessionIdleMs` closes forgotten sessions). */
-export function createSessionTable(options: ServerOptions & { sessionIdleMs?: number }): SessionTable {
+/**
+ * A session table for `options` (one server instance per session; `sessionIdleMs` closes forgotten sessions), each
+ * session on a transport made by `makeTransport`.
+ */
+export function createSessionTable(
+  options: ServerOptions & { sessionIdleMs?: number },
+  makeTransport: SessionTransportFactory,
+): SessionTable {
   const sessions = new Map<string, LiveSession>();
   const fallbackCwd = options.cwd ?? process.cwd();
 
@@ -112,13 +133,13 @@ export function createSessionTable(options: ServerOptions & { sessionIdleMs?: nu
         return;
       }
       const crow = createServer({ ...options, cwd: where.cwd });
-      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => {
+      const transport: SessionTransport = makeTransport(
+        () => randomUUID(),
+        (id) => {
           sessions.set(id, { transport, crow, lastSeen: Date.now() });
           log.info(`MCP session ${id} opened in ${where.cwd}`);
         },
-      });
+      );
       transport.onclose = () => {
         const id = transport.sessionId;
         if (id && sessions.delete(id)) log.info(`MCP session ${id} closed`);

@@ -14,6 +14,7 @@ import {
 } from "node:http";
 import type { ServerOptions } from "./server.js";
 import { createSessionTable, jsonRpcError } from "./sessions.js";
+import { SocketServerTransport } from "./socket-transport.js";
 
 /** Largest request body accepted (a `write` of a big file is the largest message an agent sends). */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -106,7 +107,10 @@ export async function startSocketServer(
     warmUp?: boolean;
   } = {},
 ): Promise<RunningSocketServer> {
-  const sessions = createSessionTable(options);
+  const sessions = createSessionTable(
+    options,
+    (newSessionId, initialized) => new SocketServerTransport(newSessionId, initialized),
+  );
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? "/";
     if (url !== "/mcp" && !url.startsWith("/mcp?")) {

@@ -14,6 +14,9 @@ const CONNECT_TIMEOUT_MS = 30_000;
 const STDERR_TAIL_CHARS = 2000;
 
 const CLIENT_INFO = { name: "crow", version: "0.1.0" };
+/** Errors of a request to the shared crow-mcp that mean its process (or socket) is gone. */
+const CONNECTION_LOST = new Set(["ECONNRESET", "ECONNREFUSED", "EPIPE", "ENOENT"]);
+
 /** Header of `initialize` that gives a session of the shared crow-mcp its working directory (crow-mcp's sessions.ts). */
 const CWD_HEADER = "crow-cwd";
 
@@ -238,6 +241,13 @@ export class ServerConnection {
         },
       })) as CallToolResult;
     } catch (error) {
+      // The shared crow-mcp killed mid-call shows first as a broken request (its answer had not begun), a moment
+      // before its exit is seen: wait for that moment, so the error says how it ended.
+      const shared = this.shared;
+      const code = (error as NodeJS.ErrnoException | undefined)?.code;
+      if (shared && !options.signal.aborted && code !== undefined && CONNECTION_LOST.has(code)) {
+        await Promise.race([shared.ended, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+      }
       throw this.failure(error, options);
     } finally {
       options.signal.removeEventListener("abort", forward);

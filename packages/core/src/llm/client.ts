@@ -1,5 +1,3 @@
-import type OpenAI from "openai";
-import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { ChunkAccumulator } from "./accumulator.js";
 import { encodeBody, requestParams } from "./body.js";
 import {
@@ -13,22 +11,15 @@ import {
   type SdkErrors,
   UNREACHABLE_CODES,
 } from "./errors.js";
+import { chatEndpoint, postChat, readText } from "./http.js";
 import { readSseData } from "./sse.js";
 import type { LlmCallOptions, LlmClient, LlmClientOptions, LlmRequest, LlmResult, LlmStreamEvent } from "./types.js";
-
-/** What one attempt sends: the typed parameters for the SDK and the body already encoded (see body.ts). */
-interface SerializedRequest {
-  params: ChatCompletionCreateParamsStreaming;
-  body: Buffer;
-}
-
-const JSON_CONTENT = { "content-type": "application/json" };
 
 type OpenAiSdk = typeof import("openai");
 let sdkLoading: Promise<OpenAiSdk> | undefined;
 let sdkLoaded: SdkErrors | undefined;
 
-/** The `openai` package, loaded with the first request of any client: opening a session does not wait for it. */
+/** The `openai` package, for its error types: loaded when a request first fails (see http.ts). */
 function loadSdk(): Promise<OpenAiSdk> {
   sdkLoading ??= import("openai").then((sdk) => {
     sdkLoaded = sdk;
@@ -44,28 +35,14 @@ function loadSdk(): Promise<OpenAiSdk> {
 const DRAIN_AFTER_DONE_MS = 2_000;
 
 /**
- * Creates an OpenAI-compatible streaming client. The `openai` package sends the request (auth, base URL, error
- * statuses); the SSE body is parsed here so that malformed chunks are skipped instead of failing the request, and
- * retries are done here (the SDK's own are off) so a stream that dies midway is retried too.
+ * Creates an OpenAI-compatible streaming client. The request goes out on node:http (http.ts) with the `openai`
+ * package's error types for failed ones; the SSE body is parsed here so that malformed chunks are skipped instead of
+ * failing the request, and retries are done here so a stream that dies midway is retried too.
  *
  * Contract: `stream` never throws; see `LlmClient` and the retry contract on `LlmStreamEvent`.
  */
 export function createLlmClient(options: LlmClientOptions): LlmClient {
-  let sdkClient: OpenAI | undefined;
-  const openai = async (): Promise<OpenAI> => {
-    if (!sdkClient) {
-      const { default: OpenAIClient } = await loadSdk();
-      sdkClient ??= new OpenAIClient({
-        apiKey: options.apiKey || "not-needed",
-        baseURL: options.baseURL,
-        maxRetries: 0,
-        timeout: options.connectTimeoutMs ?? 120_000,
-        logLevel: "off",
-        ...(options.headers ? { defaultHeaders: options.headers } : {}),
-      });
-    }
-    return sdkClient;
-  };
+  const endpoint = chatEndpoint(options);
   const backoff = resolveBackoff(options.retry);
   /**
    * Whether any server ever answered at this base URL. Until one has, "connection refused" or an unknown host means
@@ -76,7 +53,7 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
   const idleTimeoutMs = options.idleTimeoutMs ?? 300_000;
 
   /** One attempt: sends the request and feeds the stream into `acc`. Throws on any failure. */
-  async function attempt(request: SerializedRequest, acc: ChunkAccumulator, signal?: AbortSignal) {
+  async function attempt(body: Buffer, acc: ChunkAccumulator, signal?: AbortSignal) {
     const controller = new AbortController();
     const onAbort = () => controller.abort();
     signal?.addEventListener("abort", onAbort, { once: true });
@@ -91,21 +68,18 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
     };
     try {
       if (signal?.aborted) throw new Error("aborted");
-      const response = await (await openai()).chat.completions
-        .create(request.params, { signal: controller.signal, body: request.body, headers: JSON_CONTENT })
-        .asResponse();
+      const response = await postChat(endpoint, body, controller.signal, loadSdk);
       reached = true;
-      if (!response.body) throw new IncompleteStreamError("The provider sent an empty response.");
       armIdle();
-      if (!(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
+      if (!String(response.headers["content-type"] ?? "").includes("text/event-stream")) {
         // A server that ignored `stream: true` and sent one JSON completion.
-        acc.push(nonStreamingAsChunk(await response.text()));
+        acc.push(nonStreamingAsChunk(await readText(response)));
         if (acc.finishReason === undefined)
           throw new InvalidResponseError("The provider's answer is not a chat completion.");
         return;
       }
       let done = false;
-      const events = readSseData(response.body)[Symbol.asyncIterator]();
+      const events = readSseData(response)[Symbol.asyncIterator]();
       try {
         for (;;) {
           const next = await events.next();
@@ -144,13 +118,12 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
         // A consumer's bug must not break the request.
       }
     };
-    const params = requestParams(request);
-    const serialized: SerializedRequest = { params, body: encodeBody(params, request, options.sendReasoning ?? true) };
+    const body = encodeBody(requestParams(request), request, options.sendReasoning ?? true);
     for (let attempts = 1; ; attempts++) {
       const acc = new ChunkAccumulator(emit);
       let failure: unknown;
       try {
-        await attempt(serialized, acc, signal);
+        await attempt(body, acc, signal);
       } catch (error) {
         failure = error;
       }

@@ -1,6 +1,15 @@
 /** Most characters of output one terminal result carries (upstream's MAX_CMD_OUTPUT_SIZE, which it never applied). */
 export const MAX_OUTPUT_CHARS = 30_000;
 
+/**
+ * `n` with commas between thousands ("30,000"): what `toLocaleString("en-US")` prints, without it. The first call of
+ * Intl number formatting maps ICU's locale data, ~7.5 MB of RSS in every crow-mcp (the terminal tool's description
+ * called it for each MCP session).
+ */
+export function withThousands(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
 /** One piece of output as the model will see it. */
 export interface TakenOutput {
   /** The text, with a note in the middle when it was cut. */
@@ -71,7 +80,7 @@ export class OutputBuffer {
     const text =
       omittedChars === 0
         ? this.head + tail
-        : `${this.head}\n[... ${omittedChars.toLocaleString("en-US")} characters (${omittedLines.toLocaleString("en-US")} lines) of output omitted here; showing the first ${this.head.length.toLocaleString("en-US")} and last ${tail.length.toLocaleString("en-US")} characters. To see all of it, redirect the output to a file and use grep, head or tail ...]\n${tail}`;
+        : `${this.head}\n[... ${withThousands(omittedChars)} characters (${withThousands(omittedLines)} lines) of output omitted here; showing the first ${withThousands(this.head.length)} and last ${withThousands(tail.length)} characters. To see all of it, redirect the output to a file and use grep, head or tail ...]\n${tail}`;
     this.head = "";
     this.tail = [];
     this.tailLength = 0;

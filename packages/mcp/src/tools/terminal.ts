@@ -4,7 +4,7 @@ import type { CallToolResult, ServerNotification, ServerRequest } from "@modelco
 import { z } from "zod";
 import type { ToolContext } from "../context.js";
 import { log } from "../log.js";
-import { MAX_OUTPUT_CHARS } from "../terminal/output.js";
+import { MAX_OUTPUT_CHARS, withThousands } from "../terminal/output.js";
 import { type TerminalResponse, TerminalSession } from "../terminal/session.js";
 import { errorResult, guarded, textResult } from "./result.js";
 
@@ -20,7 +20,7 @@ function description(softSeconds: number): string {
 
 - State persists between calls: it is one bash process per session, so the working directory (cd), environment variables (export), shell variables and functions, and activated virtualenvs (source .venv/bin/activate) carry over to the next call. The shell starts in the workspace directory.
 - Every result ends with "[Current working directory: …]" and "[Command completed with exit code 0]" or "[Command failed with exit code N]".
-- Colours and escape codes are removed and progress bars collapsed. Output over ${MAX_OUTPUT_CHARS.toLocaleString("en-US")} characters keeps its beginning and end with a note of how much was cut; for big outputs redirect to a file and use grep, head or tail.
+- Colours and escape codes are removed and progress bars collapsed. Output over ${withThousands(MAX_OUTPUT_CHARS)} characters keeps its beginning and end with a note of how much was cut; for big outputs redirect to a file and use grep, head or tail.
 - Multi-line scripts, heredocs and && chains work. Pagers are off (PAGER=cat, GIT_PAGER=cat). Avoid full-screen programs (vim, less, top); use non-interactive flags (-y, --yes, --no-input) where you can.
 - Long-running commands: when a command prints nothing new for ${softSeconds} seconds, the call returns what it has so far with "[Process still running (soft timeout)]" and the command keeps running. Then call with command "" to keep waiting (you get only output you have not seen yet), is_input=true to type into it, or "C-c" to interrupt it. A new command is refused while the previous one is still running.
 - timeout (seconds): wait up to this long for the command instead of returning after ${softSeconds} seconds of silence; if it is still running then, it is interrupted (SIGINT, then SIGKILL) and the result says so. Use it for slow builds and tests, and to bound commands that might hang.
