@@ -89,10 +89,26 @@ function nativeObjectsMustStayReachable(version = process.versions.node): boolea
 
 /**
  * Native objects kept reachable until the process exits when {@link nativeObjectsMustStayReachable}: the statements
- * dropped from a cache and the connections closed. Both are small once closed or finalized (SQLite's memory goes
+ * dropped from a cache and the connections closed (iterators are never made, see {@link withoutNativeIterator}). Both are small once closed or finalized (SQLite's memory goes
  * with `close()`; a dropped statement keeps its compiled program), and distinct SQL strings are bounded.
  */
 const keptAlive: unknown[] = [];
+
+/**
+ * `statement` with `iterate` reading through `all`: better-sqlite3's iterator is one more native object, made per
+ * streamed query and dropped after it. Crow's store never streams; Kysely's `stream()` still works, its rows read at
+ * once.
+ */
+function withoutNativeIterator(statement: SqliteStatement): SqliteStatement {
+  return {
+    get reader() {
+      return statement.reader;
+    },
+    all: (parameters) => statement.all(parameters),
+    run: (parameters) => statement.run(parameters),
+    iterate: (parameters) => statement.all(parameters)[Symbol.iterator](),
+  };
+}
 
 /**
  * The database as Kysely sees it, with prepared statements reused by SQL text: Kysely prepares every query anew,
@@ -113,7 +129,7 @@ function withStatementCache(database: BetterSqlite3.Database, keep: boolean): Sq
       if (statement) {
         cache.delete(sql);
       } else {
-        statement = database.prepare(sql);
+        statement = keep ? withoutNativeIterator(database.prepare(sql)) : database.prepare(sql);
         if (cache.size >= STATEMENT_CACHE_SIZE) {
           const [oldest] = cache;
           if (oldest) {
