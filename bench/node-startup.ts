@@ -58,8 +58,11 @@ export async function startupByNode(
     const version = execFileSync(node, ["--version"], { encoding: "utf8" }).trim();
     const modes: CacheMode[] = hasCompileCache(node) ? ["off", "cold", "warm"] : ["off"];
     const warmDir = mkdtempSync(path.join(tmpdir(), "crow-bench-cache-"));
+    // Removed at the end: the agent's detached crow-mcp writes its cache as it exits, just after the agent.
+    const dirs = [warmDir];
     const start = async (mode: CacheMode): Promise<{ init: number; ready: number }> => {
       const cacheHome = mode === "warm" ? warmDir : mkdtempSync(path.join(tmpdir(), "crow-bench-cache-"));
+      dirs.push(cacheHome);
       // "" removes a variable from the agent's environment (the caller's NODE_COMPILE_CACHE would override ours).
       const env: Record<string, string> = {
         XDG_CACHE_HOME: cacheHome,
@@ -72,7 +75,6 @@ export async function startupByNode(
       await agent.newSession(ws.dir);
       const ready = performance.now() - started;
       await agent.close();
-      if (mode !== "warm") rmSync(cacheHome, { recursive: true, force: true });
       return { init, ready };
     };
     // The warm-up starts of "warm" fill its directory; those of "cold" use fresh directories too.
@@ -85,7 +87,7 @@ export async function startupByNode(
         samples.get(mode)?.ready.push(ready);
       }
     }
-    rmSync(warmDir, { recursive: true, force: true });
+    for (const dir of new Set(dirs)) rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
     const pick = (key: "init" | "ready") =>
       Object.fromEntries([...samples].map(([mode, s]) => [mode, summarize(s[key])])) as NodeStartup["initializeMs"];
     results.push({ node: version, initializeMs: pick("init"), sessionReadyMs: pick("ready") });
