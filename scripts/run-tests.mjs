@@ -59,6 +59,11 @@ const npmEnv = {
   npm_config_userconfig: process.env.npm_config_userconfig ?? path.join(homedir(), ".npmrc"),
   npm_config_cache: process.env.npm_config_cache ?? path.join(homedir(), ".npm"),
 };
+// Node >= 22 keeps the executables' compile cache under HOME (~/.cache/crow/compile-cache). Every Node the tests
+// start caches in one temp directory instead (Node's own NODE_COMPILE_CACHE, which Crow leaves alone): a test's agent
+// with the runner's HOME does not write there, and a detached crow-mcp that flushes its cache as it exits, just after
+// its agent, does not race the removal of that agent's temp HOME (ENOTEMPTY). The compile-cache test unsets it.
+const compileCache = path.join(tmp, "compile-cache");
 const counts = { passed: 0, failed: 0, skipped: 0, todo: 0, skipReasons: [] };
 for (const [index, group] of groups.entries()) {
   const summaryFile = path.join(tmp, `summary-${index}.json`);
@@ -77,7 +82,7 @@ for (const [index, group] of groups.entries()) {
       `--test-reporter-destination=${summaryFile}`,
       ...group.files.map((f) => path.relative(root, f)),
     ],
-    { cwd: root, stdio: "inherit", env: { ...process.env, ...npmEnv, HOME: home } },
+    { cwd: root, stdio: "inherit", env: { ...process.env, ...npmEnv, HOME: home, NODE_COMPILE_CACHE: compileCache } },
   );
   let part;
   try {

@@ -172,7 +172,7 @@ describe("crow acp: an invalid permission rule", () => {
       const run = spawnSync(process.execPath, [CROW_BIN, "acp"], {
         encoding: "utf8",
         input: "",
-        env: { ...process.env, CROW_HOME: ws.path("crow-home") },
+        env: { ...process.env, HOME: ws.path("crow-home"), CROW_HOME: ws.path("crow-home") },
       });
       assert.equal(run.status, 2);
       assert.equal(run.stdout, "", "stdout stays protocol-only");

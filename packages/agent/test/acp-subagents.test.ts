@@ -80,7 +80,7 @@ describe("crow acp: subagents", () => {
     }
     const show = spawnSync(process.execPath, [CROW_BIN, "sessions", "show", answer.sessionId], {
       encoding: "utf8",
-      env: { ...env, CROW_HOME: fx.crowHome },
+      env: { ...env, HOME: fx.home, CROW_HOME: fx.crowHome },
     });
     assert.equal(show.status, 0, show.stderr);
     assert.match(show.stdout, new RegExp(`parent session: ${parentId}`));

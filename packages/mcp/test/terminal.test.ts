@@ -108,7 +108,8 @@ describe("terminal tool over stdio, against real bash", () => {
   });
 
   test("the nonce is not visible to child processes", async () => {
-    const result = await run({ command: "env | grep -ci crow_n; env | grep -c PROMPT_COMMAND; true" });
+    // The shell's own variable names (a case-insensitive "crow_n" also matched the caller's CROW_NODE_CACHE).
+    const result = await run({ command: "env | grep -c __crow_; env | grep -c PROMPT_COMMAND; true" });
     assert.match(result.text, /^0\n0\n/);
   });
 

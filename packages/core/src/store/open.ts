@@ -5,6 +5,7 @@
  */
 import { mkdirSync } from "node:fs";
 import path from "node:path";
+import type BetterSqlite3 from "better-sqlite3";
 import {
   CompiledQuery,
   type DatabaseConnection,
@@ -73,24 +74,68 @@ class CrowSqliteDialect extends SqliteDialect {
 const STATEMENT_CACHE_SIZE = 200;
 
 /**
+ * Whether better-sqlite3's native objects (connections, statements) must never be garbage collected. Node 24.19
+ * added environment cleanup hooks to the header-only `node::ObjectWrap` that better-sqlite3 12 builds on: an addon
+ * compiled against those headers (any source build on Node >= 24.19, which is what an install without access to the
+ * prebuilt binaries does) removes its hook in the destructor, and when V8 collects the object in a GC that runs
+ * outside a JavaScript context (an idle or memory-reducer task) Node aborts the process ("Assertion failed: (env) !=
+ * nullptr" in RemoveEnvironmentCleanupHook, nodejs/node#65446). `crow acp` died that way right after startup, one of
+ * the `pragma()` calls' throwaway statements being collected. Node 20 and 22 headers have no such hook.
+ */
+function nativeObjectsMustStayReachable(version = process.versions.node): boolean {
+  const [major = 0, minor = 0] = version.split(".").map(Number);
+  return major > 24 || (major === 24 && minor >= 19);
+}
+
+/**
+ * Native objects kept reachable until the process exits when {@link nativeObjectsMustStayReachable}: the statements
+ * dropped from a cache and the connections closed (iterators are never made, see {@link withoutNativeIterator}). Both are small once closed or finalized (SQLite's memory goes
+ * with `close()`; a dropped statement keeps its compiled program), and distinct SQL strings are bounded.
+ */
+const keptAlive: unknown[] = [];
+
+/**
+ * `statement` with `iterate` reading through `all`: better-sqlite3's iterator is one more native object, made per
+ * streamed query and dropped after it. Crow's store never streams; Kysely's `stream()` still works, its rows read at
+ * once.
+ */
+function withoutNativeIterator(statement: SqliteStatement): SqliteStatement {
+  return {
+    get reader() {
+      return statement.reader;
+    },
+    all: (parameters) => statement.all(parameters),
+    run: (parameters) => statement.run(parameters),
+    iterate: (parameters) => statement.all(parameters)[Symbol.iterator](),
+  };
+}
+
+/**
  * The database as Kysely sees it, with prepared statements reused by SQL text: Kysely prepares every query anew,
  * which was the largest part of a message write (each turn writes several). better-sqlite3 statements are
  * synchronous and reset after each run (or when a streamed query is abandoned), and Kysely runs one query at a time
- * on its single SQLite connection, so reusing one is safe. The least recently used is dropped past the limit.
+ * on its single SQLite connection, so reusing one is safe. The least recently used is dropped past the limit (kept
+ * reachable instead where collecting it would abort the process).
  */
-function withStatementCache(database: SqliteDatabase): SqliteDatabase {
+function withStatementCache(database: BetterSqlite3.Database, keep: boolean): SqliteDatabase {
   const cache = new Map<string, SqliteStatement>();
   return {
-    close: () => database.close(),
+    close: () => {
+      database.close();
+      if (keep) keptAlive.push(database, ...cache.values());
+    },
     prepare(sql: string): SqliteStatement {
       let statement = cache.get(sql);
       if (statement) {
         cache.delete(sql);
       } else {
-        statement = database.prepare(sql);
+        statement = keep ? withoutNativeIterator(database.prepare(sql)) : database.prepare(sql);
         if (cache.size >= STATEMENT_CACHE_SIZE) {
-          const oldest = cache.keys().next().value;
-          if (oldest !== undefined) cache.delete(oldest);
+          const [oldest] = cache;
+          if (oldest) {
+            cache.delete(oldest[0]);
+            if (keep) keptAlive.push(oldest[1]);
+          }
         }
       }
       cache.set(sql, statement);
@@ -103,12 +148,14 @@ async function sqliteDb(file: string, busyTimeoutMs: number): Promise<Kysely<Dat
   const { default: BetterSqlite3 } = await import("better-sqlite3");
   if (file !== ":memory:") mkdirSync(path.dirname(file), { recursive: true });
   const database = new BetterSqlite3(file, { timeout: busyTimeoutMs });
-  if (file !== ":memory:") database.pragma("journal_mode = WAL");
+  // exec, not pragma(): pragma() prepares a statement and drops it (see nativeObjectsMustStayReachable).
+  if (file !== ":memory:") database.exec("PRAGMA journal_mode = WAL");
   // NORMAL in WAL mode: a commit survives the process being killed (kill -9); only a power loss may lose the
   // last commits. FULL would fsync on every message.
-  database.pragma("synchronous = NORMAL");
-  database.pragma(`busy_timeout = ${busyTimeoutMs}`);
-  return new Kysely<Database>({ dialect: new CrowSqliteDialect({ database: withStatementCache(database) }) });
+  database.exec("PRAGMA synchronous = NORMAL");
+  database.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
+  const cached = withStatementCache(database, nativeObjectsMustStayReachable());
+  return new Kysely<Database>({ dialect: new CrowSqliteDialect({ database: cached }) });
 }
 
 async function postgresDb(url: string, poolSize: number): Promise<Kysely<Database>> {
