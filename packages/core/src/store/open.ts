@@ -80,17 +80,20 @@ const STATEMENT_CACHE_SIZE = 200;
  * prebuilt binaries does) removes its hook in the destructor, and when V8 collects the object in a GC that runs
  * outside a JavaScript context (an idle or memory-reducer task) Node aborts the process ("Assertion failed: (env) !=
  * nullptr" in RemoveEnvironmentCleanupHook, nodejs/node#65446). `crow acp` died that way right after startup, one of
- * the `pragma()` calls' throwaway statements being collected. Node 20 and 22 headers have no such hook.
+ * the `pragma()` calls' throwaway statements being collected. Node 20 and 22 headers have no such hook. Every Node
+ * 24 and later counts, not only >= 24.19: the hazard follows the headers the addon was compiled against, not the
+ * runtime (an addon built under 24.19 aborts on 24.18 too), and the runtime cannot tell which headers those were.
+ * Drop all this with better-sqlite3 13 (Node-API, no ObjectWrap), once Node 20 is no longer supported.
  */
 function nativeObjectsMustStayReachable(version = process.versions.node): boolean {
-  const [major = 0, minor = 0] = version.split(".").map(Number);
-  return major > 24 || (major === 24 && minor >= 19);
+  return Number(version.split(".")[0]) >= 24;
 }
 
 /**
  * Native objects kept reachable until the process exits when {@link nativeObjectsMustStayReachable}: the statements
- * dropped from a cache and the connections closed (iterators are never made, see {@link withoutNativeIterator}). Both are small once closed or finalized (SQLite's memory goes
- * with `close()`; a dropped statement keeps its compiled program), and distinct SQL strings are bounded.
+ * dropped from a cache and the connections closed (iterators are never made, see {@link withoutNativeIterator}).
+ * Both are small once closed or finalized (SQLite's memory goes with `close()`; a dropped statement keeps its
+ * compiled program), and distinct SQL strings are bounded.
  */
 const keptAlive: unknown[] = [];
 
