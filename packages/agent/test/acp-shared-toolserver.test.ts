@@ -1,11 +1,12 @@
 /**
  * `crow acp` starts its one built-in crow-mcp at launch (before any session asks for it), every session, in any
  * directory, works in it (its own MCP session and shell, in its own cwd), a crow-mcp killed while sessions run commands
- * fails their calls with a named error and comes back for their next ones, and an agent that exits leaves no
- * toolserver behind.
+ * fails their calls with a named error and comes back for their next ones, and an agent that exits (even by kill -9)
+ * leaves no toolserver and no socket directory behind.
  */
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { reply, type TempWorkspace, tempWorkspace, useAcpFixture } from "@crow/testkit";
 import { until } from "./tools/helpers.js";
@@ -114,5 +115,21 @@ describe("crow acp: the shared built-in toolserver", () => {
     assert.equal(running(spare), true);
     await agent.close();
     await until(() => !running(spare));
+  });
+
+  test("kill -9 of the agent: its crow-mcp exits and removes the private socket directory", async () => {
+    const agent = await fx.spawn({ cwd: fx.ws.dir });
+    const pid = agent.process.pid ?? 0;
+    await until(() => children(pid).length === 1);
+    const [shared = 0] = children(pid);
+    const args = readFileSync(`/proc/${shared}/cmdline`, "utf8").split("\0");
+    const socket = args[args.indexOf("--socket") + 1] ?? "";
+    const dir = path.dirname(socket);
+    assert.match(path.basename(dir), /^crow-mcp-/);
+    await until(() => existsSync(socket));
+    agent.process.kill("SIGKILL");
+    await until(() => !running(shared));
+    await until(() => !existsSync(dir));
+    await agent.close();
   });
 });

@@ -1,5 +1,7 @@
 // The crow-mcp command line (loaded by cli.ts once the compile cache is on).
 import "./v8-flags.js";
+import { rmdirSync } from "node:fs";
+import path from "node:path";
 import { parseArgs } from "node:util";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { log } from "./log.js";
@@ -21,7 +23,8 @@ Options:
   --port <port>          port to bind (default 7419; 0 picks a free port)
   --token <token>        require "Authorization: Bearer <token>" (or set CROW_MCP_TOKEN)
   --allowed-host <host>  also accept this Host header (repeatable; for non-loopback binds)
-  --exit-with-stdin      with --socket: stop when stdin closes (the parent that started it is gone)
+  --exit-with-stdin      with --socket: stop when stdin closes (the parent that started it is gone), and
+                         remove the socket's directory if it is then empty and named crow-mcp-*
   --cwd <dir>            working directory for the tools (default: the current directory)
   --soft-timeout <s>     seconds without output before a command returns partial output
                          (default 30, or CROW_TERMINAL_SOFT_TIMEOUT)
@@ -152,19 +155,36 @@ async function serveSocket(socketPath: string, options: ServerOptions, exitWithS
     fail(`cannot listen on ${socketPath}: ${(error as Error).message}`);
   }
   let stopping = false;
-  const stop = () => {
+  const stop = (afterClose?: () => void) => {
     if (stopping) return;
     stopping = true;
-    void running.close().finally(() => process.exit(0));
+    void running.close().finally(() => {
+      afterClose?.();
+      process.exit(0);
+    });
   };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  process.once("SIGINT", () => stop());
+  process.once("SIGTERM", () => stop());
   if (exitWithStdin) {
-    process.stdin.once("end", stop);
-    process.stdin.once("error", stop);
+    // The parent is gone, perhaps by SIGKILL, so it cannot remove the private directory it made for the socket
+    // (crow's `crow-mcp-XXXXXX`): once the socket is closed (which unlinks it), remove that directory if empty.
+    const parentGone = () => stop(() => removePrivateSocketDir(socketPath));
+    process.stdin.once("end", parentGone);
+    process.stdin.once("error", parentGone);
     process.stdin.resume();
   }
   process.stderr.write(`crow-mcp ${VERSION} listening on unix:${socketPath}\n`);
+}
+
+/** Removes the socket's directory when it is crow's private one (`crow-mcp-*`) and empty; anything else stays. */
+function removePrivateSocketDir(socketPath: string): void {
+  const dir = path.dirname(path.resolve(socketPath));
+  if (!path.basename(dir).startsWith("crow-mcp-")) return;
+  try {
+    rmdirSync(dir); // never recursive: a directory holding anything else is left alone
+  } catch {
+    // not empty, or already removed by the agent's own exit handler
+  }
 }
 
 async function serveStdio(options: ServerOptions): Promise<void> {
