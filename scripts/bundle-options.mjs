@@ -22,6 +22,22 @@ export const zodEnglishOnly = {
   },
 };
 
+/**
+ * The MCP SDK's Client and Server each build an Ajv instance in their constructor and import Ajv (~185 kB) to do so,
+ * for output schemas Crow's tools never declare. The bundles give the SDK Crow's drop-in validator instead
+ * (packages/mcp/src/json-schema-validator.ts: same behaviour, Ajv require()d on the first validation).
+ */
+export const lazyJsonSchemaValidator = {
+  name: "lazy-json-schema-validator",
+  setup(build) {
+    const root = path.join(import.meta.dirname, "..");
+    build.onResolve({ filter: /[/\\]validation[/\\]ajv-provider\.js$/ }, (args) => {
+      if (!/[/\\]node_modules[/\\]@modelcontextprotocol[/\\]sdk[/\\]/.test(args.importer)) return undefined;
+      return { path: path.join(root, "packages/mcp/dist/json-schema-validator.js") };
+    });
+  },
+};
+
 /** Options shared by both executables. */
 export const common = {
   bundle: true,
@@ -42,7 +58,7 @@ export const common = {
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: "none",
-  plugins: [zodEnglishOnly],
+  plugins: [zodEnglishOnly, lazyJsonSchemaValidator],
   logLevel: "warning",
   // Flat: every output sits one level below the package root, where version.ts looks for ../package.json.
   chunkNames: "[name]-[hash]",

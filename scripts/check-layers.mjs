@@ -22,7 +22,8 @@ const rules = {
   // The agent may use crow-mcp's dependency-free read format, V8 settings and compile cache switch, never the server.
   // And its edit engine (`@crow/mcp/edit`: pure string functions, no MCP, no fs): the agent edits the editor's
   // buffers through `fs/read_text_file` / `fs/write_text_file` with the same matchers and messages as crow-mcp.
-  agent: [/^@crow\/(mcp|testkit)(\/(?!(read-format|edit|v8-flags|compile-cache)$).*)?$/],
+  // And the lazy JSON Schema validator both sides give the MCP SDK.
+  agent: [/^@crow\/(mcp|testkit)(\/(?!(read-format|edit|v8-flags|compile-cache|json-schema-validator)$).*)?$/],
 };
 
 function sources(dir) {

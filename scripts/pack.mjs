@@ -23,10 +23,11 @@ const PACKAGE_NAME = "crow-agent";
 /**
  * What the bundles load from node_modules at run time, and why: native addons find their .node files relative to
  * their own package (better-sqlite3 compiles at install where no prebuilt binary fits; @lydell/node-pty ships
- * prebuilt per-platform packages), and the config loader require()s yaml synchronously, which esbuild leaves as is.
+ * prebuilt per-platform packages), the config loader require()s yaml and the MCP SDK's JSON Schema validator
+ * (packages/mcp/src/json-schema-validator.ts) require()s ajv and ajv-formats synchronously, which esbuild leaves as is.
  * Everything else (pg included) is inside the bundles. pg-native is pg's optional native driver, never used.
  */
-const RUNTIME_DEPENDENCIES = ["better-sqlite3", "@lydell/node-pty", "yaml"];
+const RUNTIME_DEPENDENCIES = ["better-sqlite3", "@lydell/node-pty", "yaml", "ajv", "ajv-formats"];
 const OPTIONAL_EXTERNALS = ["pg-native"];
 
 const readJson = (file) => JSON.parse(readFileSync(file, "utf8"));

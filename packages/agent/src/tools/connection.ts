@@ -1,7 +1,6 @@
+import { LazyJsonSchemaValidator } from "@crow/mcp/json-schema-validator";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type CallToolResult, ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerSpec } from "./servers.js";
@@ -100,6 +99,8 @@ export class ServerConnection {
     this.stderrTail = "";
     const client = new Client(CLIENT_INFO, {
       capabilities: {},
+      // Ajv is built only if a server's tool declares an output schema (Crow's own declare none).
+      jsonSchemaValidator: new LazyJsonSchemaValidator(),
       listChanged: {
         tools: {
           onChanged: (error, tools) => {
@@ -127,7 +128,7 @@ export class ServerConnection {
         cursor = page.nextCursor;
       } while (cursor);
       this.client = client;
-      this.stdio = transport instanceof StdioClientTransport ? transport : undefined;
+      this.stdio = spec.transport === "stdio" ? (transport as StdioClientTransport) : undefined;
       this.sharedEnded = undefined;
       const shared = this.shared;
       if (shared) {
@@ -161,7 +162,9 @@ export class ServerConnection {
 
   /**
    * A fresh transport for the spec (the built-in: a new MCP session in the shared crow-mcp, which is started if it is
-   * not running); a stdio server's stderr is kept (tail) and passed to `onStderr`.
+   * not running); a stdio server's stderr is kept (tail) and passed to `onStderr`. The SDK's transports load on first
+   * use: most sessions only ever reach the built-in over its socket, and the HTTP/SSE ones bring an EventSource
+   * client and OAuth code along.
    */
   private async transport(): Promise<Transport> {
     const spec = this.spec;
@@ -174,10 +177,14 @@ export class ServerConnection {
     if (spec.transport !== "stdio") {
       const url = new URL(spec.url);
       const requestInit = { headers: spec.headers };
-      return spec.transport === "http"
-        ? new StreamableHTTPClientTransport(url, { requestInit })
-        : new SSEClientTransport(url, { requestInit });
+      if (spec.transport === "http") {
+        const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+        return new StreamableHTTPClientTransport(url, { requestInit });
+      }
+      const { SSEClientTransport } = await import("@modelcontextprotocol/sdk/client/sse.js");
+      return new SSEClientTransport(url, { requestInit });
     }
+    const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
     const stdio = new StdioClientTransport({
       command: spec.command,
       args: spec.args,
