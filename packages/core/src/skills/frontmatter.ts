@@ -3,8 +3,16 @@
  * specification (name: 1–64 characters of lowercase letters, digits and single hyphens, not starting or ending
  * with one, equal to the folder name; description: 1–1024 characters) plus Crow's optional `triggers`.
  */
-import { parse as parseYaml } from "yaml";
+import { createRequire } from "node:module";
 import { MAX_DESCRIPTION, MAX_NAME } from "./types.js";
+
+/**
+ * The YAML parser, loaded on the first SKILL.md: core's index exports this module, so a static import put the parser
+ * (~160 kB) in front of every start of the agent, most of which never read a skill.
+ */
+function yamlParser(): typeof import("yaml").parse {
+  return (createRequire(import.meta.url)("yaml") as typeof import("yaml")).parse;
+}
 
 /** The frontmatter fields Crow uses, after validation and repair. */
 export interface SkillMetadata {
@@ -64,7 +72,7 @@ export function parseSkill(text: string, folder: string): ParsedSkill {
   let data: unknown;
   try {
     // An empty block parses to null: treat it as an empty mapping, so the missing fields are named.
-    data = parseYaml(parts.yaml) ?? {};
+    data = yamlParser()(parts.yaml) ?? {};
   } catch (error) {
     const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
     return { errors: [`invalid YAML frontmatter: ${message}`], warnings };
