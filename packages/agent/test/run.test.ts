@@ -82,6 +82,22 @@ describe("crow run (subprocess, no TTY)", { timeout: 300_000 }, () => {
     mock.assertDone();
   });
 
+  test("the terminal sees the variables of <crow home>/.env (the environment wins where both set one)", async () => {
+    const dotenvHome = await tempHome();
+    await writeFile(path.join(dotenvHome.dir, ".env"), "CROW_TEST_DOTENV=from-dotenv\nCROW_TEST_BOTH=from-dotenv\n");
+    mock.script(
+      reply().toolCall("terminal", { command: 'echo "[$CROW_TEST_DOTENV|$CROW_TEST_BOTH]"' }),
+      textReply("Printed."),
+    );
+    const run = await runCrow(["-c", ws.dir, "print them"], {
+      env: { ...env, CROW_HOME: dotenvHome.dir, CROW_TEST_BOTH: "from-env" },
+    });
+    await dotenvHome.cleanup();
+    assert.equal(run.code, 0, run.stderr);
+    const toolMessage = mock.requests.at(-1)?.body.messages.findLast((m) => m.role === "tool");
+    assert.match(JSON.stringify(toolMessage?.content), /\[from-dotenv\|from-env\]/);
+  });
+
   test("a failed tool call is marked failed with its reason", async () => {
     mock.script(reply().toolCall("read", { file_path: ws.path("missing.txt") }), textReply("It does not exist."));
     const run = await runCrow(["-c", ws.dir, "read missing.txt"], { env });

@@ -70,14 +70,14 @@ function describeExit(pid: number, code: number | null, signal: NodeJS.Signals |
   return `the shared crow-mcp (pid ${pid}) ${how}${tail ? `; its stderr:\n${tail}` : ""}`;
 }
 
-function launch(): Running {
+function launch(env: Record<string, string> = processEnv()): Running {
   const socketPath = privateSocketPath();
   const child = spawn(
     process.execPath,
     [...NODE_FLAGS, builtinServerPath(), "--socket", socketPath, "--exit-with-stdin"],
     // Its own process group: a Ctrl-C at the terminal of `crow run` (which hosts the agent) must reach only crow run,
     // which turns it into session/cancel; the toolserver and its shells are not the terminal's foreground job.
-    { cwd: process.cwd(), env: processEnv(), stdio: ["pipe", "ignore", "pipe"], detached: true },
+    { cwd: process.cwd(), env, stdio: ["pipe", "ignore", "pipe"], detached: true },
   );
   let stderr = "";
   let listening = false;
@@ -120,11 +120,14 @@ function launch(): Running {
   return { child, ready };
 }
 
-/** Starts the shared crow-mcp now unless it is running or starting (the head start at launch). Never throws. */
-export function startSharedToolserver(): void {
+/**
+ * Starts the shared crow-mcp now unless it is running or starting (the head start at launch). `env`: its
+ * environment (default: this process's). Never throws.
+ */
+export function startSharedToolserver(env?: Record<string, string>): void {
   if (running) return;
   try {
-    running = launch();
+    running = launch(env);
   } catch {
     // The built-in cannot be resolved: the first session reports why, as it does for any server that cannot start.
   }
