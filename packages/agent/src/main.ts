@@ -16,10 +16,17 @@ applyV8Flags([
 ]);
 
 import { parseArgs } from "node:util";
+import { config as zodConfig } from "zod";
 import { ConfigError, exportDotenv, loadConfig } from "./config/index.js";
 import { log } from "./log.js";
 import { startSharedToolserver } from "./tools/shared.js";
 import { VERSION } from "./version.js";
+
+// Zod (the ACP and MCP SDKs' message validation, the config schema) without its JIT: by default every object schema
+// compiles a parser with `new Function` on its first parse, and a process that parses each message kind a few times
+// (a `crow run`, a fresh agent's first rounds) paid more for the compiles than they saved (~15 ms of CPU before the
+// first LLM request). Set before the first parse; every package shares this one zod.
+zodConfig({ jitless: true });
 
 const HELP = `crow ${VERSION} — a coding agent: ACP to the editor, MCP to its tools, any OpenAI-compatible LLM.
 
