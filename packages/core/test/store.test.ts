@@ -283,3 +283,25 @@ describe("SQLite prepared-statement reuse", () => {
     }
   });
 });
+
+describe("opening a store migrated by another Crow version", () => {
+  test("one migrated further by a newer Crow is refused with the migration named, not used as if current", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "crow-store-"));
+    const file = path.join(dir, "crow.db");
+    try {
+      const store = await openStore(file);
+      const db = (store as unknown as { db: Kysely<unknown> }).db;
+      await sql`insert into crow_migrations (name, timestamp) values ('9999_from_a_newer_crow', '2030-01-01')`.execute(
+        db,
+      );
+      await store.close();
+      await assert.rejects(openStore(file), (error: unknown) => {
+        assert.ok(error instanceof StoreError);
+        assert.match(error.message, /9999_from_a_newer_crow/);
+        return true;
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
