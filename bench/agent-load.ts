@@ -1,7 +1,7 @@
 // The agent bench's whole-process cases: many concurrent sessions in one `crow acp`, the first tool rounds of a fresh
 // process, and `crow run` from start to exit. Each case reports the memory of the whole process tree (agent,
 // toolservers, shells), sampled while it runs.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -114,11 +114,20 @@ export interface CrowRunCase {
   exitCodes: Array<number | null>;
 }
 
-export async function crowRun(mock: MockLlm, dir: string, file: string, rounds: number, runs: number) {
+export async function crowRun(
+  mock: MockLlm,
+  dir: string,
+  file: string,
+  rounds: number,
+  runs: number,
+  /** Variables to leave out of the environment (e.g. NODE_EXTRA_CA_CERTS, to show what it costs). */
+  without: readonly string[] = [],
+) {
   const home = await mkdtemp(path.join(tmpdir(), "crow-bench-home-"));
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined && !key.startsWith("CROW_") && !key.startsWith("OPENAI_")) env[key] = value;
+    if (value === undefined || without.includes(key)) continue;
+    if (!key.startsWith("CROW_") && !key.startsWith("OPENAI_")) env[key] = value;
   }
   Object.assign(env, { CROW_HOME: home, OPENAI_BASE_URL: mock.url, CROW_MODEL: "mock-model" });
   const first: number[] = [];
@@ -160,4 +169,23 @@ export async function crowRun(mock: MockLlm, dir: string, file: string, rounds: 
     footprintMb,
     exitCodes,
   } satisfies CrowRunCase;
+}
+
+/**
+ * The machine's own start: `node -e 0` (this process's Node), p50 of `runs`, with the environment as is and, when
+ * `NODE_EXTRA_CA_CERTS` is set, without it (Node 20 reads those certificates at every start, before any code runs;
+ * Node 22 and later read them on first use). A reference for comparing start times across machines and sessions.
+ */
+export function nodeStart(runs = 10): { asIs: Timing; withoutExtraCaCerts: Timing | undefined } {
+  const time = (env: NodeJS.ProcessEnv) => {
+    const samples: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const start = performance.now();
+      spawnSync(process.execPath, ["-e", "0"], { env, stdio: "ignore" });
+      samples.push(performance.now() - start);
+    }
+    return summarize(samples);
+  };
+  const { NODE_EXTRA_CA_CERTS: extra, ...rest } = process.env;
+  return { asIs: time(process.env), withoutExtraCaCerts: extra ? time(rest) : undefined };
 }

@@ -1,7 +1,7 @@
 // `crow acp` end to end over stdio against the zero-latency mock LLM and the real crow-mcp: startup, session
 // readiness, per-tool-round overhead, streamed chunk relay rate, and peak memory of agent + toolserver.
 import { type AcpTestClient, reply, spawnAcpAgent, startMockLlm, tempWorkspace, textReply } from "@crow/testkit";
-import { acp, coldRounds, concurrentSessions, crowRun } from "./agent-load.js";
+import { acp, coldRounds, concurrentSessions, crowRun, nodeStart } from "./agent-load.js";
 import { formatTiming, measure, measureSpan, writeReport } from "./lib.js";
 import { formatStartup, startupByNode } from "./node-startup.js";
 import { cpuMs, peakFootprintMb, peakRssMb, processTree } from "./proc.js";
@@ -132,6 +132,11 @@ export async function run(): Promise<void> {
   const concurrent = [];
   for (let i = 0; i < 2; i++) concurrent.push(await concurrentSessions(mock, ws.dir, file, SESSIONS, SESSION_ROUNDS));
   const run = await crowRun(mock, ws.dir, file, COLD_ROUNDS, 8);
+  const node = nodeStart();
+  // What this machine's NODE_EXTRA_CA_CERTS costs the two Node starts of a `crow run` (agent and toolserver).
+  const runWithoutCa = node.withoutExtraCaCerts
+    ? await crowRun(mock, ws.dir, file, COLD_ROUNDS, 8, ["NODE_EXTRA_CA_CERTS"])
+    : undefined;
   mock.assertDone();
   // 7. Startup on each tested Node, with and without the module compile cache (CROW_BENCH_NODES="20 22 24").
   const byNode = await startupByNode(mock.url, ws, (process.env.CROW_BENCH_NODES ?? "20 22 24").split(/\s+/));
@@ -173,7 +178,13 @@ export async function run(): Promise<void> {
       `${SESSIONS} sessions × ${SESSION_ROUNDS} rounds at once:  ${c.wallMs.toFixed(0)} ms, ${c.roundsPerSecond.toFixed(0)} rounds/s, ${reasons}; peak tree RSS ${c.peakTreeRssMb.toFixed(0)} MB in ${c.peakProcesses} processes (target ≤ 350 MB; summed VmHWM ${c.summedPeakRssMb.toFixed(0)} MB; footprint ${c.footprintMb?.toFixed(0) ?? "n/a"} MB)`,
     );
   }
+  console.log(
+    `node -e 0 (this machine):            p50 ${node.asIs.p50.toFixed(0)} ms${node.withoutExtraCaCerts ? `; ${node.withoutExtraCaCerts.p50.toFixed(0)} ms without NODE_EXTRA_CA_CERTS (set here; Node 20 reads it at every start)` : ""}`,
+  );
   console.log(`crow run: start → first LLM request: ${formatTiming(run.firstRequestMs)}  (target ≤ 450 ms)`);
+  if (runWithoutCa) {
+    console.log(`… without NODE_EXTRA_CA_CERTS:       ${formatTiming(runWithoutCa.firstRequestMs)}`);
+  }
   console.log(
     `crow run: start → exit (${COLD_ROUNDS} rounds): ${formatTiming(run.totalMs)}; peak tree RSS ${run.peakTreeRssMb.toFixed(0)} MB in ${run.peakProcesses} processes (target ≤ 140 MB; footprint ${run.footprintMb?.toFixed(0) ?? "n/a"} MB); exit codes ${[...new Set(run.exitCodes)].join(", ")}`,
   );
@@ -183,6 +194,8 @@ export async function run(): Promise<void> {
     coldRoundMs: cold,
     concurrent: { sessions: SESSIONS, rounds: SESSION_ROUNDS, runs: concurrent },
     crowRun: run,
+    crowRunWithoutExtraCaCerts: runWithoutCa ?? null,
+    nodeStartMs: node,
     initializeMs: init,
     sessionReadyMs: ready,
     sessionReadyElsewhereMs: readyElsewhere,
