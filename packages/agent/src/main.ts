@@ -15,9 +15,10 @@ applyV8Flags([
   ["liftoff-only", ""],
 ]);
 
+import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { config as zodConfig } from "zod";
-import { ConfigError, exportDotenv, loadConfig } from "./config/index.js";
+import { ConfigError, configFiles, crowHome, exportDotenv, loadConfig, preloadYaml } from "./config/index.js";
 import { log } from "./log.js";
 import { startSharedToolserver } from "./tools/shared.js";
 import { VERSION } from "./version.js";
@@ -53,6 +54,8 @@ Environment:
   CROW_LOG            log level on stderr: error, warn (default), info, debug`;
 
 async function main(): Promise<number> {
+  // Every command loads the configuration; with a config.yaml, its parser loads first, the fast way (see yaml.ts).
+  if (existsSync(configFiles(crowHome()).config)) await preloadYaml();
   if (process.argv[2] === "sessions") return (await import("./cli/sessions.js")).runSessions(process.argv.slice(3));
   if (process.argv[2] === "init") return (await import("./cli/init.js")).runInit(process.argv.slice(3));
   // `crow run` has its own options: everything after "run" is its own (see run/args.ts).

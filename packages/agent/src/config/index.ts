@@ -19,3 +19,4 @@ export {
   usageCost,
 } from "./models.js";
 export type * from "./types.js";
+export { preloadYaml } from "./yaml.js";

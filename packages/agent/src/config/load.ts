@@ -4,7 +4,6 @@
  * startup, before anything else needs it. Every problem is a `ConfigError` naming the file and key.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import path from "node:path";
 import type { RetryPolicy } from "@crow/core";
 import type { ConfigMcpServer } from "../tools/types.js";
@@ -16,6 +15,7 @@ import { describeProblems, type InterpolationProblem, interpolate } from "./inte
 import { type ConfigFile, configFileSchema, issueMessage, type McpServerEntry } from "./schema.js";
 import { environmentOverride, envProvider, fileProviders, variableOrigin } from "./sources.js";
 import type { AgentConfig, ExtensionEntry, ModelConfig, ProviderConfig } from "./types.js";
+import { yaml } from "./yaml.js";
 
 export interface LoadOptions {
   /** The config directory (default: `crowHome(env)`). */
@@ -41,8 +41,8 @@ function readText(file: string, shown: string): string | undefined {
 
 /** Parses YAML; syntax errors become `file:line:col: invalid YAML: …`. */
 function parseYaml(text: string, shown: string): unknown {
-  // Loaded only when there is a config.yaml: the parser costs ~100 ms of startup, before `initialize` can answer.
-  const { parseDocument } = createRequire(import.meta.url)("yaml") as typeof import("yaml");
+  // Loaded only when there is a config.yaml (see yaml.ts).
+  const { parseDocument } = yaml();
   const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   const error = doc.errors[0];
   if (error) {
