@@ -15,7 +15,7 @@ import {
   type RequestPermissionResponse,
   type SessionNotification,
 } from "@agentclientprotocol/sdk";
-import { ConfigError, exportDotenv, loadConfig } from "../config/index.js";
+import { type AgentConfig, ConfigError, exportDotenv } from "../config/index.js";
 import { routeLog } from "../log.js";
 import { startSharedToolserver, stopSharedToolserver } from "../tools/shared.js";
 
@@ -58,8 +58,14 @@ function pipe(): { writable: WritableStream<Uint8Array>; readable: ReadableStrea
   return new TransformStream<Uint8Array, Uint8Array>();
 }
 
-/** Starts the agent in this process with `env` as its environment and connects to it. */
-export function startAgent(handlers: AgentHandlers, env: NodeJS.ProcessEnv = process.env): AgentProcess {
+/**
+ * Starts the agent in this process with `config` (loaded and checked by the caller from `env`) and connects to it.
+ */
+export function startAgent(
+  handlers: AgentHandlers,
+  config: AgentConfig,
+  env: NodeJS.ProcessEnv = process.env,
+): AgentProcess {
   let logTail = "";
   const passThrough = Boolean(env.CROW_LOG);
   const keep = (text: string) => {
@@ -94,7 +100,6 @@ export function startAgent(handlers: AgentHandlers, env: NodeJS.ProcessEnv = pro
   });
   void (async () => {
     try {
-      const config = loadConfig(env);
       // Spawned tool servers see .env too (the built-in crow-mcp reads SEARXNG_URL), as under `crow acp`.
       exportDotenv(config);
       // The toolserver boots while the agent's modules load (the head start `crow acp` gives its first session).

@@ -16,6 +16,7 @@ import {
   type SessionNotification,
   type StopReason,
 } from "@agentclientprotocol/sdk";
+import type { AgentConfig } from "../config/index.js";
 import { VERSION } from "../version.js";
 import { AgentExitedError, type AgentProcess, startAgent } from "./agent-process.js";
 import { type RunOptions, UsageError } from "./args.js";
@@ -97,8 +98,11 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
         cwd: options.cwd,
       });
   const keyboard = new Keyboard(io.stdin, tty ? io.stdout : io.stderr);
+  let config: AgentConfig;
   try {
-    for (const notice of preflight(options, io.env)) output.notice(notice);
+    const checked = preflight(options, io.env);
+    config = checked.config;
+    for (const notice of checked.notices) output.notice(notice);
   } catch (error) {
     if (error instanceof UsageError) return usage(output, error.message);
     if (error instanceof PreflightError) {
@@ -216,6 +220,7 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
         return answer;
       },
     },
+    config,
     io.env,
   );
   process.on("SIGINT", interrupt);

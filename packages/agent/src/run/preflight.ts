@@ -3,7 +3,7 @@
  * and `--mode`/`--model` name something that exists. A failure here is a usage or configuration error (exit 2) and
  * nothing is stored: no session is opened for a run that could not have reached the model.
  */
-import { ConfigError, findModel, loadConfig, providerProblem } from "../config/index.js";
+import { type AgentConfig, ConfigError, findModel, loadConfig, providerProblem } from "../config/index.js";
 import { MODES } from "../session/modes.js";
 import { type RunOptions, UsageError } from "./args.js";
 
@@ -11,11 +11,11 @@ import { type RunOptions, UsageError } from "./args.js";
 export class PreflightError extends Error {}
 
 /**
- * Checks `options` against the configuration of `env`. Returns the notices to show on stderr (which source won where
- * config.yaml and the environment disagree). Throws `UsageError` for a bad `--mode`/`--model`, `PreflightError` for
- * an unusable configuration.
+ * Checks `options` against the configuration of `env`. Returns that configuration (the agent starts with it) and the
+ * notices to show on stderr (which source won where config.yaml and the environment disagree). Throws `UsageError`
+ * for a bad `--mode`/`--model`, `PreflightError` for an unusable configuration.
  */
-export function preflight(options: RunOptions, env: NodeJS.ProcessEnv): string[] {
+export function preflight(options: RunOptions, env: NodeJS.ProcessEnv): { config: AgentConfig; notices: string[] } {
   if (options.mode !== undefined && !MODES.some((m) => m.id === options.mode)) {
     throw new UsageError(`unknown mode "${options.mode}" (available: ${MODES.map((m) => m.id).join(", ")})`);
   }
@@ -36,5 +36,5 @@ export function preflight(options: RunOptions, env: NodeJS.ProcessEnv): string[]
     const problem = providerProblem(config, options.model ?? config.model);
     if (problem) throw new PreflightError(problem);
   }
-  return config.notices;
+  return { config, notices: config.notices };
 }
