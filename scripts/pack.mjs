@@ -24,10 +24,12 @@ const PACKAGE_NAME = "crow-agent";
  * What the bundles load from node_modules at run time, and why: native addons find their .node files relative to
  * their own package (better-sqlite3 compiles at install where no prebuilt binary fits; @lydell/node-pty ships
  * prebuilt per-platform packages), the config loader require()s yaml and the MCP SDK's JSON Schema validator
- * (packages/mcp/src/json-schema-validator.ts) require()s ajv and ajv-formats synchronously, which esbuild leaves as is.
- * Everything else (pg included) is inside the bundles. pg-native is pg's optional native driver, never used.
+ * (packages/mcp/src/json-schema-validator.ts) require()s ajv and ajv-formats synchronously, which esbuild leaves as is;
+ * so does the prompt renderer with nunjucks, which only a user's own system prompt template outside the built-in
+ * one's subset loads (packages/core/src/prompt/template.ts). Everything else (pg included) is inside the bundles.
+ * pg-native is pg's optional native driver, never used.
  */
-const RUNTIME_DEPENDENCIES = ["better-sqlite3", "@lydell/node-pty", "yaml", "ajv", "ajv-formats"];
+const RUNTIME_DEPENDENCIES = ["better-sqlite3", "@lydell/node-pty", "yaml", "ajv", "ajv-formats", "nunjucks"];
 const OPTIONAL_EXTERNALS = ["pg-native"];
 
 const readJson = (file) => JSON.parse(readFileSync(file, "utf8"));

@@ -2,8 +2,14 @@
  * The system prompt template: the built-in default (Nunjucks, Jinja2-compatible) and its rendering. The variables
  * are upstream's (`workspace`, `display_tree`, `agents_content`) plus `has_agents_md`, `date`, `platform` and
  * `skills_hint`; see {@link PromptArgs}. A user template may use any subset of them.
+ *
+ * Templates within the small subset the built-in one uses render through `simple-template.ts`, which gives exactly
+ * Nunjucks' output; every other template renders through Nunjucks, which is only loaded then: loading it and
+ * compiling the built-in template cost ~40 ms of each `crow run`'s start.
  */
-import nunjucks from "nunjucks";
+import { createRequire } from "node:module";
+import type { Environment, Template } from "nunjucks";
+import { parseSimpleTemplate, renderSimpleTemplate, type SimpleTemplate } from "./simple-template.js";
 
 /** The name built-in and user system prompt templates are versioned under in the store. */
 export const SYSTEM_PROMPT_NAME = "system_prompt";
@@ -31,31 +37,61 @@ export class PromptTemplateError extends Error {
   override name = "PromptTemplateError";
 }
 
-// Blocks do not leave blank lines behind; output is never HTML-escaped (a prompt is not a web page).
-const env = new nunjucks.Environment(null, { autoescape: false, trimBlocks: true, lstripBlocks: true });
+let nunjucksEnv: Environment | undefined;
 
-/** Compiled templates by text: compiling the built-in prompt took longer than rendering it, on every new session. */
-const cache = new Map<string, nunjucks.Template>();
+/**
+ * Nunjucks and the environment every template renders in, loaded on first use. A synchronous `require` (which the
+ * bundler leaves to run time, as for `yaml`) keeps rendering synchronous; the published package therefore depends
+ * on `nunjucks` (scripts/pack.mjs).
+ */
+function nunjucks(): { lib: typeof import("nunjucks"); env: Environment } {
+  const lib = createRequire(import.meta.url)("nunjucks") as typeof import("nunjucks");
+  // Blocks do not leave blank lines behind; output is never HTML-escaped (a prompt is not a web page). The simple
+  // renderer reproduces exactly these settings: change them together.
+  nunjucksEnv ??= new lib.Environment(null, { autoescape: false, trimBlocks: true, lstripBlocks: true });
+  return { lib, env: nunjucksEnv };
+}
+
+/** A template text parsed once: by the simple renderer when it can, by Nunjucks when needed. */
+interface Compiled {
+  simple: SimpleTemplate | undefined;
+  nunjucks?: Template;
+}
+
+/** Parsed templates by text: parsing is what costs, and every new session renders the same template again. */
+const cache = new Map<string, Compiled>();
 const CACHE_SIZE = 16;
 
-function compiled(template: string): nunjucks.Template {
+function compiled(template: string): Compiled {
   let found = cache.get(template);
   if (!found) {
-    // `eagerCompile` so a syntax error surfaces here, once, rather than on each render.
-    found = new nunjucks.Template(template, env, undefined, true);
+    found = { simple: parseSimpleTemplate(template) };
+    // Outside the subset: compile now, so a syntax error surfaces here, once, rather than on each render.
+    if (!found.simple) found.nunjucks = compileNunjucks(template);
     if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value ?? "");
     cache.set(template, found);
   }
   return found;
 }
 
+function compileNunjucks(template: string): Template {
+  const { lib, env } = nunjucks();
+  // `eagerCompile` so a syntax error surfaces here rather than on the first render.
+  return new lib.Template(template, env, undefined, true);
+}
+
 /**
- * Renders `template` with `args`. Deterministic: the same template and arguments always give the same text, which is
- * what lets a stored session's prompt be reproduced from its prompt version and stored arguments.
+ * Renders `template` with `args`, trimmed. Deterministic: the same template and arguments always give the same text,
+ * which is what lets a stored session's prompt be reproduced from its prompt version and stored arguments. Throws
+ * {@link PromptTemplateError} (naming `source`) when the template does not parse or render.
  */
 export function renderTemplate(template: string, args: Record<string, unknown>, source = "template"): string {
   try {
-    return compiled(template).render(args).trim();
+    const entry = compiled(template);
+    const fast = entry.simple && renderSimpleTemplate(entry.simple, args);
+    if (fast !== undefined) return fast.trim();
+    entry.nunjucks ??= compileNunjucks(template);
+    return entry.nunjucks.render(args).trim();
   } catch (error) {
     const message = error instanceof Error ? error.message.replace(/^\(unknown path\)\s*/, "") : String(error);
     throw new PromptTemplateError(`system prompt ${source} could not be rendered: ${message}`);
