@@ -10,6 +10,7 @@ import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -173,6 +174,29 @@ describe("the published package, installed from its tarball", { timeout: 1_200_0
     for (const asset of ["./viewer.js", "./viewer.css"]) imported.add(asset);
     const missing = [...imported].filter((rel) => !existsSync(path.join(bundle, rel)));
     assert.deepEqual(missing, []);
+  });
+
+  test("every package the bundles require() when first needed resolves in the installed package", () => {
+    // Loaded at run time, not bundled: yaml (config.yaml), nunjucks (a user's prompt template), ajv (output schemas).
+    const bundle = path.join(installed, "bundle");
+    const required = new Set<string>();
+    for (const file of readdirSync(bundle).filter((f) => f.endsWith(".js"))) {
+      const text = readFileSync(path.join(bundle, file), "utf8");
+      for (const match of text.matchAll(/createRequire\(import\.meta\.url\)\("([^"]+)"\)/g)) {
+        if (match[1]) required.add(match[1]);
+      }
+    }
+    assert.deepEqual([...required].sort(), ["ajv", "ajv-formats", "nunjucks", "yaml"]);
+    const fromBundle = createRequire(path.join(bundle, "crow.js"));
+    const unresolved = [...required].filter((name) => {
+      try {
+        fromBundle.resolve(name);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    assert.deepEqual(unresolved, []);
   });
 
   test("crow --version, crow-agent --version and crow-mcp --help work from the installed bin/", async () => {

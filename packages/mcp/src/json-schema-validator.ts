@@ -30,9 +30,8 @@ type AjvValidate = ((input: unknown) => boolean) & { errors?: unknown };
 
 /** A new Ajv instance with the options and formats the SDK uses (Ajv itself is loaded once per process). */
 function createDefaultAjv(): AjvLike {
-  const require = createRequire(import.meta.url);
-  const Ajv = require("ajv") as { default: new (options: object) => AjvLike };
-  const addFormats = require("ajv-formats") as { default: (ajv: AjvLike) => void };
+  const Ajv = createRequire(import.meta.url)("ajv") as { default: new (options: object) => AjvLike };
+  const addFormats = createRequire(import.meta.url)("ajv-formats") as { default: (ajv: AjvLike) => void };
   const ajv = new Ajv.default({ strict: false, validateFormats: true, validateSchema: false, allErrors: true });
   addFormats.default(ajv);
   return ajv;
