@@ -3,7 +3,8 @@
  * (the drivers load lazily, so an agent that never opens a store never loads the native SQLite module), runs the
  * migrations, and fails with a message that names the database and what went wrong.
  */
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import {
@@ -147,10 +148,25 @@ function withStatementCache(database: BetterSqlite3.Database, keep: boolean): Sq
   };
 }
 
+/**
+ * better-sqlite3's compiled addon, where its install builds it. Given to the driver, it is loaded directly instead of
+ * being searched for by the `bindings` package (a dozen candidate paths tried, ~2–8 ms of a start); undefined (the
+ * driver searches) when it is not there.
+ */
+function nativeBinding(): string | undefined {
+  try {
+    const addon = createRequire(import.meta.url).resolve("better-sqlite3/build/Release/better_sqlite3.node");
+    return existsSync(addon) ? addon : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 async function sqliteDb(file: string, busyTimeoutMs: number): Promise<Kysely<Database>> {
   const { default: BetterSqlite3 } = await import("better-sqlite3");
   if (file !== ":memory:") mkdirSync(path.dirname(file), { recursive: true });
-  const database = new BetterSqlite3(file, { timeout: busyTimeoutMs });
+  const addon = nativeBinding();
+  const database = new BetterSqlite3(file, { timeout: busyTimeoutMs, ...(addon ? { nativeBinding: addon } : {}) });
   // exec, not pragma(): pragma() prepares a statement and drops it (see nativeObjectsMustStayReachable).
   if (file !== ":memory:") database.exec("PRAGMA journal_mode = WAL");
   // NORMAL in WAL mode: a commit survives the process being killed (kill -9); only a power loss may lose the
