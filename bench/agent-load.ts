@@ -2,7 +2,7 @@
 // process, and `crow run` from start to exit. Each case reports the memory of the whole process tree (agent,
 // toolservers, shells), sampled while it runs.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { CROW_BIN, type MockLlm, reply, spawnAcpAgent, textReply } from "@crow/testkit";
@@ -120,16 +120,26 @@ export async function crowRun(
   file: string,
   rounds: number,
   runs: number,
-  /** Variables to leave out of the environment (e.g. NODE_EXTRA_CA_CERTS, to show what it costs). */
-  without: readonly string[] = [],
+  options: {
+    /** Variables to leave out of the environment (e.g. NODE_EXTRA_CA_CERTS, to show what it costs). */
+    without?: readonly string[];
+    /** Configure the provider in config.yaml, as `crow init` does, instead of the environment. */
+    configYaml?: boolean;
+  } = {},
 ) {
   const home = await mkdtemp(path.join(tmpdir(), "crow-bench-home-"));
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (value === undefined || without.includes(key)) continue;
+    if (value === undefined || options.without?.includes(key)) continue;
     if (!key.startsWith("CROW_") && !key.startsWith("OPENAI_")) env[key] = value;
   }
-  Object.assign(env, { CROW_HOME: home, OPENAI_BASE_URL: mock.url, CROW_MODEL: "mock-model" });
+  if (options.configYaml) {
+    const yaml = `providers:\n  mock:\n    base_url: ${mock.url}\nmodels:\n  mock-model:\n    provider: mock\n`;
+    await writeFile(path.join(home, "config.yaml"), yaml);
+  } else {
+    Object.assign(env, { OPENAI_BASE_URL: mock.url, CROW_MODEL: "mock-model" });
+  }
+  env.CROW_HOME = home;
   const first: number[] = [];
   const total: number[] = [];
   const exitCodes: Array<number | null> = [];

@@ -135,8 +135,10 @@ export async function run(): Promise<void> {
   const node = nodeStart();
   // What this machine's NODE_EXTRA_CA_CERTS costs the two Node starts of a `crow run` (agent and toolserver).
   const runWithoutCa = node.withoutExtraCaCerts
-    ? await crowRun(mock, ws.dir, file, COLD_ROUNDS, 8, ["NODE_EXTRA_CA_CERTS"])
+    ? await crowRun(mock, ws.dir, file, COLD_ROUNDS, 8, { without: ["NODE_EXTRA_CA_CERTS"] })
     : undefined;
+  // A set-up Crow: the provider in config.yaml (what `crow init` writes), so the start parses YAML.
+  const runConfigured = await crowRun(mock, ws.dir, file, COLD_ROUNDS, 8, { configYaml: true });
   mock.assertDone();
   // 7. Startup on each tested Node, with and without the module compile cache (CROW_BENCH_NODES="20 22 24").
   const byNode = await startupByNode(mock.url, ws, (process.env.CROW_BENCH_NODES ?? "20 22 24").split(/\s+/));
@@ -185,6 +187,7 @@ export async function run(): Promise<void> {
   if (runWithoutCa) {
     console.log(`… without NODE_EXTRA_CA_CERTS:       ${formatTiming(runWithoutCa.firstRequestMs)}`);
   }
+  console.log(`… provider in config.yaml:          ${formatTiming(runConfigured.firstRequestMs)}`);
   console.log(
     `crow run: start → exit (${COLD_ROUNDS} rounds): ${formatTiming(run.totalMs)}; peak tree RSS ${run.peakTreeRssMb.toFixed(0)} MB in ${run.peakProcesses} processes (target ≤ 140 MB; footprint ${run.footprintMb?.toFixed(0) ?? "n/a"} MB); exit codes ${[...new Set(run.exitCodes)].join(", ")}`,
   );
@@ -195,6 +198,7 @@ export async function run(): Promise<void> {
     concurrent: { sessions: SESSIONS, rounds: SESSION_ROUNDS, runs: concurrent },
     crowRun: run,
     crowRunWithoutExtraCaCerts: runWithoutCa ?? null,
+    crowRunWithConfigYaml: runConfigured,
     nodeStartMs: node,
     initializeMs: init,
     sessionReadyMs: ready,
