@@ -4,8 +4,9 @@ import type { AddressInfo } from "node:net";
 import { createMcpExpressApp } from "@modelcontextprotocol/sdk/server/express.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { NextFunction, Request, Response } from "express";
+import { jsonRpcError } from "./json-rpc-error.js";
 import type { ServerOptions } from "./server.js";
-import { createSessionTable, jsonRpcError } from "./sessions.js";
+import { createSessionTable } from "./sessions.js";
 
 /** Options of {@link startHttpServer}. */
 export interface HttpServerOptions extends ServerOptions {

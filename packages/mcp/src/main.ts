@@ -3,9 +3,8 @@ import "./v8-flags.js";
 import { rmdirSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { log } from "./log.js";
-import { createServer, type ServerOptions } from "./server.js";
+import type { ServerOptions } from "./server.js";
 import { VERSION } from "./version.js";
 
 const HELP = `crow-mcp ${VERSION} — Crow's MCP toolserver: terminal, read, write, edit, web_search, web_fetch.
@@ -188,6 +187,11 @@ function removePrivateSocketDir(socketPath: string): void {
 }
 
 async function serveStdio(options: ServerOptions): Promise<void> {
+  // Loaded here, not at the top: --socket prints its listening line before it loads the SDK and the tools.
+  const [{ createServer }, { StdioServerTransport }] = await Promise.all([
+    import("./server.js"),
+    import("@modelcontextprotocol/sdk/server/stdio.js"),
+  ]);
   const crow = createServer(options);
   const transport = new StdioServerTransport();
   let stopping = false;

@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { jsonRpcError } from "./json-rpc-error.js";
 import { log } from "./log.js";
 import { type CrowMcpServer, createServer, type ServerOptions } from "./server.js";
 
@@ -54,12 +55,6 @@ export interface SessionTable {
 function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
-}
-
-/** Sends a JSON-RPC error (no id) with an HTTP status. */
-export function jsonRpcError(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { "content-type": "application/json" });
-  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
 }
 
 /** The working directory a new session asked for, or an error message saying what is wrong with it. */

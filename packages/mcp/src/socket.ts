@@ -5,16 +5,11 @@
  * not loaded, the bodies are small JSON-RPC messages.
  */
 import { chmodSync } from "node:fs";
-import {
-  createServer as createHttpServer,
-  type IncomingMessage,
-  request,
-  type Server,
-  type ServerResponse,
-} from "node:http";
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { jsonRpcError } from "./json-rpc-error.js";
+import { log } from "./log.js";
 import type { ServerOptions } from "./server.js";
-import { createSessionTable, jsonRpcError } from "./sessions.js";
-import { SocketServerTransport } from "./socket-transport.js";
+import type { SessionTable } from "./sessions.js";
 
 /** Largest request body accepted (a `write` of a big file is the largest message an agent sends). */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -27,72 +22,33 @@ export interface RunningSocketServer {
   close(): Promise<void>;
 }
 
-/** One request to our own socket; resolves with the response's session id header and body. */
-function selfRequest(
-  socketPath: string,
-  method: string,
-  body: unknown,
-  sessionId?: string,
-): Promise<{ sessionId: string | undefined; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        socketPath,
-        method,
-        path: "/mcp",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          ...(sessionId ? { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18" } : {}),
-        },
-      },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => {
-          text += chunk;
-        });
-        res.on("end", () => {
-          const id = res.headers["mcp-session-id"];
-          resolve({ sessionId: Array.isArray(id) ? id[0] : id, text });
-        });
-      },
-    );
-    req.on("error", reject);
-    req.end(body === undefined ? undefined : JSON.stringify(body));
-  });
-}
-
-async function warmUp(socketPath: string): Promise<void> {
-  try {
-    const init = await selfRequest(socketPath, "POST", {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "warm-up", version: "0" } },
+/** Reads a POST body as JSON (plain events: an async iterator costs a fresh process ~4 ms on its first request). */
+function readJson(req: IncomingMessage): Promise<{ body: unknown } | { error: string }> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const collect = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) {
+        chunks.push(chunk);
+        return;
+      }
+      // Drain and drop the rest so the error answer can still be sent on this connection.
+      chunks.length = 0;
+      req.off("data", collect);
+      req.resume();
+      resolve({ error: `request body larger than ${MAX_BODY_BYTES} bytes` });
+    };
+    req.on("data", collect);
+    req.on("error", (error) => resolve({ error: error.message }));
+    req.on("end", () => {
+      try {
+        resolve({ body: JSON.parse(Buffer.concat(chunks).toString("utf8")) });
+      } catch (error) {
+        resolve({ error: `request body is not JSON: ${(error as Error).message}` });
+      }
     });
-    if (!init.sessionId) return;
-    await selfRequest(socketPath, "POST", { jsonrpc: "2.0", method: "notifications/initialized" }, init.sessionId);
-    await selfRequest(socketPath, "POST", { jsonrpc: "2.0", id: 2, method: "tools/list" }, init.sessionId);
-    await selfRequest(socketPath, "DELETE", undefined, init.sessionId);
-  } catch {
-    // Only a head start: the real sessions work the same without it.
-  }
-}
-
-async function readJson(req: IncomingMessage): Promise<{ body: unknown } | { error: string }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) return { error: `request body larger than ${MAX_BODY_BYTES} bytes` };
-    chunks.push(chunk);
-  }
-  try {
-    return { body: JSON.parse(Buffer.concat(chunks).toString("utf8")) };
-  } catch (error) {
-    return { error: `request body is not JSON: ${(error as Error).message}` };
-  }
+  });
 }
 
 /** Serves crow-mcp's MCP sessions at `/mcp` on the unix socket `socketPath` (which must not exist yet). */
@@ -101,16 +57,25 @@ export async function startSocketServer(
   options: ServerOptions & {
     sessionIdleMs?: number;
     /**
-     * Right after listening, open, list the tools of and end one MCP session: the first real session, which usually
-     * comes while the agent is still loading, then finds that code compiled (its initialize: ~55 → ~15 ms).
+     * Once listening and loaded, answer initialize, tools/list and a tool call once inside the process
+     * (warm-up.ts): a first real session that comes after that finds that code compiled.
      */
     warmUp?: boolean;
   } = {},
 ): Promise<RunningSocketServer> {
-  const sessions = createSessionTable(
-    options,
-    (newSessionId, initialized) => new SocketServerTransport(newSessionId, initialized),
-  );
+  // The SDK and the tools load only once the socket listens (see below); a request that comes earlier waits for them.
+  let loading: Promise<typeof import("./socket-sessions.js")> | undefined;
+  let table: Promise<SessionTable> | undefined;
+  const load = () => (loading ??= import("./socket-sessions.js"));
+  const sessions = (): Promise<SessionTable> =>
+    (table ??= load().then(
+      (loaded) => loaded.createSocketSessions(options),
+      (error: unknown) => {
+        throw new Error(
+          `crow-mcp could not load its tools (${(error as Error).message}); its installation is incomplete: reinstall crow`,
+        );
+      },
+    ));
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? "/";
     if (url !== "/mcp" && !url.startsWith("/mcp?")) {
@@ -120,9 +85,9 @@ export async function startSocketServer(
     if (req.method === "POST") {
       const parsed = await readJson(req);
       if ("error" in parsed) jsonRpcError(res, 400, `Bad request: ${parsed.error}`);
-      else await sessions.post(req, res, parsed.body);
+      else await (await sessions()).post(req, res, parsed.body);
     } else if (req.method === "GET" || req.method === "DELETE") {
-      await sessions.existing(req, res);
+      await (await sessions()).existing(req, res);
     } else {
       jsonRpcError(res, 405, `Method ${req.method} not allowed`);
     }
@@ -146,13 +111,26 @@ export async function startSocketServer(
   });
   // Only the owner may connect (the directory is private too; this covers a socket placed elsewhere).
   chmodSync(socketPath, 0o600);
-  // After listening (the client may connect meanwhile; its requests then wait at most for the rest of the warm-up).
-  if (options.warmUp) setImmediate(() => void warmUp(socketPath));
+  // Load the rest once the caller has said it listens (an immediate runs after the caller's continuation): the client
+  // connects while this loads, and its first requests wait only for what is left of it. Then, if asked, warm up.
+  let count = () => 0;
+  setImmediate(() => {
+    sessions().then(
+      async (loaded) => {
+        count = () => loaded.count();
+        if (options.warmUp) await (await load()).warmUp(options);
+      },
+      (error: unknown) => log.error((error as Error).message),
+    );
+  });
   return {
     socketPath,
-    sessionCount: () => sessions.count(),
+    sessionCount: () => count(),
     close: async () => {
-      await sessions.close();
+      await sessions().then(
+        (loaded) => loaded.close(),
+        () => undefined,
+      );
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
