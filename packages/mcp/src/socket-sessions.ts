@@ -1,12 +1,10 @@
 /**
  * The part of the unix-socket front that needs the MCP SDK and the tools: its session table (each session on the
- * socket's own transport) and the warm-up. socket.ts loads it once it listens, so the listening line comes first.
+ * socket's own transport). socket.ts loads it once it listens, so the listening line comes first.
  */
 import type { ServerOptions } from "./server.js";
 import { createSessionTable, type SessionTable } from "./sessions.js";
 import { SocketServerTransport } from "./socket-transport.js";
-
-export { warmUp } from "./warm-up.js";
 
 /** The session table of a socket front serving `options`. */
 export function createSocketSessions(options: ServerOptions & { sessionIdleMs?: number }): SessionTable {

@@ -10,6 +10,7 @@ import { jsonRpcError } from "./json-rpc-error.js";
 import { log } from "./log.js";
 import type { ServerOptions } from "./server.js";
 import type { SessionTable } from "./sessions.js";
+import { warmUp } from "./warm-up.js";
 
 /** Largest request body accepted (a `write` of a big file is the largest message an agent sends). */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -57,18 +58,16 @@ export async function startSocketServer(
   options: ServerOptions & {
     sessionIdleMs?: number;
     /**
-     * Once listening and loaded, answer initialize, tools/list and a tool call once inside the process
-     * (warm-up.ts): a first real session that comes after that finds that code compiled.
+     * Once listening and loaded, and if no client has asked anything yet, open a session on the socket, list the
+     * tools, make one tool call and end it (warm-up.ts): a first session that comes later finds that code compiled.
      */
     warmUp?: boolean;
   } = {},
 ): Promise<RunningSocketServer> {
   // The SDK and the tools load only once the socket listens (see below); a request that comes earlier waits for them.
-  let loading: Promise<typeof import("./socket-sessions.js")> | undefined;
   let table: Promise<SessionTable> | undefined;
-  const load = () => (loading ??= import("./socket-sessions.js"));
   const sessions = (): Promise<SessionTable> =>
-    (table ??= load().then(
+    (table ??= import("./socket-sessions.js").then(
       (loaded) => loaded.createSocketSessions(options),
       (error: unknown) => {
         throw new Error(
@@ -76,7 +75,9 @@ export async function startSocketServer(
         );
       },
     ));
+  let asked = false;
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    asked = true;
     const url = req.url ?? "/";
     if (url !== "/mcp" && !url.startsWith("/mcp?")) {
       jsonRpcError(res, 404, `Not found: ${url} (the MCP endpoint is /mcp)`);
@@ -112,13 +113,14 @@ export async function startSocketServer(
   // Only the owner may connect (the directory is private too; this covers a socket placed elsewhere).
   chmodSync(socketPath, 0o600);
   // Load the rest once the caller has said it listens (an immediate runs after the caller's continuation): the client
-  // connects while this loads, and its first requests wait only for what is left of it. Then, if asked, warm up.
+  // connects while this loads, and its first requests wait only for what is left of it. Then, if still idle, warm up.
   let count = () => 0;
   setImmediate(() => {
     sessions().then(
       async (loaded) => {
         count = () => loaded.count();
-        if (options.warmUp) await (await load()).warmUp(options);
+        // A client that is already asking warms the same code itself; a warm-up would only compete with it.
+        if (options.warmUp && !asked) await warmUp(socketPath);
       },
       (error: unknown) => log.error((error as Error).message),
     );

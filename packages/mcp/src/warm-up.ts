@@ -1,67 +1,63 @@
 /**
  * A head start for the first MCP session of a fresh crow-mcp. Node compiles a function when it first runs and zod
  * compiles each schema's parser on its first parse, so the first session's initialize, tools/list and first tool
- * call cost several times what later ones do. Once the socket listens and the tools are loaded, one throwaway server
- * instance answers, inside the process, what every session asks first; the real sessions then find that code ready.
- * Nothing leaves the process and nothing touches the disk (the tool call is refused on its relative path).
+ * call cost several times what later ones do. Once the socket listens and the tools are loaded, crow-mcp opens one
+ * session on its own socket, asks what every session asks first and ends it: the real sessions then find the whole
+ * path compiled, from node:http's parser to the tool handler. The requests are written as raw HTTP on node:net (one
+ * connection each, closed by the server after its answer): node:http's client would cost a fresh process more than
+ * the requests themselves. Nothing touches the disk (the tool call is refused on its relative path).
  */
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { createServer, type ServerOptions } from "./server.js";
+import { connect } from "node:net";
 
-/** Hands messages to the server and collects its answers by request id, without any I/O. */
-class LoopbackTransport implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage) => void;
-  private readonly waiting = new Map<number, () => void>();
-
-  async start(): Promise<void> {}
-
-  async send(message: JSONRPCMessage): Promise<void> {
-    if ("id" in message && typeof message.id === "number" && !("method" in message)) {
-      this.waiting.get(message.id)?.();
-      this.waiting.delete(message.id);
-    }
-  }
-
-  async close(): Promise<void> {
-    for (const done of this.waiting.values()) done();
-    this.waiting.clear();
-    this.onclose?.();
-  }
-
-  /** Sends a request and resolves once it is answered, after a turn of the event loop (a real request may go first). */
-  async ask(id: number, method: string, params: Record<string, unknown>): Promise<void> {
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    await new Promise<void>((resolve) => {
-      this.waiting.set(id, resolve);
-      this.onmessage?.({ jsonrpc: "2.0", id, method, params });
+/** Sends one request on a connection of its own; resolves with the raw response once the server closed it. */
+function rawRequest(socketPath: string, method: string, body: unknown, sessionId?: string): Promise<string> {
+  const json = body === undefined ? "" : JSON.stringify(body);
+  const head = [
+    `${method} /mcp HTTP/1.1`,
+    "host: localhost",
+    "connection: close",
+    "accept: application/json, text/event-stream",
+    "content-type: application/json",
+    `content-length: ${Buffer.byteLength(json)}`,
+    ...(sessionId ? [`mcp-session-id: ${sessionId}`, "mcp-protocol-version: 2025-06-18"] : []),
+  ];
+  return new Promise((resolve, reject) => {
+    let text = "";
+    const socket = connect(socketPath, () => socket.end(`${head.join("\r\n")}\r\n\r\n${json}`));
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => {
+      text += chunk;
     });
-  }
-
-  notify(method: string): void {
-    this.onmessage?.({ jsonrpc: "2.0", method });
-  }
+    socket.on("error", reject);
+    socket.on("close", () => resolve(text));
+  });
 }
 
-/** Runs initialize, tools/list and one `read` call on a server instance of its own, then closes it. Never throws. */
-export async function warmUp(options: ServerOptions): Promise<void> {
-  const crow = createServer(options);
-  const loop = new LoopbackTransport();
+/** Opens a session on `socketPath`, lists the tools, makes one `read` call and ends the session. Never throws. */
+export async function warmUp(socketPath: string): Promise<void> {
   try {
-    await crow.server.connect(loop);
-    await loop.ask(1, "initialize", {
-      protocolVersion: "2025-06-18",
-      capabilities: {},
-      clientInfo: { name: "crow-mcp warm-up", version: "0" },
+    const init = await rawRequest(socketPath, "POST", {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "crow-mcp warm-up", version: "0" },
+      },
     });
-    loop.notify("notifications/initialized");
-    await loop.ask(2, "tools/list", {});
-    await loop.ask(3, "tools/call", { name: "read", arguments: { file_path: "warm-up" } });
+    const sessionId = /^mcp-session-id: *(\S+)/im.exec(init)?.[1];
+    if (!sessionId) return;
+    await rawRequest(socketPath, "POST", { jsonrpc: "2.0", method: "notifications/initialized" }, sessionId);
+    await rawRequest(socketPath, "POST", { jsonrpc: "2.0", id: 2, method: "tools/list" }, sessionId);
+    await rawRequest(
+      socketPath,
+      "POST",
+      { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "read", arguments: { file_path: "warm-up" } } },
+      sessionId,
+    );
+    await rawRequest(socketPath, "DELETE", undefined, sessionId);
   } catch {
     // Only a head start: the real sessions work the same without it.
-  } finally {
-    await crow.close();
   }
 }
