@@ -5,7 +5,8 @@
  * session on its own socket, asks what every session asks first and ends it: the real sessions then find the whole
  * path compiled, from node:http's parser to the tool handler. The requests are written as raw HTTP on node:net (one
  * connection each, closed by the server after its answer): node:http's client would cost a fresh process more than
- * the requests themselves. Nothing touches the disk (the tool call is refused on its relative path).
+ * the requests themselves. Nothing touches the disk (the tool call is refused on its relative path). Last, it loads
+ * the PTY addon that every session's first terminal call needs.
  */
 import { connect } from "node:net";
 
@@ -33,7 +34,10 @@ function rawRequest(socketPath: string, method: string, body: unknown, sessionId
   });
 }
 
-/** Opens a session on `socketPath`, lists the tools, makes one `read` call and ends the session. Never throws. */
+/**
+ * Opens a session on `socketPath`, lists the tools, makes one `read` call, ends the session and loads the PTY addon.
+ * Never throws.
+ */
 export async function warmUp(socketPath: string): Promise<void> {
   try {
     const init = await rawRequest(socketPath, "POST", {
@@ -57,6 +61,8 @@ export async function warmUp(socketPath: string): Promise<void> {
       sessionId,
     );
     await rawRequest(socketPath, "DELETE", undefined, sessionId);
+    // The PTY addon, which a session's first terminal call would otherwise load (its shell is its own).
+    await import("@lydell/node-pty");
   } catch {
     // Only a head start: the real sessions work the same without it.
   }
