@@ -104,7 +104,7 @@ describe("crow-mcp --socket", () => {
       const session = init.sessionId;
       await post(server.socketPath, { jsonrpc: "2.0", method: "notifications/initialized" }, session);
       const list = await post(server.socketPath, { jsonrpc: "2.0", id: 2, method: "tools/list" }, session);
-      const names = (list.body.result?.tools as Array<{ name: string }>).map((tool) => tool.name).sort();
+      const names = ((list.body.result?.tools ?? []) as Array<{ name: string }>).map((tool) => tool.name).sort();
       assert.deepEqual(names, ["edit", "read", "terminal", "web_fetch", "web_search", "write"]);
 
       const call = (id: number, name: string, args: object) =>
@@ -113,7 +113,7 @@ describe("crow-mcp --socket", () => {
           { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } },
           session,
         );
-      const text = (answer: Answer) => (answer.body.result?.content as Array<{ text: string }>)[0]?.text;
+      const text = (answer: Answer) => ((answer.body.result?.content ?? []) as Array<{ text: string }>)[0]?.text;
       const file = ws.path("first.txt");
       await call(3, "write", { file_path: file, content: "first session" });
       assert.equal(text(await call(4, "read", { file_path: file })), "1→first session");
