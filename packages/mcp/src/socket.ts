@@ -2,7 +2,9 @@
  * Streamable HTTP on a unix socket: how one agent process shares one crow-mcp among all its sessions. The socket lives
  * in a directory only its user can enter, so no token is needed and nothing listens on the network; there is no Host
  * header to check either (a browser cannot reach a unix socket). Plain node:http: express and its body parser are
- * not loaded, the bodies are small JSON-RPC messages.
+ * not loaded, the bodies are small JSON-RPC messages. This module itself needs nothing but node:http, so crow-mcp
+ * says it listens before the MCP SDK, zod and the tools are compiled (socket-sessions.ts, loaded right after): the
+ * agent that waits for that line goes on ~100 ms sooner, and its first requests wait only for what is left to load.
  */
 import { chmodSync } from "node:fs";
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
