@@ -1,7 +1,7 @@
 // Processes as /proc (Linux) shows them: CPU time, per-process peak RSS, and the physical footprint of several
 // processes together. Summing RSS counts every page two processes share (above all the node binary itself, ~40 MB
 // resident in each Node process) once per process; the footprint counts each physical page once.
-import { closeSync, openSync, readFileSync, readSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
 
 const PAGE = 4096;
 
@@ -14,6 +14,26 @@ export function cpuMs(pid: number): number {
   } catch {
     return 0;
   }
+}
+
+/**
+ * CPU time all threads of a process have spent running so far, in ms with ns resolution (the sum of
+ * /proc/<pid>/task/<tid>/schedstat): fine enough for one request, where {@link cpuMs} counts 10 ms ticks.
+ */
+export function threadsCpuMs(pid: number): number {
+  let ns = 0;
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+      } catch {
+        // the thread ended meanwhile
+      }
+    }
+  } catch {
+    return 0;
+  }
+  return ns / 1e6;
 }
 
 function statusMb(pid: number, field: "VmHWM" | "VmRSS"): number {
