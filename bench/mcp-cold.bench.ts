@@ -5,45 +5,26 @@
 // socket (what the agent's transport sends), so the numbers are the toolserver's, not a client's cold code.
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { request } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { CROW_MCP_BIN, tempWorkspace } from "@crow/testkit";
+import { CROW_MCP_BIN, postOnSocket, tempWorkspace } from "@crow/testkit";
 import { writeReport } from "./lib.js";
 import { threadsCpuMs } from "./proc.js";
 
 const RUNS = 8;
 
-function post(socketPath: string, message: object, sessionId?: string, cwd?: string): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        socketPath,
-        method: "POST",
-        path: "/mcp",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          ...(sessionId ? { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18" } : {}),
-          ...(cwd ? { "crow-cwd": encodeURIComponent(cwd) } : {}),
-        },
-      },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => {
-          text += chunk;
-        });
-        res.on("end", () => {
-          const id = res.headers["mcp-session-id"];
-          if ((res.statusCode ?? 0) >= 400 || text.includes('"isError":true')) reject(new Error(text));
-          else resolve(typeof id === "string" ? id : undefined);
-        });
-      },
-    );
-    req.on("error", reject);
-    req.end(JSON.stringify(message));
+async function post(
+  socketPath: string,
+  message: object,
+  sessionId?: string,
+  cwd?: string,
+): Promise<string | undefined> {
+  const answer = await postOnSocket(socketPath, message, {
+    ...(sessionId ? { sessionId } : {}),
+    ...(cwd ? { cwd } : {}),
   });
+  if (answer.status >= 400 || answer.text.includes('"isError":true')) throw new Error(answer.text);
+  return answer.sessionId;
 }
 
 interface Start {

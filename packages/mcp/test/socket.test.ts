@@ -3,11 +3,10 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { request } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { CROW_MCP_BIN, type TempWorkspace, tempWorkspace } from "@crow/testkit";
+import { CROW_MCP_BIN, postOnSocket, type TempWorkspace, tempWorkspace } from "@crow/testkit";
 
 interface Answer {
   status: number;
@@ -16,39 +15,16 @@ interface Answer {
 }
 
 /** One POST of a JSON-RPC message to /mcp on the socket (crow-mcp answers a request without progress as JSON). */
-function post(socketPath: string, message: object, sessionId?: string, cwd?: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        socketPath,
-        method: "POST",
-        path: "/mcp",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          ...(sessionId ? { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18" } : {}),
-          ...(cwd ? { "crow-cwd": encodeURIComponent(cwd) } : {}),
-        },
-      },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => {
-          text += chunk;
-        });
-        res.on("end", () => {
-          const id = res.headers["mcp-session-id"];
-          resolve({
-            status: res.statusCode ?? 0,
-            sessionId: typeof id === "string" ? id : undefined,
-            body: text ? (JSON.parse(text) as Answer["body"]) : {},
-          });
-        });
-      },
-    );
-    req.on("error", reject);
-    req.end(JSON.stringify(message));
+async function post(socketPath: string, message: object, sessionId?: string, cwd?: string): Promise<Answer> {
+  const answer = await postOnSocket(socketPath, message, {
+    ...(sessionId ? { sessionId } : {}),
+    ...(cwd ? { cwd } : {}),
   });
+  return {
+    status: answer.status,
+    sessionId: answer.sessionId,
+    body: answer.text ? (JSON.parse(answer.text) as Answer["body"]) : {},
+  };
 }
 
 const initialize = {

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
+import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -177,4 +178,52 @@ export async function callTool(
 ): Promise<CallToolResult & { text: string }> {
   const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
   return { ...result, text: textOf(result) };
+}
+
+/** crow-mcp's answer to one POST on its unix socket. */
+export interface SocketAnswer {
+  status: number;
+  /** The `mcp-session-id` header (set by the answer to initialize). */
+  sessionId: string | undefined;
+  /** The body as text (JSON for a request answered without progress; empty for a notification). */
+  text: string;
+}
+
+/**
+ * One POST of a JSON-RPC message to /mcp on crow-mcp's unix socket (`crow-mcp --socket`), as raw HTTP: what the agent's
+ * socket transport sends, without a client's own cold code. `cwd` goes in the `crow-cwd` header of an initialize.
+ */
+export function postOnSocket(
+  socketPath: string,
+  message: object,
+  options: { sessionId?: string; cwd?: string } = {},
+): Promise<SocketAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        socketPath,
+        method: "POST",
+        path: "/mcp",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...(options.sessionId ? { "mcp-session-id": options.sessionId, "mcp-protocol-version": "2025-06-18" } : {}),
+          ...(options.cwd ? { "crow-cwd": encodeURIComponent(options.cwd) } : {}),
+        },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          text += chunk;
+        });
+        res.on("end", () => {
+          const id = res.headers["mcp-session-id"];
+          resolve({ status: res.statusCode ?? 0, sessionId: typeof id === "string" ? id : undefined, text });
+        });
+      },
+    );
+    req.on("error", reject);
+    req.end(JSON.stringify(message));
+  });
 }
