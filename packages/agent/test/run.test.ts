@@ -98,6 +98,29 @@ describe("crow run (subprocess, no TTY)", { timeout: 300_000 }, () => {
     assert.match(JSON.stringify(toolMessage?.content), /\[from-dotenv\|from-env\]/);
   });
 
+  test("a user system prompt that does not render: the built-in one is used and stderr says why", async () => {
+    const promptHome = await tempHome();
+    await mkdir(path.join(promptHome.dir, "prompts"));
+    await writeFile(
+      path.join(promptHome.dir, "prompts", "system_prompt.njk"),
+      "Workspace: {{ workspace | nosuchfilter }}",
+    );
+    mock.script(
+      textReply("Hi.").expect((req) => {
+        const system = req.body.messages[0];
+        assert.equal(system?.role, "system");
+        assert.match(String(system?.content), /^You are Crow/);
+      }),
+    );
+    const run = await runCrow(["-c", ws.dir, "hello"], { env: { ...env, CROW_HOME: promptHome.dir } });
+    await promptHome.cleanup();
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, "Hi.\n");
+    assert.match(run.stderr, /system_prompt\.njk could not be rendered: .*nosuchfilter/);
+    assert.match(run.stderr, /using the built-in system prompt instead/);
+    mock.assertDone();
+  });
+
   test("a failed tool call is marked failed with its reason", async () => {
     mock.script(reply().toolCall("read", { file_path: ws.path("missing.txt") }), textReply("It does not exist."));
     const run = await runCrow(["-c", ws.dir, "read missing.txt"], { env });

@@ -175,6 +175,8 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
       tools: ToolSource | undefined;
       askPermission: NewSessionOptions["askPermission"];
       resumed: boolean;
+      /** Problems found while preparing it, shown when it opens (a user prompt template that failed). */
+      problems?: string[];
     },
   ): Promise<RuntimeSession> {
     let session: RuntimeSession | undefined;
@@ -221,7 +223,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
       },
     });
     live.set(record.id, session);
-    await session.start(init.resumed);
+    await session.start(init.resumed, init.problems);
     return session;
   }
 
@@ -229,6 +231,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
     systemPrompt: string;
     promptId: string | null;
     promptArgs: Record<string, unknown> | null;
+    warning?: string;
   }> {
     const choice = options.systemPrompt ?? {};
     if (typeof choice === "string") return { systemPrompt: choice, promptId: null, promptArgs: null };
@@ -245,7 +248,8 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
       extraArgs,
     });
     if (prepared.warning) logger.warn(prepared.warning);
-    return { systemPrompt: prepared.systemPrompt, promptId: prepared.promptId, promptArgs: prepared.promptArgs };
+    const { systemPrompt, promptId, promptArgs, warning } = prepared;
+    return { systemPrompt, promptId, promptArgs, ...(warning ? { warning } : {}) };
   }
 
   const crow: Crow = {
@@ -266,9 +270,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
       });
       // Handled below (awaited); this only keeps an early failure from counting as unhandled meanwhile.
       toolsReady.catch(() => undefined);
-      let prompt:
-        | Awaited<ReturnType<typeof systemPromptFor>>
-        | { systemPrompt: string; promptId: null; promptArgs: null };
+      let prompt: Awaited<ReturnType<typeof systemPromptFor>>;
       let record: Pick<SessionRecord, "id" | "cwd" | "title" | "mode" | "model" | "requestParams"> & {
         parentId?: string | null;
       };
@@ -283,7 +285,9 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
               cwd: request.cwd,
               mode,
               model,
-              ...prompt,
+              systemPrompt: prompt.systemPrompt,
+              promptId: prompt.promptId,
+              promptArgs: prompt.promptArgs,
               ...(request.parentId ? { parentId: request.parentId } : {}),
             })
           : { id, cwd: request.cwd, title: null, mode, model, requestParams: null, parentId: request.parentId ?? null };
@@ -301,6 +305,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
           tools,
           askPermission: request.askPermission ?? options.askPermission,
           resumed: false,
+          ...(prompt.warning ? { problems: [prompt.warning] } : {}),
         },
       );
     },

@@ -98,8 +98,12 @@ export class RuntimeSession implements CrowSession {
     init.registry.installHooks(this.bus, this);
   }
 
-  /** Runs the extensions' session setups (each isolated), then `session_start`. */
-  async start(resumed: boolean): Promise<void> {
+  /**
+   * Runs the extensions' session setups (each isolated), then `session_start`. `problems`: what the runtime found
+   * while preparing the session, reported by `problems()` with the rest.
+   */
+  async start(resumed: boolean, problems: readonly string[] = []): Promise<void> {
+    this.openingProblems.push(...problems);
     this.starting = true;
     try {
       await this.runSetups();
