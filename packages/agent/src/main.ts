@@ -53,9 +53,12 @@ Environment:
   CROW_RETRY_BASE_MS  first retry backoff in ms (default 500)
   CROW_LOG            log level on stderr: error, warn (default), info, debug`;
 
+const CONFIGURED_COMMANDS = new Set(["acp", "run", "sessions", "init"]);
+
 async function main(): Promise<number> {
-  // Every command loads the configuration; with a config.yaml, its parser loads first, the fast way (see yaml.ts).
-  if (existsSync(configFiles(crowHome()).config)) await preloadYaml();
+  // The commands that load the configuration: with a config.yaml, its parser loads first, the fast way (see yaml.ts).
+  // `--version` and `--help` load nothing.
+  if (CONFIGURED_COMMANDS.has(process.argv[2] ?? "") && existsSync(configFiles(crowHome()).config)) await preloadYaml();
   if (process.argv[2] === "sessions") return (await import("./cli/sessions.js")).runSessions(process.argv.slice(3));
   if (process.argv[2] === "init") return (await import("./cli/init.js")).runInit(process.argv.slice(3));
   // `crow run` has its own options: everything after "run" is its own (see run/args.ts).
