@@ -1,5 +1,7 @@
 // esbuild options shared by the workspace bundles (scripts/bundle.mjs) and the published package (scripts/pack.mjs),
 // so both ship the same code.
+import { createHash } from "node:crypto";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 /**
@@ -63,3 +65,64 @@ export const common = {
   // Flat: every output sits one level below the package root, where version.ts looks for ../package.json.
   chunkNames: "[name]-[hash]",
 };
+
+/**
+ * Built-in modules that cannot be part of a V8 startup snapshot (node:http holds a native parser class: Node 20 fails
+ * to load it while building one, Node 24 to serialize it). In crow's snapshot script they are stand-ins whose exports
+ * load the real module on first use, so the code importing them is still evaluated (and compiled) in the snapshot.
+ */
+const SNAPSHOT_LAZY_BUILTINS = ["http", "https"];
+
+const lazyBuiltins = {
+  name: "snapshot-lazy-builtins",
+  setup(build) {
+    const filter = new RegExp(`^(node:)?(${SNAPSHOT_LAZY_BUILTINS.join("|")})$`);
+    build.onResolve({ filter }, (args) =>
+      // The stand-in's own require() is of the real module.
+      args.namespace === "lazy-builtin"
+        ? { path: args.path, external: true }
+        : { path: args.path.replace(/^node:/, ""), namespace: "lazy-builtin" },
+    );
+    build.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, async (args) => {
+      const names = Object.keys(await import(`node:${args.path}`)).filter((name) => name !== "default");
+      const id = JSON.stringify(`node:${args.path}`);
+      return {
+        contents: `let real;\nconst load = () => (real ??= require(${id}));\nfor (const name of ${JSON.stringify(names)}) Object.defineProperty(exports, name, { enumerable: true, get: () => load()[name] });\n`,
+        loader: "js",
+      };
+    });
+  },
+};
+
+/**
+ * crow's startup snapshot script (packages/agent/src/snapshot/entry.ts → bundle/crow-snapshot.cjs): the same code as
+ * the bundle, as the one classic script `node --build-snapshot` takes. `import()` of the bundle's own modules is
+ * inlined (there are no chunks), of built-ins a require(); import.meta.url is the script's own file URL.
+ */
+export function snapshotScriptOptions(agentDist, outfile) {
+  return {
+    ...common,
+    format: "cjs",
+    splitting: false,
+    chunkNames: undefined,
+    supported: { "dynamic-import": false },
+    define: { "import.meta.url": "__crowSnapshotUrl" },
+    banner: { js: 'var __crowSnapshotUrl = require("node:url").pathToFileURL(__filename).href;' },
+    plugins: [...common.plugins, lazyBuiltins],
+    entryPoints: [path.join(agentDist, "snapshot", "entry.js")],
+    outfile,
+  };
+}
+
+/**
+ * Writes the `crow` launcher (packages/agent/src/snapshot/launcher.sh) into `outdir`, beside crow.js and
+ * crow-snapshot.cjs, with this build's id: the first 12 hex digits of the snapshot script's SHA-256, so a blob is
+ * only ever used by the very script it was built from.
+ */
+export function writeLauncher(agentSrc, outdir) {
+  const script = readFileSync(path.join(outdir, "crow-snapshot.cjs"));
+  const build = createHash("sha256").update(script).digest("hex").slice(0, 12);
+  const launcher = readFileSync(path.join(agentSrc, "snapshot", "launcher.sh"), "utf8").replaceAll("@BUILD@", build);
+  writeFileSync(path.join(outdir, "crow"), launcher);
+  chmodSync(path.join(outdir, "crow"), 0o755);
+}

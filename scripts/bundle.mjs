@@ -6,27 +6,38 @@
 import { chmodSync, rmSync } from "node:fs";
 import path from "node:path";
 import { build } from "esbuild";
-import { common } from "./bundle-options.mjs";
+import { common, snapshotScriptOptions, writeLauncher } from "./bundle-options.mjs";
 
 const root = path.join(import.meta.dirname, "..");
 
+const agentDist = path.join(root, "packages/agent/dist");
 const targets = [
-  { pkg: "packages/mcp", name: "crow-mcp" },
-  { pkg: "packages/agent", name: "crow" },
+  { pkg: "packages/mcp", name: "crow-mcp", more: {} },
+  // crow's startup snapshot builder (packages/agent/src/snapshot/build.ts) runs beside crow.js.
+  {
+    pkg: "packages/agent",
+    name: "crow",
+    more: { "crow-snapshot-build": path.join(agentDist, "snapshot", "build.js") },
+  },
 ];
 
 await Promise.all(
-  targets.map(async ({ pkg, name }) => {
+  targets.map(async ({ pkg, name, more }) => {
     const outdir = path.join(root, pkg, "bundle");
     rmSync(outdir, { recursive: true, force: true });
     await build({
       ...common,
-      entryPoints: { [name]: path.join(root, pkg, "dist", "cli.js") },
+      entryPoints: { [name]: path.join(root, pkg, "dist", "cli.js"), ...more },
       outdir,
     });
     chmodSync(path.join(outdir, `${name}.js`), 0o755);
   }),
 );
+
+// crow's startup snapshot script and the `crow` launcher that uses it (see packages/agent/src/snapshot/).
+const agentBundle = path.join(root, "packages/agent/bundle");
+await build(snapshotScriptOptions(agentDist, path.join(agentBundle, "crow-snapshot.cjs")));
+writeLauncher(path.join(root, "packages/agent/src"), agentBundle);
 
 // The session viewer's page script and stylesheet (`crow sessions serve` serves them from /assets): plain TypeScript
 // and uPlot, for the browser, written beside the agent's bundle after it (the agent's build clears bundle/ first).

@@ -1,5 +1,4 @@
 // The crow-mcp command line (loaded by cli.ts once the compile cache is on).
-import "./v8-flags.js";
 import { rmdirSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";

@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import type BetterSqlite3 from "better-sqlite3";
+import type BetterSqlite3Type from "better-sqlite3";
 import {
   CompiledQuery,
   type DatabaseConnection,
@@ -121,7 +121,7 @@ function withoutNativeIterator(statement: SqliteStatement): SqliteStatement {
  * on its single SQLite connection, so reusing one is safe. The least recently used is dropped past the limit (kept
  * reachable instead where collecting it would abort the process).
  */
-function withStatementCache(database: BetterSqlite3.Database, keep: boolean): SqliteDatabase {
+function withStatementCache(database: BetterSqlite3Type.Database, keep: boolean): SqliteDatabase {
   const cache = new Map<string, SqliteStatement>();
   return {
     close: () => {
@@ -163,7 +163,8 @@ function nativeBinding(): string | undefined {
 }
 
 async function sqliteDb(file: string, busyTimeoutMs: number): Promise<Kysely<Database>> {
-  const { default: BetterSqlite3 } = await import("better-sqlite3");
+  // require(), not import(): the same CommonJS module, and a start from crow's startup snapshot has no import().
+  const BetterSqlite3 = createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3Type;
   if (file !== ":memory:") mkdirSync(path.dirname(file), { recursive: true });
   const addon = nativeBinding();
   const database = new BetterSqlite3(file, { timeout: busyTimeoutMs, ...(addon ? { nativeBinding: addon } : {}) });

@@ -1,0 +1,100 @@
+// The crow command line: what `crow <command>` does, once the process is set up (process-setup.ts).
+import { existsSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { ConfigError, configFiles, crowHome, exportDotenv, loadConfig, preloadYaml } from "./config/index.js";
+import { log } from "./log.js";
+import { startSharedToolserver } from "./tools/shared.js";
+import { VERSION } from "./version.js";
+
+const HELP = `crow ${VERSION} — a coding agent: ACP to the editor, MCP to its tools, any OpenAI-compatible LLM.
+
+Usage:
+  crow acp            run the agent on stdio (what an editor launches, e.g. Zed's agent_servers)
+  crow run [prompt]   run a prompt (or a REPL with -i) in this terminal; see 'crow run --help'
+  crow init           set up ~/.crow/config.yaml and .env (a wizard, or flags: see 'crow init --help')
+  crow sessions       list, show, export or delete stored sessions (see 'crow sessions --help')
+  crow --help         show this help
+  crow --version      print the version
+
+Configuration: config.yaml and .env in CROW_HOME (or CROW_CONFIG_DIR, default ~/.crow). Without models there, the
+environment below picks the provider.
+
+Environment:
+  OPENAI_BASE_URL     OpenAI-compatible endpoint (default https://api.openai.com/v1 when OPENAI_API_KEY is set)
+  OPENAI_API_KEY      API key (local servers usually need none)
+  CROW_MODEL          model id (default: the first of CROW_MODELS)
+  CROW_MODELS         comma-separated models offered in the editor's model picker
+  CROW_MAX_STEPS      LLM requests per prompt turn (default 100)
+  CROW_CONTEXT_WINDOW context window in tokens for usage reporting (default 128000)
+  CROW_MAX_RETRIES    LLM retries after the first attempt (default 4)
+  CROW_RETRY_BASE_MS  first retry backoff in ms (default 500)
+  CROW_LOG            log level on stderr: error, warn (default), info, debug`;
+
+const CONFIGURED_COMMANDS = new Set(["acp", "run", "sessions", "init"]);
+
+/** Runs `crow <args>` (the arguments after the executable) and resolves to the process's exit code. */
+export async function runCrow(args: readonly string[]): Promise<number> {
+  const [first = ""] = args;
+  // The commands that load the configuration: with a config.yaml, its parser loads first, the fast way (see yaml.ts).
+  // `--version` and `--help` load nothing.
+  if (CONFIGURED_COMMANDS.has(first) && existsSync(configFiles(crowHome()).config)) await preloadYaml();
+  if (first === "sessions") return (await import("./cli/sessions.js")).runSessions(args.slice(1));
+  if (first === "init") return (await import("./cli/init.js")).runInit(args.slice(1));
+  // `crow run` has its own options: everything after "run" is its own (see run/args.ts).
+  if (first === "run") return (await import("./run/index.js")).runCommand(args.slice(1));
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      options: { help: { type: "boolean", short: "h" }, version: { type: "boolean", short: "v" } },
+      strict: true,
+      allowPositionals: true,
+    });
+  } catch (error) {
+    process.stderr.write(`crow: ${(error as Error).message}\nRun 'crow --help' for usage.\n`);
+    return 2;
+  }
+  const [command, ...rest] = parsed.positionals;
+  if (parsed.values.version) {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  if (parsed.values.help || command === undefined || command === "help") {
+    (parsed.values.help ? process.stdout : process.stderr).write(`${HELP}\n`);
+    return command === undefined && !parsed.values.help ? 2 : 0;
+  }
+  if (command === "acp") {
+    if (rest.length > 0) {
+      process.stderr.write(`crow acp takes no arguments (got: ${rest.join(" ")})\n`);
+      return 2;
+    }
+    let config: ReturnType<typeof loadConfig>;
+    try {
+      config = loadConfig();
+    } catch (error) {
+      if (error instanceof ConfigError) {
+        process.stderr.write(`crow: ${error.message}\n`);
+        return 2;
+      }
+      throw error;
+    }
+    // Spawned tool servers see .env too (the built-in crow-mcp reads SEARXNG_URL), as upstream's load_dotenv did.
+    exportDotenv(config);
+    // The shared crow-mcp boots while the ACP layer and the runtime load, so the first session's tools are ready
+    // sooner (every session, in any directory, is an MCP session of it; see tools/shared.ts).
+    startSharedToolserver();
+    for (const note of config.notes) log.info(note);
+    for (const notice of config.notices) process.stderr.write(`crow: ${notice}\n`);
+    // Started by hand in a terminal, it would otherwise sit silent: say what it expects (stderr; stdout is ACP).
+    if (process.stdin.isTTY) {
+      process.stderr.write(
+        "crow acp: waiting for an ACP client on stdin (JSON-RPC, one message per line); an editor launches this. To use Crow in this terminal, run 'crow run'. Ctrl-C quits.\n",
+      );
+    }
+    const { runAcp } = await import("./acp/run.js");
+    await runAcp(config);
+    return 0;
+  }
+  process.stderr.write(`crow: unknown command "${command}". Run 'crow --help' for usage.\n`);
+  return 2;
+}

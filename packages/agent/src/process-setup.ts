@@ -1,0 +1,24 @@
+/**
+ * What the `crow` process sets up before its command runs, whichever way it started (the bundle's main.ts, or the
+ * startup snapshot's main function in snapshot/entry.ts, which must not run it while the snapshot is built).
+ */
+import { applyV8Flags, SHARED_V8_FLAGS } from "@crow/mcp/v8-flags";
+import { config as zodConfig } from "zod";
+
+export function prepareProcess(): void {
+  // stdout carries ACP only: anything printed through console goes to stderr.
+  console.log = console.error;
+  console.info = console.error;
+  console.debug = console.error;
+  // The agent's work is I/O and light JSON: trading optimization for memory costs it nothing measurable.
+  // WebAssembly stays on its baseline compiler: the one module the agent runs is fetch's HTTP parser (undici's
+  // llhttp; fetch serves resource links of prompts and the model list; LLM requests use node:http), whose optimizing
+  // compile was a ~27 MB peak (`crow run`: 106 → 79 MB when LLM requests still went through fetch) for code that
+  // parses a few kB.
+  applyV8Flags([...SHARED_V8_FLAGS, ["optimize-for-size", ""], ["liftoff-only", ""]]);
+  // Zod (the ACP and MCP SDKs' message validation, the config schema) without its JIT: by default every object
+  // schema compiles a parser with `new Function` on its first parse, and a process that parses each message kind a
+  // few times (a `crow run`, a fresh agent's first rounds) paid more for the compiles than they saved (~15 ms of CPU
+  // before the first LLM request). Set before the first parse; every package shares this one zod.
+  zodConfig({ jitless: true });
+}

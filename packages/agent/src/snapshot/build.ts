@@ -1,0 +1,116 @@
+/**
+ * Builds crow's startup snapshot for the Node running it: `node crow-snapshot-build.js <blob>` (bundled beside crow.js;
+ * spawned detached by request.ts). It runs bundle/crow-snapshot.cjs under `node --build-snapshot` into a temporary
+ * file, checks that a start from it works (`crow --version` answers this version), and only then moves it to <blob>,
+ * where the launcher finds it. A build that fails leaves `<blob>.failed` (the error) so that starts do not try again
+ * and again; deleting the file (or upgrading node, which makes the launcher look elsewhere) allows a new try.
+ *
+ * One build at a time per blob (`<blob>.lock`); at low priority, so it does not slow down the start that asked for it.
+ */
+import { spawnSync } from "node:child_process";
+import { closeSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { setPriority } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { VERSION } from "../version.js";
+
+/** A lock older than this belongs to a builder that died: a build takes seconds. */
+const STALE_LOCK_MS = 10 * 60_000;
+const BUILD_TIMEOUT_MS = 5 * 60_000;
+
+/** Takes `<blob>.lock`; false when another live builder holds it. */
+function lock(file: string): boolean {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      closeSync(openSync(file, "wx"));
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      if (Date.now() - statSync(file).mtimeMs < STALE_LOCK_MS) return false;
+      rmSync(file, { force: true });
+    }
+  }
+  return false;
+}
+
+/** The environment of the build and check: the user's NODE_OPTIONS would change V8's flags (see entry.ts). */
+function buildEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS;
+  return env;
+}
+
+function run(args: string[], what: string): string {
+  const result = spawnSync(process.execPath, args, {
+    env: buildEnv(),
+    encoding: "utf8",
+    timeout: BUILD_TIMEOUT_MS,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  if (result.error) throw new Error(`${what}: ${result.error.message}`);
+  if (result.status !== 0) {
+    throw new Error(`${what} exited with ${result.status ?? result.signal}:\n${result.stderr.slice(-4000)}`);
+  }
+  return result.stdout;
+}
+
+/**
+ * Removes the other builds' blobs (and failure notes) beside `blob`: the launcher keeps one directory per
+ * installation directory and node (`<cache>/crow/snapshot/<dir>/<node>/<build>.blob`), so any other build there is a
+ * crow that was upgraded in place, which no launcher asks for any more.
+ */
+function removeOtherBuilds(blob: string): void {
+  const own = path.basename(blob, ".blob");
+  for (const name of readdirSync(path.dirname(blob))) {
+    if ((name.endsWith(".blob") || name.endsWith(".blob.failed")) && !name.startsWith(`${own}.`)) {
+      rmSync(path.join(path.dirname(blob), name), { force: true });
+    }
+  }
+}
+
+/** Builds `blob` for the node running this; throws what went wrong. */
+function buildSnapshot(blob: string, bundleDir: string): void {
+  const temporary = `${blob}.${process.pid}.tmp`;
+  try {
+    run(
+      ["--snapshot-blob", temporary, "--build-snapshot", path.join(bundleDir, "crow-snapshot.cjs")],
+      "node --build-snapshot",
+    );
+    const answer = run(
+      ["--snapshot-blob", temporary, path.join(bundleDir, "crow.js"), "--version"],
+      "the check start",
+    ).trim();
+    if (answer !== VERSION) throw new Error(`the check start answered "${answer}" to --version, not "${VERSION}"`);
+    renameSync(temporary, blob);
+    removeOtherBuilds(blob);
+  } finally {
+    rmSync(temporary, { force: true });
+  }
+}
+
+/** The builder's command line: `crow-snapshot-build.js <blob>`. Exits 0 when built, 1 when not (see `<blob>.failed`). */
+function main(): number {
+  const blob = process.argv[2];
+  if (!blob || !path.isAbsolute(blob)) {
+    process.stderr.write("usage: crow-snapshot-build.js <absolute path of the blob to build>\n");
+    return 2;
+  }
+  try {
+    setPriority(19);
+  } catch {
+    // Not allowed to lower it: build anyway.
+  }
+  mkdirSync(path.dirname(blob), { recursive: true });
+  if (!lock(`${blob}.lock`)) return 0;
+  try {
+    buildSnapshot(blob, path.dirname(fileURLToPath(import.meta.url)));
+    return 0;
+  } catch (error) {
+    writeFileSync(`${blob}.failed`, `${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  } finally {
+    rmSync(`${blob}.lock`, { force: true });
+  }
+}
+
+process.exitCode = main();
