@@ -11,7 +11,7 @@ import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, 
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { build } from "esbuild";
-import { common } from "./bundle-options.mjs";
+import { common, snapshotScriptOptions, writeLauncher } from "./bundle-options.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const { values } = parseArgs({ options: { out: { type: "string" } } });
@@ -59,7 +59,8 @@ const manifest = {
   license: rootManifest.license,
   type: "module",
   engines: rootManifest.engines,
-  bin: { [PACKAGE_NAME]: "bundle/crow.js", crow: "bundle/crow.js", "crow-mcp": "bundle/crow-mcp.js" },
+  // crow's bin is its launcher (a POSIX shell script), which starts crow from its startup snapshot when one fits.
+  bin: { [PACKAGE_NAME]: "bundle/crow", crow: "bundle/crow", "crow-mcp": "bundle/crow-mcp.js" },
   files: ["bundle", "README.md"],
   dependencies: Object.fromEntries(RUNTIME_DEPENDENCIES.map((name) => [name, declaredRange(name)])),
 };
@@ -72,10 +73,16 @@ await build({
   entryPoints: {
     crow: path.join(root, "packages/agent/dist/cli.js"),
     "crow-mcp": path.join(root, "packages/mcp/dist/cli.js"),
+    "crow-snapshot-build": path.join(root, "packages/agent/dist/snapshot/build.js"),
   },
   outdir: path.join(stage, "bundle"),
 });
 for (const bin of ["crow", "crow-mcp"]) chmodSync(path.join(stage, "bundle", `${bin}.js`), 0o755);
+// crow's startup snapshot script and the launcher (see packages/agent/src/snapshot/), as in the workspace build.
+await build(
+  snapshotScriptOptions(path.join(root, "packages/agent/dist"), path.join(stage, "bundle", "crow-snapshot.cjs")),
+);
+writeLauncher(path.join(root, "packages/agent/src"), path.join(stage, "bundle"));
 // The session viewer's browser page (`crow sessions serve` serves bundle/viewer.js and viewer.css), as the workspace
 // build made it: browser code, the same in every layout.
 for (const asset of ["viewer.js", "viewer.css"]) {

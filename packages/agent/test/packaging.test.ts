@@ -87,7 +87,14 @@ describe("the published package, installed from its tarball", { timeout: 1_200_0
         continue;
       env[key] = value;
     }
-    return { ...env, HOME: home, OPENAI_BASE_URL: mock.url, CROW_MODEL: "mock-model", NO_COLOR: "1" };
+    return {
+      ...env,
+      HOME: home,
+      XDG_CACHE_HOME: path.join(home, ".cache"),
+      OPENAI_BASE_URL: mock.url,
+      CROW_MODEL: "mock-model",
+      NO_COLOR: "1",
+    };
   };
 
   before(
@@ -177,7 +184,8 @@ describe("the published package, installed from its tarball", { timeout: 1_200_0
   });
 
   test("every package the bundles require() when first needed resolves in the installed package", () => {
-    // Loaded at run time, not bundled: yaml (config.yaml), nunjucks (a user's prompt template), ajv (output schemas).
+    // Loaded at run time, not bundled: yaml (config.yaml), nunjucks (a user's prompt template), ajv (output schemas),
+    // better-sqlite3 (the store: a native addon).
     const bundle = path.join(installed, "bundle");
     const required = new Set<string>();
     for (const file of readdirSync(bundle).filter((f) => f.endsWith(".js"))) {
@@ -186,7 +194,7 @@ describe("the published package, installed from its tarball", { timeout: 1_200_0
         if (match[1]) required.add(match[1]);
       }
     }
-    assert.deepEqual([...required].sort(), ["ajv", "ajv-formats", "nunjucks", "yaml"]);
+    assert.deepEqual([...required].sort(), ["ajv", "ajv-formats", "better-sqlite3", "nunjucks", "yaml"]);
     const fromBundle = createRequire(path.join(bundle, "crow.js"));
     const unresolved = [...required].filter((name) => {
       try {
@@ -239,6 +247,29 @@ describe("the published package, installed from its tarball", { timeout: 1_200_0
       await run(path.join(prefix, "bin", "crow"), ["sessions", "list", "--json"], { env: userEnv() }),
     );
     assert.equal((JSON.parse(listed.stdout) as unknown[]).length, 1);
+  });
+
+  test("the installed crow builds its startup snapshot after that run, and starts from it", async () => {
+    const snapshots = path.join(home, ".cache", "crow", "snapshot");
+    const deadline = Date.now() + 240_000;
+    const blobs = () =>
+      existsSync(snapshots)
+        ? readdirSync(snapshots, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".blob"))
+        : [];
+    while (blobs().length === 0) {
+      const failed = existsSync(snapshots)
+        ? readdirSync(snapshots, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".failed"))
+        : [];
+      assert.deepEqual(failed, [], "the snapshot build failed");
+      assert.ok(Date.now() < deadline, "no snapshot was built within 4 minutes of the crow run");
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    const started = ok(
+      "crow --version",
+      await run(path.join(prefix, "bin", "crow"), ["--version"], { env: { ...userEnv(), CROW_LOG: "debug" } }),
+    );
+    assert.equal(started.stdout, `${rootVersion}\n`);
+    assert.match(started.stderr, /started from the startup snapshot/);
   });
 
   for (const launch of ["installed bin", "npm exec --package <tarball>"] as const) {

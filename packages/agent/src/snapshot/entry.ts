@@ -77,6 +77,7 @@ function main(): void {
     );
     return;
   }
+  log.debug(`started from the startup snapshot (${process.execArgv.join(" ")})`);
   const args = process.argv.slice(2);
   startToolserverEarly(args);
   prepareProcess();
