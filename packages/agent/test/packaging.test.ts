@@ -190,7 +190,7 @@ describe("the published package, installed from its tarball", { timeout: 1_200_0
     const required = new Set<string>();
     for (const file of readdirSync(bundle).filter((f) => f.endsWith(".js"))) {
       const text = readFileSync(path.join(bundle, file), "utf8");
-      for (const match of text.matchAll(/createRequire\(import\.meta\.url\)\("([^"]+)"\)/g)) {
+      for (const match of text.matchAll(/createRequire\d*\(import\.meta\.url\)\("([^"]+)"\)/g)) {
         if (match[1]) required.add(match[1]);
       }
     }

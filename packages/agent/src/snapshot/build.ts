@@ -100,8 +100,13 @@ function main(): number {
   } catch {
     // Not allowed to lower it: build anyway.
   }
-  mkdirSync(path.dirname(blob), { recursive: true });
-  if (!lock(`${blob}.lock`)) return 0;
+  try {
+    mkdirSync(path.dirname(blob), { recursive: true });
+    if (!lock(`${blob}.lock`)) return 0;
+  } catch {
+    // An unwritable cache: no snapshot, and nowhere to say why (the start that asked is not waiting).
+    return 1;
+  }
   try {
     buildSnapshot(blob, path.dirname(fileURLToPath(import.meta.url)));
     return 0;
