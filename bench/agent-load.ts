@@ -53,7 +53,9 @@ export async function prepareSnapshot(mock: MockLlm, dir: string): Promise<strin
     CROW_MODEL: "m",
   };
   delete env.NODE_OPTIONS;
-  spawnSync(launcher(), ["run", "go"], { env, cwd: dir, stdio: "ignore" });
+  // Not spawnSync: the mock answering it runs in this process.
+  const child = spawn(launcher(), ["run", "go"], { env, cwd: dir, stdio: "ignore" });
+  await new Promise((resolve) => child.once("exit", resolve));
   const deadline = Date.now() + 300_000;
   for (;;) {
     const found = readdirSync(cache, { recursive: true, encoding: "utf8" });

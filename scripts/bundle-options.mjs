@@ -95,11 +95,12 @@ const lazyBuiltins = {
 };
 
 /**
- * crow's startup snapshot script (packages/agent/src/snapshot/entry.ts → bundle/crow-snapshot.cjs): the same code as
- * the bundle, as the one classic script `node --build-snapshot` takes. `import()` of the bundle's own modules is
- * inlined (there are no chunks), of built-ins a require(); import.meta.url is the script's own file URL.
+ * A startup snapshot script (packages/agent/src/snapshot/entry.ts → crow-snapshot.cjs, packages/mcp/src/snapshot-entry.ts
+ * → crow-mcp-snapshot.cjs): the same code as the bundle, as the one classic script `node --build-snapshot` takes.
+ * `import()` of the bundle's own modules is inlined (there are no chunks), of built-ins a require(); import.meta.url
+ * is the script's own file URL.
  */
-export function snapshotScriptOptions(agentDist, outfile) {
+export function snapshotScriptOptions(entry, outfile) {
   return {
     ...common,
     format: "cjs",
@@ -109,20 +110,29 @@ export function snapshotScriptOptions(agentDist, outfile) {
     define: { "import.meta.url": "__crowSnapshotUrl" },
     banner: { js: 'var __crowSnapshotUrl = require("node:url").pathToFileURL(__filename).href;' },
     plugins: [...common.plugins, lazyBuiltins],
-    entryPoints: [path.join(agentDist, "snapshot", "entry.js")],
+    entryPoints: [entry],
     outfile,
   };
 }
 
 /**
- * Writes the `crow` launcher (packages/agent/src/snapshot/launcher.sh) into `outdir`, beside crow.js and
- * crow-snapshot.cjs, with this build's id: the first 12 hex digits of the snapshot script's SHA-256, so a blob is
- * only ever used by the very script it was built from.
+ * Writes the snapshot scripts of both executables into `outdir` (beside crow.js and crow-mcp.js), with each one's
+ * build id: the first 12 hex digits of the script's SHA-256, so a blob is only ever used with the very script it was
+ * built from. crow's id goes into the `crow` launcher (packages/agent/src/snapshot/launcher.sh), crow-mcp's into
+ * crow-mcp-snapshot.id, which crow reads before it starts its toolserver from a blob.
  */
-export function writeLauncher(agentSrc, outdir) {
-  const script = readFileSync(path.join(outdir, "crow-snapshot.cjs"));
-  const build = createHash("sha256").update(script).digest("hex").slice(0, 12);
-  const launcher = readFileSync(path.join(agentSrc, "snapshot", "launcher.sh"), "utf8").replaceAll("@BUILD@", build);
-  writeFileSync(path.join(outdir, "crow"), launcher);
-  chmodSync(path.join(outdir, "crow"), 0o755);
+export async function buildSnapshotScripts({ root, agentOut, mcpOut }) {
+  const { build } = await import("esbuild");
+  const id = (file) => createHash("sha256").update(readFileSync(file)).digest("hex").slice(0, 12);
+  const agentScript = path.join(agentOut, "crow-snapshot.cjs");
+  const mcpScript = path.join(mcpOut, "crow-mcp-snapshot.cjs");
+  await Promise.all([
+    build(snapshotScriptOptions(path.join(root, "packages/agent/dist/snapshot/entry.js"), agentScript)),
+    build(snapshotScriptOptions(path.join(root, "packages/mcp/dist/snapshot-entry.js"), mcpScript)),
+  ]);
+  writeFileSync(path.join(mcpOut, "crow-mcp-snapshot.id"), `${id(mcpScript)}\n`);
+  const launcherSource = path.join(root, "packages/agent/src/snapshot/launcher.sh");
+  const launcher = path.join(agentOut, "crow");
+  writeFileSync(launcher, readFileSync(launcherSource, "utf8").replaceAll("@BUILD@", id(agentScript)));
+  chmodSync(launcher, 0o755);
 }

@@ -6,7 +6,7 @@
 import { chmodSync, rmSync } from "node:fs";
 import path from "node:path";
 import { build } from "esbuild";
-import { common, snapshotScriptOptions, writeLauncher } from "./bundle-options.mjs";
+import { buildSnapshotScripts, common } from "./bundle-options.mjs";
 
 const root = path.join(import.meta.dirname, "..");
 
@@ -34,10 +34,12 @@ await Promise.all(
   }),
 );
 
-// crow's startup snapshot script and the `crow` launcher that uses it (see packages/agent/src/snapshot/).
-const agentBundle = path.join(root, "packages/agent/bundle");
-await build(snapshotScriptOptions(agentDist, path.join(agentBundle, "crow-snapshot.cjs")));
-writeLauncher(path.join(root, "packages/agent/src"), agentBundle);
+// The startup snapshot scripts and the `crow` launcher that uses them (see packages/agent/src/snapshot/).
+await buildSnapshotScripts({
+  root,
+  agentOut: path.join(root, "packages/agent/bundle"),
+  mcpOut: path.join(root, "packages/mcp/bundle"),
+});
 
 // The session viewer's page script and stylesheet (`crow sessions serve` serves them from /assets): plain TypeScript
 // and uPlot, for the browser, written beside the agent's bundle after it (the agent's build clears bundle/ first).

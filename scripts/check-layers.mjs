@@ -23,7 +23,9 @@ const rules = {
   // And its edit engine (`@crow/mcp/edit`: pure string functions, no MCP, no fs): the agent edits the editor's
   // buffers through `fs/read_text_file` / `fs/write_text_file` with the same matchers and messages as crow-mcp.
   // And the lazy JSON Schema validator both sides give the MCP SDK.
-  agent: [/^@crow\/(mcp|testkit)(\/(?!(read-format|edit|v8-flags|compile-cache|json-schema-validator)$).*)?$/],
+  agent: [
+    /^@crow\/(mcp|testkit)(\/(?!(read-format|edit|v8-flags|compile-cache|json-schema-validator|snapshot-runtime)$).*)?$/,
+  ],
 };
 
 function sources(dir) {

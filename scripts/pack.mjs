@@ -11,7 +11,7 @@ import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, 
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { build } from "esbuild";
-import { common, snapshotScriptOptions, writeLauncher } from "./bundle-options.mjs";
+import { buildSnapshotScripts, common } from "./bundle-options.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const { values } = parseArgs({ options: { out: { type: "string" } } });
@@ -78,11 +78,8 @@ await build({
   outdir: path.join(stage, "bundle"),
 });
 for (const bin of ["crow", "crow-mcp"]) chmodSync(path.join(stage, "bundle", `${bin}.js`), 0o755);
-// crow's startup snapshot script and the launcher (see packages/agent/src/snapshot/), as in the workspace build.
-await build(
-  snapshotScriptOptions(path.join(root, "packages/agent/dist"), path.join(stage, "bundle", "crow-snapshot.cjs")),
-);
-writeLauncher(path.join(root, "packages/agent/src"), path.join(stage, "bundle"));
+// The startup snapshot scripts and the launcher (see packages/agent/src/snapshot/), as in the workspace build.
+await buildSnapshotScripts({ root, agentOut: path.join(stage, "bundle"), mcpOut: path.join(stage, "bundle") });
 // The session viewer's browser page (`crow sessions serve` serves bundle/viewer.js and viewer.css), as the workspace
 // build made it: browser code, the same in every layout.
 for (const asset of ["viewer.js", "viewer.css"]) {

@@ -18,11 +18,16 @@ import path from "node:path";
  * configuration, so it stays out of the Crow home.
  */
 export function compileCacheDir(env: NodeJS.ProcessEnv = process.env, platform = process.platform): string {
+  return path.join(crowCacheDir(env, platform), "compile-cache");
+}
+
+/** Crow's directory in the user's cache directory (see compileCacheDir); the startup snapshots live there too. */
+export function crowCacheDir(env: NodeJS.ProcessEnv = process.env, platform = process.platform): string {
   const home = env.HOME || homedir();
   let base = env.XDG_CACHE_HOME;
   if (!base && platform === "darwin") base = path.join(home, "Library", "Caches");
   if (!base && platform === "win32") base = env.LOCALAPPDATA;
-  return path.join(base || path.join(home, ".cache"), "crow", "compile-cache");
+  return path.join(base || path.join(home, ".cache"), "crow");
 }
 
 type EnableCompileCache = (dir?: string) => { status: number; message?: string; directory?: string };

@@ -9,6 +9,7 @@
  * the PTY addon that every session's first terminal call needs.
  */
 import { connect } from "node:net";
+import { nodePty } from "./terminal/pty.js";
 
 /** Sends one request on a connection of its own; resolves with the raw response once the server closed it. */
 function rawRequest(socketPath: string, method: string, body: unknown, sessionId?: string): Promise<string> {
@@ -62,7 +63,7 @@ export async function warmUp(socketPath: string): Promise<void> {
     );
     await rawRequest(socketPath, "DELETE", undefined, sessionId);
     // The PTY addon, which a session's first terminal call would otherwise load (its shell is its own).
-    await import("@lydell/node-pty");
+    nodePty();
   } catch {
     // Only a head start: the real sessions work the same without it.
   }

@@ -8,11 +8,23 @@
  * One build at a time per blob (`<blob>.lock`); at low priority, so it does not slow down the start that asked for it.
  */
 import { spawnSync } from "node:child_process";
-import { closeSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { setPriority } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { builtinServerPath } from "../tools/servers.js";
 import { VERSION } from "../version.js";
+import { blobFits, TOOLSERVER_NODE_FLAGS, toolserverBlobPath } from "./toolserver.js";
 
 /** A lock older than this belongs to a builder that died: a build takes seconds. */
 const STALE_LOCK_MS = 10 * 60_000;
@@ -68,18 +80,20 @@ function removeOtherBuilds(blob: string): void {
   }
 }
 
-/** Builds `blob` for the node running this; throws what went wrong. */
-function buildSnapshot(blob: string, bundleDir: string): void {
+/** One snapshot to build: the script, the entry beside it that answers `--version`, and the node flags of its use. */
+interface Target {
+  blob: string;
+  script: string;
+  entry: string;
+  flags: readonly string[];
+}
+
+/** Builds the target's blob for the node running this; throws what went wrong. */
+function buildSnapshot({ blob, script, entry, flags }: Target): void {
   const temporary = `${blob}.${process.pid}.tmp`;
   try {
-    run(
-      ["--snapshot-blob", temporary, "--build-snapshot", path.join(bundleDir, "crow-snapshot.cjs")],
-      "node --build-snapshot",
-    );
-    const answer = run(
-      ["--snapshot-blob", temporary, path.join(bundleDir, "crow.js"), "--version"],
-      "the check start",
-    ).trim();
+    run([...flags, "--snapshot-blob", temporary, "--build-snapshot", script], "node --build-snapshot");
+    const answer = run([...flags, "--snapshot-blob", temporary, entry, "--version"], "the check start").trim();
     if (answer !== VERSION) throw new Error(`the check start answered "${answer}" to --version, not "${VERSION}"`);
     renameSync(temporary, blob);
     removeOtherBuilds(blob);
@@ -88,7 +102,32 @@ function buildSnapshot(blob: string, bundleDir: string): void {
   }
 }
 
-/** The builder's command line: `crow-snapshot-build.js <blob>`. Exits 0 when built, 1 when not (see `<blob>.failed`). */
+/** Builds the target unless another builder is at it; a failure is written to `<blob>.failed`. */
+function buildOnce(target: Target): boolean {
+  const { blob } = target;
+  try {
+    mkdirSync(path.dirname(blob), { recursive: true });
+    if (!lock(`${blob}.lock`)) return true;
+  } catch {
+    // An unwritable cache: no snapshot, and nowhere to say why (the start that asked is not waiting).
+    return false;
+  }
+  try {
+    buildSnapshot(target);
+    return true;
+  } catch (error) {
+    writeFileSync(`${blob}.failed`, `${error instanceof Error ? error.message : String(error)}\n`);
+    return false;
+  } finally {
+    rmSync(`${blob}.lock`, { force: true });
+  }
+}
+
+/**
+ * The builder's command line: `crow-snapshot-build.js <blob>` builds crow's blob there, then the shared crow-mcp's
+ * (where toolserver.ts looks for it) when it has none that fits. Exits 0 when both are built, 1 when not (see the
+ * `.failed` files).
+ */
 function main(): number {
   const blob = process.argv[2];
   if (!blob || !path.isAbsolute(blob)) {
@@ -100,22 +139,25 @@ function main(): number {
   } catch {
     // Not allowed to lower it: build anyway.
   }
-  try {
-    mkdirSync(path.dirname(blob), { recursive: true });
-    if (!lock(`${blob}.lock`)) return 0;
-  } catch {
-    // An unwritable cache: no snapshot, and nowhere to say why (the start that asked is not waiting).
-    return 1;
+  const bundleDir = path.dirname(fileURLToPath(import.meta.url));
+  let built = buildOnce({
+    blob,
+    script: path.join(bundleDir, "crow-snapshot.cjs"),
+    entry: path.join(bundleDir, "crow.js"),
+    flags: [],
+  });
+  const serverPath = builtinServerPath();
+  const serverBlob = toolserverBlobPath(serverPath);
+  if (serverBlob && !blobFits(serverBlob) && !existsSync(`${serverBlob}.failed`)) {
+    built =
+      buildOnce({
+        blob: serverBlob,
+        script: path.join(path.dirname(serverPath), "crow-mcp-snapshot.cjs"),
+        entry: serverPath,
+        flags: TOOLSERVER_NODE_FLAGS,
+      }) && built;
   }
-  try {
-    buildSnapshot(blob, path.dirname(fileURLToPath(import.meta.url)));
-    return 0;
-  } catch (error) {
-    writeFileSync(`${blob}.failed`, `${error instanceof Error ? error.message : String(error)}\n`);
-    return 1;
-  } finally {
-    rmSync(`${blob}.lock`, { force: true });
-  }
+  return built ? 0 : 1;
 }
 
 process.exitCode = main();

@@ -12,12 +12,9 @@
  * each start. Built-in modules that cannot be in a snapshot (node:http) are loaded on first use instead (see
  * lazyBuiltins in scripts/bundle-options.mjs).
  */
-import { realpathSync } from "node:fs";
-import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { startupSnapshot } from "node:v8";
-import vm from "node:vm";
-import { type ModuleImporter, setModuleImporter } from "@crow/core";
+import { setModuleImporter } from "@crow/core";
+import { nodeImporter, startFromSnapshot } from "@crow/mcp/snapshot-runtime";
 import { runCrow } from "../command.js";
 import { preloadYaml } from "../config/index.js";
 import { startToolserverEarly } from "../early-toolserver.js";
@@ -33,61 +30,28 @@ import "../sdk.js";
 /** The file this script was built from: bundle/crow-snapshot.cjs, beside crow.js (a classic script has __filename). */
 const builtFrom = __filename;
 
-/**
- * `import()` through Node's own module loader, for the code compiled into the snapshot (which has none: see
- * packages/core/src/extensions/import-module.ts). Bare specifiers resolve from the bundle's directory.
- */
-function nodeImporter(): ModuleImporter {
-  // Node 20 and 22 call this loader experimental and warn on its first use; it is the documented way to give a
-  // script import(), and the warning would reach `crow run`'s terminal whenever an extension loads.
-  const emitWarning = process.emitWarning;
-  process.emitWarning = function (this: NodeJS.Process, warning: string | Error, ...rest: unknown[]) {
-    if (String(warning).includes("USE_MAIN_CONTEXT_DEFAULT_LOADER")) return;
-    return (emitWarning as (...args: unknown[]) => void).call(this, warning, ...rest);
-  } as typeof process.emitWarning;
-  const script = new vm.Script("(specifier) => import(specifier)", {
-    filename: builtFrom,
-    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-  });
-  return script.runInThisContext() as ModuleImporter;
-}
-
-/** Whether `entry` (the launcher's crow.js) is the crow.js beside the script this snapshot was built from. */
-function builtForEntry(entry: string | undefined): boolean {
-  if (entry === undefined) return false;
-  try {
-    return realpathSync(path.dirname(entry)) === realpathSync(path.dirname(builtFrom));
-  } catch {
-    return false;
-  }
+function failed(error: unknown): never {
+  log.error("crow failed", error);
+  process.exit(1);
 }
 
 function main(): void {
-  const importer = nodeImporter();
+  const importer = nodeImporter(builtFrom);
   setModuleImporter(importer);
-  // argv[1] is the crow.js the launcher would have run. A blob built for another installation (one that moved, or
-  // a stale cache) must not run its own copy of crow: that crow.js runs instead, as if there were no snapshot.
-  if (!builtForEntry(process.argv[1])) {
-    log.debug(`the startup snapshot was built for ${path.dirname(builtFrom)}: starting ${process.argv[1]} instead`);
-    importer(pathToFileURL(process.argv[1] ?? path.join(path.dirname(builtFrom), "crow.js")).href).catch(
-      (error: unknown) => {
-        log.error("crow failed", error);
-        process.exit(1);
-      },
-    );
-    return;
-  }
-  log.debug(`started from the startup snapshot (${process.execArgv.join(" ")})`);
-  const args = process.argv.slice(2);
-  startToolserverEarly(args);
-  prepareProcess();
-  runCrow(args).then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      log.error("crow failed", error);
-      process.exit(1);
+  startFromSnapshot({
+    builtFrom,
+    entry: "crow.js",
+    importer,
+    onFallback: (message) => log.debug(message),
+    onError: failed,
+    start: () => {
+      log.debug(`started from the startup snapshot (${process.execArgv.join(" ")})`);
+      const args = process.argv.slice(2);
+      startToolserverEarly(args);
+      prepareProcess();
+      runCrow(args).then((code) => process.exit(code), failed);
     },
-  );
+  });
 }
 
 // The snapshot is taken once the event loop is empty: the parser of config.yaml is in it, loaded.

@@ -16,13 +16,13 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { TOOLSERVER_NODE_FLAGS, toolserverSnapshotFlags } from "../snapshot/toolserver.js";
 import { builtinServerPath, processEnv } from "./servers.js";
 
 /** How long crow-mcp may take to start listening. */
 const START_TIMEOUT_MS = 30_000;
 const STDERR_TAIL_CHARS = 2000;
 /** Node flags: one V8 background thread instead of four (a toolserver waits on I/O; saves ~5 MB). */
-const NODE_FLAGS = ["--v8-pool-size=1"];
 const READY = /listening on unix:/;
 
 /** One running shared crow-mcp process. */
@@ -74,7 +74,15 @@ function launch(env: Record<string, string> = processEnv()): Running {
   const socketPath = privateSocketPath();
   const child = spawn(
     process.execPath,
-    [...NODE_FLAGS, builtinServerPath(), "--socket", socketPath, "--exit-with-stdin"],
+    [
+      ...TOOLSERVER_NODE_FLAGS,
+      // From its startup snapshot when crow built one for this crow-mcp and node (snapshot/toolserver.ts).
+      ...toolserverSnapshotFlags(builtinServerPath(), env),
+      builtinServerPath(),
+      "--socket",
+      socketPath,
+      "--exit-with-stdin",
+    ],
     // Its own process group: a Ctrl-C at the terminal of `crow run` (which hosts the agent) must reach only crow run,
     // which turns it into session/cancel; the toolserver and its shells are not the terminal's foreground job.
     { cwd: process.cwd(), env, stdio: ["pipe", "ignore", "pipe"], detached: true },

@@ -6,6 +6,7 @@ import { log } from "../log.js";
 import { LineCleaner } from "./clean.js";
 import { OutputBuffer, type TakenOutput } from "./output.js";
 import { killShellTree } from "./procs.js";
+import { nodePty } from "./pty.js";
 import { createNonce, MarkerScanner, setupLine, shellQuote } from "./sentinel.js";
 
 /** Terminal size the shell reports to programs: wide enough that tools rarely wrap. */
@@ -103,9 +104,7 @@ export class Shell {
 
   /** Starts a shell in `cwd` and resolves once it is configured and at its prompt. */
   static async start(cwd: string): Promise<Shell> {
-    // The PTY addon loads with the first shell: a connection that never uses the terminal does not pay for it.
-    const { spawn } = await import("@lydell/node-pty");
-    const shell = new Shell(cwd, spawn);
+    const shell = new Shell(cwd, nodePty().spawn);
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         shell.kill();

@@ -1,0 +1,216 @@
+// The crow-mcp command line: what `crow-mcp [options]` does (started by main.ts, or by the startup snapshot's main
+// function in snapshot-entry.ts).
+import { rmdirSync } from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { log } from "./log.js";
+import type { ServerOptions } from "./server.js";
+import { VERSION } from "./version.js";
+
+const HELP = `crow-mcp ${VERSION} — Crow's MCP toolserver: terminal, read, write, edit, web_search, web_fetch.
+
+Usage:
+  crow-mcp                         serve MCP over stdio (what an MCP client launches)
+  crow-mcp --http [options]        serve MCP over Streamable HTTP at /mcp
+  crow-mcp --socket <path>         serve Streamable HTTP at /mcp on a unix socket (how crow shares one
+                                   crow-mcp among its sessions; each MCP session may name its cwd in
+                                   the crow-cwd header of initialize)
+
+Options:
+  --http                 serve Streamable HTTP instead of stdio
+  --host <host>          interface to bind (default 127.0.0.1)
+  --port <port>          port to bind (default 7419; 0 picks a free port)
+  --token <token>        require "Authorization: Bearer <token>" (or set CROW_MCP_TOKEN)
+  --allowed-host <host>  also accept this Host header (repeatable; for non-loopback binds)
+  --exit-with-stdin      with --socket: stop when stdin closes (the parent that started it is gone), and
+                         remove the socket's directory if it is then empty and named crow-mcp-*
+  --cwd <dir>            working directory for the tools (default: the current directory)
+  --soft-timeout <s>     seconds without output before a command returns partial output
+                         (default 30, or CROW_TERMINAL_SOFT_TIMEOUT)
+  -h, --help             show this help
+  -v, --version          print the version
+
+Environment:
+  SEARXNG_URL            SearXNG base URL for web_search (default http://localhost:2946)
+  CROW_WEB_TIMEOUT       seconds before web_search / web_fetch give up (default 20 / 30)
+  CROW_MCP_LOG           log level on stderr: error, warn (default), info, debug
+
+stdout carries only the MCP protocol; logs go to stderr.`;
+
+function fail(message: string): never {
+  process.stderr.write(`crow-mcp: ${message}\nRun 'crow-mcp --help' for usage.\n`);
+  process.exit(2);
+}
+
+function parse() {
+  try {
+    return parseArgs({
+      options: {
+        http: { type: "boolean" },
+        socket: { type: "string" },
+        "exit-with-stdin": { type: "boolean" },
+        host: { type: "string" },
+        port: { type: "string" },
+        token: { type: "string" },
+        "allowed-host": { type: "string", multiple: true },
+        cwd: { type: "string" },
+        "soft-timeout": { type: "string" },
+        help: { type: "boolean", short: "h" },
+        version: { type: "boolean", short: "v" },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (error) {
+    fail((error as Error).message);
+  }
+}
+
+function positiveNumber(raw: string | undefined, what: string, allowZero = false): number | undefined {
+  if (raw === undefined || raw === "") return undefined;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0 || (!allowZero && value === 0))
+    fail(`${what} must be a positive number, got "${raw}"`);
+  return value;
+}
+
+/** Runs crow-mcp with the process's arguments: serves until its transport or a signal stops it. */
+export async function runCrowMcp(): Promise<void> {
+  const args = parse();
+  if (args.help) {
+    process.stdout.write(`${HELP}\n`);
+    return;
+  }
+  if (args.version) {
+    process.stdout.write(`${VERSION}\n`);
+    return;
+  }
+  if (args.cwd) {
+    try {
+      process.chdir(args.cwd);
+    } catch (error) {
+      fail(`cannot use --cwd ${args.cwd}: ${(error as Error).message}`);
+    }
+  }
+  const softTimeoutSeconds =
+    positiveNumber(args["soft-timeout"], "--soft-timeout") ??
+    positiveNumber(process.env.CROW_TERMINAL_SOFT_TIMEOUT, "CROW_TERMINAL_SOFT_TIMEOUT");
+  const options: ServerOptions = {
+    cwd: process.cwd(),
+    ...(softTimeoutSeconds !== undefined ? { terminal: { softTimeoutSeconds } } : {}),
+  };
+
+  if (args.socket !== undefined) {
+    if (args.http) fail("--socket and --http exclude each other");
+    for (const flag of ["host", "port", "token", "allowed-host"] as const) {
+      if (args[flag] !== undefined) fail(`--${flag} only applies with --http`);
+    }
+    await serveSocket(args.socket, options, args["exit-with-stdin"] === true);
+    return;
+  }
+  if (args["exit-with-stdin"]) fail("--exit-with-stdin only applies with --socket");
+  if (!args.http) {
+    for (const flag of ["host", "port", "token", "allowed-host"] as const) {
+      if (args[flag] !== undefined) fail(`--${flag} only applies with --http`);
+    }
+    await serveStdio(options);
+    return;
+  }
+  const port = positiveNumber(args.port, "--port", true) ?? 7419;
+  if (!Number.isInteger(port) || port > 65535)
+    fail(`--port must be an integer between 0 and 65535, got "${args.port}"`);
+  const token = args.token ?? process.env.CROW_MCP_TOKEN;
+  const host = args.host ?? "127.0.0.1";
+  // Loaded only for --http: express and the HTTP transport cost ~20 MB and ~70 ms that stdio never needs.
+  const { startHttpServer } = await import("./http.js");
+  let running: Awaited<ReturnType<typeof startHttpServer>>;
+  try {
+    running = await startHttpServer({
+      ...options,
+      host,
+      port,
+      ...(token ? { token } : {}),
+      ...(args["allowed-host"] ? { allowedHosts: args["allowed-host"] } : {}),
+    });
+  } catch (error) {
+    fail(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
+  }
+  if (!token && !["127.0.0.1", "localhost", "::1"].includes(host)) {
+    log.warn(`serving on ${host} without a token: anyone who can reach this port can run commands. Use --token.`);
+  }
+  process.stderr.write(`crow-mcp ${VERSION} listening on ${running.url}\n`);
+  const stop = () => {
+    void running.close().then(() => process.exit(0));
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+}
+
+async function serveSocket(socketPath: string, options: ServerOptions, exitWithStdin: boolean): Promise<void> {
+  const { startSocketServer } = await import("./socket.js");
+  let running: Awaited<ReturnType<typeof startSocketServer>>;
+  try {
+    running = await startSocketServer(socketPath, { ...options, warmUp: true });
+  } catch (error) {
+    fail(`cannot listen on ${socketPath}: ${(error as Error).message}`);
+  }
+  let stopping = false;
+  const stop = (afterClose?: () => void) => {
+    if (stopping) return;
+    stopping = true;
+    void running.close().finally(() => {
+      afterClose?.();
+      process.exit(0);
+    });
+  };
+  process.once("SIGINT", () => stop());
+  process.once("SIGTERM", () => stop());
+  if (exitWithStdin) {
+    // The parent is gone, perhaps by SIGKILL, so it cannot remove the private directory it made for the socket
+    // (crow's `crow-mcp-XXXXXX`): once the socket is closed (which unlinks it), remove that directory if empty.
+    const parentGone = () => stop(() => removePrivateSocketDir(socketPath));
+    process.stdin.once("end", parentGone);
+    process.stdin.once("error", parentGone);
+    process.stdin.resume();
+  }
+  process.stderr.write(`crow-mcp ${VERSION} listening on unix:${socketPath}\n`);
+}
+
+/** Removes the socket's directory when it is crow's private one (`crow-mcp-*`) and empty; anything else stays. */
+function removePrivateSocketDir(socketPath: string): void {
+  const dir = path.dirname(path.resolve(socketPath));
+  if (!path.basename(dir).startsWith("crow-mcp-")) return;
+  try {
+    rmdirSync(dir); // never recursive: a directory holding anything else is left alone
+  } catch {
+    // not empty, or already removed by the agent's own exit handler
+  }
+}
+
+async function serveStdio(options: ServerOptions): Promise<void> {
+  // Loaded here, not at the top: --socket prints its listening line before it loads the SDK and the tools.
+  const [{ createServer }, { StdioServerTransport }] = await Promise.all([
+    import("./server.js"),
+    import("@modelcontextprotocol/sdk/server/stdio.js"),
+  ]);
+  const crow = createServer(options);
+  const transport = new StdioServerTransport();
+  let stopping = false;
+  const stop = (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    void crow.close().finally(() => process.exit(code));
+  };
+  transport.onclose = () => stop(0);
+  process.stdin.once("end", () => stop(0));
+  process.once("SIGINT", () => stop(0));
+  process.once("SIGTERM", () => stop(0));
+  await crow.server.connect(transport);
+  log.info(`serving stdio in ${options.cwd}`);
+  // Started by hand in a terminal, it would otherwise sit silent: say what it expects (stderr; stdout is protocol).
+  if (process.stdin.isTTY) {
+    process.stderr.write(
+      "crow-mcp: waiting for an MCP client on stdin (JSON-RPC, one message per line); an MCP client launches this. Try it with the MCP inspector or 'crow-mcp --http'; Ctrl-C quits.\n",
+    );
+  }
+}
