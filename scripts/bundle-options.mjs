@@ -116,6 +116,17 @@ export function snapshotScriptOptions(entry, outfile) {
 }
 
 /**
+ * The script with every non-ASCII character written as a `\uXXXX` escape. V8 keeps a script's source in the heap (and
+ * so in the snapshot) as one string, two bytes per character if a single one is beyond Latin-1: a few arrows and
+ * ellipses in HTML templates and a regular expression made crow's 2 MB script 4 MB of every process started from it.
+ * esbuild escapes every other string already; what is left is in cooked template literals and regular expressions
+ * (comments are gone), where the escape means the same character.
+ */
+function asciiOnly(text) {
+  return text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/**
  * Writes the snapshot scripts of both executables into `outdir` (beside crow.js and crow-mcp.js), with each one's
  * build id: the first 12 hex digits of the script's SHA-256, so a blob is only ever used with the very script it was
  * built from. crow's id goes into the `crow` launcher (packages/agent/src/snapshot/launcher.sh), crow-mcp's into
@@ -130,6 +141,7 @@ export async function buildSnapshotScripts({ root, agentOut, mcpOut }) {
     build(snapshotScriptOptions(path.join(root, "packages/agent/dist/snapshot/entry.js"), agentScript)),
     build(snapshotScriptOptions(path.join(root, "packages/mcp/dist/snapshot-entry.js"), mcpScript)),
   ]);
+  for (const script of [agentScript, mcpScript]) writeFileSync(script, asciiOnly(readFileSync(script, "utf8")));
   writeFileSync(path.join(mcpOut, "crow-mcp-snapshot.id"), `${id(mcpScript)}\n`);
   const launcherSource = path.join(root, "packages/agent/src/snapshot/launcher.sh");
   const launcher = path.join(agentOut, "crow");

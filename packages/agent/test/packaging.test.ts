@@ -185,7 +185,7 @@ describe("the published package, installed from its tarball", { timeout: 1_200_0
 
   test("every package the bundles require() when first needed resolves in the installed package", () => {
     // Loaded at run time, not bundled: yaml (config.yaml), nunjucks (a user's prompt template), ajv (output schemas),
-    // better-sqlite3 (the store: a native addon).
+    // better-sqlite3 and @lydell/node-pty (native addons: the store, the terminal).
     const bundle = path.join(installed, "bundle");
     const required = new Set<string>();
     for (const file of readdirSync(bundle).filter((f) => f.endsWith(".js"))) {
@@ -194,7 +194,14 @@ describe("the published package, installed from its tarball", { timeout: 1_200_0
         if (match[1]) required.add(match[1]);
       }
     }
-    assert.deepEqual([...required].sort(), ["ajv", "ajv-formats", "better-sqlite3", "nunjucks", "yaml"]);
+    assert.deepEqual([...required].sort(), [
+      "@lydell/node-pty",
+      "ajv",
+      "ajv-formats",
+      "better-sqlite3",
+      "nunjucks",
+      "yaml",
+    ]);
     const fromBundle = createRequire(path.join(bundle, "crow.js"));
     const unresolved = [...required].filter((name) => {
       try {
