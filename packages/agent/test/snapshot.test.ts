@@ -1,8 +1,8 @@
 /**
  * The `crow` launcher (bundle/crow) and crow's V8 startup snapshot: the first start of an agent command runs crow.js
  * and builds the snapshot in the background; later starts run from it, with everything working as before (tools over
- * the shared crow-mcp, the store, extensions imported from config.yaml, stdout protocol only); a stale or refused
- * snapshot is not used. Each test has its own cache directory (XDG_CACHE_HOME), HOME and CROW_HOME.
+ * the shared crow-mcp (itself started from its own snapshot), the store, extensions imported from config.yaml, stdout
+ * protocol only); a stale or refused snapshot is not used. Each test has its own cache directory (XDG_CACHE_HOME), HOME and CROW_HOME.
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -91,20 +91,29 @@ describe("the crow launcher and its startup snapshot", { timeout: 600_000 }, () 
     assert.doesNotMatch(first.stderr, FROM_SNAPSHOT);
     mock.assertDone();
 
-    blob = await waitFor("the snapshot blob", () => filesUnder(cache, ".blob")[0]);
-    // <cache>/crow/snapshot/<the bundle's real directory>/<node's path>/<build>.blob
-    const bundleDir = realpathSync(path.dirname(CROW_BIN));
-    assert.ok(
-      blob.startsWith(path.join(cache, "crow", "snapshot", bundleDir) + path.sep),
-      `${blob} is not under the bundle's directory in the cache`,
-    );
-    assert.match(path.basename(blob), /^[0-9a-f]{12}\.blob$/);
+    // crow's blob, then the shared crow-mcp's: <cache>/crow/snapshot/<the bundle's real directory>/<node>/<build>.blob
+    const blobs = await waitFor("the snapshot blobs", () => {
+      const found = filesUnder(cache, ".blob");
+      return found.length === 2 ? found : undefined;
+    });
     assert.deepEqual(filesUnder(cache, ".failed"), [], "no failed build");
+    const agentDir = path.join(cache, "crow", "snapshot", realpathSync(path.dirname(CROW_BIN))) + path.sep;
+    const agentBlob = blobs.find((b) => b.startsWith(agentDir));
+    assert.ok(agentBlob, `no blob under ${agentDir}: ${blobs.join(", ")}`);
+    blob = agentBlob;
+    for (const b of blobs) assert.match(path.basename(b), /^[0-9a-f]{12}\.blob$/);
 
     mock.script(
-      reply().toolCall("terminal", { command: "echo second-$((40+2))" }),
+      // The terminal's shell is a child of the shared crow-mcp: its command line says how that one started.
+      reply().toolCall("terminal", { command: "echo second-$((40+2)); tr '\\0' ' ' < /proc/$PPID/cmdline" }),
       textReply("second done").expect((req) => {
-        assert.match(JSON.stringify(req.body.messages.at(-1)?.content), /second-42/);
+        const result = JSON.stringify(req.body.messages.at(-1)?.content);
+        assert.match(result, /second-42/);
+        assert.match(
+          result,
+          /--snapshot-blob \S+\.blob \S*crow-mcp\.js --socket/,
+          "crow-mcp started from its snapshot",
+        );
       }),
     );
     const second = await launch(["run", "-c", ws.dir, "go"], env);
