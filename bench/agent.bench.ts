@@ -215,6 +215,9 @@ export async function run(): Promise<void> {
   console.log(
     `crow run: start → exit (${COLD_ROUNDS} rounds): ${formatTiming(run.totalMs)}; peak tree RSS ${run.peakTreeRssMb.toFixed(0)} MB in ${run.peakProcesses} processes (target ≤ 140 MB; footprint ${run.footprintMb?.toFixed(0) ?? "n/a"} MB); exit codes ${[...new Set(run.exitCodes)].join(", ")}`,
   );
+  console.log(
+    `… without the startup snapshot:     ${formatTiming(runWithoutSnapshot.totalMs)} (peak tree RSS ${runWithoutSnapshot.peakTreeRssMb.toFixed(0)} MB)`,
+  );
   console.log(formatStartup(byNode));
   writeReport("agent", {
     sessionReadyByNode: byNode,

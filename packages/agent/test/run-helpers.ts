@@ -55,8 +55,17 @@ export function runCrow(
   args: readonly string[],
   options: { env: Record<string, string>; input?: string; cwd?: string },
 ): Promise<RunResult> {
+  return runProcess(process.execPath, [CROW_BIN, "run", ...args], options);
+}
+
+/** Runs `file <args>` with pipes (no TTY); `input` is written to stdin, which is then closed. */
+export function runProcess(
+  file: string,
+  args: readonly string[],
+  options: { env: Record<string, string>; input?: string; cwd?: string },
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CROW_BIN, "run", ...args], {
+    const child = spawn(file, args, {
       env: options.env,
       cwd: options.cwd,
       stdio: ["pipe", "pipe", "pipe"],

@@ -5,7 +5,6 @@
  * protocol only); a stale or refused snapshot is not used. Each test has its own cache directory (XDG_CACHE_HOME), HOME and CROW_HOME.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync, readdirSync, realpathSync, statSync, utimesSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -21,26 +20,14 @@ import {
   textReply,
   toolResultText,
 } from "@crow/testkit";
-import { type RunResult, runEnv, tempHome } from "./run-helpers.js";
+import { type RunResult, runEnv, runProcess, tempHome } from "./run-helpers.js";
 
 const LAUNCHER = path.join(path.dirname(CROW_BIN), "crow");
 const FROM_SNAPSHOT = /started from the startup snapshot/;
 
-/** Runs the launcher with `args` (stdin closed). */
+/** Runs the launcher with `args`. */
 function launch(args: readonly string[], env: Record<string, string>, cwd?: string): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(LAUNCHER, args, { env, cwd, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (t: string) => {
-      stdout += t;
-    });
-    child.stderr.setEncoding("utf8").on("data", (t: string) => {
-      stderr += t;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+  return runProcess(LAUNCHER, args, cwd === undefined ? { env } : { env, cwd });
 }
 
 /** Every file under `dir` whose name ends with `suffix`. */

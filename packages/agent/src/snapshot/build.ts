@@ -1,30 +1,21 @@
 /**
- * Builds crow's startup snapshot for the Node running it: `node crow-snapshot-build.js <blob>` (bundled beside crow.js;
- * spawned detached by request.ts). It runs bundle/crow-snapshot.cjs under `node --build-snapshot` into a temporary
- * file, checks that a start from it works (`crow --version` answers this version), and only then moves it to <blob>,
- * where the launcher finds it. A build that fails leaves `<blob>.failed` (the error) so that starts do not try again
- * and again; deleting the file (or upgrading node, which makes the launcher look elsewhere) allows a new try.
+ * Builds crow's startup snapshots for the Node running it: `node crow-snapshot-build.js <blob>` (bundled beside
+ * crow.js; spawned detached by request.ts). It runs bundle/crow-snapshot.cjs under `node --build-snapshot` into a
+ * temporary file, checks that a start from it works (`crow --version` answers this version), and only then moves it to
+ * <blob>, where the launcher finds it; then the same for the shared crow-mcp's blob (toolserver.ts). A build that
+ * fails leaves `<blob>.failed` (the error) so that starts do not try again and again with this node; deleting the
+ * file, or a newer node, allows a new try.
  *
  * One build at a time per blob (`<blob>.lock`); at low priority, so it does not slow down the start that asked for it.
  */
 import { spawnSync } from "node:child_process";
-import {
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { closeSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { setPriority } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { builtinServerPath } from "../tools/servers.js";
 import { VERSION } from "../version.js";
-import { blobFits, TOOLSERVER_NODE_FLAGS, toolserverBlobPath } from "./toolserver.js";
+import { blobFits, buildFailed, TOOLSERVER_NODE_FLAGS, toolserverBlobPath } from "./toolserver.js";
 
 /** A lock older than this belongs to a builder that died: a build takes seconds. */
 const STALE_LOCK_MS = 10 * 60_000;
@@ -148,7 +139,7 @@ function main(): number {
   });
   const serverPath = builtinServerPath();
   const serverBlob = toolserverBlobPath(serverPath);
-  if (serverBlob && !blobFits(serverBlob) && !existsSync(`${serverBlob}.failed`)) {
+  if (serverBlob && !blobFits(serverBlob) && !buildFailed(serverBlob)) {
     built =
       buildOnce({
         blob: serverBlob,

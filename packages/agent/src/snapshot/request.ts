@@ -7,6 +7,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildFailed } from "./toolserver.js";
 
 /** The variable the launcher sets; the builder's own name for a failed build is `<blob>.failed`. */
 export const SNAPSHOT_BLOB_VARIABLE = "CROW_SNAPSHOT_BLOB";
@@ -17,7 +18,7 @@ const AGENT_COMMANDS = new Set(["acp", "run"]);
 /**
  * Takes the launcher's request out of `env` (nothing crow starts, shells included, inherits it) and, for a command
  * that starts the agent, spawns the builder (bundle/crow-snapshot-build.js, beside this module in the bundle) detached,
- * unless a build of that blob already failed. Never throws: a start without a snapshot is only a slower start.
+ * unless a build of that blob already failed with this node. Never throws: a start without a snapshot is only a slower start.
  */
 export function buildSnapshotInBackground(args: readonly string[], env: NodeJS.ProcessEnv = process.env): void {
   const blob = env[SNAPSHOT_BLOB_VARIABLE];
@@ -25,7 +26,7 @@ export function buildSnapshotInBackground(args: readonly string[], env: NodeJS.P
   if (!blob || !path.isAbsolute(blob) || !AGENT_COMMANDS.has(args[0] ?? "")) return;
   try {
     const builder = path.join(path.dirname(fileURLToPath(import.meta.url)), "crow-snapshot-build.js");
-    if (!existsSync(builder) || existsSync(`${blob}.failed`)) return;
+    if (!existsSync(builder) || buildFailed(blob)) return;
     const child = spawn(process.execPath, [builder, blob], { detached: true, stdio: "ignore", env });
     child.on("error", () => {});
     child.unref();

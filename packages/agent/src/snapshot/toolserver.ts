@@ -37,6 +37,11 @@ export function blobFits(blob: string): boolean {
   }
 }
 
+/** Whether building `blob` failed with the node running this (a note older than that node is a past node's). */
+export function buildFailed(blob: string): boolean {
+  return blobFits(`${blob}.failed`);
+}
+
 /** The node flags that start the crow-mcp at `serverPath` from its snapshot, or none when there is no usable blob. */
 export function toolserverSnapshotFlags(serverPath: string, env: NodeJS.ProcessEnv = process.env): string[] {
   if (!snapshotsAllowed(env)) return [];
