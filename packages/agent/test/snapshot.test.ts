@@ -71,6 +71,21 @@ describe("the crow launcher and its startup snapshot", { timeout: 600_000 }, () 
   });
 
   test("the first crow run builds the snapshot in the background; the next one starts from it and works", async () => {
+    // The blob of an installation that is gone (an old `npx crow-agent@<version>`): the build removes it.
+    const orphan = path.join(
+      cache,
+      "crow",
+      "snapshot",
+      home.dir,
+      "gone",
+      "bundle",
+      "usr",
+      "bin",
+      "node",
+      "0123456789ab.blob",
+    );
+    await mkdir(path.dirname(orphan), { recursive: true });
+    await writeFile(orphan, "stale");
     mock.script(reply().toolCall("terminal", { command: "echo first-$((40+2))" }), textReply("first done"));
     const first = await launch(["run", "-c", ws.dir, "go"], env);
     assert.equal(first.code, 0, first.stderr);
@@ -79,9 +94,9 @@ describe("the crow launcher and its startup snapshot", { timeout: 600_000 }, () 
     mock.assertDone();
 
     // crow's blob, then the shared crow-mcp's: <cache>/crow/snapshot/<the bundle's real directory>/<node>/<build>.blob
-    const blobs = await waitFor("the snapshot blobs", () => {
+    const blobs = await waitFor("the two snapshot blobs, and the removed installation's gone", () => {
       const found = filesUnder(cache, ".blob");
-      return found.length === 2 ? found : undefined;
+      return found.length === 2 && !found.includes(orphan) ? found : undefined;
     });
     assert.deepEqual(filesUnder(cache, ".failed"), [], "no failed build");
     const agentDir = path.join(cache, "crow", "snapshot", realpathSync(path.dirname(CROW_BIN))) + path.sep;

@@ -9,10 +9,21 @@
  * One build at a time per blob (`<blob>.lock`); at low priority, so it does not slow down the start that asked for it.
  */
 import { spawnSync } from "node:child_process";
-import { closeSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { setPriority } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { crowCacheDir } from "@crow/mcp/compile-cache";
 import { builtinServerPath } from "../tools/servers.js";
 import { VERSION } from "../version.js";
 import { blobFits, buildFailed, TOOLSERVER_NODE_FLAGS, toolserverBlobPath } from "./toolserver.js";
@@ -68,6 +79,24 @@ function removeOtherBuilds(blob: string): void {
     if ((name.endsWith(".blob") || name.endsWith(".blob.failed")) && !name.startsWith(`${own}.`)) {
       rmSync(path.join(path.dirname(blob), name), { force: true });
     }
+  }
+}
+
+/**
+ * Removes the blobs (and failure notes) of installations that are gone: each is at
+ * `<root>/<installation directory>/<node's path>/<build>.blob`, and an installation directory holds crow.js or
+ * crow-mcp.js. Every `npx crow-agent@<version>` is a directory of its own, so without this the cache would keep ~20 MB
+ * for each version ever run.
+ */
+function removeOrphans(root: string): void {
+  for (const name of readdirSync(root, { recursive: true, encoding: "utf8" })) {
+    if (!name.endsWith(".blob") && !name.endsWith(".blob.failed")) continue;
+    const segments = path.dirname(name).split(path.sep);
+    const installed = segments.some((_, i) => {
+      const dir = path.join(path.sep, ...segments.slice(0, i + 1));
+      return existsSync(path.join(dir, "crow.js")) || existsSync(path.join(dir, "crow-mcp.js"));
+    });
+    if (!installed) rmSync(path.join(root, name), { force: true });
   }
 }
 
@@ -147,6 +176,12 @@ function main(): number {
         entry: serverPath,
         flags: TOOLSERVER_NODE_FLAGS,
       }) && built;
+  }
+  try {
+    const root = path.join(crowCacheDir(), "snapshot");
+    if (blob.startsWith(root + path.sep)) removeOrphans(root);
+  } catch {
+    // Tidying is not building.
   }
   return built ? 0 : 1;
 }
