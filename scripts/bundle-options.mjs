@@ -95,10 +95,10 @@ const lazyBuiltins = {
 };
 
 /**
- * A startup snapshot script (packages/agent/src/snapshot/entry.ts → crow-snapshot.cjs, packages/mcp/src/snapshot-entry.ts
- * → crow-mcp-snapshot.cjs): the same code as the bundle, as the one classic script `node --build-snapshot` takes.
- * `import()` of the bundle's own modules is inlined (there are no chunks), of built-ins a require(); import.meta.url
- * is the script's own file URL.
+ * A startup snapshot script (packages/agent/src/snapshot/entry.ts → crow-snapshot.cjs,
+ * packages/mcp/src/snapshot-entry.ts → crow-mcp-snapshot.cjs): the same code as the bundle, as the one classic script
+ * `node --build-snapshot` takes. `import()` of the bundle's own modules is inlined (there are no chunks), of built-ins
+ * a require(); import.meta.url is the script's own file URL.
  */
 export function snapshotScriptOptions(entry, outfile) {
   return {
@@ -127,14 +127,18 @@ function asciiOnly(text) {
 }
 
 /**
- * Writes the snapshot scripts of both executables into `outdir` (beside crow.js and crow-mcp.js), with each one's
- * build id: the first 12 hex digits of the script's SHA-256, so a blob is only ever used with the very script it was
- * built from. crow's id goes into the `crow` launcher (packages/agent/src/snapshot/launcher.sh), crow-mcp's into
- * crow-mcp-snapshot.id, which crow reads before it starts its toolserver from a blob.
+ * Writes the snapshot scripts of both executables into `agentOut` and `mcpOut` (beside crow.js and crow-mcp.js),
+ * each with its build id: the first 12 hex digits of the SHA-256 of the script and the version, so a blob is only
+ * ever used with the very script (and version) it was built from. crow's id goes into the `crow` launcher
+ * (packages/agent/src/snapshot/launcher.sh), crow-mcp's into crow-mcp-snapshot.id, which crow reads before it starts
+ * its toolserver from a blob.
  */
 export async function buildSnapshotScripts({ root, agentOut, mcpOut }) {
   const { build } = await import("esbuild");
-  const id = (file) => createHash("sha256").update(readFileSync(file)).digest("hex").slice(0, 12);
+  // The version too: a snapshot holds the version read from package.json when it was built, and a release may
+  // change nothing else.
+  const { version } = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
+  const id = (file) => createHash("sha256").update(readFileSync(file)).update(version).digest("hex").slice(0, 12);
   const agentScript = path.join(agentOut, "crow-snapshot.cjs");
   const mcpScript = path.join(mcpOut, "crow-mcp-snapshot.cjs");
   await Promise.all([

@@ -1,8 +1,9 @@
 /**
  * The `crow` launcher (bundle/crow) and crow's V8 startup snapshot: the first start of an agent command runs crow.js
  * and builds the snapshot in the background; later starts run from it, with everything working as before (tools over
- * the shared crow-mcp (itself started from its own snapshot), the store, extensions imported from config.yaml, stdout
- * protocol only); a stale or refused snapshot is not used. Each test has its own cache directory (XDG_CACHE_HOME), HOME and CROW_HOME.
+ * the shared crow-mcp, itself started from its own snapshot; the store; extensions imported from config.yaml; stdout
+ * protocol only); a stale or refused snapshot is not used. Each test has its own cache directory (XDG_CACHE_HOME),
+ * HOME and CROW_HOME.
  */
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, realpathSync, statSync, utimesSync } from "node:fs";

@@ -18,7 +18,8 @@ const AGENT_COMMANDS = new Set(["acp", "run"]);
 /**
  * Takes the launcher's request out of `env` (nothing crow starts, shells included, inherits it) and, for a command
  * that starts the agent, spawns the builder (bundle/crow-snapshot-build.js, beside this module in the bundle) detached,
- * unless a build of that blob already failed with this node. Never throws: a start without a snapshot is only a slower start.
+ * unless a build of that blob already failed with this node. Never throws: a start without a snapshot is only a
+ * slower start.
  */
 export function buildSnapshotInBackground(args: readonly string[], env: NodeJS.ProcessEnv = process.env): void {
   const blob = env[SNAPSHOT_BLOB_VARIABLE];

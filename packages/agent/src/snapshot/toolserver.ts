@@ -16,7 +16,10 @@ export function snapshotsAllowed(env: NodeJS.ProcessEnv = process.env): boolean 
   return !env.CROW_NO_SNAPSHOT && !env.NODE_OPTIONS;
 }
 
-/** Where the blob of the crow-mcp at `serverPath` (its crow-mcp.js) belongs; undefined when it has no snapshot script. */
+/**
+ * Where the blob of the crow-mcp at `serverPath` (its crow-mcp.js) belongs; undefined when it has no snapshot
+ * script.
+ */
 export function toolserverBlobPath(serverPath: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   try {
     const dir = realpathSync(path.dirname(serverPath));
@@ -28,7 +31,10 @@ export function toolserverBlobPath(serverPath: string, env: NodeJS.ProcessEnv = 
   }
 }
 
-/** Whether `blob` is there for the node running this: not if that node is newer (upgraded in place: it would refuse it). */
+/**
+ * Whether `blob` is there for the node running this: not if that node is newer (upgraded in place, it would refuse
+ * it).
+ */
 export function blobFits(blob: string): boolean {
   try {
     return statSync(blob).mtimeMs >= statSync(process.execPath).mtimeMs;
