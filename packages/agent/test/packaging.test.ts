@@ -24,6 +24,7 @@ import {
   tempWorkspace,
   textReply,
 } from "@crow/testkit";
+import { waitForSnapshotBuilders } from "./run-helpers.js";
 
 const PACKAGE = "crow-agent";
 
@@ -130,6 +131,8 @@ describe("the published package, installed from its tarball", { timeout: 1_200_0
     { timeout: 1_200_000 },
   );
   after(async () => {
+    // The installed crow builds its startup snapshots in the background (into HOME's cache): let them finish first.
+    if (home) await waitForSnapshotBuilders(path.join(home, ".cache"));
     await mock?.close();
     await ws?.cleanup();
     if (tmp) await rm(tmp, { recursive: true, force: true });

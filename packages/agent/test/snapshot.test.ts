@@ -21,7 +21,7 @@ import {
   textReply,
   toolResultText,
 } from "@crow/testkit";
-import { type RunResult, runEnv, runProcess, tempHome } from "./run-helpers.js";
+import { type RunResult, runEnv, runProcess, tempHome, waitForSnapshotBuilders } from "./run-helpers.js";
 
 const LAUNCHER = path.join(path.dirname(CROW_BIN), "crow");
 const FROM_SNAPSHOT = /started from the startup snapshot/;
@@ -66,6 +66,7 @@ describe("the crow launcher and its startup snapshot", { timeout: 600_000 }, () 
     env = runEnv(mock.url, home.dir, { XDG_CACHE_HOME: cache, CROW_LOG: "debug", NODE_OPTIONS: undefined });
   });
   after(async () => {
+    await waitForSnapshotBuilders(cache);
     await mock.close();
     await ws.cleanup();
     await home.cleanup();

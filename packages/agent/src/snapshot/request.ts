@@ -28,7 +28,10 @@ export function buildSnapshotInBackground(args: readonly string[], env: NodeJS.P
   try {
     const builder = path.join(path.dirname(fileURLToPath(import.meta.url)), "crow-snapshot-build.js");
     if (!existsSync(builder) || buildFailed(blob)) return;
-    const child = spawn(process.execPath, [builder, blob], { detached: true, stdio: "ignore", env });
+    // A one-off process: Node's compile cache would only store its code (and write after its parent is gone).
+    const builderEnv: NodeJS.ProcessEnv = { ...env, NODE_DISABLE_COMPILE_CACHE: "1" };
+    delete builderEnv.NODE_COMPILE_CACHE;
+    const child = spawn(process.execPath, [builder, blob], { detached: true, stdio: "ignore", env: builderEnv });
     child.on("error", () => {});
     child.unref();
   } catch {
