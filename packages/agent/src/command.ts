@@ -32,6 +32,17 @@ Environment:
 
 const CONFIGURED_COMMANDS = new Set(["acp", "run", "sessions", "init"]);
 
+/** Runs `crow <args>` and exits the process with its code; a failure is logged and exits 1. */
+export function runCrowAndExit(args: readonly string[]): void {
+  runCrow(args).then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      log.error("crow failed", error);
+      process.exit(1);
+    },
+  );
+}
+
 /** Runs `crow <args>` (the arguments after the executable) and resolves to the process's exit code. */
 export async function runCrow(args: readonly string[]): Promise<number> {
   const [first = ""] = args;

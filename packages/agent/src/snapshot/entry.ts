@@ -15,7 +15,7 @@
 import { startupSnapshot } from "node:v8";
 import { setModuleImporter } from "@crow/core";
 import { nodeImporter, startFromSnapshot } from "@crow/mcp/snapshot-runtime";
-import { runCrow } from "../command.js";
+import { runCrowAndExit } from "../command.js";
 import { preloadYaml } from "../config/index.js";
 import { startToolserverEarly } from "../early-toolserver.js";
 import { log } from "../log.js";
@@ -49,7 +49,7 @@ function main(): void {
       const args = process.argv.slice(2);
       startToolserverEarly(args);
       prepareProcess();
-      runCrow(args).then((code) => process.exit(code), failed);
+      runCrowAndExit(args);
     },
   });
 }

@@ -9,8 +9,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildFailed } from "./toolserver.js";
 
-/** The variable the launcher sets; the builder's own name for a failed build is `<blob>.failed`. */
-export const SNAPSHOT_BLOB_VARIABLE = "CROW_SNAPSHOT_BLOB";
+/** The variable the launcher sets. */
+const SNAPSHOT_BLOB_VARIABLE = "CROW_SNAPSHOT_BLOB";
 
 /** The commands that start the agent: the ones a snapshot speeds up (`crow --version` in a loop should not build). */
 const AGENT_COMMANDS = new Set(["acp", "run"]);

@@ -12,7 +12,7 @@ import { crowCacheDir } from "@crow/mcp/compile-cache";
 export const TOOLSERVER_NODE_FLAGS: readonly string[] = ["--v8-pool-size=1"];
 
 /** Whether snapshots may be used at all: not when turned off, nor under NODE_OPTIONS (see the launcher). */
-export function snapshotsAllowed(env: NodeJS.ProcessEnv = process.env): boolean {
+function snapshotsAllowed(env: NodeJS.ProcessEnv = process.env): boolean {
   return !env.CROW_NO_SNAPSHOT && !env.NODE_OPTIONS;
 }
 
