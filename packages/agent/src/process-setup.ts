@@ -10,12 +10,15 @@ export function prepareProcess(): void {
   console.log = console.error;
   console.info = console.error;
   console.debug = console.error;
-  // The agent's work is I/O and light JSON: trading optimization for memory costs it nothing measurable.
+  // No --optimize-for-size (it was here until the startup snapshot): it makes V8 start incremental marking as soon
+  // as the old generation passes its activation threshold, and a process started from the snapshot (a 15 MB old
+  // generation that has never been collected) then marked through its first tool rounds: ~4 ms more CPU per round,
+  // 3 of them on V8's worker threads, for no smaller peak RSS (77 MB either way after 10 rounds).
   // WebAssembly stays on its baseline compiler: the one module the agent runs is fetch's HTTP parser (undici's
   // llhttp; fetch serves resource links of prompts and the model list; LLM requests use node:http), whose optimizing
   // compile was a ~27 MB peak (`crow run`: 106 → 79 MB when LLM requests still went through fetch) for code that
   // parses a few kB.
-  applyV8Flags([...SHARED_V8_FLAGS, ["optimize-for-size", ""], ["liftoff-only", ""]]);
+  applyV8Flags([...SHARED_V8_FLAGS, ["liftoff-only", ""]]);
   // Zod (the ACP and MCP SDKs' message validation, the config schema) without its JIT: by default every object
   // schema compiles a parser with `new Function` on its first parse, and a process that parses each message kind a
   // few times (a `crow run`, a fresh agent's first rounds) paid more for the compiles than they saved (~15 ms of CPU
