@@ -19,12 +19,13 @@ const rules = {
   // The edit engine is the agent's entry `@crow/mcp/edit`: strings in, strings out, nothing of the server, MCP or Node.
   "mcp/src/edit": [/^node:/, /^@modelcontextprotocol\//, /^zod$/, /^\.\.\//],
   mcp: [/^@agentclientprotocol\//, /^@crow\/(agent|core|testkit)$/, /^openai$/],
-  // The agent may use crow-mcp's dependency-free read format, V8 settings and compile cache switch, never the server.
+  // The agent may use crow-mcp's dependency-free read format, V8 and zod settings and compile cache switch, never the
+  // server.
   // And its edit engine (`@crow/mcp/edit`: pure string functions, no MCP, no fs): the agent edits the editor's
   // buffers through `fs/read_text_file` / `fs/write_text_file` with the same matchers and messages as crow-mcp.
   // And the lazy JSON Schema validator both sides give the MCP SDK.
   agent: [
-    /^@crow\/(mcp|testkit)(\/(?!(read-format|edit|v8-flags|compile-cache|json-schema-validator|snapshot-runtime)$).*)?$/,
+    /^@crow\/(mcp|testkit)(\/(?!(read-format|edit|v8-flags|zod-jitless|compile-cache|json-schema-validator|snapshot-runtime)$).*)?$/,
   ],
 };
 

@@ -3,7 +3,6 @@
  * startup snapshot's main function in snapshot/entry.ts, which must not run it while the snapshot is built).
  */
 import { applyV8Flags, SHARED_V8_FLAGS } from "@crow/mcp/v8-flags";
-import { config as zodConfig } from "zod";
 
 export function prepareProcess(): void {
   // stdout carries ACP only: anything printed through console goes to stderr.
@@ -19,9 +18,4 @@ export function prepareProcess(): void {
   // compile was a ~27 MB peak (`crow run`: 106 → 79 MB when LLM requests still went through fetch) for code that
   // parses a few kB.
   applyV8Flags([...SHARED_V8_FLAGS, ["liftoff-only", ""]]);
-  // Zod (the ACP and MCP SDKs' message validation, the config schema) without its JIT: by default every object
-  // schema compiles a parser with `new Function` on its first parse, and a process that parses each message kind a
-  // few times (a `crow run`, a fresh agent's first rounds) paid more for the compiles than they saved (~15 ms of CPU
-  // before the first LLM request). Set before the first parse; every package shares this one zod.
-  zodConfig({ jitless: true });
 }

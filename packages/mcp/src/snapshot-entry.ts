@@ -5,6 +5,8 @@
  * (packages/agent/src/tools/shared.ts). A start from it skips compiling and evaluating the server, the MCP SDK and the
  * tools. Only module evaluation runs while building (no V8 flags, no I/O, no handles); flags are set at each start.
  */
+// First: zod decides whether it may compile when each schema is created, and the snapshot creates them all.
+import "./zod-jitless.js";
 import { startupSnapshot } from "node:v8";
 import { runCrowMcp } from "./command.js";
 import { log } from "./log.js";

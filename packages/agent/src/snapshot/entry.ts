@@ -12,6 +12,8 @@
  * each start. Built-in modules that cannot be in a snapshot (node:http) are loaded on first use instead (see
  * lazyBuiltins in scripts/bundle-options.mjs).
  */
+// First: zod decides whether it may compile when each schema is created, and the snapshot creates them all.
+import "@crow/mcp/zod-jitless";
 import { startupSnapshot } from "node:v8";
 import { setModuleImporter } from "@crow/core";
 import { nodeImporter, startFromSnapshot } from "@crow/mcp/snapshot-runtime";
