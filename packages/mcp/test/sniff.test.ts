@@ -27,6 +27,15 @@ describe("classifyHead", () => {
   test("a multibyte character cut at the end of the probe is not binary", () => {
     const bytes = Buffer.from("abc€");
     assert.equal(classifyHead(bytes.subarray(0, bytes.length - 1)), "text");
+    const emoji = Buffer.from("ok 🦜");
+    for (const cut of [1, 2, 3]) assert.equal(classifyHead(emoji.subarray(0, emoji.length - cut)), "text");
+    assert.equal(classifyHead(emoji), "text");
+  });
+
+  test("an invalid sequence at the end is not mistaken for a cut one", () => {
+    // A lone continuation byte, and a lead byte followed by a non-continuation.
+    assert.equal(classifyHead(Buffer.from("abc\x80", "latin1")), "not-utf8");
+    assert.equal(classifyHead(Buffer.from("abc\xe2(", "latin1")), "not-utf8");
   });
 });
 
@@ -34,6 +43,11 @@ describe("decodeUtf8", () => {
   test("reports the line of the first invalid byte", () => {
     assert.deepEqual(decodeUtf8(Buffer.from("ok\nok\nbad \xff\n", "latin1")), { ok: false, line: 3 });
     assert.deepEqual(decodeUtf8(Buffer.from("fine ✓")), { ok: true, text: "fine ✓" });
+  });
+
+  test("drops a byte order mark, and only that", () => {
+    assert.deepEqual(decodeUtf8(Buffer.from("\ufeffhello")), { ok: true, text: "hello" });
+    assert.deepEqual(decodeUtf8(Buffer.from("hello\ufeff")), { ok: true, text: "hello\ufeff" });
   });
 });
 

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -12,6 +13,12 @@ export { DEFAULT_LINE_LIMIT, formatLines, MAX_LINE_LENGTH };
 
 export const BINARY_CHECK_SIZE = 8192;
 export const MAX_FILE_SIZE = 10 * 1024 * 1024;
+/**
+ * Files up to this size are read synchronously once `stat` has answered: one call instead of four trips through
+ * libuv's thread pool (open, fstat, read, close), which cost a cold toolserver more than the read itself. Larger
+ * files stay asynchronous, so that one big read does not hold up the other sessions this process serves.
+ */
+const SYNC_READ_LIMIT = 256 * 1024;
 
 const DESCRIPTION = `Read a file from the local filesystem.
 
@@ -70,7 +77,7 @@ export async function readFile(filePath: string, offset: number, limit: number, 
 
   let bytes: Buffer;
   try {
-    bytes = await readAll(file);
+    bytes = size <= SYNC_READ_LIMIT ? readFileSync(file) : await readAll(file);
   } catch (error) {
     if (isPermissionError(error)) return errorResult(`Error: Permission denied: ${file}`);
     return errorResult(`Error: Failed to read file: ${(error as Error).message}`);
