@@ -3,9 +3,9 @@
  * use: the young generation keeps its initial 1 MB semi-spaces instead of growing to 16 MB each (agent bench: peak RSS
  * ~170 → ~140 MB with no measurable cost per tool round; web_fetch of a 1 MB page the same within noise, 54-68 ms p50
  * either way).
- * `crow` imports it as `@crow/mcp/v8-flags` (it lives here because this package may import nothing of Crow's).
- * Neither sets `--optimize-for-size`: it halves the speed of crow-mcp's heavier tools (fuzzy edit, HTML conversion),
- * and it kept V8 marking through the first tool rounds of an agent started from its snapshot (process-setup.ts).
+ * `crow` imports it as `@crow/mcp/v8-flags` (it lives here because this package may import nothing of Crow's) and
+ * adds `--optimize-for-size` a few seconds after its start (packages/agent/src/process-setup.ts says why not at once).
+ * crow-mcp does not: it halves the speed of its heavier tools (fuzzy edit, HTML conversion).
  *
  * Importing this module sets nothing: each command line applies its flags first thing. That matters for `crow`'s
  * startup snapshot (snapshot/entry.ts): V8 refuses a snapshot built under other flags than the process that loads
