@@ -10,7 +10,9 @@ import {
   createLlmClient,
   type ExtensionAPI,
   MethodError,
+  openStore,
   type SessionEvent,
+  type Store,
 } from "@crow/core";
 import { type MockLlm, reply, startMockLlm, textReply } from "@crow/testkit";
 import { z } from "zod";
@@ -182,6 +184,31 @@ describe("the SDK without ACP (createCrow against the mock LLM)", () => {
       assert.equal(session.systemPrompt, "You are a test agent.");
     } finally {
       await crow.close();
+    }
+  });
+
+  test("a fork right after a mode change copies that mode, however slow the store is to write it", async () => {
+    const real = await openStore(`sqlite:///${path.join(dir, "slow.db")}`);
+    // The same store, with session changes that land later than the fork asks (a PostgreSQL pool opening a
+    // connection for the write, under load).
+    const slow = new Proxy(real, {
+      get(target, key, receiver) {
+        if (key !== "updateSession") return Reflect.get(target, key, receiver);
+        return async (...args: Parameters<Store["updateSession"]>) => {
+          await new Promise((resolve) => setTimeout(resolve, 150));
+          return target.updateSession(...args);
+        };
+      },
+    });
+    const crow = await createCrow({ ...options, store: slow });
+    try {
+      const session = await crow.newSession({ cwd: dir });
+      session.setMode("ask");
+      const fork = await crow.forkSession(session.id);
+      assert.equal(fork.mode, "ask");
+    } finally {
+      await crow.close();
+      await real.close();
     }
   });
 

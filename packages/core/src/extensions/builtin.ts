@@ -145,7 +145,11 @@ export function persistenceExtension(
         else if (event.type === "reasoning_effort")
           patch = { requestParams: event.effort === null ? null : { reasoning_effort: event.effort } };
         else return;
-        store.updateSession(session.id, patch).catch((error: unknown) => failed(session, "a session change", error));
+        // Returned: the session's writes include it (a fork right after a mode change copies that mode).
+        return store.updateSession(session.id, patch).then(
+          () => undefined,
+          (error: unknown) => failed(session, "a session change", error),
+        );
       }),
     );
   };

@@ -73,7 +73,7 @@ export class RuntimeSession implements CrowSession {
   private currentPlan: readonly PlanEntry[] = [];
   private turn: Turn | undefined;
   private writes: Promise<void> = Promise.resolve();
-  private readonly listeners = new Set<(event: SessionEvent) => void>();
+  private readonly listeners = new Set<(event: SessionEvent) => unknown>();
   private readonly reported = new Set<string>();
   private readonly cleanups: Array<() => unknown> = [];
   private closed = false;
@@ -177,7 +177,7 @@ export class RuntimeSession implements CrowSession {
     this.publish({ type: "title", title, updatedAt });
   }
 
-  subscribe(listener: (event: SessionEvent) => void): () => void {
+  subscribe(listener: (event: SessionEvent) => unknown): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -196,7 +196,17 @@ export class RuntimeSession implements CrowSession {
   publish(event: SessionEvent): void {
     for (const listener of [...this.listeners]) {
       try {
-        listener(event);
+        const written = listener(event);
+        // A listener's write (persistence storing a mode change) joins the session's writes: a fork, a clear or
+        // the close waits for it as for the messages.
+        if (written instanceof Promise) {
+          const settled = written.then(
+            () => undefined,
+            (error: unknown) =>
+              this.init.logger.warn(`session ${this.id}: a session listener failed: ${errorText(error)}`),
+          );
+          this.writes = this.writes.then(() => settled);
+        }
       } catch (error) {
         this.init.logger.warn(`session ${this.id}: a session listener failed: ${errorText(error)}`);
       }

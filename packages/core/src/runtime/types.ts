@@ -202,8 +202,11 @@ export interface CrowSession {
    * warnings extensions published while it opened (before any host could subscribe), e.g. invalid skills.
    */
   problems(): string[];
-  /** Listens to session events (compaction, title, notices…); returns the unsubscribe function. */
-  subscribe(listener: (event: SessionEvent) => void): () => void;
+  /**
+   * Listens to session events (compaction, title, notices…); returns the unsubscribe function. A listener that
+   * returns a promise (a write) is waited for like the session's message writes: by a fork, a clear and the close.
+   */
+  subscribe(listener: (event: SessionEvent) => unknown): () => void;
   /** Stops the session (cancels its turn, waits for its writes, closes its tools). */
   close(): Promise<void>;
 }
