@@ -1,30 +1,22 @@
 // A fresh shared crow-mcp as the agent starts it (`--socket`, `--exit-with-stdin`, `--v8-pool-size=1`):
 // `npm run bench -- mcp-cold`. Per start: spawn → "listening", then (after an idle pause, as when the agent is still
 // loading, or at once) the first session's initialize, tools/list, 10 `read` rounds, 3 `terminal` rounds, and the
-// toolserver's CPU per round (all threads), against 40 more `read` rounds once warm. Requests are raw HTTP on the
+// toolserver's CPU per round (all threads), against 40 more `read` rounds once warm. Messages are raw lines on the
 // socket (what the agent's transport sends), so the numbers are the toolserver's, not a client's cold code.
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { CROW_MCP_BIN, postOnSocket, tempWorkspace } from "@crow/testkit";
+import { CROW_MCP_BIN, connectSocket, type SocketAnswer, socketInitialize, tempWorkspace } from "@crow/testkit";
 import { writeReport } from "./lib.js";
 import { threadsCpuMs } from "./proc.js";
 
 const RUNS = 8;
 
-async function post(
-  socketPath: string,
-  message: object,
-  sessionId?: string,
-  cwd?: string,
-): Promise<string | undefined> {
-  const answer = await postOnSocket(socketPath, message, {
-    ...(sessionId ? { sessionId } : {}),
-    ...(cwd ? { cwd } : {}),
-  });
-  if (answer.status >= 400 || answer.text.includes('"isError":true')) throw new Error(answer.text);
-  return answer.sessionId;
+/** Fails on an error answer or a tool error. */
+function checked(answer: SocketAnswer): SocketAnswer {
+  if (answer.error || answer.result?.isError) throw new Error(JSON.stringify(answer));
+  return answer;
 }
 
 interface Start {
@@ -66,26 +58,14 @@ async function oneStart(cwd: string, file: string, idleMs: number, cacheHome: st
       return performance.now() - start;
     };
     let cpu = threadsCpuMs(pid);
-    let session: string | undefined;
-    const initializeMs = await timed(async () => {
-      session = await post(
-        socketPath,
-        {
-          jsonrpc: "2.0",
-          id: 1,
-          method: "initialize",
-          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "0" } },
-        },
-        undefined,
-        cwd,
-      );
-    });
-    await post(socketPath, { jsonrpc: "2.0", method: "notifications/initialized" }, session);
-    const toolsListMs = await timed(() => post(socketPath, { jsonrpc: "2.0", id: 2, method: "tools/list" }, session));
+    const session = await connectSocket(socketPath);
+    const initializeMs = await timed(async () => checked(await session.request(socketInitialize(cwd))));
+    session.notify({ method: "notifications/initialized" });
+    const toolsListMs = await timed(async () => checked(await session.request({ id: 2, method: "tools/list" })));
     const initListCpuMs = threadsCpuMs(pid) - cpu;
     let id = 3;
-    const call = (name: string, args: object) =>
-      post(socketPath, { jsonrpc: "2.0", id: id++, method: "tools/call", params: { name, arguments: args } }, session);
+    const call = async (name: string, args: object) =>
+      checked(await session.request({ id: id++, method: "tools/call", params: { name, arguments: args } }));
     const reads = async (n: number) => {
       const before = threadsCpuMs(pid);
       const first = await timed(() => call("read", { file_path: file, limit: 20 }));
@@ -99,6 +79,7 @@ async function oneStart(cwd: string, file: string, idleMs: number, cacheHome: st
     await call("terminal", { command: "echo 3" });
     const terminalCpuFirst3Ms = (threadsCpuMs(pid) - cpu) / 3;
     const warm = await reads(40);
+    session.close();
     return {
       listeningMs,
       initializeMs,

@@ -12,9 +12,9 @@ const HELP = `crow-mcp ${VERSION} — Crow's MCP toolserver: terminal, read, wri
 Usage:
   crow-mcp                         serve MCP over stdio (what an MCP client launches)
   crow-mcp --http [options]        serve MCP over Streamable HTTP at /mcp
-  crow-mcp --socket <path>         serve Streamable HTTP at /mcp on a unix socket (how crow shares one
-                                   crow-mcp among its sessions; each MCP session may name its cwd in
-                                   the crow-cwd header of initialize)
+  crow-mcp --socket <path>         serve MCP on a unix socket, one JSON-RPC message per line and one
+                                   session per connection (how crow shares one crow-mcp among its
+                                   sessions; initialize may name the session's cwd in _meta["crow/cwd"])
 
 Options:
   --http                 serve Streamable HTTP instead of stdio

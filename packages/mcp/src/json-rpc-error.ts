@@ -1,8 +1,8 @@
 import type { ServerResponse } from "node:http";
 
 /**
- * Sends a JSON-RPC error (no id) with an HTTP status. A module of its own, on node:http alone, so the unix-socket
- * front can answer bad requests before the MCP SDK and the tools are loaded.
+ * Sends a JSON-RPC error (no id) with an HTTP status: the answer of the HTTP front (`crow-mcp --http`) to a request
+ * that reaches no session.
  */
 export function jsonRpcError(res: ServerResponse, status: number, message: string): void {
   res.writeHead(status, { "content-type": "application/json" });

@@ -1,7 +1,7 @@
 /**
- * The MCP sessions of a Streamable HTTP crow-mcp (TCP behind express, or a private unix socket): each session has its
- * own server instance and so its own shell, working directory and web cache. Independent of the HTTP front: handlers
- * take Node's plain request and response plus the parsed JSON body.
+ * The MCP sessions of a Streamable HTTP crow-mcp (`crow-mcp --http`): each session has its own server instance and so
+ * its own shell, working directory and web cache. Independent of the HTTP front: handlers take Node's plain request
+ * and response plus the parsed JSON body. (The unix socket's sessions are its connections: socket-sessions.ts.)
  */
 import { randomUUID } from "node:crypto";
 import { statSync } from "node:fs";
@@ -19,7 +19,7 @@ import { type CrowMcpServer, createServer, type ServerOptions } from "./server.j
  */
 export const CWD_HEADER = "crow-cwd";
 
-/** The transport of one MCP session over HTTP: the SDK's StreamableHTTPServerTransport, or the socket's own. */
+/** The transport of one MCP session over HTTP (the SDK's StreamableHTTPServerTransport). */
 export interface SessionTransport extends Transport {
   /** Handles one HTTP request of this session (`body`: the parsed JSON of a POST). */
   handleRequest(req: IncomingMessage, res: ServerResponse, body?: unknown): Promise<void>;
@@ -67,11 +67,19 @@ function sessionCwd(req: IncomingMessage, fallback: string): { cwd: string } | {
   } catch {
     return { error: `${CWD_HEADER} must be a URI-encoded absolute path, got ${JSON.stringify(raw)}` };
   }
-  if (!path.isAbsolute(cwd)) return { error: `${CWD_HEADER} must be an absolute path, got ${JSON.stringify(cwd)}` };
+  return checkSessionCwd(cwd, CWD_HEADER);
+}
+
+/**
+ * Checks a working directory a new session asked for (`what` names where it came from, for the error): an absolute
+ * path of an existing directory.
+ */
+export function checkSessionCwd(cwd: string, what: string): { cwd: string } | { error: string } {
+  if (!path.isAbsolute(cwd)) return { error: `${what} must be an absolute path, got ${JSON.stringify(cwd)}` };
   try {
-    if (!statSync(cwd).isDirectory()) return { error: `${CWD_HEADER} ${cwd} is not a directory` };
+    if (!statSync(cwd).isDirectory()) return { error: `${what} ${cwd} is not a directory` };
   } catch (error) {
-    return { error: `${CWD_HEADER} ${cwd} cannot be used: ${(error as Error).message}` };
+    return { error: `${what} ${cwd} cannot be used: ${(error as Error).message}` };
   }
   return { cwd };
 }

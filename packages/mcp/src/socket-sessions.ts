@@ -1,15 +1,115 @@
 /**
- * The part of the unix-socket front that needs the MCP SDK and the tools: its session table (each session on the
- * socket's own transport). socket.ts loads it once it listens, so the listening line comes first.
+ * The part of the unix-socket front that needs the MCP SDK and the tools: its sessions. One connection is one MCP
+ * session (line-transport.ts): its first message must be `initialize`, whose `_meta["crow/cwd"]` names the session's
+ * working directory (default: the server's); the session gets its own server instance, so its own shell, web cache
+ * and edit locks, and ends when the connection does. socket.ts loads this module once it listens, so the listening
+ * line comes first.
  */
-import type { ServerOptions } from "./server.js";
-import { createSessionTable, type SessionTable } from "./sessions.js";
-import { SocketServerTransport } from "./socket-transport.js";
+import type { Socket } from "node:net";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { CWD_META_KEY, SocketLineTransport } from "./line-transport.js";
+import { log } from "./log.js";
+import { type CrowMcpServer, createServer, type ServerOptions } from "./server.js";
+import { checkSessionCwd } from "./sessions.js";
 
-/** The session table of a socket front serving `options`. */
-export function createSocketSessions(options: ServerOptions & { sessionIdleMs?: number }): SessionTable {
-  return createSessionTable(
-    options,
-    (newSessionId, initialized) => new SocketServerTransport(newSessionId, initialized),
+/** The sessions of one socket front. */
+export interface SocketSessions {
+  /** Serves one new connection as one MCP session. */
+  accept(socket: Socket): void;
+  /** Number of live MCP sessions. */
+  count(): number;
+  /** Ends every session (killing their shells) and closes their connections. */
+  close(): Promise<void>;
+}
+
+/** The working directory an `initialize` asks for, or what is wrong with it. */
+function requestedCwd(message: JSONRPCMessage, fallback: string): { cwd: string } | { error: string } {
+  const meta = (message as { params?: { _meta?: Record<string, unknown> } }).params?._meta;
+  const cwd = meta?.[CWD_META_KEY];
+  if (cwd === undefined || cwd === "") return { cwd: fallback };
+  if (typeof cwd !== "string")
+    return { error: `_meta["${CWD_META_KEY}"] must be a string, got ${JSON.stringify(cwd)}` };
+  return checkSessionCwd(cwd, `_meta["${CWD_META_KEY}"]`);
+}
+
+/**
+ * The sessions of a socket front serving `options`. A session with nothing in flight and no message for
+ * `sessionIdleMs` (default 30 minutes) is ended, as the HTTP front does: an agent keeps a connection per session
+ * it has not closed, and most editors never close one. The agent reconnects on its next call (in a new shell).
+ */
+export function createSocketSessions(options: ServerOptions & { sessionIdleMs?: number }): SocketSessions {
+  const fallbackCwd = options.cwd ?? process.cwd();
+  const live = new Map<SocketLineTransport, CrowMcpServer | undefined>();
+  const idleMs = options.sessionIdleMs ?? 30 * 60_000;
+  const sweeper = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [transport, crow] of live) {
+        if (crow && transport.unanswered === 0 && now - transport.lastActivity > idleMs) {
+          log.info(`MCP session idle for ${Math.round(idleMs / 1000)} s; closing it`);
+          void transport.close();
+        }
+      }
+    },
+    Math.min(idleMs, 60_000),
   );
+  sweeper.unref();
+
+  /** Answers a first message that cannot open a session, and ends the connection. */
+  const refuse = (transport: SocketLineTransport, message: JSONRPCMessage, text: string) => {
+    const id = "id" in message ? message.id : null;
+    void transport
+      .send({ jsonrpc: "2.0", id, error: { code: -32600, message: text } } as JSONRPCMessage)
+      .then(() => transport.close());
+  };
+
+  const open = (transport: SocketLineTransport, first: JSONRPCMessage) => {
+    // Everything after the first message waits until the session's server is connected.
+    transport.hold();
+    transport.onmessage = undefined;
+    if (!("method" in first) || first.method !== "initialize" || !("id" in first)) {
+      return refuse(transport, first, "No MCP session on this connection yet: send initialize first");
+    }
+    const where = requestedCwd(first, fallbackCwd);
+    if ("error" in where) return refuse(transport, first, `Invalid params: ${where.error}`);
+    const crow = createServer({ ...options, cwd: where.cwd });
+    live.set(transport, crow);
+    log.info(`MCP session opened in ${where.cwd} (${live.size} live)`);
+    crow.server.connect(transport).then(
+      () => transport.release(first),
+      (error: unknown) => {
+        log.error(`an MCP session could not start: ${(error as Error).message}`);
+        void transport.close();
+      },
+    );
+  };
+
+  return {
+    accept(socket) {
+      const transport = new SocketLineTransport(socket);
+      live.set(transport, undefined);
+      transport.onmessage = (first) => open(transport, first);
+      transport.onerror = (error) => log.warn(`MCP socket connection: ${error.message}`);
+      transport.onclose = () => {
+        const crow = live.get(transport);
+        live.delete(transport);
+        if (crow) {
+          log.info(`MCP session closed (${live.size} live)`);
+          void crow.close();
+        }
+      };
+    },
+    count: () => [...live.values()].filter((crow) => crow !== undefined).length,
+    async close() {
+      clearInterval(sweeper);
+      const all = [...live.entries()];
+      live.clear();
+      await Promise.all(
+        all.map(async ([transport, crow]) => {
+          await transport.close().catch(() => undefined);
+          await crow?.close();
+        }),
+      );
+    },
+  };
 }

@@ -1,38 +1,23 @@
-// crow-mcp --socket as the agent starts it: it says it listens before it has loaded the MCP SDK and the tools, so a
-// client that asks at once must be served all the same, and an installation missing the tools must say so.
+// crow-mcp --socket as the agent starts it: one MCP session per connection, one message per line. It says it listens
+// before it has loaded the MCP SDK and the tools, so a client that asks at once must be served all the same, and an
+// installation missing the tools must say so.
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { CROW_MCP_BIN, postOnSocket, type TempWorkspace, tempWorkspace } from "@crow/testkit";
+import {
+  CROW_MCP_BIN,
+  connectSocket,
+  type SocketAnswer,
+  socketInitialize,
+  type TempWorkspace,
+  tempWorkspace,
+} from "@crow/testkit";
+import { startSocketServer } from "../src/socket.js";
 
-interface Answer {
-  status: number;
-  sessionId: string | undefined;
-  body: { result?: Record<string, unknown>; error?: { message: string } };
-}
-
-/** One POST of a JSON-RPC message to /mcp on the socket (crow-mcp answers a request without progress as JSON). */
-async function post(socketPath: string, message: object, sessionId?: string, cwd?: string): Promise<Answer> {
-  const answer = await postOnSocket(socketPath, message, {
-    ...(sessionId ? { sessionId } : {}),
-    ...(cwd ? { cwd } : {}),
-  });
-  return {
-    status: answer.status,
-    sessionId: answer.sessionId,
-    body: answer.text ? (JSON.parse(answer.text) as Answer["body"]) : {},
-  };
-}
-
-const initialize = {
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "socket-test", version: "0" } },
-};
+const text = (answer: SocketAnswer) => ((answer.result?.content ?? []) as Array<{ text: string }>)[0]?.text ?? "";
 
 /** Starts crow-mcp (`bin`) on a socket in a fresh directory; resolves once it says it listens. */
 async function startSocket(
@@ -74,33 +59,99 @@ describe("crow-mcp --socket", () => {
   test("a session opened the moment it says it listens gets every tool, working in its own directory", async () => {
     const server = await startSocket(CROW_MCP_BIN, tmpdir());
     try {
-      const init = await post(server.socketPath, initialize, undefined, ws.dir);
-      assert.equal(init.status, 200, JSON.stringify(init.body));
-      assert.ok(init.sessionId, "initialize assigns a session id");
-      const session = init.sessionId;
-      await post(server.socketPath, { jsonrpc: "2.0", method: "notifications/initialized" }, session);
-      const list = await post(server.socketPath, { jsonrpc: "2.0", id: 2, method: "tools/list" }, session);
-      const names = ((list.body.result?.tools ?? []) as Array<{ name: string }>).map((tool) => tool.name).sort();
+      const session = await connectSocket(server.socketPath);
+      const init = await session.request(socketInitialize(ws.dir));
+      assert.ok(init.result, JSON.stringify(init));
+      session.notify({ method: "notifications/initialized" });
+      const list = await session.request({ id: 2, method: "tools/list" });
+      const names = ((list.result?.tools ?? []) as Array<{ name: string }>).map((tool) => tool.name).sort();
       assert.deepEqual(names, ["edit", "read", "terminal", "web_fetch", "web_search", "write"]);
 
       const call = (id: number, name: string, args: object) =>
-        post(
-          server.socketPath,
-          { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } },
-          session,
-        );
-      const text = (answer: Answer) => ((answer.body.result?.content ?? []) as Array<{ text: string }>)[0]?.text;
+        session.request({ id, method: "tools/call", params: { name, arguments: args } });
       const file = ws.path("first.txt");
       await call(3, "write", { file_path: file, content: "first session" });
       assert.equal(text(await call(4, "read", { file_path: file })), "1→first session");
       const pwd = await call(5, "terminal", { command: "pwd" });
-      assert.match(text(pwd) ?? "", new RegExp(`^${ws.dir}$`, "m"));
+      assert.match(text(pwd), new RegExp(`^${ws.dir}$`, "m"));
+      session.close();
     } finally {
       await stop(server);
     }
   });
 
-  test("an installation missing the tools still listens, and every request says what is wrong", async () => {
+  test("each connection is its own session, and its shell ends with its connection", async () => {
+    const server = await startSocket(CROW_MCP_BIN, ws.dir);
+    try {
+      const open = async () => {
+        const session = await connectSocket(server.socketPath);
+        await session.request(socketInitialize());
+        session.notify({ method: "notifications/initialized" });
+        return session;
+      };
+      const [first, second] = [await open(), await open()];
+      const run = (session: typeof first, id: number, command: string) =>
+        session.request({ id, method: "tools/call", params: { name: "terminal", arguments: { command } } });
+      await run(first, 2, "export CROW_SOCKET_MARK=first; cd /");
+      const seen = text(await run(second, 2, 'echo "mark=$CROW_SOCKET_MARK"; pwd'));
+      assert.match(seen, /^mark=$/m, "the second session's shell does not see the first's variables");
+      assert.match(seen, new RegExp(`^${ws.dir}$`, "m"), "nor its cd");
+      const shellPid = Number(/^\d+$/m.exec(text(await run(first, 3, "echo $$")))?.[0]);
+      assert.ok(shellPid > 0);
+      first.close();
+      await first.closed;
+      const deadline = Date.now() + 5000;
+      while (existsSync(`/proc/${shellPid}`) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(existsSync(`/proc/${shellPid}`), false, "the closed session's shell has stopped");
+      assert.match(text(await run(second, 3, "echo still here")), /^still here$/m, "the other session goes on");
+      second.close();
+    } finally {
+      await stop(server);
+    }
+  });
+
+  test("a connection that does not begin with initialize, or names a bad directory, is told why and closed", async () => {
+    const server = await startSocket(CROW_MCP_BIN, ws.dir);
+    try {
+      const early = await connectSocket(server.socketPath);
+      const refused = await early.request({ id: 7, method: "tools/list" });
+      assert.match(refused.error?.message ?? "", /send initialize first/);
+      await early.closed;
+      for (const [cwd, why] of [
+        ["relative/dir", /must be an absolute path/],
+        [ws.path("missing"), /cannot be used/],
+      ] as const) {
+        const session = await connectSocket(server.socketPath);
+        const answer = await session.request(socketInitialize(cwd));
+        assert.match(answer.error?.message ?? "", why);
+        await session.closed;
+      }
+    } finally {
+      await stop(server);
+    }
+  });
+
+  test("a session silent for the idle limit is ended, but not while a call runs", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "crow-mcp-idle-"));
+    const server = await startSocketServer(path.join(dir, "mcp.sock"), { cwd: ws.dir, sessionIdleMs: 300 });
+    try {
+      const busy = await connectSocket(server.socketPath);
+      await busy.request(socketInitialize());
+      const idle = await connectSocket(server.socketPath);
+      await idle.request(socketInitialize());
+      const call = { name: "terminal", arguments: { command: "sleep 1.5; echo slept" } };
+      const running = busy.request({ id: 2, method: "tools/call", params: call });
+      await idle.closed;
+      assert.equal(server.sessionCount(), 1, "the silent session was ended; the busy one was not");
+      assert.match(text(await running), /^slept$/m);
+      busy.close();
+    } finally {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("an installation missing the tools still listens, and every session is told what is wrong", async () => {
     // A copy of the bundle, one level below a package root as installed, without the chunk that holds the sessions.
     const pkg = mkdtempSync(path.join(tmpdir(), "crow-mcp-broken-"));
     try {
@@ -113,9 +164,10 @@ describe("crow-mcp --socket", () => {
       const server = await startSocket(path.join(pkg, "bundle", path.basename(CROW_MCP_BIN)), ws.dir);
       try {
         for (const attempt of [1, 2]) {
-          const init = await post(server.socketPath, initialize);
-          assert.equal(init.status, 500, `attempt ${attempt}`);
-          assert.match(init.body.error?.message ?? "", /could not load its tools .*reinstall crow/);
+          const session = await connectSocket(server.socketPath);
+          const init = await session.request(socketInitialize());
+          assert.match(init.error?.message ?? "", /could not load its tools .*reinstall crow/, `attempt ${attempt}`);
+          await session.closed;
         }
       } finally {
         await stop(server);

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { request as httpRequest } from "node:http";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -180,50 +180,71 @@ export async function callTool(
   return { ...result, text: textOf(result) };
 }
 
-/** crow-mcp's answer to one POST on its unix socket. */
+/** A JSON-RPC answer as it came over crow-mcp's unix socket. */
 export interface SocketAnswer {
-  status: number;
-  /** The `mcp-session-id` header (set by the answer to initialize). */
-  sessionId: string | undefined;
-  /** The body as text (JSON for a request answered without progress; empty for a notification). */
-  text: string;
+  id?: unknown;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string };
+}
+
+/** A raw connection to crow-mcp's unix socket (`crow-mcp --socket`): one MCP session, one message per line. */
+export interface SocketSession {
+  /** Sends a request and resolves with its answer (notifications that come first are skipped). */
+  request(message: { id: number } & Record<string, unknown>): Promise<SocketAnswer>;
+  /** Sends a notification. */
+  notify(message: Record<string, unknown>): void;
+  /** Resolves once crow-mcp has closed the connection. */
+  readonly closed: Promise<void>;
+  close(): void;
 }
 
 /**
- * One POST of a JSON-RPC message to /mcp on crow-mcp's unix socket (`crow-mcp --socket`), as raw HTTP: what the agent's
- * socket transport sends, without a client's own cold code. `cwd` goes in the `crow-cwd` header of an initialize.
+ * Connects to crow-mcp's unix socket as raw lines: what the agent's socket transport sends, without a client's own
+ * cold code. The first request must be an initialize ({@link socketInitialize}).
  */
-export function postOnSocket(
-  socketPath: string,
-  message: object,
-  options: { sessionId?: string; cwd?: string } = {},
-): Promise<SocketAnswer> {
+export function connectSocket(socketPath: string): Promise<SocketSession> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        socketPath,
-        method: "POST",
-        path: "/mcp",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          ...(options.sessionId ? { "mcp-session-id": options.sessionId, "mcp-protocol-version": "2025-06-18" } : {}),
-          ...(options.cwd ? { "crow-cwd": encodeURIComponent(options.cwd) } : {}),
-        },
-      },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => {
-          text += chunk;
-        });
-        res.on("end", () => {
-          const id = res.headers["mcp-session-id"];
-          resolve({ status: res.statusCode ?? 0, sessionId: typeof id === "string" ? id : undefined, text });
-        });
-      },
+    const socket = connect(socketPath);
+    const waiting = new Map<unknown, (answer: SocketAnswer) => void>();
+    let buffer = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => {
+      buffer += chunk;
+      for (let end = buffer.indexOf("\n"); end >= 0; end = buffer.indexOf("\n")) {
+        const answer = JSON.parse(buffer.slice(0, end)) as SocketAnswer;
+        buffer = buffer.slice(end + 1);
+        waiting.get(answer.id)?.(answer);
+        waiting.delete(answer.id);
+      }
+    });
+    const closed = new Promise<void>((done) => socket.once("close", () => done()));
+    socket.once("error", reject);
+    socket.once("connect", () =>
+      resolve({
+        request: (message) =>
+          new Promise((answered, failed) => {
+            waiting.set(message.id, answered);
+            socket.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
+            void closed.then(() => failed(new Error(`crow-mcp closed the connection before answering ${message.id}`)));
+          }),
+        notify: (message) => socket.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`),
+        closed,
+        close: () => socket.end(),
+      }),
     );
-    req.on("error", reject);
-    req.end(JSON.stringify(message));
   });
+}
+
+/** An `initialize` request (id 1) that opens its session in `cwd` when given (crow-mcp's `_meta["crow/cwd"]`). */
+export function socketInitialize(cwd?: string): { id: number } & Record<string, unknown> {
+  return {
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "crow test", version: "0" },
+      ...(cwd ? { _meta: { "crow/cwd": cwd } } : {}),
+    },
+  };
 }

@@ -5,7 +5,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type CallToolResult, ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerSpec } from "./servers.js";
 import { holdSharedToolserver, type SharedEndpoint, sharedEndpoint } from "./shared.js";
-import { SocketHttpTransport } from "./socket-transport.js";
+import { SharedSocketTransport } from "./socket-transport.js";
 
 /** How long a server may take to spawn and answer `initialize` before it counts as failed. */
 const CONNECT_TIMEOUT_MS = 30_000;
@@ -15,9 +15,6 @@ const STDERR_TAIL_CHARS = 2000;
 const CLIENT_INFO = { name: "crow", version: "0.1.0" };
 /** Errors of a request to the shared crow-mcp that mean its process (or socket) is gone. */
 const CONNECTION_LOST = new Set(["ECONNRESET", "ECONNREFUSED", "EPIPE", "ENOENT"]);
-
-/** Header of `initialize` that gives a session of the shared crow-mcp its working directory (crow-mcp's sessions.ts). */
-const CWD_HEADER = "crow-cwd";
 
 /** Options of one tool call on a server. */
 export interface CallOptions {
@@ -137,8 +134,10 @@ export class ServerConnection {
         // The shared process died: this session's calls in flight fail now (closing the client rejects them), and
         // the next call starts it again in a new MCP session.
         void shared.ended.then((how) => {
-          if (this.client !== client || this.state !== "connected") return;
+          // Its connection may have closed first (the session is already "lost"): the message still says how.
+          if (this.client !== client) return;
           this.sharedEnded = how;
+          if (this.state !== "connected") return;
           this.state = "lost";
           void client.close().catch(() => {});
         });
@@ -172,7 +171,7 @@ export class ServerConnection {
     if (spec.transport === "shared") {
       const shared = await sharedEndpoint();
       this.shared = shared;
-      return new SocketHttpTransport(shared.socketPath, { [CWD_HEADER]: encodeURIComponent(spec.cwd) });
+      return new SharedSocketTransport(shared.socketPath, spec.cwd);
     }
     if (spec.transport !== "stdio") {
       const url = new URL(spec.url);
@@ -248,11 +247,12 @@ export class ServerConnection {
         },
       })) as CallToolResult;
     } catch (error) {
-      // The shared crow-mcp killed mid-call shows first as a broken request (its answer had not begun), a moment
+      // The shared crow-mcp killed mid-call shows first as its connection closing (or a socket error), a moment
       // before its exit is seen: wait for that moment, so the error says how it ended.
       const shared = this.shared;
       const code = (error as NodeJS.ErrnoException | undefined)?.code;
-      if (shared && !options.signal.aborted && code !== undefined && CONNECTION_LOST.has(code)) {
+      const closed = error instanceof McpError && error.code === ErrorCode.ConnectionClosed;
+      if (shared && !options.signal.aborted && (closed || (code !== undefined && CONNECTION_LOST.has(code)))) {
         await Promise.race([shared.ended, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
       }
       throw this.failure(error, options);
@@ -295,17 +295,13 @@ export class ServerConnection {
   /** Drops the current client (closing its transport) without changing the reported state. */
   private async reset(): Promise<void> {
     const client = this.client;
-    const transport = client?.transport;
     this.client = undefined;
     this.stdio = undefined;
-    const shared = this.shared;
     this.shared = undefined;
     if (this.holding) holdSharedToolserver(false);
     this.holding = false;
-    // A session of the shared crow-mcp is ended explicitly (its shell stops); the process itself serves others.
-    if (shared && !this.sharedEnded && transport instanceof SocketHttpTransport) {
-      await transport.terminateSession().catch(() => {});
-    }
+    // Closing the client closes its transport: a session of the shared crow-mcp ends with its connection (its shell
+    // stops); the process itself serves the others.
     await client?.close().catch(() => {});
   }
 

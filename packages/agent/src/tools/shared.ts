@@ -1,7 +1,7 @@
 /**
- * The built-in crow-mcp shared by every session of this agent process: one Node process serving Streamable HTTP on a
- * unix socket in a private temp directory (`crow-mcp --socket`), each session in its own MCP session with its own
- * shell, working directory (the `crow-cwd` header of its `initialize`) and web cache.
+ * The built-in crow-mcp shared by every session of this agent process: one Node process serving MCP on a unix socket in
+ * a private temp directory (`crow-mcp --socket`: one JSON-RPC message per line, one connection per MCP session), each
+ * session with its own shell, working directory (`_meta["crow/cwd"]` of its `initialize`) and web cache.
  *
  * Why a unix socket: only this user can enter the directory (mkdtemp makes it 0700) and the socket is 0600, so no
  * token has to be made, passed and checked, nothing listens on the network, and no port can be taken by someone else.

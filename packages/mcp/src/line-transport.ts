@@ -1,0 +1,131 @@
+/**
+ * MCP on a stream socket in stdio's framing: one JSON-RPC message per line. How crow's agent and its shared crow-mcp
+ * speak over the private unix socket (`crow-mcp --socket`): one connection is one MCP session, which lives as long as
+ * the connection; the session's working directory rides on its `initialize` (`_meta["crow/cwd"]`).
+ *
+ * Why not Streamable HTTP there (it was, until this): node:http's client and server cost a fresh process ~1 ms of CPU
+ * per request on each side for their first dozens of requests (a cold request over the socket: ~1.3 ms of client CPU
+ * against ~0.3 ms for a line), and a private socket needs none of what HTTP adds (sessions by header, resumable
+ * streams, auth). Lines need no session ids either: the connection is the session, and its end (a closed agent
+ * session, a dead agent) ends the shell with it.
+ *
+ * Both sides use this class; it knows nothing of sessions or MCP beyond the message shape, and it loads nothing but
+ * types, so the socket front can read a first message before the MCP SDK and the tools are loaded.
+ */
+import type { Socket } from "node:net";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+
+/** Longest line accepted (a `write` of a big file is the largest message an agent sends). */
+export const MAX_LINE_BYTES = 64 * 1024 * 1024;
+
+/** Key of `initialize`'s `params._meta` that gives a session of the shared crow-mcp its working directory. */
+export const CWD_META_KEY = "crow/cwd";
+
+function isMessage(value: unknown): value is JSONRPCMessage {
+  return typeof value === "object" && value !== null && (value as { jsonrpc?: unknown }).jsonrpc === "2.0";
+}
+
+export class SocketLineTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  /** The part of a line received so far. */
+  private partial: Buffer[] = [];
+  private partialBytes = 0;
+  /** While held, received messages wait here (see {@link hold}). */
+  private held: JSONRPCMessage[] | undefined;
+  private closed = false;
+  /** When a message last went either way (Date.now()). */
+  lastActivity = Date.now();
+  /** Requests received and not answered yet (the server side's view: a session running a call is not idle). */
+  unanswered = 0;
+
+  constructor(private readonly socket: Socket) {
+    socket.on("data", (chunk: Buffer) => this.receive(chunk));
+    // An error is followed by "close", which ends the transport.
+    socket.on("error", (error) => this.onerror?.(error));
+    socket.on("close", () => this.finish());
+  }
+
+  async start(): Promise<void> {}
+
+  /**
+   * Keeps received messages back until {@link release}: the socket front reads a session's `initialize` before its
+   * server exists, and what comes while the server connects must reach it after that `initialize`, in order.
+   */
+  hold(): void {
+    this.held ??= [];
+  }
+
+  /** Delivers `first` (if given) and then every message held back, and stops holding. */
+  release(first?: JSONRPCMessage): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const message of first ? [first, ...held] : held) this.onmessage?.(message);
+  }
+
+  private receive(chunk: Buffer): void {
+    if (this.closed) return;
+    let start = 0;
+    for (let end = chunk.indexOf(0x0a); end >= 0; end = chunk.indexOf(0x0a, start)) {
+      const piece = chunk.subarray(start, end);
+      const line = this.partial.length > 0 ? Buffer.concat([...this.partial, piece]) : piece;
+      this.partial = [];
+      this.partialBytes = 0;
+      start = end + 1;
+      this.deliver(line.toString("utf8"));
+      if (this.closed) return;
+    }
+    if (start === chunk.length) return;
+    this.partialBytes += chunk.length - start;
+    if (this.partialBytes > MAX_LINE_BYTES) {
+      this.onerror?.(new Error(`a message longer than ${MAX_LINE_BYTES} bytes; closing the connection`));
+      this.socket.destroy();
+      return;
+    }
+    this.partial.push(chunk.subarray(start));
+  }
+
+  private deliver(line: string): void {
+    if (line.trim() === "") return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch (error) {
+      this.onerror?.(new Error(`a line that is not JSON (${(error as Error).message}): ${line.slice(0, 200)}`));
+      return;
+    }
+    if (!isMessage(parsed)) {
+      this.onerror?.(new Error(`a line that is not a JSON-RPC message: ${line.slice(0, 200)}`));
+      return;
+    }
+    this.lastActivity = Date.now();
+    if ("method" in parsed && "id" in parsed) this.unanswered++;
+    if (this.held) this.held.push(parsed);
+    else this.onmessage?.(parsed);
+  }
+
+  /** Writes one message (Node buffers what the socket cannot take yet). */
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.closed) return Promise.reject(new Error("Not connected"));
+    this.lastActivity = Date.now();
+    if (("result" in message || "error" in message) && this.unanswered > 0) this.unanswered--;
+    this.socket.write(`${JSON.stringify(message)}\n`);
+    return Promise.resolve();
+  }
+
+  /** Ends the connection (the other side sees the session end). */
+  async close(): Promise<void> {
+    this.socket.end();
+    this.finish();
+  }
+
+  private finish(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.partial = [];
+    this.held = undefined;
+    this.onclose?.();
+  }
+}
