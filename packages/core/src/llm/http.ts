@@ -67,7 +67,6 @@ export function postChat(
       {
         method: "POST",
         agent: endpoint.agent,
-        signal,
         headers: { ...endpoint.headers, "content-length": String(body.length) },
       },
       (res) => {
@@ -99,6 +98,14 @@ export function postChat(
       timedOut = true;
       req.destroy(new Error(`no response within ${endpoint.timeoutMs} ms`));
     }, endpoint.timeoutMs);
+    // The abort, by hand rather than node:http's `signal` option, whose end-of-stream tracking cost a fresh process
+    // ~0.1 ms per request. Destroying the request ends its response too (the body being read fails).
+    const onAbort = () => req.destroy(new Error("The request was aborted"));
+    if (signal.aborted) onAbort();
+    else {
+      signal.addEventListener("abort", onAbort, { once: true });
+      req.once("close", () => signal.removeEventListener("abort", onAbort));
+    }
     req.once("error", (error: Error) => {
       clearTimeout(timer);
       if (signal.aborted) {
