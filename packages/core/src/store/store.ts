@@ -4,6 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Kysely, Selectable, Transaction } from "kysely";
+import { insertOne, type MessageRow, nextSeq } from "./append.js";
 import { archiveSlug, sessionSlug } from "./ids.js";
 import { listSessions, listUsage, loadMessagePage, sessionStats } from "./queries.js";
 import { toMessage, toSession } from "./rows.js";
@@ -59,7 +60,7 @@ function patchColumns(patch: SessionPatch): Partial<SessionsTable> {
   return set;
 }
 
-function messageRows(sessionId: string, first: number, messages: readonly MessageInput[], at: string) {
+function messageRows(sessionId: string, first: number, messages: readonly MessageInput[], at: string): MessageRow[] {
   return messages.map(({ message, usage }, i) => ({
     session_id: sessionId,
     seq: first + i,
@@ -262,19 +263,13 @@ export class KyselyStore implements Store {
     return this.guard("storing messages", () =>
       this.db.transaction().execute(async (trx) => {
         const at = now();
-        const touched = await trx
-          .updateTable("sessions")
-          .set({ updated_at: at })
-          .where("id", "=", sessionId)
-          .executeTakeFirst();
-        if (Number(touched.numUpdatedRows) === 0) throw new SessionNotFoundError(sessionId);
-        const max = await trx
-          .selectFrom("messages")
-          .select((eb) => eb.fn.max("seq").as("m"))
-          .where("session_id", "=", sessionId)
-          .executeTakeFirst();
-        const first = max?.m === null || max?.m === undefined ? 0 : Number(max.m) + 1;
-        await insertMessages(trx, messageRows(sessionId, first, messages, at));
+        // Compiled once (append.ts): this runs twice per tool round.
+        const first = await nextSeq(this.db, trx, sessionId, at);
+        if (first === undefined) throw new SessionNotFoundError(sessionId);
+        const rows = messageRows(sessionId, first, messages, at);
+        const [only] = rows;
+        if (rows.length === 1 && only) await insertOne(this.db, trx, only);
+        else await insertMessages(trx, rows);
         return messages.map((_, i) => first + i);
       }),
     );
