@@ -9,20 +9,7 @@
  * how a dialect orders its parameters.
  */
 import { CompiledQuery, type Kysely, type Transaction } from "kysely";
-import type { Database } from "./schema.js";
-
-/** One row of `messages`, its columns in the order the rows are built. */
-export interface MessageRow {
-  session_id: string;
-  seq: number;
-  role: string;
-  data: string;
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
-  total_tokens: number | null;
-  usage: string | null;
-  created_at: string;
-}
+import type { Database, MessagesTable } from "./schema.js";
 
 /** A compiled statement and, for each of its parameters, the name of the value that goes there. */
 interface Template {
@@ -114,6 +101,6 @@ export async function nextSeq(
 }
 
 /** In the transaction `trx` of `db`: inserts one message row. */
-export async function insertOne(db: Kysely<Database>, trx: Transaction<Database>, row: MessageRow): Promise<void> {
+export async function insertOne(db: Kysely<Database>, trx: Transaction<Database>, row: MessagesTable): Promise<void> {
   await run(trx, templatesFor(db).insertOne, row as unknown as Record<string, unknown>);
 }

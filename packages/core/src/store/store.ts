@@ -4,11 +4,11 @@
  */
 import { createHash } from "node:crypto";
 import type { Kysely, Selectable, Transaction } from "kysely";
-import { insertOne, type MessageRow, nextSeq } from "./append.js";
+import { insertOne, nextSeq } from "./append.js";
 import { archiveSlug, sessionSlug } from "./ids.js";
 import { listSessions, listUsage, loadMessagePage, sessionStats } from "./queries.js";
 import { toMessage, toSession } from "./rows.js";
-import type { Database, PromptsTable, SessionsTable } from "./schema.js";
+import type { Database, MessagesTable, PromptsTable, SessionsTable } from "./schema.js";
 import {
   type ForkOptions,
   type ListSessionsOptions,
@@ -60,7 +60,7 @@ function patchColumns(patch: SessionPatch): Partial<SessionsTable> {
   return set;
 }
 
-function messageRows(sessionId: string, first: number, messages: readonly MessageInput[], at: string): MessageRow[] {
+function messageRows(sessionId: string, first: number, messages: readonly MessageInput[], at: string): MessagesTable[] {
   return messages.map(({ message, usage }, i) => ({
     session_id: sessionId,
     seq: first + i,
