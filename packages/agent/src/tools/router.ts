@@ -100,8 +100,7 @@ class Router implements ToolRouter {
     this.build();
     return this.connections.map((c) => ({
       name: c.name,
-      // The shared built-in is Streamable HTTP (over a unix socket).
-      transport: c.spec.transport === "invalid" ? "stdio" : c.spec.transport === "shared" ? "http" : c.spec.transport,
+      transport: c.spec.transport === "invalid" ? "stdio" : c.spec.transport === "shared" ? "socket" : c.spec.transport,
       state: c.state === "failed" ? "failed" : c.state === "connected" || c.state === "lost" ? "connected" : "closed",
       ...(c.error !== undefined && c.state === "failed" ? { error: c.error } : {}),
       ...(c.pid !== undefined ? { pid: c.pid } : {}),

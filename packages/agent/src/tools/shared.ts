@@ -28,7 +28,7 @@ const READY = /listening on unix:/;
 /** One running shared crow-mcp process. */
 export interface SharedEndpoint {
   readonly pid: number;
-  /** The unix socket it serves MCP on (Streamable HTTP at /mcp). */
+  /** The unix socket it serves MCP on (one JSON-RPC message per line, one session per connection). */
   readonly socketPath: string;
   /** Resolves, with a sentence saying how, when this process has ended. */
   readonly ended: Promise<string>;

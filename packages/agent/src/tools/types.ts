@@ -92,7 +92,8 @@ export interface ToolRouterOptions {
 /** How one MCP server's connection went. */
 export interface ServerStatus {
   name: string;
-  transport: "stdio" | "http" | "sse";
+  /** `socket`: the shared built-in crow-mcp (MCP lines on its private unix socket). */
+  transport: "stdio" | "http" | "sse" | "socket";
   state: "connected" | "failed" | "closed";
   /** Why it failed (with `state: "failed"`), e.g. `command not found: foo`. */
   error?: string;

@@ -54,6 +54,7 @@ describe("tool router over the built-in crow-mcp (stdio)", () => {
     const status = router.servers();
     assert.equal(status.find((s) => s.name === "broken")?.state, "failed");
     assert.equal(status.find((s) => s.name === "crow-mcp")?.state, "connected");
+    assert.equal(status.find((s) => s.name === "crow-mcp")?.transport, "socket");
     await ws.write("hello.txt", "hello\nworld\n");
     const result = await run(router, "read", { file_path: ws.path("hello.txt") });
     assert.equal(result.isError, undefined);
