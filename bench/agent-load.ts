@@ -123,10 +123,19 @@ export interface ColdRounds {
   toolserverCpuMs: Timing;
 }
 
+/** The per-round figures of fresh processes, as they are collected. */
+interface ColdSamples {
+  wall: number[];
+  agentCpu: number[];
+  toolserverCpu: number[];
+}
+
 /**
  * The first `rounds` tool rounds of a fresh `crow acp` (session just opened, nothing warmed): from the first LLM
- * request to the end of the turn, per round. `runs` fresh processes. The CPU the two processes spend in that span is
- * reported too: on a shared machine it moves much less than the wall clock (ticks of 10 ms, over all rounds).
+ * request to the end of the turn, per round, started from the startup snapshot and without it. `runs` fresh
+ * processes each, the two taking turns, so that a slow spell of a shared machine falls on both alike. The CPU the
+ * two processes spend in that span is reported too: on a shared machine it moves much less than the wall clock
+ * (ticks of 10 ms, over all rounds).
  */
 export async function coldRounds(
   mock: MockLlm,
@@ -134,33 +143,45 @@ export async function coldRounds(
   file: string,
   rounds: number,
   runs: number,
-  options: { snapshot?: boolean } = {},
-) {
-  const wall: number[] = [];
-  const agentCpu: number[] = [];
-  const toolserverCpu: number[] = [];
+): Promise<{ snapshot: ColdRounds; noSnapshot: ColdRounds }> {
+  const snapshot: ColdSamples = { wall: [], agentCpu: [], toolserverCpu: [] };
+  const noSnapshot: ColdSamples = { wall: [], agentCpu: [], toolserverCpu: [] };
   for (let run = 0; run < runs; run++) {
-    const agent = await spawnAcpAgent({ llmUrl: mock.url, cwd: dir, command: acp(options), env: snapshotEnv() });
-    const { sessionId } = await agent.newSession(dir);
-    for (let i = 0; i < rounds; i++) mock.script(reply().toolCall("read", { file_path: file, offset: 1 + (i % 2) }));
-    mock.script(textReply("done"));
-    const before = mock.requests.length;
-    const [agentPid = 0, toolserverPid = 0] = processTree(agent.process.pid ?? 0);
-    const turn = agent.prompt(sessionId, "go");
-    await mock.waitForRequests(before + 1);
-    const start = performance.now();
-    const cpuBefore = [cpuMs(agentPid), cpuMs(toolserverPid)];
-    await turn;
-    wall.push((performance.now() - start) / rounds);
-    agentCpu.push((cpuMs(agentPid) - (cpuBefore[0] ?? 0)) / rounds);
-    toolserverCpu.push((cpuMs(toolserverPid) - (cpuBefore[1] ?? 0)) / rounds);
-    await agent.close();
+    await coldRun(mock, dir, file, rounds, {}, snapshot);
+    await coldRun(mock, dir, file, rounds, { snapshot: false }, noSnapshot);
   }
-  return {
+  const summary = ({ wall, agentCpu, toolserverCpu }: ColdSamples): ColdRounds => ({
     wallMs: summarize(wall),
     agentCpuMs: summarize(agentCpu),
     toolserverCpuMs: summarize(toolserverCpu),
-  } satisfies ColdRounds;
+  });
+  return { snapshot: summary(snapshot), noSnapshot: summary(noSnapshot) };
+}
+
+/** One fresh process of {@link coldRounds}: adds its per-round figures to `into`. */
+async function coldRun(
+  mock: MockLlm,
+  dir: string,
+  file: string,
+  rounds: number,
+  options: { snapshot?: boolean },
+  into: ColdSamples,
+): Promise<void> {
+  const agent = await spawnAcpAgent({ llmUrl: mock.url, cwd: dir, command: acp(options), env: snapshotEnv() });
+  const { sessionId } = await agent.newSession(dir);
+  for (let i = 0; i < rounds; i++) mock.script(reply().toolCall("read", { file_path: file, offset: 1 + (i % 2) }));
+  mock.script(textReply("done"));
+  const before = mock.requests.length;
+  const [agentPid = 0, toolserverPid = 0] = processTree(agent.process.pid ?? 0);
+  const turn = agent.prompt(sessionId, "go");
+  await mock.waitForRequests(before + 1);
+  const start = performance.now();
+  const cpuBefore = [cpuMs(agentPid), cpuMs(toolserverPid)];
+  await turn;
+  into.wall.push((performance.now() - start) / rounds);
+  into.agentCpu.push((cpuMs(agentPid) - (cpuBefore[0] ?? 0)) / rounds);
+  into.toolserverCpu.push((cpuMs(toolserverPid) - (cpuBefore[1] ?? 0)) / rounds);
+  await agent.close();
 }
 
 /** Runs of `crow run "<prompt>"` (pipes, no TTY) doing `rounds` tool rounds. */

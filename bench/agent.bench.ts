@@ -145,8 +145,7 @@ export async function run(): Promise<void> {
   await agent.close();
 
   // 6. Whole-process cases: the first rounds of fresh processes, many sessions in one agent, and `crow run`.
-  const cold = await coldRounds(mock, ws.dir, file, COLD_ROUNDS, 5);
-  const coldWithoutSnapshot = await coldRounds(mock, ws.dir, file, COLD_ROUNDS, 5, { snapshot: false });
+  const { snapshot: cold, noSnapshot: coldWithoutSnapshot } = await coldRounds(mock, ws.dir, file, COLD_ROUNDS, 9);
   const concurrent = [];
   for (let i = 0; i < 2; i++) concurrent.push(await concurrentSessions(mock, ws.dir, file, SESSIONS, SESSION_ROUNDS));
   const run = await crowRun(mock, ws.dir, file, COLD_ROUNDS, 8);
