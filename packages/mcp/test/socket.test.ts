@@ -3,7 +3,7 @@
 // installation missing the tools must say so.
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -105,6 +105,30 @@ describe("crow-mcp --socket", () => {
       assert.equal(existsSync(`/proc/${shellPid}`), false, "the closed session's shell has stopped");
       assert.match(text(await run(second, 3, "echo still here")), /^still here$/m, "the other session goes on");
       second.close();
+    } finally {
+      await stop(server);
+    }
+  });
+
+  test("messages of megabytes, with multi-byte characters, arrive whole both ways", async () => {
+    const server = await startSocket(CROW_MCP_BIN, ws.dir);
+    try {
+      const session = await connectSocket(server.socketPath);
+      await session.request(socketInitialize());
+      session.notify({ method: "notifications/initialized" });
+      const line = "é🦜 é🦜 é🦜 é🦜 é🦜 é🦜 é🦜 é🦜 é🦜 é🦜"; // 70 bytes of UTF-8
+      const lines = 50_000;
+      const content = `${Array.from({ length: lines }, (_, i) => `${i} ${line}`).join("\n")}\n`;
+      const file = ws.path("big.txt");
+      const call = (id: number, name: string, args: object) =>
+        session.request({ id, method: "tools/call", params: { name, arguments: args } });
+      const written = await call(2, "write", { file_path: file, content });
+      assert.equal(written.result?.isError, undefined, text(written));
+      assert.equal(readFileSync(file, "utf8"), content, "the 3.8 MB request arrived whole");
+      const read = text(await call(3, "read", { file_path: file, limit: lines }));
+      assert.match(read, new RegExp(`^${lines}→${lines - 1} ${line}$`, "m"), "the answer of megabytes arrived whole");
+      assert.equal(read.split("\n").filter((l) => l.endsWith(line)).length, lines);
+      session.close();
     } finally {
       await stop(server);
     }
