@@ -102,6 +102,9 @@ export class SocketLineTransport implements Transport {
     }
     this.lastActivity = Date.now();
     if ("method" in parsed && "id" in parsed) this.unanswered++;
+    // A cancelled request gets no answer (the MCP SDK sends none once its handler is aborted).
+    else if ("method" in parsed && parsed.method === "notifications/cancelled" && this.unanswered > 0)
+      this.unanswered--;
     if (this.held) this.held.push(parsed);
     else this.onmessage?.(parsed);
   }

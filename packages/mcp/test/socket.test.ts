@@ -155,7 +155,7 @@ describe("crow-mcp --socket", () => {
     }
   });
 
-  test("a session silent for the idle limit is ended, but not while a call runs", async () => {
+  test("a session silent for the idle limit is ended, but not while a call runs, nor kept by a cancelled one", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "crow-mcp-idle-"));
     const server = await startSocketServer(path.join(dir, "mcp.sock"), { cwd: ws.dir, sessionIdleMs: 300 });
     try {
@@ -169,6 +169,18 @@ describe("crow-mcp --socket", () => {
       assert.equal(server.sessionCount(), 1, "the silent session was ended; the busy one was not");
       assert.match(text(await running), /^slept$/m);
       busy.close();
+
+      // A cancelled call is answered by nobody: it must not keep its session from idling out.
+      const cancelled = await connectSocket(server.socketPath);
+      await cancelled.request(socketInitialize());
+      const long = { name: "terminal", arguments: { command: "sleep 30" } };
+      cancelled.request({ id: 2, method: "tools/call", params: long }).catch(() => undefined);
+      cancelled.notify({ method: "notifications/cancelled", params: { requestId: 2, reason: "test" } });
+      const ended = await Promise.race([
+        cancelled.closed.then(() => true),
+        new Promise<false>((resolve) => setTimeout(() => resolve(false), 5000)),
+      ]);
+      assert.ok(ended, "the session with only a cancelled call was ended when idle");
     } finally {
       await server.close();
       rmSync(dir, { recursive: true, force: true });
