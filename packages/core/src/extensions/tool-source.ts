@@ -4,6 +4,7 @@
  * validated with the tool's zod schema before `execute`; a failure of any kind becomes an `isError` result.
  */
 import { z } from "zod";
+import { errorText } from "../error-text.js";
 import type { ToolDefinition } from "../messages.js";
 import type { Crow, CrowSession, ToolSource } from "../runtime/types.js";
 import { findTool, type ToolCallRequest, type ToolKind, type ToolProgress, type ToolResult } from "../tools.js";
@@ -36,10 +37,6 @@ export function toolDefinition(tool: ToolRegistration): ToolDefinition {
     type: "function",
     function: { name: tool.name, description: tool.description, parameters: toolParameters(tool.parameters) },
   };
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** Runs one in-process tool call: validate, execute, normalise. Never throws. */

@@ -5,6 +5,7 @@
  * extensions. What happens inside one turn, with the turn-level compaction policy, is in turn.ts.
  */
 import { type Compaction, CompactionError, type CompactionReason, type CompactionResult } from "../compaction/index.js";
+import { errorText } from "../error-text.js";
 import type { Logger } from "../extensions/api.js";
 import type { PermissionAnswer, PermissionMode, PermissionRequest } from "../extensions/permissions.js";
 import type { ExtensionRegistry } from "../extensions/registry.js";
@@ -192,23 +193,19 @@ export class RuntimeSession implements CrowSession {
     return this.init.askPermission(request);
   }
 
-  /** Tells listeners and the running turn's iterable about a session event. */
+  /** Tells listeners and the running turn about an event; a listener's write joins those fork/clear/close wait for. */
   publish(event: SessionEvent): void {
+    const failed = (error: unknown) =>
+      this.init.logger.warn(`session ${this.id}: a session listener failed: ${errorText(error)}`);
     for (const listener of [...this.listeners]) {
       try {
         const written = listener(event);
-        // A listener's write (persistence storing a mode change) joins the session's writes: a fork, a clear or
-        // the close waits for it as for the messages.
         if (written instanceof Promise) {
-          const settled = written.then(
-            () => undefined,
-            (error: unknown) =>
-              this.init.logger.warn(`session ${this.id}: a session listener failed: ${errorText(error)}`),
-          );
+          const settled = written.then(undefined, failed);
           this.writes = this.writes.then(() => settled);
         }
       } catch (error) {
-        this.init.logger.warn(`session ${this.id}: a session listener failed: ${errorText(error)}`);
+        failed(error);
       }
     }
     this.turn?.emit?.(event);
@@ -399,8 +396,4 @@ export class RuntimeSession implements CrowSession {
     await this.tools.close();
     this.init.onClose(this);
   }
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
