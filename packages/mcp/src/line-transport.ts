@@ -118,6 +118,12 @@ export class SocketLineTransport implements Transport {
     return Promise.resolve();
   }
 
+  /** Answers `message` (by its id, or null) with a JSON-RPC error saying `text`, then ends the connection. */
+  refuse(message: JSONRPCMessage, code: number, text: string): void {
+    const id = "id" in message ? message.id : null;
+    void this.send({ jsonrpc: "2.0", id, error: { code, message: text } } as JSONRPCMessage).then(() => this.close());
+  }
+
   /** Ends the connection (the other side sees the session end). */
   async close(): Promise<void> {
     this.socket.end();

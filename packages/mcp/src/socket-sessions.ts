@@ -55,23 +55,15 @@ export function createSocketSessions(options: ServerOptions & { sessionIdleMs?: 
   );
   sweeper.unref();
 
-  /** Answers a first message that cannot open a session, and ends the connection. */
-  const refuse = (transport: SocketLineTransport, message: JSONRPCMessage, text: string) => {
-    const id = "id" in message ? message.id : null;
-    void transport
-      .send({ jsonrpc: "2.0", id, error: { code: -32600, message: text } } as JSONRPCMessage)
-      .then(() => transport.close());
-  };
-
   const open = (transport: SocketLineTransport, first: JSONRPCMessage) => {
     // Everything after the first message waits until the session's server is connected.
     transport.hold();
     transport.onmessage = undefined;
     if (!("method" in first) || first.method !== "initialize" || !("id" in first)) {
-      return refuse(transport, first, "No MCP session on this connection yet: send initialize first");
+      return transport.refuse(first, -32600, "No MCP session on this connection yet: send initialize first");
     }
     const where = requestedCwd(first, fallbackCwd);
-    if ("error" in where) return refuse(transport, first, `Invalid params: ${where.error}`);
+    if ("error" in where) return transport.refuse(first, -32602, `Invalid params: ${where.error}`);
     const crow = createServer({ ...options, cwd: where.cwd });
     live.set(transport, crow);
     log.info(`MCP session opened in ${where.cwd} (${live.size} live)`);

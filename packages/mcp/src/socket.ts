@@ -8,7 +8,6 @@
  */
 import { chmodSync } from "node:fs";
 import { createServer as createNetServer, type Server, type Socket } from "node:net";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { SocketLineTransport } from "./line-transport.js";
 import { log } from "./log.js";
 import type { ServerOptions } from "./server.js";
@@ -26,12 +25,7 @@ export interface RunningSocketServer {
 /** Answers the first message of a connection with `message` (as an error) and ends the connection. */
 function refuseConnection(socket: Socket, message: string): void {
   const transport = new SocketLineTransport(socket);
-  transport.onmessage = (first: JSONRPCMessage) => {
-    const id = "id" in first ? first.id : null;
-    void transport
-      .send({ jsonrpc: "2.0", id, error: { code: -32603, message } } as JSONRPCMessage)
-      .then(() => transport.close());
-  };
+  transport.onmessage = (first) => transport.refuse(first, -32603, message);
 }
 
 /** Serves crow-mcp's MCP sessions on the unix socket `socketPath` (which must not exist yet). */

@@ -3,47 +3,37 @@
  * first session's initialize, tools/list and first tool call cost several times what later ones do. Once the socket
  * listens and the tools are loaded, crow-mcp opens one session on its own socket, asks what every session asks first
  * and ends it: the real sessions then find the whole path compiled, from the line framing to the tool handler. The
- * messages are written as raw lines on node:net (the MCP SDK's client would cost a fresh process more than the
+ * messages are written with the line framing alone (the MCP SDK's client would cost a fresh process more than the
  * messages themselves). Nothing touches the disk (the tool call is refused on its relative path). Last, it loads the
  * PTY addon that every session's first terminal call needs.
  */
 import { connect } from "node:net";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { SocketLineTransport } from "./line-transport.js";
 import { nodePty } from "./terminal/pty.js";
 
 /** Sends `messages` in order on a connection of its own, each after the answer to the request before it. */
-function converse(socketPath: string, messages: readonly object[]): Promise<void> {
+function converse(socketPath: string, messages: readonly JSONRPCMessage[]): Promise<void> {
   return new Promise((resolve, reject) => {
     const socket = connect(socketPath);
-    let next = 0;
-    let buffer = "";
-    const sendUpToRequest = () => {
-      while (next < messages.length) {
-        const message = messages[next++] ?? {};
-        socket.write(`${JSON.stringify(message)}\n`);
-        if ("id" in message) return;
-      }
-      socket.destroy();
-      resolve();
-    };
-    socket.setEncoding("utf8");
-    socket.once("connect", sendUpToRequest);
-    socket.on("data", (chunk: string) => {
-      buffer += chunk;
-      for (let end = buffer.indexOf("\n"); end >= 0; end = buffer.indexOf("\n")) {
-        const line = buffer.slice(0, end);
-        buffer = buffer.slice(end + 1);
-        let answer: { id?: unknown };
-        try {
-          answer = JSON.parse(line) as { id?: unknown };
-        } catch (error) {
-          socket.destroy();
-          return reject(error);
-        }
-        if (answer.id !== undefined) sendUpToRequest();
-      }
-    });
     socket.once("error", reject);
-    socket.once("close", () => resolve());
+    socket.once("connect", () => {
+      const lines = new SocketLineTransport(socket);
+      let next = 0;
+      const sendUpToRequest = () => {
+        for (let message = messages[next]; message; message = messages[next]) {
+          next++;
+          void lines.send(message);
+          if ("id" in message) return;
+        }
+        void lines.close();
+      };
+      lines.onmessage = (answer) => {
+        if ("id" in answer) sendUpToRequest();
+      };
+      lines.onclose = () => resolve();
+      sendUpToRequest();
+    });
   });
 }
 

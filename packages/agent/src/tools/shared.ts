@@ -87,8 +87,9 @@ function launch(env: Record<string, string> = processEnv()): Running {
     // which turns it into session/cancel; the toolserver and its shells are not the terminal's foreground job.
     { cwd: process.cwd(), env, stdio: ["pipe", "ignore", "pipe"], detached: true },
   );
-  // The agent speaks to it over HTTP (tools/socket-transport.ts): node:http loads while the toolserver boots rather
-  // than on the first request. A start from the snapshot has not loaded it yet (it cannot be in a snapshot).
+  // node:http (the LLM requests' client, core/llm/http.ts) loads while the toolserver boots, when the agent has
+  // nothing else to do, rather than on the first LLM request: a start from the snapshot has not loaded it (it cannot
+  // be in a snapshot).
   setImmediate(() => process.getBuiltinModule("node:http"));
   let stderr = "";
   let listening = false;
