@@ -11,6 +11,7 @@ import {
   CROW_MCP_BIN,
   connectSocket,
   type SocketAnswer,
+  type SocketSession,
   socketInitialize,
   type TempWorkspace,
   tempWorkspace,
@@ -18,6 +19,20 @@ import {
 import { startSocketServer } from "../src/socket.js";
 
 const text = (answer: SocketAnswer) => ((answer.result?.content ?? []) as Array<{ text: string }>)[0]?.text ?? "";
+
+/** A session on the socket, initialized (in `cwd` if given). */
+async function openSession(socketPath: string, cwd?: string): Promise<SocketSession> {
+  const session = await connectSocket(socketPath);
+  const init = await session.request(socketInitialize(cwd));
+  assert.ok(init.result, JSON.stringify(init));
+  session.notify({ method: "notifications/initialized" });
+  return session;
+}
+
+/** One tool call (`id` its request id). */
+function callTool(session: SocketSession, id: number, name: string, args: object): Promise<SocketAnswer> {
+  return session.request({ id, method: "tools/call", params: { name, arguments: args } });
+}
 
 /** Starts crow-mcp (`bin`) on a socket in a fresh directory; resolves once it says it listens. */
 async function startSocket(
@@ -59,16 +74,12 @@ describe("crow-mcp --socket", () => {
   test("a session opened the moment it says it listens gets every tool, working in its own directory", async () => {
     const server = await startSocket(CROW_MCP_BIN, tmpdir());
     try {
-      const session = await connectSocket(server.socketPath);
-      const init = await session.request(socketInitialize(ws.dir));
-      assert.ok(init.result, JSON.stringify(init));
-      session.notify({ method: "notifications/initialized" });
+      const session = await openSession(server.socketPath, ws.dir);
       const list = await session.request({ id: 2, method: "tools/list" });
       const names = ((list.result?.tools ?? []) as Array<{ name: string }>).map((tool) => tool.name).sort();
       assert.deepEqual(names, ["edit", "read", "terminal", "web_fetch", "web_search", "write"]);
 
-      const call = (id: number, name: string, args: object) =>
-        session.request({ id, method: "tools/call", params: { name, arguments: args } });
+      const call = (id: number, name: string, args: object) => callTool(session, id, name, args);
       const file = ws.path("first.txt");
       await call(3, "write", { file_path: file, content: "first session" });
       assert.equal(text(await call(4, "read", { file_path: file })), "1→first session");
@@ -83,15 +94,9 @@ describe("crow-mcp --socket", () => {
   test("each connection is its own session, and its shell ends with its connection", async () => {
     const server = await startSocket(CROW_MCP_BIN, ws.dir);
     try {
-      const open = async () => {
-        const session = await connectSocket(server.socketPath);
-        await session.request(socketInitialize());
-        session.notify({ method: "notifications/initialized" });
-        return session;
-      };
-      const [first, second] = [await open(), await open()];
-      const run = (session: typeof first, id: number, command: string) =>
-        session.request({ id, method: "tools/call", params: { name: "terminal", arguments: { command } } });
+      const [first, second] = [await openSession(server.socketPath), await openSession(server.socketPath)];
+      const run = (session: SocketSession, id: number, command: string) =>
+        callTool(session, id, "terminal", { command });
       await run(first, 2, "export CROW_SOCKET_MARK=first; cd /");
       const seen = text(await run(second, 2, 'echo "mark=$CROW_SOCKET_MARK"; pwd'));
       assert.match(seen, /^mark=$/m, "the second session's shell does not see the first's variables");
@@ -113,15 +118,12 @@ describe("crow-mcp --socket", () => {
   test("messages of megabytes, with multi-byte characters, arrive whole both ways", async () => {
     const server = await startSocket(CROW_MCP_BIN, ws.dir);
     try {
-      const session = await connectSocket(server.socketPath);
-      await session.request(socketInitialize());
-      session.notify({ method: "notifications/initialized" });
+      const session = await openSession(server.socketPath);
       const line = "é🦜 é🦜 é🦜 é🦜 é🦜 é🦜 é🦜 é🦜 é🦜 é🦜"; // 70 bytes of UTF-8
       const lines = 50_000;
       const content = `${Array.from({ length: lines }, (_, i) => `${i} ${line}`).join("\n")}\n`;
       const file = ws.path("big.txt");
-      const call = (id: number, name: string, args: object) =>
-        session.request({ id, method: "tools/call", params: { name, arguments: args } });
+      const call = (id: number, name: string, args: object) => callTool(session, id, name, args);
       const written = await call(2, "write", { file_path: file, content });
       assert.equal(written.result?.isError, undefined, text(written));
       assert.equal(readFileSync(file, "utf8"), content, "the 3.8 MB request arrived whole");
@@ -159,22 +161,17 @@ describe("crow-mcp --socket", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "crow-mcp-idle-"));
     const server = await startSocketServer(path.join(dir, "mcp.sock"), { cwd: ws.dir, sessionIdleMs: 300 });
     try {
-      const busy = await connectSocket(server.socketPath);
-      await busy.request(socketInitialize());
-      const idle = await connectSocket(server.socketPath);
-      await idle.request(socketInitialize());
-      const call = { name: "terminal", arguments: { command: "sleep 1.5; echo slept" } };
-      const running = busy.request({ id: 2, method: "tools/call", params: call });
+      const busy = await openSession(server.socketPath);
+      const idle = await openSession(server.socketPath);
+      const running = callTool(busy, 2, "terminal", { command: "sleep 1.5; echo slept" });
       await idle.closed;
       assert.equal(server.sessionCount(), 1, "the silent session was ended; the busy one was not");
       assert.match(text(await running), /^slept$/m);
       busy.close();
 
       // A cancelled call is answered by nobody: it must not keep its session from idling out.
-      const cancelled = await connectSocket(server.socketPath);
-      await cancelled.request(socketInitialize());
-      const long = { name: "terminal", arguments: { command: "sleep 30" } };
-      cancelled.request({ id: 2, method: "tools/call", params: long }).catch(() => undefined);
+      const cancelled = await openSession(server.socketPath);
+      callTool(cancelled, 2, "terminal", { command: "sleep 30" }).catch(() => undefined);
       cancelled.notify({ method: "notifications/cancelled", params: { requestId: 2, reason: "test" } });
       const ended = await Promise.race([
         cancelled.closed.then(() => true),
