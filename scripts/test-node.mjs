@@ -102,7 +102,8 @@ function nodeEnv(nodeDir) {
 }
 
 function run(file, args, cwd, nodeDir) {
-  const result = spawnSync(file, args, { cwd, env: nodeEnv(nodeDir), stdio: ["ignore", "inherit", "inherit"] });
+  // The child's stdout goes to stderr: with --prepare, this script's stdout is the tree's path and nothing else.
+  const result = spawnSync(file, args, { cwd, env: nodeEnv(nodeDir), stdio: ["ignore", 2, "inherit"] });
   if (result.status !== 0) {
     throw new Error(`${file} ${args.join(" ")} failed in ${cwd} (exit ${result.status ?? result.signal})`);
   }
