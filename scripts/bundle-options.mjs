@@ -3,6 +3,7 @@
 import { createHash } from "node:crypto";
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { checkDeferred, deferredChunks, deferToBundle } from "./snapshot-deferred.mjs";
 
 /**
  * zod re-exports all of its ~40 error-message locales as `z.locales` (360 KB, 10% of what the agent parses at
@@ -98,9 +99,11 @@ const lazyBuiltins = {
  * A startup snapshot script (packages/agent/src/snapshot/entry.ts → crow-snapshot.cjs,
  * packages/mcp/src/snapshot-entry.ts → crow-mcp-snapshot.cjs): the same code as the bundle, as the one classic script
  * `node --build-snapshot` takes. `import()` of the bundle's own modules is inlined (there are no chunks), of built-ins
- * a require(); import.meta.url is the script's own file URL.
+ * a require(), of a module in SNAPSHOT_DEFERRED an import of the bundle's chunk for it (scripts/snapshot-deferred.mjs);
+ * import.meta.url is the script's own file URL. `deferral` is deferToBundle's: which chunks, and where the deferred
+ * ones are recorded.
  */
-export function snapshotScriptOptions(entry, outfile) {
+export function snapshotScriptOptions(entry, outfile, deferral) {
   return {
     ...common,
     format: "cjs",
@@ -109,9 +112,10 @@ export function snapshotScriptOptions(entry, outfile) {
     supported: { "dynamic-import": false },
     define: { "import.meta.url": "__crowSnapshotUrl" },
     banner: { js: 'var __crowSnapshotUrl = require("node:url").pathToFileURL(__filename).href;' },
-    plugins: [...common.plugins, lazyBuiltins],
+    plugins: [deferToBundle(deferral), ...common.plugins, lazyBuiltins],
     entryPoints: [entry],
     outfile,
+    metafile: true,
   };
 }
 
@@ -131,9 +135,10 @@ function asciiOnly(text) {
  * each with its build id: the first 12 hex digits of the SHA-256 of the script and the version, so a blob is only
  * ever used with the very script (and version) it was built from. crow's id goes into the `crow` launcher
  * (packages/agent/src/snapshot/launcher.sh), crow-mcp's into crow-mcp-snapshot.id, which crow reads before it starts
- * its toolserver from a blob.
+ * its toolserver from a blob. `agentMeta` and `mcpMeta` are the metafiles of the ESM bundles in those directories
+ * (built from `root`), whose chunks the scripts import for the modules they leave out (SNAPSHOT_DEFERRED).
  */
-export async function buildSnapshotScripts({ root, agentOut, mcpOut }) {
+export async function buildSnapshotScripts({ root, agentOut, mcpOut, agentMeta, mcpMeta }) {
   const { build } = await import("esbuild");
   // The version too: a snapshot holds the version read from package.json when it was built, and a release may
   // change nothing else.
@@ -141,10 +146,19 @@ export async function buildSnapshotScripts({ root, agentOut, mcpOut }) {
   const id = (file) => createHash("sha256").update(readFileSync(file)).update(version).digest("hex").slice(0, 12);
   const agentScript = path.join(agentOut, "crow-snapshot.cjs");
   const mcpScript = path.join(mcpOut, "crow-mcp-snapshot.cjs");
-  await Promise.all([
-    build(snapshotScriptOptions(path.join(root, "packages/agent/dist/snapshot/entry.js"), agentScript)),
-    build(snapshotScriptOptions(path.join(root, "packages/mcp/dist/snapshot-entry.js"), mcpScript)),
+  const used = new Set();
+  const runtime = path.join(root, "packages/mcp/dist/snapshot-runtime.js");
+  const deferral = (meta) => ({ chunks: deferredChunks(meta, root), runtime, used });
+  const script = (entry, outfile, meta) =>
+    build({ ...snapshotScriptOptions(path.join(root, entry), outfile, deferral(meta)), absWorkingDir: root });
+  const results = await Promise.all([
+    script("packages/agent/dist/snapshot/entry.js", agentScript, agentMeta),
+    script("packages/mcp/dist/snapshot-entry.js", mcpScript, mcpMeta),
   ]);
+  const inputs = new Set(
+    results.flatMap((r) => Object.keys(r.metafile.inputs).map((file) => path.resolve(root, file))),
+  );
+  checkDeferred({ root, used, inputs });
   for (const script of [agentScript, mcpScript]) writeFileSync(script, asciiOnly(readFileSync(script, "utf8")));
   writeFileSync(path.join(mcpOut, "crow-mcp-snapshot.id"), `${id(mcpScript)}\n`);
   const launcherSource = path.join(root, "packages/agent/src/snapshot/launcher.sh");

@@ -21,16 +21,19 @@ const targets = [
   },
 ];
 
-await Promise.all(
+const [mcpMeta, agentMeta] = await Promise.all(
   targets.map(async ({ pkg, name, more }) => {
     const outdir = path.join(root, pkg, "bundle");
     rmSync(outdir, { recursive: true, force: true });
-    await build({
+    const { metafile } = await build({
       ...common,
       entryPoints: { [name]: path.join(root, pkg, "dist", "cli.js"), ...more },
       outdir,
+      absWorkingDir: root,
+      metafile: true,
     });
     chmodSync(path.join(outdir, `${name}.js`), 0o755);
+    return metafile;
   }),
 );
 
@@ -39,6 +42,8 @@ await buildSnapshotScripts({
   root,
   agentOut: path.join(root, "packages/agent/bundle"),
   mcpOut: path.join(root, "packages/mcp/bundle"),
+  agentMeta,
+  mcpMeta,
 });
 
 // The session viewer's page script and stylesheet (`crow sessions serve` serves them from /assets): plain TypeScript

@@ -68,8 +68,10 @@ const manifest = {
 const stage = path.join(out, "package");
 rmSync(stage, { recursive: true, force: true });
 mkdirSync(stage, { recursive: true });
-await build({
+const { metafile } = await build({
   ...common,
+  absWorkingDir: root,
+  metafile: true,
   entryPoints: {
     crow: path.join(root, "packages/agent/dist/cli.js"),
     "crow-mcp": path.join(root, "packages/mcp/dist/cli.js"),
@@ -79,7 +81,13 @@ await build({
 });
 for (const bin of ["crow", "crow-mcp"]) chmodSync(path.join(stage, "bundle", `${bin}.js`), 0o755);
 // The startup snapshot scripts and the launcher (see packages/agent/src/snapshot/), as in the workspace build.
-await buildSnapshotScripts({ root, agentOut: path.join(stage, "bundle"), mcpOut: path.join(stage, "bundle") });
+await buildSnapshotScripts({
+  root,
+  agentOut: path.join(stage, "bundle"),
+  mcpOut: path.join(stage, "bundle"),
+  agentMeta: metafile,
+  mcpMeta: metafile,
+});
 // The session viewer's browser page (`crow sessions serve` serves bundle/viewer.js and viewer.css), as the workspace
 // build made it: browser code, the same in every layout.
 for (const asset of ["viewer.js", "viewer.css"]) {

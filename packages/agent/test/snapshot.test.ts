@@ -2,20 +2,24 @@
  * The `crow` launcher (bundle/crow) and crow's V8 startup snapshot: the first start of an agent command runs crow.js
  * and builds the snapshot in the background; later starts run from it, with everything working as before (tools over
  * the shared crow-mcp, itself started from its own snapshot; the store; extensions imported from config.yaml; stdout
- * protocol only); a stale or refused snapshot is not used. Each test has its own cache directory (XDG_CACHE_HOME),
- * HOME and CROW_HOME.
+ * protocol only; the modules the snapshots leave out, loaded when first needed); a stale or refused snapshot is not
+ * used. Each test has its own cache directory (XDG_CACHE_HOME), HOME and CROW_HOME.
  */
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, realpathSync, statSync, utimesSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import {
   CROW_BIN,
+  httpError,
   type MockLlm,
   reply,
   spawnAcpAgent,
   startMockLlm,
+  startPostgres,
   type TempWorkspace,
   tempWorkspace,
   textReply,
@@ -181,6 +185,57 @@ describe("the crow launcher and its startup snapshot", { timeout: 600_000 }, () 
       assert.doesNotMatch(agent.stderr(), /failed to load|ExperimentalWarning/i);
     } finally {
       await agent.close();
+    }
+  });
+
+  test("what the snapshots leave out loads when first needed: web_fetch's converter, provider errors, PostgreSQL", async () => {
+    assert.ok(blob, "the first test built the snapshot");
+    const site = http.createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      res.end(
+        "<!DOCTYPE html><html><head><title>Nests</title></head><body><article><h1>How crows nest</h1>" +
+          `<p>${"Crows build their nests high in the trees, out of sticks and bark. ".repeat(8)}<strong>Both parents</strong> feed the young.</p></article></body></html>`,
+      );
+    });
+    await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
+    const pg = await startPostgres();
+    const pgHome = path.join(home.dir, "pg-home");
+    try {
+      const url = `http://127.0.0.1:${(site.address() as AddressInfo).port}/nests`;
+      mock.script(
+        reply().toolCall("web_fetch", { url }),
+        textReply("fetched").expect((req) => {
+          const result = JSON.stringify(req.body.messages.at(-1)?.content);
+          assert.match(result, /# How crows nest/, "the page came back as Markdown");
+          assert.match(result, /\*\*Both parents\*\* feed the young/);
+        }),
+      );
+      const fetched = await launch(["run", "-c", ws.dir, "go"], env);
+      assert.equal(fetched.code, 0, fetched.stderr);
+      assert.equal(fetched.stdout, "fetched\n");
+      assert.match(fetched.stderr, FROM_SNAPSHOT);
+      mock.assertDone();
+
+      mock.script(httpError(500, { message: "overloaded" }), httpError(500, { message: "overloaded" }));
+      const failed = await launch(["run", "-c", ws.dir, "go"], env);
+      assert.equal(failed.code, 1, failed.stderr);
+      assert.match(failed.stderr, /LLM provider "default" at \S+ failed \(2 attempts\): HTTP 500: overloaded/);
+      assert.match(failed.stderr, FROM_SNAPSHOT);
+
+      await mkdir(pgHome, { recursive: true });
+      await writeFile(path.join(pgHome, "config.yaml"), `db_uri: ${await pg.createDatabase()}\n`);
+      const pgEnv = { ...env, CROW_HOME: pgHome };
+      mock.script(textReply("stored"));
+      const stored = await launch(["run", "-c", ws.dir, "remember this"], pgEnv);
+      assert.equal(stored.code, 0, stored.stderr);
+      assert.match(stored.stderr, FROM_SNAPSHOT);
+      const listed = await launch(["sessions", "list", "--json"], pgEnv);
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.equal((JSON.parse(listed.stdout) as unknown[]).length, 1, listed.stdout);
+      mock.assertDone();
+    } finally {
+      site.close();
+      await pg.stop();
     }
   });
 

@@ -31,6 +31,19 @@ export function nodeImporter(referrer: string): Importer {
   return script.runInThisContext() as Importer;
 }
 
+/** Imports a file beside the snapshot script: set when the process starts from its snapshot. */
+let besideSnapshot: Importer | undefined;
+
+/**
+ * Imports `file`, a chunk of the bundle beside the snapshot script, and resolves to its namespace: how a snapshot
+ * script imports a module it leaves out (scripts/snapshot-deferred.mjs writes the calls). Only for a process started
+ * from its snapshot.
+ */
+export function importBesideSnapshot(file: string): Promise<unknown> {
+  if (!besideSnapshot) return Promise.reject(new Error(`cannot import ${file}: the startup snapshot has not started`));
+  return besideSnapshot(file);
+}
+
 /** Whether `entry` sits beside `builtFrom` (the snapshot script), symbolic links resolved. */
 function besideScript(entry: string | undefined, builtFrom: string): boolean {
   if (entry === undefined) return false;
@@ -55,6 +68,8 @@ export function startFromSnapshot(options: {
 }): void {
   const given = process.argv[1];
   if (besideScript(given, options.builtFrom)) {
+    const dir = path.dirname(options.builtFrom);
+    besideSnapshot = (file) => options.importer(pathToFileURL(path.join(dir, file)).href);
     options.start();
     return;
   }
