@@ -108,6 +108,19 @@ describe("crow acp: protocol edges editors run into", () => {
     assert.match(JSON.stringify(wireError(agent, 7002)), /prompt is empty/);
   });
 
+  test("session/new is answered first on the wire, its commands right behind, before the next request's answer", async () => {
+    const { sessionId } = await agent.newSession(ws.dir);
+    // Sent the moment the session id is known: the commands must not wait for a timer behind it.
+    await agent.prompt(sessionId, "/help");
+    const lines = [...agent.stdoutLines];
+    const answered = lines.findIndex((line) => line.includes('"result"') && line.includes(sessionId));
+    const commands = lines.findIndex((line) => line.includes(sessionId) && line.includes("available_commands_update"));
+    const helped = lines.findLastIndex((line) => line.includes('"stopReason"'));
+    assert.ok(answered >= 0, "session/new was answered");
+    assert.ok(commands > answered, `the commands follow the session/new answer (lines ${answered}, ${commands})`);
+    assert.ok(commands < helped, `the commands come before the /help prompt's answer (lines ${commands}, ${helped})`);
+  });
+
   test("an MCP server that fails to start is a notice for a client that takes notices", async () => {
     const { sessionId } = await agent.newSession(ws.dir, [
       { name: "broken", command: path.join(ws.dir, "no-such-server"), args: [], env: [] },

@@ -164,8 +164,10 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
     };
     entry = created;
     sessions.set(session.id, created);
-    // After the response: the client must know the session id before updates for it arrive.
-    setTimeout(() => {
+    // Right after the response: the client must know the session id before updates for it arrive. The response is
+    // queued for writing before this macrotask runs (it follows from the handler's promise), and a timer would come
+    // later than that: a client that prompted at once could have its answer before the session's commands.
+    setImmediate(() => {
       send(created, commandsUpdate(session.commands()));
       if (session.title) send(created, { sessionUpdate: "session_info_update", title: session.title });
       // Problems (an MCP server that did not start, an extension that failed): a notice where the client shows them.
@@ -177,7 +179,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
             : messageChunk(`${problem}\n`),
         );
       }
-    }, 0);
+    });
     return created;
   }
 
