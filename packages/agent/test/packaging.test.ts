@@ -3,7 +3,7 @@
  * prefix (registry dependencies from the npm registry, through the local npm cache), and run from there with an
  * empty HOME — never from the repository. Also `npm exec --package <tarball> -- crow acp`, the npx-style launch an
  * editor uses. A file the bundles need but the tarball lacks fails these tests: the checks start every executable,
- * and every chunk a bundle imports must be in the installed package.
+ * and every chunk a bundle or a startup snapshot script imports must be in the installed package.
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -166,7 +166,7 @@ describe("the published package, installed from its tarball", { timeout: 1_200_0
       assert.ok(!modules.includes(dev), dev);
   });
 
-  test("every chunk a bundle imports is in the installed package", () => {
+  test("every chunk a bundle or a snapshot script imports is in the installed package", () => {
     const bundle = path.join(installed, "bundle");
     const files = readdirSync(bundle).filter((f) => f.endsWith(".js"));
     const imported = new Set<string>();
@@ -180,6 +180,17 @@ describe("the published package, installed from its tarball", { timeout: 1_200_0
       imported.size > 5,
       `found only ${imported.size} chunk imports: the pattern no longer matches esbuild's output`,
     );
+    // The modules the startup snapshots leave out, imported from the bundle when first needed
+    // (scripts/snapshot-deferred.mjs).
+    let deferred = 0;
+    for (const script of ["crow-snapshot.cjs", "crow-mcp-snapshot.cjs"]) {
+      const text = readFileSync(path.join(bundle, script), "utf8");
+      for (const match of text.matchAll(/importBesideSnapshot\("([^"]+)"\)/g)) {
+        deferred++;
+        imported.add(`./${match[1]}`);
+      }
+    }
+    assert.ok(deferred >= 5, `found only ${deferred} deferred imports in the snapshot scripts`);
     // The session viewer's page, served from bundle/ by `crow sessions serve`.
     for (const asset of ["./viewer.js", "./viewer.css"]) imported.add(asset);
     const missing = [...imported].filter((rel) => !existsSync(path.join(bundle, rel)));
