@@ -15,8 +15,16 @@ export interface FetchLimits {
   signal?: AbortSignal;
   /** Host-name resolution (default: the system's). Tests give one that answers differently each time. */
   resolve?: Resolve;
-  /** Called when the response headers are in, before the body is read: may refuse it by throwing a WebError. */
-  accept?: (response: { url: string; status: number; contentType: string | undefined; length: number }) => void;
+  /**
+   * Called when the final response's headers are in, before its body is read: a returned message refuses the
+   * response (the fetch then fails with a {@link ResponseRefused} carrying that message, the body unread).
+   */
+  accept?: (response: {
+    url: string;
+    status: number;
+    contentType: string | undefined;
+    length: number;
+  }) => string | undefined;
 }
 
 /** A downloaded response (any status; the caller decides what a 404 means). */
@@ -31,6 +39,9 @@ export interface FetchedResponse {
 
 /** A failure with a message meant for the model (it is shown as is). */
 export class WebError extends Error {}
+
+/** A response that the caller's `accept` refused; the message is the one `accept` returned. */
+export class ResponseRefused extends WebError {}
 
 export const USER_AGENT = "Mozilla/5.0 (compatible; CrowAgent/1.0; +https://github.com/crow-agent)";
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -89,11 +100,10 @@ export async function fetchUrl(url: string, limits: FetchLimits): Promise<Fetche
       }
       const contentType = header(response.headers["content-type"]);
       const declared = Number(header(response.headers["content-length"]) ?? Number.NaN);
-      try {
-        limits.accept?.({ url: current.href, status: response.status, contentType, length: declared });
-      } catch (error) {
+      const refusal = limits.accept?.({ url: current.href, status: response.status, contentType, length: declared });
+      if (refusal !== undefined) {
         response.body.destroy();
-        throw error;
+        throw new ResponseRefused(refusal);
       }
       const body = await readCapped(response.body, current.href, declared, limits, deadline.signal);
       return { url: current.href, status: response.status, statusText: response.statusText, contentType, body };
