@@ -2,11 +2,9 @@
  * One HTTP(S) GET over Node's own client, whose sockets resolve host names through a `lookup` the caller gives
  * (the address guard). The global fetch cannot take one: it resolves inside undici, out of reach.
  */
-import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from "node:http";
-import { request as httpsRequest } from "node:https";
+import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import type { LookupFunction } from "node:net";
 import { pipeline, type Readable } from "node:stream";
-import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 
 /** An answered GET: status and headers, and the body as a stream, already decompressed. */
 export interface OpenedResponse {
@@ -26,9 +24,13 @@ export interface GetOptions {
   signal: AbortSignal;
 }
 
-/** Sends a GET to `url` (http or https) and resolves once the status line and headers have arrived. */
-export function openGet(url: URL, options: GetOptions): Promise<OpenedResponse> {
-  const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+/**
+ * Sends a GET to `url` (http or https) and resolves once the status line and headers have arrived. Node's HTTP, TLS
+ * and zlib modules are loaded on the first fetch: crow-mcp and crow start ~6 ms sooner without them.
+ */
+export async function openGet(url: URL, options: GetOptions): Promise<OpenedResponse> {
+  const { request: send } = url.protocol === "https:" ? await import("node:https") : await import("node:http");
+  const zlib = await import("node:zlib");
   return new Promise((resolve, reject) => {
     const request = send(url, {
       method: "GET",
@@ -40,7 +42,7 @@ export function openGet(url: URL, options: GetOptions): Promise<OpenedResponse> 
     });
     request.once("error", reject);
     request.once("response", (response: IncomingMessage) => {
-      const body = decoded(response);
+      const body = decoded(response, zlib);
       // Abandoning the body (an abort, the size cap) must also close the connection.
       body.once("close", () => request.destroy());
       resolve({
@@ -54,17 +56,17 @@ export function openGet(url: URL, options: GetOptions): Promise<OpenedResponse> 
   });
 }
 
-function decoded(response: IncomingMessage): Readable {
+function decoded(response: IncomingMessage, zlib: typeof import("node:zlib")): Readable {
   const encoding = String(response.headers["content-encoding"] ?? "")
     .trim()
     .toLowerCase();
   const decoder =
     encoding === "gzip" || encoding === "x-gzip"
-      ? createGunzip()
+      ? zlib.createGunzip()
       : encoding === "deflate"
-        ? createInflate()
+        ? zlib.createInflate()
         : encoding === "br"
-          ? createBrotliDecompress()
+          ? zlib.createBrotliDecompress()
           : undefined;
   if (!decoder) return response;
   pipeline(response, decoder, () => {});
