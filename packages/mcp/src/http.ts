@@ -57,6 +57,10 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
   app.post("/mcp", (req: Request, res: Response) => sessions.post(req, res, req.body));
   app.get("/mcp", (req: Request, res: Response) => sessions.existing(req, res));
   app.delete("/mcp", (req: Request, res: Response) => sessions.existing(req, res));
+  // Anything else: a JSON-RPC error too, not Express's HTML "Cannot GET".
+  app.use((req: Request, res: Response) =>
+    jsonRpcError(res, 404, `Not found: ${req.method} ${req.path}; crow-mcp serves MCP at /mcp`),
+  );
   app.use(jsonErrors);
 
   const server = createServer((req, res) => {

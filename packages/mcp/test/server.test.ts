@@ -208,6 +208,12 @@ describe("crow-mcp over Streamable HTTP", () => {
       assert.equal(authorized.contentType, "application/json");
       assert.deepEqual(JSON.parse(authorized.body).error.code, -32700);
       assert.doesNotMatch(authorized.body, /<pre>|at |node_modules/);
+      const elsewhere = await rawPost(server.url.replace(/\/mcp$/, "/elsewhere"), "{}", {
+        authorization: "Bearer s3cret",
+      });
+      assert.equal(elsewhere.status, 404);
+      assert.equal(elsewhere.contentType, "application/json");
+      assert.match(elsewhere.body, /Not found: POST \/elsewhere; crow-mcp serves MCP at \/mcp/);
     } finally {
       await server.stop();
     }
