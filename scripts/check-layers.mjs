@@ -24,8 +24,10 @@ const rules = {
   // And its edit engine (`@crow/mcp/edit`: pure string functions, no MCP, no fs): the agent edits the editor's
   // buffers through `fs/read_text_file` / `fs/write_text_file` with the same matchers and messages as crow-mcp.
   // And the lazy JSON Schema validator both sides give the MCP SDK, and the line framing both speak on the socket.
+  // And the guarded HTTP GET (`@crow/mcp/guarded-fetch`, Node built-ins only): a prompt's image URL is fetched under
+  // web_fetch's rules (address guard on the connected address, size cap, GC-proof deadline, cancellation).
   agent: [
-    /^@crow\/(mcp|testkit)(\/(?!(read-format|edit|v8-flags|zod-jitless|compile-cache|json-schema-validator|snapshot-runtime|line-transport)$).*)?$/,
+    /^@crow\/(mcp|testkit)(\/(?!(read-format|edit|v8-flags|zod-jitless|compile-cache|json-schema-validator|snapshot-runtime|line-transport|guarded-fetch)$).*)?$/,
   ],
 };
 

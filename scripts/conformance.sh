@@ -13,7 +13,8 @@ if [ ! -f "$cache/node_modules/@modelcontextprotocol/conformance/dist/index.js" 
   (cd "$cache" && npm install --silent --no-save --prefix "$cache" @modelcontextprotocol/conformance@0.1.16)
 fi
 port=$((20000 + RANDOM % 20000))
-node packages/mcp/bundle/crow-mcp.js --http --port "$port" 2>"$cache/server.log" &
+# --no-auth: the suite's scenarios send no Authorization header (loopback only, for the length of this run).
+node packages/mcp/bundle/crow-mcp.js --http --no-auth --port "$port" 2>"$cache/server.log" &
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT
 sleep 1

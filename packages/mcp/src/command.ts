@@ -1,5 +1,6 @@
 // The crow-mcp command line: what `crow-mcp [options]` does (started by main.ts, or by the startup snapshot's main
 // function in snapshot-entry.ts).
+import { randomBytes } from "node:crypto";
 import { rmdirSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -20,8 +21,12 @@ Options:
   --http                 serve Streamable HTTP instead of stdio
   --host <host>          interface to bind (default 127.0.0.1)
   --port <port>          port to bind (default 7419; 0 picks a free port)
-  --token <token>        require "Authorization: Bearer <token>" (or set CROW_MCP_TOKEN)
-  --allowed-host <host>  also accept this Host header (repeatable; for non-loopback binds)
+  --token <token>        the token clients must send as "Authorization: Bearer <token>" (or set
+                         CROW_MCP_TOKEN); without one, a random token is generated and printed on stderr
+  --no-auth              serve without a token: anyone who can reach the port (any local user, on
+                         loopback) can run commands as you. Only for a client that cannot send a header
+  --allowed-host <host>  also accept this Host header (repeatable; for non-loopback binds; on 0.0.0.0
+                         without it, only this machine's own names and addresses are accepted)
   --exit-with-stdin      with --socket: stop when stdin closes (the parent that started it is gone), and
                          remove the socket's directory if it is then empty and named crow-mcp-*
   --cwd <dir>            working directory for the tools (default: the current directory)
@@ -52,6 +57,7 @@ function parse() {
         host: { type: "string" },
         port: { type: "string" },
         token: { type: "string" },
+        "no-auth": { type: "boolean" },
         "allowed-host": { type: "string", multiple: true },
         cwd: { type: "string" },
         "soft-timeout": { type: "string" },
@@ -102,7 +108,7 @@ export async function runCrowMcp(): Promise<void> {
 
   if (args.socket !== undefined) {
     if (args.http) fail("--socket and --http exclude each other");
-    for (const flag of ["host", "port", "token", "allowed-host"] as const) {
+    for (const flag of ["host", "port", "token", "no-auth", "allowed-host"] as const) {
       if (args[flag] !== undefined) fail(`--${flag} only applies with --http`);
     }
     await serveSocket(args.socket, options, args["exit-with-stdin"] === true);
@@ -110,7 +116,7 @@ export async function runCrowMcp(): Promise<void> {
   }
   if (args["exit-with-stdin"]) fail("--exit-with-stdin only applies with --socket");
   if (!args.http) {
-    for (const flag of ["host", "port", "token", "allowed-host"] as const) {
+    for (const flag of ["host", "port", "token", "no-auth", "allowed-host"] as const) {
       if (args[flag] !== undefined) fail(`--${flag} only applies with --http`);
     }
     await serveStdio(options);
@@ -119,7 +125,11 @@ export async function runCrowMcp(): Promise<void> {
   const port = positiveNumber(args.port, "--port", true) ?? 7419;
   if (!Number.isInteger(port) || port > 65535)
     fail(`--port must be an integer between 0 and 65535, got "${args.port}"`);
-  const token = args.token ?? process.env.CROW_MCP_TOKEN;
+  const given = args.token ?? (process.env.CROW_MCP_TOKEN || undefined);
+  if (args["no-auth"] && given) fail("--no-auth and a token (--token or CROW_MCP_TOKEN) exclude each other");
+  if (given === "") fail("--token must not be empty (use --no-auth to serve without a token)");
+  // Serving tools over HTTP without a token lets any local user run commands as this user: a token is the default.
+  const token = args["no-auth"] ? undefined : (given ?? randomBytes(24).toString("base64url"));
   const host = args.host ?? "127.0.0.1";
   // Loaded only for --http: express and the HTTP transport cost ~20 MB and ~70 ms that stdio never needs.
   const { startHttpServer } = await import("./http.js");
@@ -135,10 +145,14 @@ export async function runCrowMcp(): Promise<void> {
   } catch (error) {
     fail(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
   }
-  if (!token && !["127.0.0.1", "localhost", "::1"].includes(host)) {
-    log.warn(`serving on ${host} without a token: anyone who can reach this port can run commands. Use --token.`);
+  if (!token) {
+    const who = ["127.0.0.1", "localhost", "::1"].includes(host) ? "any user of this machine" : "anyone";
+    log.warn(`--no-auth: serving without a token, so ${who} who can reach ${running.url} can run commands as you.`);
   }
   process.stderr.write(`crow-mcp ${VERSION} listening on ${running.url}\n`);
+  if (token && given === undefined) {
+    process.stderr.write(`crow-mcp: token (send "Authorization: Bearer <token>"): ${token}\n`);
+  }
   const stop = () => {
     void running.close().then(() => process.exit(0));
   };

@@ -4,6 +4,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
+import { brotliCompressSync, gzipSync } from "node:zlib";
 import { callTool, connectStdio, type McpConnection, type TempWorkspace, tempWorkspace } from "@crow/testkit";
 
 const FIXTURES = path.join(import.meta.dirname, "fixtures", "web");
@@ -45,6 +46,10 @@ function startSite(): Promise<{ url: string; hits: Map<string, number>; close: (
         return send(200, "text/html; charset=utf-8", longArticle);
       case "/data.json":
         return send(200, "application/json", JSON.stringify({ name: "crow", tools: ["web_fetch", "web_search"] }));
+      case "/gzipped.txt":
+        return send(200, "text/plain", gzipSync("unpacked from gzip"), { "content-encoding": "gzip" });
+      case "/brotli.txt":
+        return send(200, "text/plain", brotliCompressSync("unpacked from brotli"), { "content-encoding": "br" });
       case "/notes.txt":
         return send(200, "text/plain; charset=utf-8", "line one\nline two\n");
       case "/report.pdf":
@@ -342,6 +347,11 @@ describe("web_fetch through crow-mcp over stdio", () => {
     assert.ok(!pdf.text.includes("%PDF"), "no raw bytes");
     const png = await fetchPage({ url: `${site.url}/pixel.png` });
     assert.equal(png.content[1]?.type, "image");
+  });
+
+  test("gzip and brotli bodies are decompressed", async () => {
+    assert.match((await fetchPage({ url: `${site.url}/gzipped.txt` })).text, /\nunpacked from gzip$/);
+    assert.match((await fetchPage({ url: `${site.url}/brotli.txt` })).text, /\nunpacked from brotli$/);
   });
 
   test("metadata and link-local addresses are refused, directly, by name and through a redirect", async () => {

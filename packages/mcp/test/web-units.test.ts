@@ -25,8 +25,39 @@ describe("web address guard", () => {
     ]) {
       assert.ok(blockedAddressReason(ip), `${ip} is refused`);
     }
-    for (const ip of ["127.0.0.1", "::1", "10.0.0.5", "192.168.1.10", "8.8.8.8", "2001:db8::1", "fd00::1"]) {
+    for (const ip of [
+      "127.0.0.1",
+      "::1",
+      "::",
+      "10.0.0.5",
+      "192.168.1.10",
+      "8.8.8.8",
+      "2001:db8::1",
+      "fd00::1",
+      "64:ff9b::808:808",
+      "2002:808:808::1",
+      "::127.0.0.1",
+    ]) {
       assert.equal(blockedAddressReason(ip), undefined, `${ip} is allowed`);
+    }
+  });
+
+  test("IPv6 forms that carry a link-local IPv4 address are refused: NAT64, 6to4, IPv4-compatible, Teredo", () => {
+    const forms: Array<[string, RegExp]> = [
+      ["64:ff9b::169.254.169.254", /NAT64/],
+      ["64:ff9b::a9fe:a9fe", /NAT64/],
+      ["64:ff9b:1::a9fe:a9fe", /NAT64/],
+      ["2002:a9fe:a9fe::", /6to4/],
+      ["2002:a9fe:a9fe:1::5", /6to4/],
+      ["::169.254.169.254", /IPv4-compatible/],
+      ["::a9fe:a9fe", /IPv4-compatible/],
+      ["2001:0:a9fe:a9fe::1", /Teredo/],
+      ["64:ff9b::6464:64c8", /Alibaba/],
+    ];
+    for (const [ip, form] of forms) {
+      const reason = blockedAddressReason(ip) ?? "";
+      assert.match(reason, /link-local|Alibaba/, `${ip} is refused`);
+      assert.match(reason, form, `${ip}: ${reason}`);
     }
   });
 
@@ -40,6 +71,7 @@ describe("web address guard", () => {
     await refused("http://METADATA.google.internal./x", /metadata service/);
     await refused("http://169.254.169.254/latest/meta-data/", /link-local/);
     await refused("http://[fd00:ec2::254]/latest/meta-data/", /AWS IPv6 metadata/);
+    await refused("http://[64:ff9b::a9fe:a9fe]/latest/meta-data/", /link-local .*NAT64/);
     await refused("file:///etc/passwd", /only http and https/);
     assert.deepEqual(await checkFetchTarget(new URL("http://127.0.0.1:8080/")), { ok: true });
     assert.deepEqual(await checkFetchTarget(new URL("http://localhost:8080/")), { ok: true });

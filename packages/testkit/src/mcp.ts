@@ -99,19 +99,28 @@ export async function connectStdio(options: SpawnOptions): Promise<McpConnection
 export interface HttpServerProcess {
   /** The MCP endpoint URL the server printed. */
   readonly url: string;
+  /** The bearer token the server requires (the one it printed, or the one it was given); undefined with --no-auth. */
+  readonly token: string | undefined;
   readonly process: ChildProcess;
   stderr(): string;
-  /** Connects a new MCP client (a new MCP session, hence a new shell). */
-  connect(options?: { token?: string }): Promise<McpConnection>;
+  /**
+   * Connects a new MCP client (a new MCP session, hence a new shell), with the server's token unless `token` names
+   * another (`null`: send none).
+   */
+  connect(options?: { token?: string | null }): Promise<McpConnection>;
   /** Sends SIGTERM and waits for the process to exit. */
   stop(): Promise<void>;
 }
 
-/** Spawns the built `crow-mcp --http --port 0` and waits until it prints its URL. */
+/**
+ * Spawns the built `crow-mcp --http --port 0` and waits until it prints its URL (and, when it generated its token,
+ * the token line that follows).
+ */
 export async function startHttp(options: SpawnOptions): Promise<HttpServerProcess> {
+  const env = childEnv(options.env);
   const child = spawn(process.execPath, [CROW_MCP_BIN, "--http", "--port", "0", ...(options.args ?? [])], {
     cwd: options.cwd,
-    env: childEnv(options.env),
+    env,
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stderr = "";
@@ -119,14 +128,19 @@ export async function startHttp(options: SpawnOptions): Promise<HttpServerProces
   child.stdout.on("data", (chunk: Buffer) => {
     stdout += chunk.toString();
   });
-  const url = await new Promise<string>((resolve, reject) => {
+  const args = options.args ?? [];
+  const flag = args.indexOf("--token");
+  const givenToken = flag >= 0 ? args[flag + 1] : env.CROW_MCP_TOKEN || undefined;
+  const expectsPrintedToken = givenToken === undefined && !args.includes("--no-auth");
+  const { url, token } = await new Promise<{ url: string; token: string | undefined }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`crow-mcp --http did not start:\n${stderr}`)), 15_000);
     child.stderr.on("data", (chunk: Buffer) => {
       stderr += chunk.toString();
       const match = /listening on (http:\/\/\S+)/.exec(stderr);
-      if (match?.[1]) {
+      const printed = /token \(send [^)]*\): (\S+)/.exec(stderr)?.[1];
+      if (match?.[1] && (!expectsPrintedToken || printed)) {
         clearTimeout(timer);
-        resolve(match[1]);
+        resolve({ url: match[1], token: printed ?? givenToken });
       }
     });
     child.once("exit", (code) => {
@@ -137,10 +151,12 @@ export async function startHttp(options: SpawnOptions): Promise<HttpServerProces
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   return {
     url,
+    token,
     process: child,
     stderr: () => stderr,
     connect: async (connectOptions = {}) => {
-      const client = await connectHttp(url, connectOptions.token);
+      const chosen = connectOptions.token === undefined ? token : (connectOptions.token ?? undefined);
+      const client = await connectHttp(url, chosen);
       return { client, stderr: () => stderr, pid: child.pid, close: () => client.close() };
     },
     stop: async () => {

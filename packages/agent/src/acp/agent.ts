@@ -227,14 +227,24 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
       provider && crow.providers().includes(provider) ? undefined : providerProblem(config, session.model);
     if (problem) throw new RequestError(-32603, problem);
     let content: Awaited<ReturnType<typeof promptContent>>;
+    // Reading the prompt's files and images stops on session/cancel as well as when the request itself is cancelled.
+    const reading = new AbortController();
+    const stopReading = () => reading.abort();
+    for (const cancel of [signal, ticket.signal]) {
+      if (cancel.aborted) stopReading();
+      else cancel.addEventListener("abort", stopReading, { once: true });
+    }
     try {
       content = await promptContent(blocks, session.cwd, {
         ...(session.model ? { model: session.model } : {}),
-        signal,
+        signal: reading.signal,
       });
     } catch (error) {
       if (error instanceof PromptContentError) throw RequestError.invalidParams(undefined, error.message);
+      if (reading.signal.aborted) return "cancelled";
       throw error;
+    } finally {
+      for (const cancel of [signal, ticket.signal]) cancel.removeEventListener("abort", stopReading);
     }
     // Cancelled while its content was being read: the turn never starts.
     if (ticket.cancelled) return "cancelled";

@@ -8,14 +8,19 @@
  *   listing: upstream crashed on folders);
  * - audio as `input_audio` when the model takes it, otherwise refused with a message naming the model.
  * Problems reading a link or fetching an image become text the model can read, so the turn still runs.
+ * Local files are read under the read tool's rules (regular files only, capped while reading: prompt-files.ts) and
+ * URLs fetched under web_fetch's (`@crow/mcp/guarded-fetch`: address guard, size cap, deadline); all of it stops
+ * when the turn is cancelled.
  */
 import type { Dirent } from "node:fs";
-import { readdir, readFile, stat } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ContentBlock } from "@agentclientprotocol/sdk";
 import type { ContentPart } from "@crow/core";
+import { fetchUrl, ResponseRefused, WebError } from "@crow/mcp/guarded-fetch";
 import { DEFAULT_LINE_LIMIT, formatLines } from "@crow/mcp/read-format";
+import { fileKind, readRegularFile } from "./prompt-files.js";
 
 /** A prompt the agent cannot take (e.g. audio for a text-only model); the message is for the user. */
 export class PromptContentError extends Error {}
@@ -26,6 +31,7 @@ export const MAX_LINKED_BYTES = 256 * 1024;
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 const MAX_LISTED_ENTRIES = 500;
 const FETCH_TIMEOUT_MS = 20_000;
+const FETCH_MAX_REDIRECTS = 5;
 
 const IMAGE_TYPES: Record<string, string> = {
   ".png": "image/png",
@@ -51,7 +57,7 @@ export interface PromptContentOptions {
   model?: string;
   /** The model accepts `input_audio` parts (default false: audio is refused). */
   audio?: boolean;
-  /** Aborts image downloads (the turn was cancelled). */
+  /** Aborts file reads and image downloads (the turn was cancelled): `promptContent` then rejects. */
   signal?: AbortSignal;
 }
 
@@ -90,17 +96,26 @@ async function listing(dir: string): Promise<ContentPart> {
 }
 
 /** A linked local file or directory as text (or an image part). Errors become text the model can read. */
-async function linkedFile(uri: string, file: string, start?: number, end?: number): Promise<ContentPart> {
+async function linkedFile(
+  uri: string,
+  file: string,
+  start: number | undefined,
+  end: number | undefined,
+  signal: AbortSignal | undefined,
+): Promise<ContentPart> {
   try {
     const info = await stat(file);
     if (info.isDirectory()) return await listing(file);
+    if (!info.isFile()) return text(`[Linked resource ${uri} is ${fileKind(info)}, not a regular file; not read]`);
     const mime = IMAGE_TYPES[path.extname(file).toLowerCase()];
-    if (mime && info.size <= MAX_IMAGE_BYTES) return image(mime, (await readFile(file)).toString("base64"));
-    const bytes = await readFile(file);
-    const head = bytes.subarray(0, MAX_LINKED_BYTES);
-    if (head.includes(0)) return text(`[Linked file ${file} is binary (${bytes.length} bytes); not inlined]`);
+    if (mime && info.size <= MAX_IMAGE_BYTES) {
+      return image(mime, (await readRegularFile(file, MAX_IMAGE_BYTES, signal)).bytes.toString("base64"));
+    }
+    // Only the part that can be shown is read (plus nothing: the size comes from the open file).
+    const { bytes: head, size } = await readRegularFile(file, MAX_LINKED_BYTES, signal);
+    if (head.includes(0)) return text(`[Linked file ${file} is binary (${size} bytes); not inlined]`);
     const content = head.toString("utf8");
-    const cut = bytes.length > MAX_LINKED_BYTES ? `\n[… cut at ${MAX_LINKED_BYTES} bytes of ${bytes.length}]` : "";
+    const cut = size > MAX_LINKED_BYTES ? `\n[… cut at ${MAX_LINKED_BYTES} bytes of ${size}]` : "";
     if (start === undefined) return text(`File ${file}:\n${formatLines(content, 1, DEFAULT_LINE_LIMIT)}${cut}`);
     const limit = end === undefined ? DEFAULT_LINE_LIMIT : Math.max(1, end - start + 1);
     const range = end === undefined ? `from line ${start}` : `lines ${start}-${end}`;
@@ -109,46 +124,55 @@ async function linkedFile(uri: string, file: string, start?: number, end?: numbe
     if (end !== undefined) numbered = numbered.replace(/\n\n\[File truncated: [^\]]*\]/, "");
     return text(`File ${file} (${range}):\n${numbered}`);
   } catch (error) {
+    if (signal?.aborted) throw error;
     return text(`[Linked resource ${uri} could not be read: ${reasonOf(error)}]`);
   }
 }
 
 /** An image file from disk as a data URL; `declared` is the block's mime type (the extension wins when known). */
-async function imageFile(uri: string, file: string, declared: string): Promise<ContentPart> {
+async function imageFile(uri: string, file: string, declared: string, signal?: AbortSignal): Promise<ContentPart> {
   try {
     const info = await stat(file);
     if (!info.isFile()) return text(`[Image ${uri} is not a file]`);
     if (info.size > MAX_IMAGE_BYTES) return text(`[Image ${uri} is too large (${info.size} bytes); not sent]`);
     const mime = IMAGE_TYPES[path.extname(file).toLowerCase()] ?? (declared || "image/png");
-    return image(mime, (await readFile(file)).toString("base64"));
+    const { bytes, size } = await readRegularFile(file, MAX_IMAGE_BYTES, signal);
+    if (size > MAX_IMAGE_BYTES) return text(`[Image ${uri} is too large (${size} bytes); not sent]`);
+    return image(mime, bytes.toString("base64"));
   } catch (error) {
+    if (signal?.aborted) throw error;
     return text(`[Image ${uri} could not be read: ${reasonOf(error)}]`);
   }
 }
 
-/** Downloads an image into a data URL (size-capped, timed out, image content types only). */
+/**
+ * Downloads an image into a data URL under web_fetch's rules: the address guard (link-local and metadata addresses
+ * refused, on every hop, on the address connected to), image content types only, at most {@link MAX_IMAGE_BYTES}
+ * counted while reading, a deadline, and the turn's cancellation.
+ */
 async function fetchedImage(url: string, declared: string, signal?: AbortSignal): Promise<ContentPart> {
   try {
-    const timeout = AbortSignal.timeout(FETCH_TIMEOUT_MS);
-    const response = await fetch(url, { signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
-    if (!response.ok) return text(`[Image ${url} could not be fetched: HTTP ${response.status}]`);
-    const header = response.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
-    const byName = IMAGE_TYPES[path.extname(new URL(url).pathname).toLowerCase()];
-    const mime = header?.startsWith("image/") ? header : (byName ?? (declared.startsWith("image/") ? declared : ""));
-    if (!mime) {
-      await response.body?.cancel();
-      return text(`[${url} is not an image (content type ${header ?? "unknown"}); not sent]`);
-    }
-    const length = Number(response.headers.get("content-length") ?? 0);
-    if (length > MAX_IMAGE_BYTES) {
-      await response.body?.cancel();
-      return text(`[Image ${url} is too large (${length} bytes); not sent]`);
-    }
-    const bytes = Buffer.from(await response.arrayBuffer());
-    if (bytes.length > MAX_IMAGE_BYTES) return text(`[Image ${url} is too large (${bytes.length} bytes); not sent]`);
-    return image(mime, bytes.toString("base64"));
+    let mime = "";
+    const response = await fetchUrl(url, {
+      timeoutMs: FETCH_TIMEOUT_MS,
+      maxBytes: MAX_IMAGE_BYTES,
+      maxRedirects: FETCH_MAX_REDIRECTS,
+      ...(signal ? { signal } : {}),
+      accept: (answer) => {
+        if (answer.status >= 400) return `[Image ${url} could not be fetched: HTTP ${answer.status}]`;
+        const header = answer.contentType?.split(";")[0]?.trim().toLowerCase();
+        const byName = IMAGE_TYPES[path.extname(new URL(answer.url).pathname).toLowerCase()];
+        mime = header?.startsWith("image/") ? header : (byName ?? (declared.startsWith("image/") ? declared : ""));
+        if (!mime) return `[${url} is not an image (content type ${header ?? "unknown"}); not sent]`;
+        if (answer.length > MAX_IMAGE_BYTES) return `[Image ${url} is too large (${answer.length} bytes); not sent]`;
+        return undefined;
+      },
+    });
+    return image(mime, Buffer.from(response.body).toString("base64"));
   } catch (error) {
     if (signal?.aborted) throw error;
+    if (error instanceof ResponseRefused) return text(error.message);
+    if (error instanceof WebError) return text(`[Image ${url} could not be fetched: ${error.message}]`);
     return text(`[Image ${url} could not be fetched: ${reasonOf(error)}]`);
   }
 }
@@ -177,7 +201,7 @@ async function convert(
       if (!block.uri) return undefined;
       if (/^https?:\/\//i.test(block.uri)) return fetchedImage(block.uri, block.mimeType, options.signal);
       const file = localPath(block.uri, cwd);
-      if (file) return imageFile(block.uri, file, block.mimeType);
+      if (file) return imageFile(block.uri, file, block.mimeType, options.signal);
       return text(`[Image ${block.uri}: unsupported URI scheme; not sent]`);
     }
     case "audio":
@@ -186,7 +210,7 @@ async function convert(
       const { base, start, end } = lineRange(block.uri);
       const file = localPath(base, cwd);
       if (!file) return text(`[Resource: ${block.name}](${block.uri})`);
-      return linkedFile(block.uri, file, start, end);
+      return linkedFile(block.uri, file, start, end, options.signal);
     }
     case "resource": {
       const resource = block.resource;

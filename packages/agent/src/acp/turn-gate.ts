@@ -9,12 +9,15 @@ import { RequestError } from "@agentclientprotocol/sdk";
 export interface TurnTicket {
   /** Whether `session/cancel` arrived for it (also before the runtime turn started). */
   readonly cancelled: boolean;
+  /** Aborted when `session/cancel` arrives: stops what the turn does before the runtime runs (reading its content). */
+  readonly signal: AbortSignal;
   /** Ends the turn: a prompt waiting behind it may start. */
   end(): void;
 }
 
 interface Running {
   cancelled: boolean;
+  cancel: AbortController;
   ended: Promise<void>;
 }
 
@@ -30,12 +33,17 @@ export class TurnGate {
       await this.running.ended;
     }
     let end = () => {};
-    const running: Running = { cancelled: false, ended: new Promise((resolve) => (end = resolve)) };
+    const running: Running = {
+      cancelled: false,
+      cancel: new AbortController(),
+      ended: new Promise((resolve) => (end = resolve)),
+    };
     this.running = running;
     return {
       get cancelled() {
         return running.cancelled;
       },
+      signal: running.cancel.signal,
       end: () => {
         if (this.running === running) this.running = undefined;
         end();
@@ -45,6 +53,8 @@ export class TurnGate {
 
   /** Marks the running turn cancelled (the caller also cancels the runtime's turn). */
   cancel(): void {
-    if (this.running) this.running.cancelled = true;
+    if (!this.running) return;
+    this.running.cancelled = true;
+    this.running.cancel.abort();
   }
 }

@@ -14,6 +14,11 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+/** The Authorization header of an ACP `mcpServers` entry carrying the server's token. */
+function bearer(server: HttpServerProcess): Array<{ name: string; value: string }> {
+  return [{ name: "Authorization", value: `Bearer ${server.token}` }];
+}
+
 describe("tool router over Streamable HTTP (crow-mcp --http)", () => {
   let ws: TempWorkspace;
   let http: HttpServerProcess;
@@ -24,7 +29,7 @@ describe("tool router over Streamable HTTP (crow-mcp --http)", () => {
     router = await createToolRouter({
       cwd: ws.dir,
       builtin: false,
-      mcpServers: [{ type: "http", name: "remote", url: http.url, headers: [] }],
+      mcpServers: [{ type: "http", name: "remote", url: http.url, headers: bearer(http) }],
     });
   });
   after(async () => {
@@ -121,7 +126,7 @@ describe("tool router: unreachable HTTP and SSE servers", () => {
     const router = await createToolRouter({
       cwd: ws.dir,
       builtin: false,
-      mcpServers: [{ type: "http", name: "flaky", url: http.url, headers: [] }],
+      mcpServers: [{ type: "http", name: "flaky", url: http.url, headers: bearer(http) }],
     });
     try {
       await http.stop();

@@ -4,6 +4,8 @@
  * `/v1/embeddings` endpoint gives one vector per text. Plain `fetch`: no SDK needed for one POST.
  */
 
+import { startDeadline } from "../deadline.js";
+
 /** A dense vector. */
 export type Vector = Float32Array;
 
@@ -48,23 +50,28 @@ export function openAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
   const doFetch = options.fetch ?? fetch;
 
   async function embedBatch(texts: string[], signal?: AbortSignal): Promise<Vector[][]> {
-    const timeout = AbortSignal.timeout(options.timeoutMs ?? 30_000);
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
     const body: Record<string, unknown> = { model: options.model, input: texts, encoding_format: "float" };
     if (options.dimensions) body.dimensions = options.dimensions;
+    const timeoutMs = options.timeoutMs ?? 30_000;
+    // One deadline for the request and its body, on a timer: AbortSignal.timeout stops firing after a GC.
+    const deadline = startDeadline(timeoutMs, signal);
     let response: Response;
+    let raw: string;
     try {
-      response = await doFetch(url, {
-        method: "POST",
-        headers,
-        body: JSON.stringify(body),
-        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-      });
+      response = await doFetch(url, { method: "POST", headers, body: JSON.stringify(body), signal: deadline.signal });
+      raw = await response.text();
     } catch (error) {
-      throw new Error(`embeddings request to ${url} failed: ${error instanceof Error ? error.message : error}`);
+      const reason = deadline.timedOut()
+        ? `no complete answer within ${timeoutMs / 1000} s`
+        : error instanceof Error
+          ? error.message
+          : String(error);
+      throw new Error(`embeddings request to ${url} failed: ${reason}`);
+    } finally {
+      deadline.clear();
     }
-    const raw = await response.text();
     if (!response.ok) {
       throw new Error(`embeddings endpoint ${url} answered ${response.status}: ${errorMessage(raw)}`);
     }

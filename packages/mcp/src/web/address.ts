@@ -1,5 +1,6 @@
+import type { LookupAddress } from "node:dns";
 import { lookup } from "node:dns/promises";
-import { isIP } from "node:net";
+import { isIP, type LookupFunction } from "node:net";
 
 /**
  * Host names of cloud instance-metadata services. They hand out credentials to whoever asks from inside the
@@ -16,18 +17,29 @@ const METADATA_HOSTS = new Set([
   "metadata.platformequinix.com",
 ]);
 
-/** Why an address is refused, or undefined when it is allowed. Loopback and private networks stay allowed. */
+/** Why an IPv4 address is refused, or undefined when it is allowed. */
+function blockedV4Reason(v4: string): string | undefined {
+  const [a, b] = v4.split(".").map(Number);
+  if (a === 169 && b === 254) return "a link-local address (169.254.0.0/16, where cloud metadata services live)";
+  if (v4 === "100.100.100.200") return "the Alibaba Cloud metadata address";
+  return undefined;
+}
+
+/**
+ * Why an address is refused, or undefined when it is allowed. Loopback and private networks stay allowed. IPv6
+ * forms that carry an IPv4 address (mapped `::ffff:a.b.c.d`, compatible `::a.b.c.d`, NAT64 `64:ff9b::/96` and
+ * `64:ff9b:1::/48`, 6to4 `2002::/16`, Teredo `2001::/32`) are judged by that IPv4 address: a NAT64 gateway or a 6to4
+ * relay would carry the connection to it.
+ */
 export function blockedAddressReason(ip: string): string | undefined {
-  const v4 = isIP(ip) === 4 ? ip : mappedV4(ip);
-  if (v4) {
-    const [a, b] = v4.split(".").map(Number);
-    if (a === 169 && b === 254) return "a link-local address (169.254.0.0/16, where cloud metadata services live)";
-    if (v4 === "100.100.100.200") return "the Alibaba Cloud metadata address";
-    return undefined;
-  }
+  if (isIP(ip) === 4) return blockedV4Reason(ip);
   if (isIP(ip) !== 6) return undefined;
   const groups = expandV6(ip);
   if (!groups) return undefined;
+  for (const { v4, form } of embeddedV4(groups)) {
+    const reason = blockedV4Reason(v4);
+    if (reason) return form ? `${reason}, written as ${form}` : reason;
+  }
   const first = groups[0] ?? 0;
   if ((first & 0xffc0) === 0xfe80) return "a link-local IPv6 address (fe80::/10)";
   if (groups.map((g) => g.toString(16)).join(":") === "fd00:ec2:0:0:0:0:0:254")
@@ -35,14 +47,22 @@ export function blockedAddressReason(ip: string): string | undefined {
   return undefined;
 }
 
-/** The IPv4 address inside an IPv4-mapped IPv6 address (`::ffff:169.254.169.254`), if it is one. */
-function mappedV4(ip: string): string | undefined {
-  if (isIP(ip) !== 6) return undefined;
-  const groups = expandV6(ip);
-  if (!groups || groups.slice(0, 5).some((g) => g !== 0) || groups[5] !== 0xffff) return undefined;
-  const hi = groups[6] ?? 0;
-  const lo = groups[7] ?? 0;
-  return `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
+/** The IPv4 addresses an IPv6 address carries, with the name of the form (empty for the plain mapped form). */
+function embeddedV4(groups: readonly number[]): Array<{ v4: string; form: string }> {
+  const g = (i: number) => groups[i] ?? 0;
+  const dotted = (hi: number, lo: number) => `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
+  const found: Array<{ v4: string; form: string }> = [];
+  const zeroThrough = (last: number) => groups.slice(0, last + 1).every((x) => x === 0);
+  if (zeroThrough(4) && g(5) === 0xffff) found.push({ v4: dotted(g(6), g(7)), form: "" });
+  if (zeroThrough(5)) found.push({ v4: dotted(g(6), g(7)), form: "an IPv4-compatible IPv6 address (::a.b.c.d)" });
+  if (g(0) === 0x64 && g(1) === 0xff9b && (g(2) === 0 || g(2) === 1))
+    found.push({ v4: dotted(g(6), g(7)), form: "a NAT64 IPv6 address (64:ff9b::/96)" });
+  if (g(0) === 0x2002) found.push({ v4: dotted(g(1), g(2)), form: "a 6to4 IPv6 address (2002::/16)" });
+  if (g(0) === 0x2001 && g(1) === 0) {
+    found.push({ v4: dotted(g(2), g(3)), form: "a Teredo IPv6 address (2001::/32)" });
+    found.push({ v4: dotted(g(6) ^ 0xffff, g(7) ^ 0xffff), form: "a Teredo IPv6 address (2001::/32)" });
+  }
+  return found;
 }
 
 /** The eight 16-bit groups of an IPv6 address (dotted IPv4 tails included), or undefined if malformed. */
@@ -68,11 +88,12 @@ function expandV6(ip: string): number[] | undefined {
 export type TargetCheck = { ok: true } | { ok: false; reason: string };
 
 /**
- * Decides whether `url` may be fetched: http(s) only, no metadata host names, and no resolved address that is
- * link-local or a metadata address (every address the name resolves to is checked, so a DNS name pointing at
- * 169.254.169.254 is refused too). Called for the first URL and again for every redirect hop.
+ * Decides, before any connection, whether `url` may be fetched: http(s) only, no metadata host names, no IP literal
+ * that is link-local or a metadata address. The addresses a host *name* resolves to are checked by
+ * {@link guardedLookup} inside the connection itself, so what is checked is what is connected to. Called for the
+ * first URL and again for every redirect hop.
  */
-export async function checkFetchTarget(url: URL): Promise<TargetCheck> {
+export function checkFetchTarget(url: URL): TargetCheck {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     return { ok: false, reason: `only http and https URLs can be fetched, not ${url.protocol.replace(/:$/, "")}:` };
   }
@@ -85,18 +106,57 @@ export async function checkFetchTarget(url: URL): Promise<TargetCheck> {
   }
   const literal = isIP(host) ? blockedAddressReason(host) : undefined;
   if (literal) return { ok: false, reason: `${host} is ${literal}, which web_fetch refuses to contact` };
-  if (isIP(host)) return { ok: true };
-  let addresses: Array<{ address: string }>;
-  try {
-    addresses = await lookup(host, { all: true, verbatim: true });
-  } catch {
-    // Unresolvable names fail later in fetch with the real DNS error, which is the clearer message.
-    return { ok: true };
-  }
-  for (const { address } of addresses) {
-    const reason = blockedAddressReason(address);
-    if (reason)
-      return { ok: false, reason: `${host} resolves to ${address}, ${reason}, which web_fetch refuses to contact` };
-  }
   return { ok: true };
+}
+
+/** Resolves a host name to all its addresses: the seam a test replaces to play a rebinding DNS server. */
+export type Resolve = (hostname: string) => Promise<LookupAddress[]>;
+
+/** The system resolver (getaddrinfo, as Node's own connections use). */
+export const systemResolve: Resolve = (hostname) => lookup(hostname, { all: true, verbatim: true });
+
+/** The error of a connection refused because its host name resolved to a refused address. */
+export class BlockedAddressError extends Error {
+  readonly code = "ECROWBLOCKED";
+  constructor(
+    readonly hostname: string,
+    readonly address: string,
+    reason: string,
+  ) {
+    super(`${hostname} resolves to ${address}, ${reason}, which web_fetch refuses to contact`);
+  }
+}
+
+/**
+ * The `lookup` of the sockets of a guarded fetch: resolves once, refuses the connection (a {@link BlockedAddressError})
+ * when any answer is a refused address, and otherwise hands the socket exactly the addresses it checked. Resolving
+ * apart from the connection and connecting by name would ask DNS twice, and a rebinding server answers the second
+ * time with 169.254.169.254.
+ */
+export function guardedLookup(resolve: Resolve = systemResolve): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname).then(
+      (all) => {
+        const family = options.family === 4 || options.family === 6 ? options.family : undefined;
+        const addresses = family ? all.filter((a) => a.family === family) : all;
+        for (const { address } of all) {
+          const reason = blockedAddressReason(address);
+          if (reason) {
+            callback(new BlockedAddressError(hostname, address, reason), "");
+            return;
+          }
+        }
+        const first = addresses[0];
+        if (!first) {
+          const error: NodeJS.ErrnoException = new Error(`getaddrinfo ENOTFOUND ${hostname}`);
+          error.code = "ENOTFOUND";
+          callback(error, "");
+          return;
+        }
+        if (options.all) callback(null, addresses);
+        else callback(null, first.address, first.family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, ""),
+    );
+  };
 }

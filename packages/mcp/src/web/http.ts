@@ -1,4 +1,7 @@
-import { checkFetchTarget } from "./address.js";
+import type { Readable } from "node:stream";
+import { BlockedAddressError, checkFetchTarget, guardedLookup, type Resolve, systemResolve } from "./address.js";
+import { startDeadline } from "./deadline.js";
+import { openGet } from "./request.js";
 
 /** Limits of one {@link fetchUrl} call. */
 export interface FetchLimits {
@@ -10,6 +13,18 @@ export interface FetchLimits {
   maxRedirects: number;
   /** Cancellation from the caller (the MCP request). */
   signal?: AbortSignal;
+  /** Host-name resolution (default: the system's). Tests give one that answers differently each time. */
+  resolve?: Resolve;
+  /**
+   * Called when the final response's headers are in, before its body is read: a returned message refuses the
+   * response (the fetch then fails with a {@link ResponseRefused} carrying that message, the body unread).
+   */
+  accept?: (response: {
+    url: string;
+    status: number;
+    contentType: string | undefined;
+    length: number;
+  }) => string | undefined;
 }
 
 /** A downloaded response (any status; the caller decides what a 404 means). */
@@ -25,13 +40,17 @@ export interface FetchedResponse {
 /** A failure with a message meant for the model (it is shown as is). */
 export class WebError extends Error {}
 
+/** A response that the caller's `accept` refused; the message is the one `accept` returned. */
+export class ResponseRefused extends WebError {}
+
 export const USER_AGENT = "Mozilla/5.0 (compatible; CrowAgent/1.0; +https://github.com/crow-agent)";
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /**
- * GETs `url` with the limits applied: redirects are followed by hand (`redirect: "manual"`) so that every hop's
- * address is checked by {@link checkFetchTarget} before it is contacted, the body is read as a stream and abandoned
- * as soon as it passes `maxBytes`, and one deadline covers everything. Failures are {@link WebError}s.
+ * GETs `url` with the limits applied: redirects are followed by hand so that every hop is checked before it is
+ * contacted ({@link checkFetchTarget} for the URL, {@link guardedLookup} for the addresses its socket connects to),
+ * the body is read as a stream and abandoned as soon as it passes `maxBytes`, and one deadline covers everything
+ * (a timer, which a garbage collection cannot cancel). Failures are {@link WebError}s.
  */
 export async function fetchUrl(url: string, limits: FetchLimits): Promise<FetchedResponse> {
   let current: URL;
@@ -40,95 +59,98 @@ export async function fetchUrl(url: string, limits: FetchLimits): Promise<Fetche
   } catch {
     throw new WebError(`Invalid URL: ${url} (expected an absolute http:// or https:// URL)`);
   }
-  const signal = combine(AbortSignal.timeout(limits.timeoutMs), limits.signal);
-  for (let hop = 0; ; hop++) {
-    const check = await checkFetchTarget(current);
-    if (!check.ok) throw new WebError(`Refused to fetch ${current.href}: ${check.reason}.`);
-    let response: Response;
-    try {
-      response = await fetch(current, {
-        redirect: "manual",
-        signal,
+  const deadline = startDeadline(limits.timeoutMs, limits.signal);
+  const failure = (error: unknown) => {
+    if (error instanceof WebError) return error;
+    if (deadline.timedOut())
+      return new WebError(`Timed out after ${limits.timeoutMs / 1000} s without a complete answer.`);
+    if (deadline.signal.aborted) return new WebError("The request was cancelled.");
+    if (error instanceof BlockedAddressError)
+      return new WebError(`Refused to fetch ${current.href}: ${error.message}.`);
+    return new WebError(describeNetworkError(error));
+  };
+  const lookup = guardedLookup(limits.resolve ?? systemResolve);
+  try {
+    for (let hop = 0; ; hop++) {
+      const check = checkFetchTarget(current);
+      if (!check.ok) throw new WebError(`Refused to fetch ${current.href}: ${check.reason}.`);
+      const response = await openGet(current, {
+        lookup,
+        signal: deadline.signal,
         headers: {
           "User-Agent": USER_AGENT,
           Accept: "text/html,application/xhtml+xml,application/xml;q=0.9,text/plain;q=0.8,*/*;q=0.7",
           "Accept-Language": "en-US,en;q=0.9",
         },
       });
-    } catch (error) {
-      throw new WebError(describeFailure(error, limits, signal));
-    }
-    const location = response.headers.get("location");
-    if (REDIRECT_STATUSES.has(response.status) && location) {
-      await response.body?.cancel().catch(() => {});
-      if (hop >= limits.maxRedirects) {
-        throw new WebError(
-          `Too many redirects (more than ${limits.maxRedirects}); the last one pointed to ${location}`,
-        );
+      const location = header(response.headers.location);
+      if (REDIRECT_STATUSES.has(response.status) && location) {
+        response.body.destroy();
+        if (hop >= limits.maxRedirects) {
+          throw new WebError(
+            `Too many redirects (more than ${limits.maxRedirects}); the last one pointed to ${location}`,
+          );
+        }
+        try {
+          current = new URL(location, current);
+        } catch {
+          throw new WebError(`The server redirected to an invalid URL: ${location}`);
+        }
+        continue;
       }
-      try {
-        current = new URL(location, current);
-      } catch {
-        throw new WebError(`The server redirected to an invalid URL: ${location}`);
+      const contentType = header(response.headers["content-type"]);
+      const declared = Number(header(response.headers["content-length"]) ?? Number.NaN);
+      const refusal = limits.accept?.({ url: current.href, status: response.status, contentType, length: declared });
+      if (refusal !== undefined) {
+        response.body.destroy();
+        throw new ResponseRefused(refusal);
       }
-      continue;
-    }
-    const body = await readCapped(response, limits, signal);
-    return {
-      url: current.href,
-      status: response.status,
-      statusText: response.statusText,
-      contentType: response.headers.get("content-type") ?? undefined,
-      body,
-    };
-  }
-}
-
-async function readCapped(response: Response, limits: FetchLimits, signal: AbortSignal): Promise<Uint8Array> {
-  const tooLarge = (size: string) =>
-    new WebError(
-      `The response is too large (${size}; web_fetch reads at most ${formatBytes(limits.maxBytes)}). Download it with the terminal instead, e.g. curl -sL -o /tmp/page '${response.url}'.`,
-    );
-  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > limits.maxBytes) {
-    await response.body?.cancel().catch(() => {});
-    throw tooLarge(formatBytes(declared));
-  }
-  if (!response.body) return new Uint8Array(0);
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > limits.maxBytes) {
-        await reader.cancel().catch(() => {});
-        throw tooLarge(`more than ${formatBytes(limits.maxBytes)}`);
-      }
-      chunks.push(value);
+      const body = await readCapped(response.body, current.href, declared, limits, deadline.signal);
+      return { url: current.href, status: response.status, statusText: response.statusText, contentType, body };
     }
   } catch (error) {
-    if (error instanceof WebError) throw error;
-    throw new WebError(describeFailure(error, limits, signal));
+    throw failure(error);
+  } finally {
+    deadline.clear();
+  }
+}
+
+function header(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+async function readCapped(
+  body: Readable,
+  url: string,
+  declared: number,
+  limits: FetchLimits,
+  signal: AbortSignal,
+): Promise<Uint8Array> {
+  const tooLarge = (size: string) =>
+    new WebError(
+      `The response is too large (${size}; web_fetch reads at most ${formatBytes(limits.maxBytes)}). Download it with the terminal instead, e.g. curl -sL -o /tmp/page '${url}'.`,
+    );
+  if (Number.isFinite(declared) && declared > limits.maxBytes) {
+    body.destroy();
+    throw tooLarge(formatBytes(declared));
+  }
+  // The request's own signal ends the socket, but a decompressing body must be ended too.
+  const stop = () => body.destroy(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
+  if (signal.aborted) stop();
+  signal.addEventListener("abort", stop, { once: true });
+  const chunks: Buffer[] = [];
+  let total = 0;
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      total += chunk.byteLength;
+      if (total > limits.maxBytes) throw tooLarge(`more than ${formatBytes(limits.maxBytes)}`);
+      chunks.push(chunk);
+    }
+  } finally {
+    signal.removeEventListener("abort", stop);
+    body.destroy();
   }
   return Buffer.concat(chunks, total);
-}
-
-/** `AbortSignal.any` of the defined signals. */
-export function combine(...signals: Array<AbortSignal | undefined>): AbortSignal {
-  const present = signals.filter((s): s is AbortSignal => s !== undefined);
-  return present.length === 1 && present[0] ? present[0] : AbortSignal.any(present);
-}
-
-function describeFailure(error: unknown, limits: FetchLimits, signal: AbortSignal): string {
-  if (signal.aborted) {
-    return limits.signal?.aborted
-      ? "The request was cancelled."
-      : `Timed out after ${limits.timeoutMs / 1000} s without a complete answer.`;
-  }
-  return describeNetworkError(error);
 }
 
 /** The system error code (ECONNREFUSED, ENOTFOUND…) behind a fetch failure, if there is one. */

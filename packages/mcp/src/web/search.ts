@@ -1,4 +1,5 @@
-import { combine, describeNetworkError, networkErrorCode } from "./http.js";
+import { startDeadline } from "./deadline.js";
+import { describeNetworkError, networkErrorCode } from "./http.js";
 
 /** One search hit (url and title always present after parsing; content may be ""). */
 export interface SearchResult {
@@ -137,10 +138,9 @@ export async function searchOne(baseUrl: string, query: string, options: SearchO
     return { query, ok: false, error: `SEARXNG_URL is not a valid URL: ${baseUrl}` };
   }
   const base = endpoint.origin + endpoint.pathname.replace(/\/search$/, "");
-  const timeout = AbortSignal.timeout(options.timeoutMs);
-  const signal = combine(timeout, options.signal);
+  const deadline = startDeadline(options.timeoutMs, options.signal);
   try {
-    const response = await fetch(endpoint, { signal, headers: { Accept: "application/json" } });
+    const response = await fetch(endpoint, { signal: deadline.signal, headers: { Accept: "application/json" } });
     const body = await response.text();
     if (!response.ok) return { query, ok: false, error: describeStatus(base, response.status, response.statusText) };
     let data: unknown;
@@ -155,7 +155,7 @@ export async function searchOne(baseUrl: string, query: string, options: SearchO
     return { query, ok: true, search };
   } catch (error) {
     if (options.signal?.aborted) return { query, ok: false, error: "The search was cancelled." };
-    if (timeout.aborted) {
+    if (deadline.timedOut()) {
       return {
         query,
         ok: false,
@@ -163,6 +163,8 @@ export async function searchOne(baseUrl: string, query: string, options: SearchO
       };
     }
     return { query, ok: false, error: describeConnectionError(base, error) };
+  } finally {
+    deadline.clear();
   }
 }
 
