@@ -2,9 +2,11 @@
  * One HTTP(S) GET over Node's own client, whose sockets resolve host names through a `lookup` the caller gives
  * (the address guard). The global fetch cannot take one: it resolves inside undici, out of reach.
  */
-import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
+import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from "node:http";
+import { request as httpsRequest } from "node:https";
 import type { LookupFunction } from "node:net";
 import { pipeline, type Readable } from "node:stream";
+import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 
 /** An answered GET: status and headers, and the body as a stream, already decompressed. */
 export interface OpenedResponse {
@@ -24,13 +26,9 @@ export interface GetOptions {
   signal: AbortSignal;
 }
 
-/**
- * Sends a GET to `url` (http or https) and resolves once the status line and headers have arrived. Node's HTTP, TLS
- * and zlib modules are loaded on the first fetch: crow-mcp and crow start ~6 ms sooner without them.
- */
-export async function openGet(url: URL, options: GetOptions): Promise<OpenedResponse> {
-  const { request: send } = url.protocol === "https:" ? await import("node:https") : await import("node:http");
-  const zlib = await import("node:zlib");
+/** Sends a GET to `url` (http or https) and resolves once the status line and headers have arrived. */
+export function openGet(url: URL, options: GetOptions): Promise<OpenedResponse> {
+  const send = url.protocol === "https:" ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     const request = send(url, {
       method: "GET",
@@ -42,7 +40,7 @@ export async function openGet(url: URL, options: GetOptions): Promise<OpenedResp
     });
     request.once("error", reject);
     request.once("response", (response: IncomingMessage) => {
-      const body = decoded(response, zlib);
+      const body = decoded(response);
       // Abandoning the body (an abort, the size cap) must also close the connection.
       body.once("close", () => request.destroy());
       resolve({
@@ -56,17 +54,17 @@ export async function openGet(url: URL, options: GetOptions): Promise<OpenedResp
   });
 }
 
-function decoded(response: IncomingMessage, zlib: typeof import("node:zlib")): Readable {
+function decoded(response: IncomingMessage): Readable {
   const encoding = String(response.headers["content-encoding"] ?? "")
     .trim()
     .toLowerCase();
   const decoder =
     encoding === "gzip" || encoding === "x-gzip"
-      ? zlib.createGunzip()
+      ? createGunzip()
       : encoding === "deflate"
-        ? zlib.createInflate()
+        ? createInflate()
         : encoding === "br"
-          ? zlib.createBrotliDecompress()
+          ? createBrotliDecompress()
           : undefined;
   if (!decoder) return response;
   pipeline(response, decoder, () => {});
