@@ -24,12 +24,18 @@ const rules = {
   // And its edit engine (`@crow/mcp/edit`: pure string functions, no MCP, no fs): the agent edits the editor's
   // buffers through `fs/read_text_file` / `fs/write_text_file` with the same matchers and messages as crow-mcp.
   // And the lazy JSON Schema validator both sides give the MCP SDK, and the line framing both speak on the socket.
+  // And the environment policy of child processes (`@crow/mcp/child-env`: which variables are secrets), which the
+  // agent applies to every process it starts and crow-mcp to its shell.
   agent: [
-    /^@crow\/(mcp|testkit)(\/(?!(read-format|edit|v8-flags|zod-jitless|compile-cache|json-schema-validator|snapshot-runtime|line-transport)$).*)?$/,
+    /^@crow\/(mcp|testkit)(\/(?!(read-format|edit|v8-flags|zod-jitless|compile-cache|json-schema-validator|snapshot-runtime|line-transport|child-env)$).*)?$/,
   ],
+  // The environment policy stays dependency-free: the agent loads it at startup, before anything else of crow-mcp.
+  "mcp/src/child-env.ts": [/./],
 };
 
 function sources(dir) {
+  // A rule may name one file.
+  if (dir.endsWith(".ts") && statSync(dir).isFile()) return [dir];
   return readdirSync(dir).flatMap((entry) => {
     const full = path.join(dir, entry);
     if (statSync(full).isDirectory()) return sources(full);
