@@ -174,6 +174,8 @@ describe(".env", () => {
       PATH: "/usr/bin",
       OPENAI_API_KEY: "sk-real-environment-key",
       ALIAS: "sk-real-environment-key",
+      // An innocent name holding the configured key (here from .env through ${KEY}): a secret by its value.
+      INNOCENT: "sk-dotenv-provider-key",
       AWS_SECRET_ACCESS_KEY: "aws-secret-allowed",
       KEYBOARD: "us",
     };

@@ -42,6 +42,8 @@ describe("which variables are secrets", () => {
       "SEARXNG_URL",
       "LANG",
       "PASSAGE",
+      "GIT_AUTHOR_NAME",
+      "GIT_COMMITTER_EMAIL",
     ]) {
       assert.equal(isSecretName(name), false, name);
     }
