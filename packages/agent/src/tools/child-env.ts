@@ -64,8 +64,8 @@ export function childEnvSettings(
  */
 export function useConfigEnvironment(config: AgentConfig, env: NodeJS.ProcessEnv = process.env): void {
   current = childEnvSettings(config.dotenv, { allow: config.childEnv.allow, secrets: configuredSecrets(config) }, env);
-  for (const name of current.dotenvOnly) {
-    if (!isCrowSetting(name) || name === "SEARXNG_URL") continue;
+  // CROW_LOG, CROW_MAX_COMPACT_TOKENS… (SEARXNG_URL is crow-mcp's alone).
+  for (const name of current.dotenvOnly.filter((each) => each.startsWith("CROW_") && isCrowSetting(each))) {
     env[name] = config.dotenv[name];
     copied.add(name);
   }
