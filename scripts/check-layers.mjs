@@ -26,12 +26,18 @@ const rules = {
   // And the lazy JSON Schema validator both sides give the MCP SDK, and the line framing both speak on the socket.
   // And the guarded HTTP GET (`@crow/mcp/guarded-fetch`, Node built-ins only): a prompt's image URL is fetched under
   // web_fetch's rules (address guard on the connected address, size cap, GC-proof deadline, cancellation).
+  // And the environment policy of child processes (`@crow/mcp/child-env`: which variables are secrets), which the
+  // agent applies to every process it starts and crow-mcp to its shell.
   agent: [
-    /^@crow\/(mcp|testkit)(\/(?!(read-format|edit|v8-flags|zod-jitless|compile-cache|json-schema-validator|snapshot-runtime|line-transport|guarded-fetch)$).*)?$/,
+    /^@crow\/(mcp|testkit)(\/(?!(read-format|edit|v8-flags|zod-jitless|compile-cache|json-schema-validator|snapshot-runtime|line-transport|guarded-fetch|child-env)$).*)?$/,
   ],
+  // The environment policy stays dependency-free: the agent loads it at startup, before anything else of crow-mcp.
+  "mcp/src/child-env.ts": [/./],
 };
 
 function sources(dir) {
+  // A rule may name one file.
+  if (dir.endsWith(".ts") && statSync(dir).isFile()) return [dir];
   return readdirSync(dir).flatMap((entry) => {
     const full = path.join(dir, entry);
     if (statSync(full).isDirectory()) return sources(full);

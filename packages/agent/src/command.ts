@@ -1,8 +1,9 @@
 // The crow command line: what `crow <command>` does, once the process is set up (process-setup.ts).
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { ConfigError, configFiles, crowHome, exportDotenv, loadConfig, preloadYaml } from "./config/index.js";
+import { ConfigError, configFiles, crowHome, loadConfig, preloadYaml } from "./config/index.js";
 import { log } from "./log.js";
+import { useConfigEnvironment } from "./tools/child-env.js";
 import { startSharedToolserver } from "./tools/shared.js";
 import { VERSION } from "./version.js";
 
@@ -89,10 +90,11 @@ export async function runCrow(args: readonly string[]): Promise<number> {
       }
       throw error;
     }
-    // Spawned tool servers see .env too (the built-in crow-mcp reads SEARXNG_URL), as upstream's load_dotenv did.
-    exportDotenv(config);
+    // What child processes may see: no keys, no .env but what crow-mcp reads and child_env.allow names.
+    useConfigEnvironment(config);
     // The shared crow-mcp boots while the ACP layer and the runtime load, so the first session's tools are ready
-    // sooner (every session, in any directory, is an MCP session of it; see tools/shared.ts).
+    // sooner (every session, in any directory, is an MCP session of it; see tools/shared.ts). The head start's is
+    // kept unless the configuration changes its environment.
     startSharedToolserver();
     for (const note of config.notes) log.info(note);
     for (const notice of config.notices) process.stderr.write(`crow: ${notice}\n`);

@@ -15,9 +15,10 @@ import {
   type Logger,
   type ToolSourceFactory,
 } from "@crow/core";
-import { type AgentConfig, createModelRouter, exportDotenv, loadConfig } from "./config/index.js";
+import { type AgentConfig, createModelRouter, loadConfig } from "./config/index.js";
 import { log } from "./log.js";
 import { compactionThresholdOf } from "./session/compaction.js";
+import { useConfigEnvironment } from "./tools/child-env.js";
 import { createToolRouter } from "./tools/index.js";
 import type { AcpMcpServer, ClientBridge } from "./tools/types.js";
 
@@ -90,7 +91,7 @@ export function crowOptionsFor(config: AgentConfig, options: AgentCrowOptions = 
  */
 export async function createCrow(options: AgentCrowOptions = {}): Promise<Crow> {
   const config = options.config ?? loadConfig();
-  // Processes the sessions spawn (crow-mcp reads SEARXNG_URL) see the .env variables, as under `crow acp`.
-  exportDotenv(config);
+  // What processes the sessions spawn may see (no keys, no .env but what crow-mcp reads), as under `crow acp`.
+  useConfigEnvironment(config);
   return createCoreCrow(crowOptionsFor(config, options));
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { writeFile } from "node:fs/promises";
+import { readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { methods, type SessionUpdate } from "@agentclientprotocol/sdk";
@@ -160,6 +160,46 @@ describe("crow acp: permission rules from config.yaml", () => {
     );
     assert.equal((await fx.agent.prompt(sessionId, "read it")).stopReason, "end_turn");
     assert.equal(fx.agent.permissionRequests.length, asked);
+    fx.mock.assertDone();
+  });
+});
+
+describe("crow acp: path rules follow symlinks, command rules ignore extra whitespace", () => {
+  let protectedDir = "";
+  const fx = useAcpFixture({
+    async prepare(fixture) {
+      protectedDir = await fixture.tempDir("crow-protected-");
+      await writeFile(path.join(protectedDir, "secret.txt"), "top secret\n");
+      await symlink(protectedDir, fixture.ws.path("link"));
+      const deny = ["write", "edit", "read"].map((tool) => `'${tool}(${protectedDir}/**)'`);
+      await writeFile(
+        path.join(fixture.crowHome, "config.yaml"),
+        `permissions:\n  deny: [${deny.join(", ")}, 'terminal(git push*)']\n`,
+      );
+    },
+  });
+
+  test("write, edit and read through a link into a denied directory are refused; so is `git  push`", async () => {
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    fx.mock.script(
+      reply()
+        .toolCall("write", { file_path: fx.ws.path("link/new.txt"), content: "planted" })
+        .toolCall("edit", { file_path: fx.ws.path("link/secret.txt"), old_string: "top", new_string: "no" })
+        .toolCall("read", { file_path: fx.ws.path("link/secret.txt") })
+        .toolCall("terminal", { command: "touch pushed.txt; git  \t push origin" }),
+      textReply("blocked").expect((req) => {
+        const [write, edit, read, push] = toolResults(req);
+        assert.match(write ?? "", new RegExp(`permission rule "write\\(${protectedDir}/\\*\\*\\)"`));
+        assert.match(edit ?? "", /permission rule "edit\(/);
+        assert.match(read ?? "", /permission rule "read\(/);
+        assert.doesNotMatch(read ?? "", /top secret/);
+        assert.match(push ?? "", /permission rule "terminal\(git push\*\)"/);
+      }),
+    );
+    assert.equal((await fx.agent.prompt(sessionId, "go around the rules")).stopReason, "end_turn");
+    assert.equal(await readFile(path.join(protectedDir, "secret.txt"), "utf8"), "top secret\n");
+    await assert.rejects(readFile(path.join(protectedDir, "new.txt")), "nothing was written through the link");
+    await assert.rejects(fx.ws.read("pushed.txt"), "no part of the denied command ran");
     fx.mock.assertDone();
   });
 });

@@ -13,13 +13,13 @@ import {
   contextWindowOf,
   createModelRouter,
   crowHome,
-  exportDotenv,
   loadConfig,
   parseDotenv,
   providerProblem,
   updateDotenv,
   usageCost,
 } from "../src/config/index.js";
+import { childProcessEnvironment, toolserverEnvironment, useConfigEnvironment } from "../src/tools/child-env.js";
 
 const FIXTURES = path.join(import.meta.dirname, "fixtures");
 
@@ -160,10 +160,53 @@ describe(".env", () => {
     const config = loadConfig({ ...env, KEY: "real-key" });
     assert.equal(config.providers.p?.baseURL, "http://from-dotenv:1/v1");
     assert.equal(config.providers.p?.apiKey, "real-key");
-    const target: NodeJS.ProcessEnv = { KEY: "real-key" };
-    exportDotenv(config, target);
-    assert.equal(target.KEY, "real-key");
-    assert.equal(target.SEARXNG_URL, "http://searx:8080");
+    assert.deepEqual(config.dotenv.SEARXNG_URL, "http://searx:8080");
+  });
+
+  test("child processes: no keys, no .env but what child_env.allow names; crow-mcp also gets its own settings", async () => {
+    const { env } = await crow(
+      "providers:\n  p:\n    base_url: http://127.0.0.1:1/v1\n    api_key: ${KEY}\nmodels:\n  m:\n    provider: p\n" +
+        "child_env:\n  allow: [GH_TOKEN, 'AWS_*']\n",
+      "KEY=sk-dotenv-provider-key\nSEARXNG_URL=http://searx:8080\nCROW_LOG=info\nGH_TOKEN=ghp-from-dotenv-123\nONLY_DOTENV=x\n",
+    );
+    const agentEnv: NodeJS.ProcessEnv = {
+      ...env,
+      PATH: "/usr/bin",
+      OPENAI_API_KEY: "sk-real-environment-key",
+      ALIAS: "sk-real-environment-key",
+      // An innocent name holding the configured key (here from .env through ${KEY}): a secret by its value.
+      INNOCENT: "sk-dotenv-provider-key",
+      AWS_SECRET_ACCESS_KEY: "aws-secret-allowed",
+      KEYBOARD: "us",
+    };
+    const config = loadConfig(agentEnv);
+    assert.deepEqual(config.childEnv, { allow: ["GH_TOKEN", "AWS_*"] });
+    useConfigEnvironment(config, agentEnv);
+    assert.equal(agentEnv.CROW_LOG, "info", "the agent keeps .env's Crow settings for itself");
+    assert.equal(agentEnv.ONLY_DOTENV, undefined, "and nothing else of .env");
+    const child = childProcessEnvironment(agentEnv);
+    assert.deepEqual(child, {
+      HOME: env.HOME,
+      PATH: "/usr/bin",
+      AWS_SECRET_ACCESS_KEY: "aws-secret-allowed",
+      KEYBOARD: "us",
+      GH_TOKEN: "ghp-from-dotenv-123",
+    });
+    const toolserver = toolserverEnvironment(agentEnv);
+    assert.equal(toolserver.SEARXNG_URL, "http://searx:8080");
+    assert.equal(toolserver.CROW_LOG, "info");
+    assert.equal(toolserver.CROW_CHILD_ENV_ALLOW, "GH_TOKEN,AWS_*");
+    assert.deepEqual(toolserver.CROW_CHILD_ENV_DROP?.split(",").sort(), ["CROW_LOG", "SEARXNG_URL"]);
+    assert.equal(toolserver.OPENAI_API_KEY, undefined);
+    assert.equal(toolserver.KEY, undefined);
+  });
+
+  test("child_env.allow takes variable names and * patterns only", async () => {
+    const { env } = await crow("child_env:\n  allow: [GH_TOKEN, 'not a name']\n");
+    assert.match(
+      configError(() => loadConfig(env)),
+      /child_env\.allow\[1\]: invalid variable name "not a name"/,
+    );
   });
 });
 

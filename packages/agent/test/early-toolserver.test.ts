@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
-import { environmentWithDotenv, usesToolserver } from "../src/early-toolserver.js";
+import { earlyToolserverEnvironment, usesToolserver } from "../src/early-toolserver.js";
 
 describe("the toolserver's head start", () => {
   test("only `crow acp` and a `crow run` that will run start it", () => {
@@ -20,16 +20,21 @@ describe("the toolserver's head start", () => {
     assert.equal(usesToolserver([]), false);
   });
 
-  test("its environment: the process's plus what .env adds; without a readable .env, the process's", async () => {
+  test("its environment: the process's without secrets, plus the crow-mcp settings of .env (hidden from its shell)", async () => {
     const home = await mkdtemp(path.join(tmpdir(), "crow-early-"));
     try {
-      const env = { CROW_HOME: home, KEPT: "env", UNSET: undefined };
-      assert.deepEqual(environmentWithDotenv(env), { CROW_HOME: home, KEPT: "env" });
-      await writeFile(path.join(home, ".env"), "KEPT=dotenv\nADDED='from .env'\n");
-      assert.deepEqual(environmentWithDotenv(env), { CROW_HOME: home, KEPT: "env", ADDED: "from .env" });
+      const env = { CROW_HOME: home, KEPT: "env", UNSET: undefined, OPENAI_API_KEY: "sk-not-for-children" };
+      assert.deepEqual(earlyToolserverEnvironment(env), { CROW_HOME: home, KEPT: "env" });
+      await writeFile(path.join(home, ".env"), "KEPT=dotenv\nADDED='from .env'\nSEARXNG_URL=http://s:1\n");
+      assert.deepEqual(earlyToolserverEnvironment(env), {
+        CROW_HOME: home,
+        KEPT: "env",
+        SEARXNG_URL: "http://s:1",
+        CROW_CHILD_ENV_DROP: "SEARXNG_URL",
+      });
       // A broken .env is the configuration loader's to report; the toolserver starts with the environment.
       await writeFile(path.join(home, ".env"), "this is not a variable\n");
-      assert.deepEqual(environmentWithDotenv(env), { CROW_HOME: home, KEPT: "env" });
+      assert.deepEqual(earlyToolserverEnvironment(env), { CROW_HOME: home, KEPT: "env" });
     } finally {
       await rm(home, { recursive: true, force: true });
     }

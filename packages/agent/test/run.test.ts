@@ -82,11 +82,15 @@ describe("crow run (subprocess, no TTY)", { timeout: 300_000 }, () => {
     mock.assertDone();
   });
 
-  test("the terminal sees the variables of <crow home>/.env (the environment wins where both set one)", async () => {
+  test("the terminal does not see <crow home>/.env's variables unless child_env.allow names them", async () => {
     const dotenvHome = await tempHome();
-    await writeFile(path.join(dotenvHome.dir, ".env"), "CROW_TEST_DOTENV=from-dotenv\nCROW_TEST_BOTH=from-dotenv\n");
+    await writeFile(
+      path.join(dotenvHome.dir, ".env"),
+      "CROW_TEST_DOTENV=from-dotenv\nCROW_TEST_BOTH=from-dotenv\nTEST_ALLOWED=from-dotenv\n",
+    );
+    await writeFile(path.join(dotenvHome.dir, "config.yaml"), "child_env:\n  allow: [TEST_ALLOWED]\n");
     mock.script(
-      reply().toolCall("terminal", { command: 'echo "[$CROW_TEST_DOTENV|$CROW_TEST_BOTH]"' }),
+      reply().toolCall("terminal", { command: 'echo "[$CROW_TEST_DOTENV|$CROW_TEST_BOTH|$TEST_ALLOWED]"' }),
       textReply("Printed."),
     );
     const run = await runCrow(["-c", ws.dir, "print them"], {
@@ -95,7 +99,7 @@ describe("crow run (subprocess, no TTY)", { timeout: 300_000 }, () => {
     await dotenvHome.cleanup();
     assert.equal(run.code, 0, run.stderr);
     const toolMessage = mock.requests.at(-1)?.body.messages.findLast((m) => m.role === "tool");
-    assert.match(JSON.stringify(toolMessage?.content), /\[from-dotenv\|from-env\]/);
+    assert.match(JSON.stringify(toolMessage?.content), /\[\|from-env\|from-dotenv\]/);
   });
 
   test("a user system prompt that does not render: the built-in one is used and stderr says why", async () => {

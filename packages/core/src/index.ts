@@ -30,6 +30,7 @@ export * from "./loop/loop.js";
 export type * from "./loop/types.js";
 export * from "./messages.js";
 export * from "./prompt/index.js";
+export * from "./redact.js";
 export * from "./runtime/index.js";
 export * from "./skills/index.js";
 export * from "./store/index.js";

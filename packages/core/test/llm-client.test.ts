@@ -386,6 +386,27 @@ describe("LLM client against the mock provider", () => {
     mock.assertDone();
   });
 
+  test("a key or credential header the provider echoes in an error is replaced, in retries and the result", async () => {
+    const key = "sk-core-test-7d2a6e58c1";
+    const token = "tok-header-secret-99";
+    const keyed = createLlmClient({
+      baseURL: mock.url,
+      apiKey: key,
+      headers: { "X-Api-Token": `Bearer ${token}` },
+      retry: { maxRetries: 1, baseDelayMs: 1 },
+    });
+    const echo = () => httpError(503, { message: `bad key ${key} or token ${token}` });
+    mock.script(echo(), echo());
+    const events: LlmStreamEvent[] = [];
+    const result = await keyed.stream({ model: "m", messages: user }, { onEvent: (e) => events.push(e) });
+    assert.ok(!result.ok);
+    assert.equal(result.error.message, "bad key [redacted] or token [redacted]");
+    const retry = events.find((e) => e.type === "retry");
+    assert.ok(retry?.type === "retry");
+    assert.equal(retry.error.message, "bad key [redacted] or token [redacted]");
+    mock.assertDone();
+  });
+
   test("a provider that hangs up on every request is a network error after retries", async () => {
     // It accepts connections and closes them at once (a proxy whose backend is down): unlike a refused connection,
     // something is there, so it is retried.

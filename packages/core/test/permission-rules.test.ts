@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import os from "node:os";
+import path from "node:path";
 import { describe, test } from "node:test";
 import {
   commandParts,
@@ -70,6 +72,46 @@ describe("permission rule matching", () => {
     assert.equal(matches("terminal(rm -rf /*)", "terminal", { command: "rm -rf /tmp/x" }), true);
     assert.equal(matches(push, "read", { command: "git push" }), false, "the tool must match too");
     assert.deepEqual(commandParts("a && b || c; d | e & f\ng"), ["a", "b", "c", "d", "e", "f", "g"]);
+  });
+
+  test("commands are compared with runs of whitespace collapsed: two spaces or a tab do not evade a rule", () => {
+    const push = "terminal(git push*)";
+    assert.equal(matches(push, "terminal", { command: "git  push origin" }), true);
+    assert.equal(matches(push, "terminal", { command: "git\tpush" }), true);
+    assert.equal(matches(push, "terminal", { command: "cd x &&  git \t push -f" }), true);
+    assert.equal(matches("terminal(git  push*)", "terminal", { command: "git push" }), true, "the pattern too");
+    assert.equal(matches(push, "terminal", { command: "git pushy" }), true);
+    assert.equal(matches(push, "terminal", { command: "gitpush" }), false);
+  });
+
+  test("paths are matched as given and as their real path: a symlink does not get around a rule", () => {
+    const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), "crow-rules-")));
+    try {
+      const ws = path.join(root, "ws");
+      const secret = path.join(root, "protected");
+      mkdirSync(ws);
+      mkdirSync(secret);
+      symlinkSync(secret, path.join(ws, "link"));
+      symlinkSync(path.join(secret, "new-dir", "f"), path.join(ws, "dangling"));
+      symlinkSync(ws, path.join(root, "ws-link"));
+      const deny = `write(${secret}/**)`;
+      assert.equal(matches(deny, "write", { file_path: "link/key.txt" }, ws), true, "through a linked directory");
+      assert.equal(matches(deny, "write", { file_path: "link/a/b/new.txt" }, ws), true, "a file not there yet");
+      assert.equal(matches(deny, "write", { file_path: "dangling" }, ws), true, "a dangling link is followed");
+      assert.equal(matches(deny, "write", { file_path: "own.txt" }, ws), false);
+      // The pattern's own directories are resolved too: a rule written through a link still applies.
+      const viaLink = `write(${path.join(root, "ws-link")}/**)`;
+      assert.equal(matches(viaLink, "write", { file_path: path.join(ws, "a.txt") }), true);
+      // Allow rules need both forms: a link inside src/ does not carry src/'s permission elsewhere.
+      const allow = parsePermissionRule("write(src/**)", "allow");
+      mkdirSync(path.join(ws, "src"));
+      symlinkSync(secret, path.join(ws, "src", "out"));
+      assert.equal(ruleMatches(allow, "write", { file_path: "src/a.ts" }, ws), true);
+      assert.equal(ruleMatches(allow, "write", { file_path: "src/out/a.ts" }, ws), false);
+      assert.equal(ruleMatches(allow, "write", { file_path: "src/a.ts" }, path.join(root, "ws-link")), true);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   test("absolute path patterns: ** spans directories, * and ? stay within one", () => {

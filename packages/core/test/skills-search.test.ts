@@ -254,6 +254,16 @@ describe("skill embeddings: cache, late interaction, failures", () => {
     assert.match(index.problems[0]?.message ?? "", /answered 503: model not loaded/);
   });
 
+  test("an endpoint error that echoes the API key is reported with the key replaced", async () => {
+    const key = "sk-embed-key-5e58c1d2";
+    const failing: typeof fetch = async () =>
+      new Response(JSON.stringify({ error: { message: `invalid key ${key}` } }), { status: 401 });
+    const embedder = openAiEmbedder({ baseURL: "http://embed.invalid/v1", model: "m", apiKey: key, fetch: failing });
+    const { skills } = await loadSkills([GOOD]);
+    const index = await createSkillIndex(skills, { embedder, cache: new SkillEmbeddingCache(false) });
+    assert.match(index.problems[0]?.message ?? "", /answered 401: invalid key \[redacted\]/);
+  });
+
   test("a query embedding failure falls back to keywords for that search, with a problem", async () => {
     const own = await startMockLlm();
     const embedder = openAiEmbedder({ baseURL: own.url, model: "m" });

@@ -1,4 +1,6 @@
 /** `GET {baseURL}/models` on an OpenAI-compatible provider: the model ids it offers, for `crow init` to pick from. */
+// The dependency-free subpath: crow init and the provider error messages must not load the runtime.
+import { redactSecrets } from "@crow/core/redact";
 
 export type ModelList = { ok: true; ids: string[] } | { ok: false; error: string };
 
@@ -31,10 +33,9 @@ export async function listModels(baseURL: string, apiKey: string | undefined, ti
   }
   if (!response.ok) {
     const message = (body as { error?: { message?: unknown } } | undefined)?.error?.message;
-    return {
-      ok: false,
-      error: `GET ${url} answered HTTP ${response.status}${typeof message === "string" ? `: ${message}` : ""}`,
-    };
+    // The provider's message may echo the key it was sent.
+    const shown = typeof message === "string" ? `: ${redactSecrets(message, [apiKey])}` : "";
+    return { ok: false, error: `GET ${url} answered HTTP ${response.status}${shown}` };
   }
   const data = (body as { data?: unknown } | undefined)?.data;
   if (!Array.isArray(data)) return { ok: false, error: `GET ${url} did not return a model list` };

@@ -6,7 +6,7 @@ export { parseDotenv, quoteDotenv, updateDotenv } from "./dotenv.js";
 export { ENV_PROVIDER, OPENAI_BASE_URL } from "./env.js";
 export { ConfigError, displayPath } from "./errors.js";
 export { configFiles, crowHome } from "./home.js";
-export { exportDotenv, type LoadOptions, loadConfig } from "./load.js";
+export { type LoadOptions, loadConfig } from "./load.js";
 export {
   COMPACT_FRACTION,
   CostMeter,

@@ -269,15 +269,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     },
     extensions,
     dotenv,
+    childEnv: { allow: file.child_env?.allow ?? [] },
     notes,
     notices,
   };
-}
-
-/**
- * Copies `.env` variables into `target` (default `process.env`) where it has none, so processes the agent spawns
- * (the built-in crow-mcp reads `SEARXNG_URL`) see them as upstream's `load_dotenv` made them do.
- */
-export function exportDotenv(config: AgentConfig, target: NodeJS.ProcessEnv = process.env): void {
-  for (const [key, value] of Object.entries(config.dotenv)) if (target[key] === undefined) target[key] = value;
 }

@@ -4,8 +4,10 @@
  * on first use), so switching the model select also switches base URL and key.
  */
 import type { LlmClient, LlmClientOptions, LlmRequest, LlmResult, Usage } from "@crow/core";
+import { redactSecrets } from "@crow/core/redact";
 import { ENV_PROVIDER } from "./env.js";
 import { explainProviderError } from "./provider-errors.js";
+import { configuredSecrets } from "./secrets.js";
 import type { AgentConfig, ModelConfig, Price, ProviderConfig } from "./types.js";
 
 /** The model of a select value (its name), or of a provider model id as a fallback. */
@@ -78,6 +80,7 @@ export type LlmFactory = (options: LlmClientOptions) => LlmClient;
  */
 export function createModelRouter(config: AgentConfig, factory: LlmFactory): LlmClient {
   const clients = new Map<string, LlmClient>();
+  const secrets = configuredSecrets(config);
   const clientOf = (provider: ProviderConfig): LlmClient => {
     let client = clients.get(provider.name);
     if (!client) {
@@ -107,10 +110,9 @@ export function createModelRouter(config: AgentConfig, factory: LlmFactory): Llm
       if (result.ok || result.error.kind === "aborted" || result.error.kind === "context_length_exceeded")
         return result;
       // The message the user sees (crow run, the editor): what failed, where the setting came from, what to try.
-      return {
-        ...result,
-        error: { ...result.error, message: await explainProviderError(result.error, provider, model) },
-      };
+      // Never a key, whichever provider's (the client already hides its own; this covers every configured one).
+      const message = redactSecrets(await explainProviderError(result.error, provider, model), secrets);
+      return { ...result, error: { ...result.error, message } };
     },
   };
 }

@@ -65,6 +65,13 @@ const permissionRule = z.string().refine(
 );
 const ruleList = z.array(permissionRule);
 
+/** A variable name, or a pattern of names with `*` (`GH_TOKEN`, `AWS_*`), for `child_env.allow`. */
+const variableName = z.string().refine((value) => /^[A-Za-z_*][A-Za-z0-9_.*-]*$/.test(value), {
+  error: (issue) =>
+    `invalid variable name ${JSON.stringify(issue.input)}: write a name such as GH_TOKEN, or a pattern with *, ` +
+    "such as AWS_*",
+});
+
 export const providerSchema = strict({
   base_url: httpUrl,
   api_key: optional(text),
@@ -182,6 +189,11 @@ export const configFileSchema = strict({
   ),
   skills: optional(skillsSchema),
   extensions: optional(z.array(extensionSchema)),
+  /**
+   * The environment of the processes Crow starts (the terminal's shell, MCP servers): `allow` lists variables passed
+   * although their name looks secret or only `.env` sets them (README "Secrets and child processes").
+   */
+  child_env: optional(strict({ allow: optional(z.array(variableName)) })),
 });
 
 export type ConfigFile = z.infer<typeof configFileSchema>;

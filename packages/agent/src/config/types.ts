@@ -110,6 +110,8 @@ export interface AgentConfig {
   extensions: ExtensionEntry[];
   /** Variables defined by the `.env` file (real environment variables of the same name win). */
   dotenv: Record<string, string>;
+  /** config.yaml's `child_env`: variables (names or `*` globs) passed to child processes although they look secret. */
+  childEnv: { allow: string[] };
   /** Things worth a log line at startup (e.g. upstream's crow-mcp entry replaced by the built-in). */
   notes: string[];
   /**

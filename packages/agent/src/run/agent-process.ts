@@ -15,8 +15,9 @@ import {
   type RequestPermissionResponse,
   type SessionNotification,
 } from "@agentclientprotocol/sdk";
-import { type AgentConfig, ConfigError, exportDotenv } from "../config/index.js";
+import { type AgentConfig, ConfigError } from "../config/index.js";
 import { routeLog } from "../log.js";
+import { useConfigEnvironment } from "../tools/child-env.js";
 import { startSharedToolserver, stopSharedToolserver } from "../tools/shared.js";
 
 const LOG_TAIL = 8 * 1024;
@@ -100,8 +101,8 @@ export function startAgent(
   });
   void (async () => {
     try {
-      // Spawned tool servers see .env too (the built-in crow-mcp reads SEARXNG_URL), as under `crow acp`.
-      exportDotenv(config);
+      // What child processes may see (no keys, no .env but what crow-mcp reads), as under `crow acp`.
+      useConfigEnvironment(config);
       // The toolserver boots while the agent's modules load (the head start `crow acp` gives its first session).
       startSharedToolserver();
       const { createAgent } = await import("../acp/agent.js");

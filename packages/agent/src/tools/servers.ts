@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { declaredBin, ownPackageRoot, packageBin, packageRoot } from "../package-paths.js";
+import { childProcessEnvironment } from "./child-env.js";
 import type { AcpMcpServer, ConfigMcpServer } from "./types.js";
 
 /** Name of the built-in toolserver. The client fs/terminal routing applies to this server's tools. */
@@ -15,13 +16,6 @@ export type ServerSpec =
   | { name: string; transport: "shared"; cwd: string }
   /** An entry that cannot be used; reported as a failure with `error`. */
   | { name: string; transport: "invalid"; error: string };
-
-/** The agent's environment as a plain record (what spawned servers inherit). */
-export function processEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
-  return env;
-}
 
 function pairs(list: readonly { name: string; value: string }[] | undefined): Record<string, string> {
   const out: Record<string, string> = {};
@@ -64,7 +58,10 @@ function badUrl(name: string, url: string): ServerSpec | undefined {
   return { name, transport: "invalid", error: `invalid url ${JSON.stringify(url)}` };
 }
 
-/** Normalizes an ACP `McpServer` entry. Stdio servers inherit the agent's environment plus their own `env`. */
+/**
+ * Normalizes an ACP `McpServer` entry. Stdio servers get the agent's environment without its secrets (see
+ * child-env.ts) plus their own `env`, which always passes.
+ */
 export function fromAcp(server: AcpMcpServer, cwd: string): ServerSpec {
   if (server.type === "http" || server.type === "sse") {
     return (
@@ -81,12 +78,15 @@ export function fromAcp(server: AcpMcpServer, cwd: string): ServerSpec {
     transport: "stdio",
     command: server.command,
     args: [...(server.args ?? [])],
-    env: { ...processEnv(), ...pairs(server.env) },
+    env: { ...childProcessEnvironment(), ...pairs(server.env) },
     cwd,
   };
 }
 
-/** Normalizes a config `mcpServers` entry; a malformed one becomes an `invalid` spec that says what is wrong. */
+/**
+ * Normalizes a config `mcpServers` entry; a malformed one becomes an `invalid` spec that says what is wrong. A stdio
+ * server's environment is built as for an ACP entry (its `env:` always passes).
+ */
 export function fromConfig(name: string, server: ConfigMcpServer, cwd: string): ServerSpec {
   const kind = (server.transport ?? server.type ?? (server.url ? "http" : "stdio")).toLowerCase();
   if (kind === "http" || kind === "streamable-http" || kind === "streamable_http" || kind === "sse") {
@@ -107,7 +107,7 @@ export function fromConfig(name: string, server: ConfigMcpServer, cwd: string): 
     transport: "stdio",
     command: server.command,
     args: [...(server.args ?? [])].map(String),
-    env: { ...processEnv(), ...server.env },
+    env: { ...childProcessEnvironment(), ...server.env },
     cwd: server.cwd ?? cwd,
   };
 }

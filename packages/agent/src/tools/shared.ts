@@ -16,8 +16,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { log } from "../log.js";
 import { TOOLSERVER_NODE_FLAGS, toolserverSnapshotFlags } from "../snapshot/toolserver.js";
-import { builtinServerPath, processEnv } from "./servers.js";
+import { toolserverEnvironment } from "./child-env.js";
+import { builtinServerPath } from "./servers.js";
 
 /** How long crow-mcp may take to start listening. */
 const START_TIMEOUT_MS = 30_000;
@@ -37,6 +39,8 @@ export interface SharedEndpoint {
 interface Running {
   child: ChildProcess;
   ready: Promise<SharedEndpoint>;
+  /** The environment it was started with. */
+  env: Record<string, string>;
 }
 
 let socketDir: string | undefined;
@@ -70,7 +74,7 @@ function describeExit(pid: number, code: number | null, signal: NodeJS.Signals |
   return `the shared crow-mcp (pid ${pid}) ${how}${tail ? `; its stderr:\n${tail}` : ""}`;
 }
 
-function launch(env: Record<string, string> = processEnv()): Running {
+function launch(env: Record<string, string> = toolserverEnvironment()): Running {
   const socketPath = privateSocketPath();
   const child = spawn(
     process.execPath,
@@ -129,15 +133,26 @@ function launch(env: Record<string, string> = processEnv()): Running {
   ready.catch(() => {});
   // Writes to a dead child's stdin fail with EPIPE; the exit is reported through `ended`.
   child.stdin?.on("error", () => {});
-  return { child, ready };
+  return { child, ready, env };
+}
+
+function sameEnvironment(a: Record<string, string>, b: Record<string, string>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
 }
 
 /**
- * Starts the shared crow-mcp now unless it is running or starting (the head start at launch). `env`: its
- * environment (default: this process's). Never throws.
+ * Starts the shared crow-mcp now unless it is running or starting with environment `env` (default: this process's
+ * under the configuration's policy, see child-env.ts). One the head start launched before the configuration was
+ * loaded, with another environment (config.yaml's `child_env.allow`, say), is replaced while no session uses it yet.
+ * Never throws.
  */
-export function startSharedToolserver(env?: Record<string, string>): void {
-  if (running) return;
+export function startSharedToolserver(env: Record<string, string> = toolserverEnvironment()): void {
+  if (running) {
+    if (users > 0 || sameEnvironment(running.env, env)) return;
+    log.debug("the configuration changes the shared crow-mcp's environment: starting it again");
+    stopSharedToolserver();
+  }
   try {
     running = launch(env);
   } catch {

@@ -11,11 +11,16 @@
  *     matches a relative pattern, not even `**`);
  *   - the URL of tools with a `url` argument (`web_fetch(https://intranet.example/*)`), like a command.
  *   A call without such an argument never matches a rule with a pattern.
+ * Commands and command patterns are compared with runs of whitespace collapsed to one space and trimmed, so
+ * `git  push` (two spaces, or a tab) is still `git push`. Paths are compared as given and as their real path
+ * (symlinks resolved, see real-path.ts): a `deny` or `ask` rule applies when either form matches, an `allow` rule
+ * only when both do, so a symlink can neither slip past a deny rule nor borrow an allow rule's permission.
  * Rules are a policy for a cooperative model, not a sandbox: a command can always be spelled in a way no glob
- * foresees.
+ * foresees (quotes, variables, `sh -c`); the operating system's sandbox is what confines commands.
  */
 import path from "node:path";
 import { expandTilde } from "../home.js";
+import { realGlobOf, realPathOf } from "./real-path.js";
 
 /** The rule lists of config.yaml's `permissions`. */
 export interface PermissionRules {
@@ -107,20 +112,51 @@ function subjectOf(args: Record<string, unknown>): Subject | undefined {
   return undefined;
 }
 
-function subjectMatches(pattern: string, subject: Subject, cwd: string | undefined): boolean {
-  if (subject.kind === "path") {
-    const glob = globRegExp(expandTilde(pattern), "path");
-    const absolute = cwd ? path.resolve(cwd, expandTilde(subject.value)) : path.normalize(subject.value);
-    if (path.isAbsolute(expandTilde(pattern))) return glob.test(absolute);
-    const relative = cwd ? path.relative(cwd, absolute) : subject.value;
-    // A relative pattern speaks of the working directory: paths outside it never match.
-    if (relative === ".." || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) return false;
-    return glob.test(relative.split(path.sep).join("/"));
-  }
-  const glob = globRegExp(pattern, "plain");
-  const value = subject.value.trim();
-  if (glob.test(value)) return true;
-  return subject.kind === "command" && commandParts(value).some((part) => glob.test(part));
+/** A command as rules compare it: runs of whitespace (spaces, tabs, newlines) as one space, trimmed. */
+export function normalizeCommand(command: string): string {
+  return command.replace(/\s+/g, " ").trim();
+}
+
+/** Whether path glob `pattern` matches absolute path `absolute` of a session working in `cwd`. */
+function pathMatches(pattern: string, absolute: string, cwd: string | undefined, subject: string): boolean {
+  const expanded = expandTilde(pattern);
+  if (path.isAbsolute(expanded)) return globRegExp(expanded, "path").test(absolute);
+  const relative = cwd ? path.relative(cwd, absolute) : subject;
+  // A relative pattern speaks of the working directory: paths outside it never match.
+  if (relative === ".." || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) return false;
+  return globRegExp(expanded, "path").test(relative.split(path.sep).join("/"));
+}
+
+/**
+ * Whether a path rule matches: the path as given, and its real path against the pattern with its directories
+ * resolved too (an absolute pattern) or against the real working directory (a relative one). `every`: both forms
+ * must match (allow rules), else either one (deny and ask).
+ */
+function pathRuleMatches(pattern: string, file: string, cwd: string | undefined, every: boolean): boolean {
+  const absolute = cwd ? path.resolve(cwd, expandTilde(file)) : path.normalize(file);
+  const literal = pathMatches(pattern, absolute, cwd, file);
+  if (literal !== every) return literal;
+  const real = realPathOf(absolute);
+  const expanded = expandTilde(pattern);
+  const realPattern = path.isAbsolute(expanded) ? realGlobOf(expanded) : pattern;
+  const realCwd = cwd === undefined ? undefined : realPathOf(cwd);
+  return (
+    pathMatches(pattern, real, realCwd, file) ||
+    (realPattern !== pattern && pathMatches(realPattern, real, realCwd, file))
+  );
+}
+
+function subjectMatches(
+  rule: PermissionRule & { pattern: string },
+  subject: Subject,
+  cwd: string | undefined,
+): boolean {
+  if (subject.kind === "path") return pathRuleMatches(rule.pattern, subject.value, cwd, rule.action === "allow");
+  if (subject.kind === "url") return globRegExp(rule.pattern, "plain").test(subject.value.trim());
+  const glob = globRegExp(normalizeCommand(rule.pattern), "plain");
+  const command = normalizeCommand(subject.value);
+  if (glob.test(command)) return true;
+  return commandParts(subject.value).some((part) => glob.test(normalizeCommand(part)));
 }
 
 /** Whether a rule applies to a call of tool `name` with `args` in a session working in `cwd`. */
@@ -128,7 +164,7 @@ export function ruleMatches(rule: PermissionRule, name: string, args: Record<str
   if (!rule.tool.test(name)) return false;
   if (rule.pattern === undefined) return true;
   const subject = subjectOf(args);
-  return subject !== undefined && subjectMatches(rule.pattern, subject, cwd);
+  return subject !== undefined && subjectMatches({ ...rule, pattern: rule.pattern }, subject, cwd);
 }
 
 /**

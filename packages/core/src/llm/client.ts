@@ -1,3 +1,4 @@
+import { clientSecrets, redactSecrets } from "../redact.js";
 import { ChunkAccumulator } from "./accumulator.js";
 import { encodeBody, requestParams } from "./body.js";
 import {
@@ -51,6 +52,8 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
    */
   let reached = false;
   const idleTimeoutMs = options.idleTimeoutMs ?? 300_000;
+  /** The key and credential headers: a provider that echoes them in an error body must not have them shown. */
+  const secrets = clientSecrets(options.apiKey, options.headers);
 
   /** One attempt: sends the request and feeds the stream into `acc`. Throws on any failure. */
   async function attempt(body: Buffer, acc: ChunkAccumulator, signal?: AbortSignal) {
@@ -140,7 +143,8 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
         if (acc.usage) success.usage = acc.usage;
         return success;
       }
-      const error = { ...classifyError(failure, signal?.aborted ?? false, sdkLoaded), attempts };
+      const classified = classifyError(failure, signal?.aborted ?? false, sdkLoaded);
+      const error = { ...classified, message: redactSecrets(classified.message, secrets), attempts };
       // An HTTP error status is an answer too: a server is there.
       if (error.status !== undefined) reached = true;
       if (!reached && error.kind === "network" && error.code !== undefined && UNREACHABLE_CODES.has(error.code)) {
@@ -165,7 +169,7 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
         return await stream(request, callOptions);
       } catch (error) {
         // Defensive: the contract is "never throws", even on a bug in this file.
-        const message = error instanceof Error ? error.message : String(error);
+        const message = redactSecrets(error instanceof Error ? error.message : String(error), secrets);
         return {
           ok: false,
           error: { kind: "invalid_response", message, retryable: false, attempts: 1 },

@@ -74,7 +74,8 @@ async function openStore(dir: string | false, embedderId: string): Promise<Skill
           const vectors = memory.get(key);
           if (vectors) onDisk.entries[key] = vectors.map((chunk) => chunk.map(toBase64));
         }
-        await mkdir(path.dirname(file), { recursive: true });
+        // 0700 like the Crow home it is in (which this may be the first to create).
+        await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
         const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
         await writeFile(temp, JSON.stringify(onDisk));
         await rename(temp, file);

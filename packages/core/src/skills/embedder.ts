@@ -3,6 +3,7 @@
  * of a ColBERT-style model) so that ranking can use true MaxSim late interaction; an OpenAI-compatible
  * `/v1/embeddings` endpoint gives one vector per text. Plain `fetch`: no SDK needed for one POST.
  */
+import { redactSecrets } from "../redact.js";
 
 import { startDeadline } from "../deadline.js";
 
@@ -73,13 +74,16 @@ export function openAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
       deadline.clear();
     }
     if (!response.ok) {
-      throw new Error(`embeddings endpoint ${url} answered ${response.status}: ${errorMessage(raw)}`);
+      // The server's message may echo the key it was sent.
+      const message = redactSecrets(errorMessage(raw), [options.apiKey]);
+      throw new Error(`embeddings endpoint ${url} answered ${response.status}: ${message}`);
     }
     let parsed: EmbeddingsResponse;
     try {
       parsed = JSON.parse(raw) as EmbeddingsResponse;
     } catch {
-      throw new Error(`embeddings endpoint ${url} answered something that is not JSON: ${raw.slice(0, 120)}`);
+      const start = redactSecrets(raw.slice(0, 120), [options.apiKey]);
+      throw new Error(`embeddings endpoint ${url} answered something that is not JSON: ${start}`);
     }
     const data = parsed.data ?? [];
     if (data.length !== texts.length) {

@@ -3,7 +3,7 @@
  * (the drivers load lazily, so an agent that never opens a store never loads the native SQLite module), runs the
  * migrations, and fails with a message that names the database and what went wrong.
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import type BetterSqlite3Type from "better-sqlite3";
@@ -162,10 +162,29 @@ function nativeBinding(): string | undefined {
   }
 }
 
+/**
+ * Makes sure the SQLite file exists and only its owner can read it: the transcripts hold tool output and whatever
+ * secrets a model echoed. Directories created for it (the Crow home on a first `crow run`) are 0700, a new file 0600
+ * (SQLite gives its -wal and -shm files the database's mode), and an existing file readable by others (made by a
+ * Crow before this rule) is tightened to 0600 along with its -wal and -shm. A file that cannot be changed (someone
+ * else's) is left as it is: opening it says what is wrong, if anything.
+ */
+function createPrivately(file: string): void {
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  if (!existsSync(file)) closeSync(openSync(file, "a", 0o600));
+  for (const each of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      if ((statSync(each).mode & 0o077) !== 0) chmodSync(each, 0o600);
+    } catch {
+      // Not there (no -wal or -shm), or not ours to change.
+    }
+  }
+}
+
 async function sqliteDb(file: string, busyTimeoutMs: number): Promise<Kysely<Database>> {
   // require(), not import(): the same CommonJS module, and a start from crow's startup snapshot has no import().
   const BetterSqlite3 = createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3Type;
-  if (file !== ":memory:") mkdirSync(path.dirname(file), { recursive: true });
+  if (file !== ":memory:") createPrivately(file);
   const addon = nativeBinding();
   const database = new BetterSqlite3(file, { timeout: busyTimeoutMs, ...(addon ? { nativeBinding: addon } : {}) });
   // exec, not pragma(): pragma() prepares a statement and drops it (see nativeObjectsMustStayReachable).

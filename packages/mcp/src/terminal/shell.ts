@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { IPty } from "@lydell/node-pty";
+import { childEnvironment } from "../child-env.js";
 import { log } from "../log.js";
 import { LineCleaner } from "./clean.js";
 import { OutputBuffer, type TakenOutput } from "./output.js";
@@ -30,10 +31,13 @@ function track(shell: Shell): void {
   liveShells.add(shell);
 }
 
-/** The environment the shell starts with: the server's, made predictable for a program that reads its output. */
+/**
+ * The environment the shell starts with: the server's without its secrets (see child-env.ts: API keys, tokens,
+ * passwords, whatever crow or `CROW_CHILD_ENV_DROP` names; `CROW_CHILD_ENV_ALLOW` lets names through), made
+ * predictable for a program that reads its output.
+ */
 export function shellEnvironment(cwd: string, base: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(base)) if (value !== undefined) env[key] = value;
+  const env = childEnvironment(base);
   // Our markers and prompt are set inside the shell; inherited ones would only interfere. COLUMNS/LINES from a
   // terminal the server may have been started in would contradict the PTY's size.
   for (const key of ["PROMPT_COMMAND", "PS0", "PS1", "PS2", "PS4", "BASH_ENV", "ENV", "HISTFILE", "COLUMNS", "LINES"])
