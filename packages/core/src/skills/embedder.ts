@@ -3,9 +3,8 @@
  * of a ColBERT-style model) so that ranking can use true MaxSim late interaction; an OpenAI-compatible
  * `/v1/embeddings` endpoint gives one vector per text. Plain `fetch`: no SDK needed for one POST.
  */
-import { redactSecrets } from "../redact.js";
-
 import { startDeadline } from "../deadline.js";
+import { redactSecrets } from "../redact.js";
 
 /** A dense vector. */
 export type Vector = Float32Array;
