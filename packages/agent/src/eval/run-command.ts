@@ -143,7 +143,7 @@ export async function runEvalRun(args: readonly string[], config: AgentConfig, s
       throw new EvalUsageError("--oracle runs no model: drop --model/--prompt");
     variants = values.oracle
       ? [{ label: "oracle", oracle: true }]
-      : await resolveVariants(store, listOption(values.model), listOption(values.prompt), process.cwd());
+      : await resolveVariants(store, listOption(values.model), listOption(values.prompt), process.cwd(), config.model);
     const stored: StoredRunConfig = {
       tasks: tasks.map((t) => t.name),
       variants: variants.map((v) => ({

@@ -78,10 +78,9 @@ async function runAgent(
   });
   const measure: AgentMeasure = { ...NOTHING, sessionId: session.id };
   try {
-    await crow.store?.updateSession(session.id, {
-      title: `eval ${context.runId} ${task.name} ${variant.label} #${trial}`,
-      ...(rendered && variant.prompt ? { promptId: variant.prompt.id, promptArgs: rendered.args } : {}),
-    });
+    if (rendered && variant.prompt) {
+      await crow.store?.updateSession(session.id, { promptId: variant.prompt.id, promptArgs: rendered.args });
+    }
     const price = findModel(context.config, variant.model ?? context.config.model)?.price;
     const turn = new AbortController();
     let timedOut = false;
@@ -111,6 +110,10 @@ async function runAgent(
         },
       });
       const result = await run.result;
+      // After the turn: the session titles itself from the first prompt meanwhile; the trial's name says more.
+      await crow.store?.updateSession(session.id, {
+        title: `eval ${context.runId} ${task.name} ${variant.label} #${trial}`,
+      });
       measure.stopReason = timedOut ? "timeout" : result.stopReason;
       if (timedOut) measure.error = `agent timed out after ${task.agentTimeoutSec}s`;
       else if (result.error) measure.error = result.error.message;

@@ -9,7 +9,7 @@ import path from "node:path";
 import { type Store, SYSTEM_PROMPT_NAME } from "@crow/core";
 
 export interface Variant {
-  /** How reports name it: `model`, `model+system_prompt@3`, or `oracle`. */
+  /** How reports name it: `model` (the configured one without --model), `model+system_prompt@3`, or `oracle`. */
   label: string;
   model?: string;
   prompt?: { id: string; content: string };
@@ -56,13 +56,14 @@ export async function resolveVariants(
   models: readonly string[],
   prompts: readonly string[],
   cwd: string,
+  defaultModel: string | undefined,
 ): Promise<Variant[]> {
   const resolved = [];
   for (const spec of prompts) resolved.push(await resolvePrompt(store, spec, cwd));
   const variants: Variant[] = [];
   for (const model of models.length > 0 ? models : [undefined]) {
     for (const prompt of resolved.length > 0 ? resolved : [undefined]) {
-      const label = [model ?? "default", ...(prompt ? [prompt.id] : [])].join("+");
+      const label = [model ?? defaultModel ?? "default", ...(prompt ? [prompt.id] : [])].join("+");
       variants.push({ label, ...(model ? { model } : {}), ...(prompt ? { prompt } : {}) });
     }
   }
