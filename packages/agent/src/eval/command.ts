@@ -5,10 +5,12 @@
 import type { Store } from "@crow/core";
 import { type AgentConfig, ConfigError, exportDotenv, loadConfig } from "../config/index.js";
 import { runEvalCompare, runEvalReport, runEvalStatus } from "./report-command.js";
-import { EvalUsageError, runEvalRun } from "./run-command.js";
+import { runEvalRun } from "./run-command.js";
+import { EvalUsageError } from "./stored-run.js";
 import { SuiteError } from "./suite.js";
 import { TomlError } from "./toml.js";
 import { VariantError } from "./variants.js";
+import { runEvalWorker } from "./worker-command.js";
 
 export const EVAL_HELP = `Usage: crow eval <command> [options]
 
@@ -21,7 +23,8 @@ Commands:
   report RUN           pass rate (95 % CI), pass@k, pass^k, cost and tokens per solved task, median time
   compare A B          B against A, paired by task: flips and a bootstrap interval of the pass-rate difference
                        (A and B are RUN or RUN:VARIANT); --fail-on-regression exits 1 when B is worse beyond it
-  status RUN           how many trials are recorded, passed and left
+  status RUN           how many trials are recorded, passed and left (from any host)
+  worker               work off trials queued by 'run --queue' (PostgreSQL store); see 'crow eval worker --help'
   list                 recent runs
 
 Options of report, compare, status, list: --json (JSON instead of Markdown).
@@ -45,6 +48,7 @@ export async function runEval(args: readonly string[]): Promise<number> {
     compare: runEvalCompare,
     status: runEvalStatus,
     list: runEvalStatus,
+    worker: runEvalWorker,
   };
   const handler = handlers[command];
   if (!handler) {

@@ -3,7 +3,7 @@ import { parseArgs } from "node:util";
 import type { EvalRunRecord, EvalTrialRecord, Store } from "@crow/core";
 import type { AgentConfig } from "../config/index.js";
 import { renderComparison, renderReport } from "./render.js";
-import { EvalUsageError, type StoredRunConfig } from "./run-command.js";
+import { EvalUsageError, type StoredRunConfig } from "./stored-run.js";
 import { compareTrials, summarize, variantsOf } from "./summary.js";
 
 async function findRun(store: Store, id: string): Promise<EvalRunRecord> {

@@ -11,7 +11,14 @@ import { type AgentConfig, findModel, providerProblem } from "../config/index.js
 import { createCrow } from "../sdk.js";
 import { createProgress } from "./progress.js";
 import { renderReport } from "./render.js";
-import { runMissingTrials } from "./runner.js";
+import { missingTrials, runMissingTrials } from "./runner.js";
+import {
+  EvalUsageError,
+  QUEUE_NEEDS_POSTGRES,
+  type StoredRunConfig,
+  storedTasks,
+  storedVariants,
+} from "./stored-run.js";
 import { type EvalTask, loadSuite } from "./suite.js";
 import { summarize, variantsOf } from "./summary.js";
 import { listOption, resolveVariants, type Variant, VariantError } from "./variants.js";
@@ -32,19 +39,11 @@ Options:
   --oracle             run solution/solve.sh instead of the agent (validates a suite)
   --resume RUN         finish the trials of RUN that are not recorded yet
   --json               JSON events on stdout instead of the progress bar and report
+  --queue              PostgreSQL store only: enqueue the trials for 'crow eval worker' processes (any hosts)
+                       instead of running them here; 'crow eval status RUN' shows progress
+  --job-expiry SEC     with --queue: a trial not finished this long after a worker took it is retried
+                       (default: the task's agent + verifier timeouts + 120 s)
   --keep-workspaces    leave each trial's temp directory in place (paths in the log)`;
-
-/** How a run is described in the store, so `--resume` (and a worker) can run it again. */
-export interface StoredRunConfig {
-  tasks: string[];
-  variants: Array<{ label: string; model?: string; promptId?: string; oracle?: boolean }>;
-  trials: number;
-}
-
-/** Bad input to `crow eval`: the message says what was wrong; exit code 2. */
-export class EvalUsageError extends Error {
-  override name = "EvalUsageError";
-}
 
 function positiveInt(value: string | undefined, fallback: number, option: string): number {
   if (value === undefined) return fallback;
@@ -56,32 +55,6 @@ function positiveInt(value: string | undefined, fallback: number, option: string
 function newRunId(): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
   return `eval-${stamp}-${randomBytes(2).toString("hex")}`;
-}
-
-/** The variants of a stored run, with their prompt texts read back from the store. */
-export async function storedVariants(store: Store, config: StoredRunConfig): Promise<Variant[]> {
-  const variants: Variant[] = [];
-  for (const v of config.variants) {
-    const prompt = v.promptId ? await store.getPrompt(v.promptId) : undefined;
-    if (v.promptId && !prompt) throw new EvalUsageError(`prompt version ${v.promptId} is no longer in the store`);
-    variants.push({
-      label: v.label,
-      ...(v.model ? { model: v.model } : {}),
-      ...(prompt ? { prompt: { id: prompt.id, content: prompt.content } } : {}),
-      ...(v.oracle ? { oracle: true } : {}),
-    });
-  }
-  return variants;
-}
-
-/** The tasks of a stored run, read from its suite again. */
-export function storedTasks(run: EvalRunRecord): EvalTask[] {
-  const names = (run.config as unknown as StoredRunConfig).tasks;
-  const tasks = loadSuite(run.suite);
-  const missing = names.filter((name) => !tasks.some((t) => t.name === name));
-  if (missing.length > 0)
-    throw new EvalUsageError(`run ${run.id}: tasks gone from ${run.suite}: ${missing.join(", ")}`);
-  return tasks.filter((t) => names.includes(t.name));
 }
 
 function checkModels(config: AgentConfig, variants: readonly Variant[]): void {
@@ -110,6 +83,8 @@ export async function runEvalRun(args: readonly string[], config: AgentConfig, s
       oracle: { type: "boolean" },
       resume: { type: "string" },
       json: { type: "boolean" },
+      queue: { type: "boolean" },
+      "job-expiry": { type: "string" },
       "keep-workspaces": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
@@ -121,13 +96,14 @@ export async function runEvalRun(args: readonly string[], config: AgentConfig, s
     return 0;
   }
   const concurrency = positiveInt(values.concurrency, 1, "--concurrency");
+  if (values.queue && store.kind !== "postgres") throw new EvalUsageError(QUEUE_NEEDS_POSTGRES);
   let run: EvalRunRecord;
   let tasks: EvalTask[];
   let variants: Variant[];
   if (values.resume) {
     if (positionals.length > 0 || values.model || values.prompt || values.trials || values.tasks || values.oracle) {
       throw new EvalUsageError(
-        "--resume RUN takes the run's own suite, variants and trials: give only --concurrency/--json",
+        "--resume RUN takes the run's own suite, variants and trials: give only --concurrency, --json or --queue",
       );
     }
     const found = await store.evals.getRun(values.resume);
@@ -170,6 +146,7 @@ export async function runEvalRun(args: readonly string[], config: AgentConfig, s
       );
   }
   const trials = (run.config as unknown as StoredRunConfig).trials;
+  if (values.queue) return enqueueRun(store, config, run, tasks, variants, trials, values);
   const needsAgent = variants.some((v) => !v.oracle);
   const crow: Crow | undefined = needsAgent ? await createCrow({ config, store }) : undefined;
   const controller = new AbortController();
@@ -208,4 +185,27 @@ export async function runEvalRun(args: readonly string[], config: AgentConfig, s
   return interrupted ? 130 : 0;
 }
 
-export { VariantError };
+/** `--queue`: the missing trials go to the workers; resolves to the exit code. */
+async function enqueueRun(
+  store: Store,
+  config: AgentConfig,
+  run: EvalRunRecord,
+  tasks: readonly EvalTask[],
+  variants: readonly Variant[],
+  trials: number,
+  values: { json?: boolean; "job-expiry"?: string },
+): Promise<number> {
+  const { missing } = await missingTrials(store.evals, run.id, tasks, variants, trials);
+  const expiry = values["job-expiry"] ? positiveInt(values["job-expiry"], 1, "--job-expiry") : undefined;
+  const { enqueueTrials } = await import("./queue.js");
+  const count = await enqueueTrials(config.dbUri, run, missing, expiry);
+  if (values.json) process.stdout.write(`${JSON.stringify({ type: "enqueued", runId: run.id, trials: count })}\n`);
+  else {
+    process.stdout.write(
+      `${run.id}: ${count} trial(s) enqueued. Work them off with 'crow eval worker' on any host using this db_uri; 'crow eval status ${run.id}' shows progress.\n`,
+    );
+  }
+  return 0;
+}
+
+export { EvalUsageError, type StoredRunConfig, VariantError };
