@@ -216,6 +216,32 @@ describe("crow eval", () => {
     mock.assertDone();
   });
 
+  test("bad input is refused with exit 2 and what to do, and records no run", async () => {
+    const suite = writeSuite(path.join(suites, "input"), { only: { check: "true" } });
+    const options = { mockUrl: mock.url, home };
+    const runsBefore = (await runEval(["list"], options)).stdout;
+    const cases: Array<[string[], RegExp]> = [
+      [["run", path.join(suites, "missing")], /suite .*missing is not a directory/],
+      [["run", suite, "--model", "nope"], /--model nope: not a configured model \(configured: mock-model\)/],
+      [["run", suite, "--prompt", "v99"], /--prompt v99: no such prompt version or template file/],
+      [["run", suite, "--oracle", "--model", "mock-model"], /--oracle runs no model/],
+      [["run", suite, "--trials", "0"], /--trials takes a whole number ≥ 1 \(got 0\)/],
+      [["run", suite, "--bogus"], /Unknown option '--bogus'/],
+      [["report", "no-such-run"], /no eval run no-such-run in .*crow eval list shows the recent ones/],
+      [["compare", "no-such-run"], /compare takes two runs/],
+      [["frobnicate"], /unknown command "frobnicate"/],
+    ];
+    for (const [args, message] of cases) {
+      const result = await runEval(args, options);
+      assert.equal(result.code, 2, `${args.join(" ")}: ${result.stderr}`);
+      assert.match(result.stderr, message, args.join(" "));
+    }
+    const noProvider = await runEval(["run", suite], { ...options, env: { OPENAI_BASE_URL: undefined } });
+    assert.equal(noProvider.code, 2);
+    assert.match(noProvider.stderr, /No LLM provider configured/);
+    assert.equal((await runEval(["list"], options)).stdout, runsBefore);
+  });
+
   test("--oracle runs solution/solve.sh and the example suite passes 100 %", async () => {
     const requestsBefore = mock.requests.length;
     const result = await runEval(["run", path.join(REPO_ROOT, "examples", "eval"), "--oracle", "--concurrency", "3"], {

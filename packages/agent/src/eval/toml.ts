@@ -1,7 +1,7 @@
 /**
- * The part of TOML that Harbor's `task.toml` uses: `[table]` and `[a.b]` headers, `key = value` with strings (basic
- * and literal), numbers, booleans and one-line arrays of those, and `#` comments. Anything else is a clear error
- * naming the line, rather than a silently wrong value.
+ * The part of TOML that Harbor's `task.toml` uses: `[table]` and `[a.b]` headers, `key = value` with strings (basic,
+ * literal and `"""` multi-line), numbers, booleans and arrays of those (over several lines too), and `#` comments.
+ * Anything else is a clear error naming the line, rather than a silently wrong value.
  */
 
 export type TomlValue = string | number | boolean | TomlValue[] | TomlTable;
@@ -67,7 +67,23 @@ function parseValue(raw: string, where: string): TomlValue {
   }
   const number = Number(text.replaceAll("_", ""));
   if (text !== "" && Number.isFinite(number)) return number;
-  throw new TomlError(`${where}: unsupported value ${text} (strings, numbers, booleans and one-line arrays only)`);
+  throw new TomlError(`${where}: unsupported value ${text} (strings, numbers, booleans and arrays only)`);
+}
+
+/** How many `[` are still open at the end of `text` (outside strings). */
+function openBrackets(text: string): number {
+  let depth = 0;
+  let quote: string | undefined;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (quote) {
+      if (ch === "\\" && quote === '"') i++;
+      else if (ch === quote) quote = undefined;
+    } else if (ch === '"' || ch === "'") quote = ch;
+    else if (ch === "[") depth++;
+    else if (ch === "]") depth--;
+  }
+  return depth;
 }
 
 /** Parses `text` (named `source` in errors) into nested tables. */
@@ -97,7 +113,21 @@ export function parseToml(text: string, source: string): TomlTable {
       .slice(0, eq)
       .trim()
       .replace(/^"(.*)"$/, "$1");
-    table[key] = parseValue(line.slice(eq + 1), where);
+    let value = line.slice(eq + 1).trim();
+    if (value.startsWith('"""')) {
+      // A multi-line basic string: up to the closing """ (a newline right after the opening one is dropped).
+      let body = value.slice(3);
+      while (!body.includes('"""') && n + 1 < lines.length) body += `\n${lines[++n] ?? ""}`;
+      const end = body.indexOf('"""');
+      if (end < 0) throw new TomlError(`${where}: unterminated """ string`);
+      table[key] = body.slice(0, end).replace(/^\n/, "");
+      continue;
+    }
+    // An array over several lines: read on until its brackets close.
+    while (value.startsWith("[") && openBrackets(value) > 0 && n + 1 < lines.length) {
+      value += ` ${stripComment(lines[++n] ?? "").trim()}`;
+    }
+    table[key] = parseValue(value, where);
   }
   return root;
 }

@@ -179,6 +179,8 @@ export async function runTrial(
       error,
     };
   } finally {
-    if (!context.keepWorkspace) workspace.remove();
+    if (context.keepWorkspace) {
+      process.stderr.write(`crow eval: kept ${workspace.root} (${task.name} · ${variant.label} · #${trial})\n`);
+    } else workspace.remove();
   }
 }
