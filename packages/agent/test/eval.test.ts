@@ -48,7 +48,7 @@ describe("crow eval", () => {
 
   test("the verifiers' rewards are recorded per task, with each trial's session in the store", async () => {
     const suite = writeSuite(path.join(suites, "mixed"), {
-      "a-solved": { check: "grep -qx yes answer.txt", instruction: "Write yes to answer.txt.\n" },
+      "a-solved": { check: "grep -qx yes answer.txt", instruction: "Write yes to /app/answer.txt.\n" },
       "b-unsolved": { check: "grep -qx yes answer.txt" },
       "c-partial": { verifier: 'echo \'{"reward": 0.5}\' > "$EVAL_LOGS_DIR/verifier/reward.json"' },
       "d-solved": { check: '[ "$(cat out.txt)" = 42 ]', environment: { "seed.txt": "41\n" } },
@@ -71,7 +71,13 @@ describe("crow eval", () => {
 
     // The first request of a trial is its instruction, in a session whose cwd is a fresh copy of environment/.
     const first = mock.requests[0]?.body.messages.find((m) => m.role === "user");
-    assert.match(String(JSON.stringify(first?.content)), /Write yes to answer\.txt/);
+    // Harbor's /app is named for what it is here: the trial's workspace.
+    assert.match(
+      String(first?.content),
+      /^Write yes to \/app\/answer\.txt\.\n\n\(This task was written for a container whose working directory is \/app\. There is no container here: \/app stands for \/.+\/app, your working directory/,
+    );
+    // An instruction that does not mention /app goes as it is.
+    assert.equal(mock.requests[2]?.body.messages.find((m) => m.role === "user")?.content, "Solve b-unsolved.\n");
     const store = await openStore(path.join(home, "crow.db"));
     try {
       const trials = await store.evals.listTrials(runId);
@@ -163,6 +169,58 @@ describe("crow eval", () => {
       assert.equal(`mock-model+${session?.promptId}`, sloppy);
     } finally {
       await store.close();
+    }
+  });
+
+  test("--model a,b: one variant per model, each trial's cost at its model's price", async () => {
+    const pricedHome = await mkdtemp(path.join(tmpdir(), "crow-eval-priced-"));
+    try {
+      await writeFile(
+        path.join(pricedHome, "config.yaml"),
+        [
+          "providers:",
+          `  mock: { base_url: "${mock.url}" }`,
+          "models:",
+          "  cheap: { provider: mock, model: mock-model, price: { input: 1, output: 2 } }",
+          "  dear: { provider: mock, model: mock-model, price: { input: 10, output: 20, currency: EUR } }",
+          "default_model: cheap",
+        ].join("\n"),
+      );
+      const suite = writeSuite(path.join(suites, "priced"), { solve: { check: "grep -qx yes answer.txt" } });
+      mock.script(
+        reply().toolCall("terminal", { command: "echo yes > answer.txt" }).usage(1000, 100),
+        reply().text("Done.").usage(1000, 100),
+        reply().text("No.").usage(1000, 100),
+      );
+      const options = {
+        mockUrl: mock.url,
+        home: pricedHome,
+        env: { OPENAI_BASE_URL: undefined, CROW_MODEL: undefined },
+      };
+      const result = await runEval(["run", suite, "--model", "cheap,dear"], options);
+      assert.equal(result.code, 0, result.stderr);
+      mock.assertDone();
+      const report = JSON.parse((await runEval(["report", runIdOf(result.stdout), "--json"], options)).stdout) as {
+        variants: Array<{
+          variant: string;
+          passed: number;
+          cost: number;
+          costPerSolved: number | null;
+          tokensPerSolved: number | null;
+        }>;
+      };
+      const [cheap, dear] = report.variants;
+      assert.equal(cheap?.variant, "cheap");
+      assert.equal(cheap?.passed, 1);
+      assert.equal(cheap?.cost.toFixed(6), ((2 * (1000 * 1 + 100 * 2)) / 1e6).toFixed(6));
+      assert.equal(cheap?.costPerSolved?.toFixed(6), "0.002400");
+      assert.equal(cheap?.tokensPerSolved, 2200);
+      assert.equal(dear?.variant, "dear");
+      assert.equal(dear?.passed, 0);
+      assert.equal(dear?.cost.toFixed(6), ((1000 * 10 + 100 * 20) / 1e6).toFixed(6));
+      assert.equal(dear?.costPerSolved, null);
+    } finally {
+      await rm(pricedHome, { recursive: true, force: true });
     }
   });
 

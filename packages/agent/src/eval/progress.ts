@@ -24,6 +24,8 @@ export function createProgress(mode: "tty" | "json" | "lines", runId: string): P
   let done = 0;
   let passed = 0;
   let cost = 0;
+  /** Whether any trial had a price: without one the cost is unknown, not 0. */
+  let priced = false;
   let ranHere = 0;
   const started = performance.now();
   const write = (line: string) => process.stderr.write(line);
@@ -33,7 +35,7 @@ export function createProgress(mode: "tty" | "json" | "lines", runId: string): P
     const elapsed = performance.now() - started;
     const eta = ranHere > 0 ? duration((elapsed / ranHere) * (total - done)) : "?";
     write(
-      `\r\x1b[2K[${"#".repeat(filled)}${".".repeat(BAR_WIDTH - filled)}] ${done}/${total}  passed ${passed}  cost ${cost.toFixed(4)}  ETA ${eta}`,
+      `\r\x1b[2K[${"#".repeat(filled)}${".".repeat(BAR_WIDTH - filled)}] ${done}/${total}  passed ${passed}  cost ${priced ? cost.toFixed(4) : "–"}  ETA ${eta}`,
     );
   };
   return {
@@ -52,6 +54,7 @@ export function createProgress(mode: "tty" | "json" | "lines", runId: string): P
       ranHere++;
       if (outcome.passed) passed++;
       cost += outcome.cost ?? 0;
+      if (outcome.cost !== null) priced = true;
       if (mode === "json") {
         process.stdout.write(`${JSON.stringify({ type: "trial", done, total, ...outcome })}\n`);
       } else if (mode === "tty") draw();

@@ -10,7 +10,7 @@ import { runScript } from "./script.js";
 import type { EvalTask } from "./suite.js";
 import type { Variant } from "./variants.js";
 import { PASS_REWARD, verify } from "./verify.js";
-import { createTrialWorkspace, type TrialWorkspace } from "./workspace.js";
+import { createTrialWorkspace, localInstruction, type TrialWorkspace } from "./workspace.js";
 
 export type TrialOutcome = Omit<EvalTrialRecord, "finishedAt">;
 
@@ -99,7 +99,7 @@ async function runAgent(
       if (price) cost += usageCost(price, usage);
     };
     try {
-      const run = session.prompt(task.instruction, {
+      const run = session.prompt(localInstruction(task.instruction, workspace), {
         signal: turn.signal,
         onEvent: (event) => {
           if (event.type === "message_appended" && event.usage) count(event.usage);

@@ -66,3 +66,13 @@ export function createTrialWorkspace(task: EvalTask): TrialWorkspace {
     remove: () => rmSync(root, { recursive: true, force: true }),
   };
 }
+
+/**
+ * The instruction as the agent gets it here. Harbor's instructions name the container's workspace, `/app`; without
+ * a container that path is not the workspace (and may not exist, or be someone else's), so an instruction that
+ * mentions it gets one line saying where `/app` is. Others are sent unchanged.
+ */
+export function localInstruction(instruction: string, workspace: TrialWorkspace): string {
+  if (!/(^|[\s"'`(])\/app(\/|\b)/.test(instruction)) return instruction;
+  return `${instruction.trimEnd()}\n\n(This task was written for a container whose working directory is /app. There is no container here: /app stands for ${workspace.app}, your working directory; use that wherever the task says /app.)\n`;
+}
