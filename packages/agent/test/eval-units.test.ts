@@ -5,9 +5,10 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { EvalTrialRecord } from "@crow/core";
+import { renderReport } from "../src/eval/render.js";
 import { median, pairedBootstrap, passAtK, passHatK, wilson } from "../src/eval/stats.js";
 import { globMatches } from "../src/eval/suite.js";
-import { compareTrials } from "../src/eval/summary.js";
+import { compareTrials, summarize } from "../src/eval/summary.js";
 import { parseToml, TomlError } from "../src/eval/toml.js";
 
 describe("task.toml", () => {
@@ -89,6 +90,51 @@ describe("eval statistics", () => {
     assert.ok(high < 0);
     assert.deepEqual(pairedBootstrap(differences), [low, high]);
     assert.deepEqual(pairedBootstrap([0, 0, 0]), [0, 0]);
+  });
+
+  test("with k trials per task the report gives pass@k and pass^k, cost and tokens per solved task", () => {
+    const trial = (task: string, index: number, passed: boolean, wallMs: number) =>
+      ({
+        runId: "r",
+        task,
+        variant: "m",
+        trial: index,
+        passed,
+        reward: passed ? 1 : 0,
+        wallMs,
+        promptTokens: 100,
+        completionTokens: 10,
+        cost: 0.5,
+        error: null,
+      }) as EvalTrialRecord;
+    const trials = [
+      trial("x", 0, true, 1000),
+      trial("x", 1, true, 3000),
+      trial("y", 0, true, 2000),
+      trial("y", 1, false, 5000),
+      trial("z", 0, false, 4000),
+      trial("z", 1, false, 6000),
+    ];
+    const summary = summarize("m", trials);
+    assert.equal(summary.k, 2);
+    assert.equal(summary.passRate, 0.5);
+    assert.equal(summary.passAtK?.toFixed(4), (2 / 3).toFixed(4));
+    assert.equal(summary.passHatK?.toFixed(4), (1 / 3).toFixed(4));
+    assert.equal(summary.cost, 3);
+    assert.equal(summary.costPerSolved, 1);
+    assert.equal(summary.tokensPerSolved, 220);
+    assert.equal(summary.medianWallMs, 3500);
+    const markdown = renderReport(
+      { id: "r", name: null, suite: "/s", config: {}, createdAt: "2026-01-01T00:00:00Z" },
+      [summary],
+      trials,
+    );
+    assert.match(markdown, /\| variant \| passed \| pass rate \(95 % CI\) \| pass@2 \| pass\^2 \| cost \|/);
+    assert.match(
+      markdown,
+      /\| m \| 3\/6 \| 50\.0 % \(18\.8 % – 81\.2 %\) \| 66\.7 % \| 33\.3 % \| 3\.0000 \| 1\.0000 \| 220 \| 3\.5 s \| 0 \|/,
+    );
+    assert.match(markdown, /\| y \| 1\/2 \|/);
   });
 
   test("compare pairs by task and leaves out tasks only one side ran", () => {
