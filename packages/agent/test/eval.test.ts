@@ -278,10 +278,12 @@ describe("crow eval", () => {
     const suite = writeSuite(path.join(suites, "input"), { only: { check: "true" } });
     const options = { mockUrl: mock.url, home };
     const runsBefore = (await runEval(["list"], options)).stdout;
+    await writeFile(path.join(home, "broken.njk"), "You are {% if %} broken");
     const cases: Array<[string[], RegExp]> = [
       [["run", path.join(suites, "missing")], /suite .*missing is not a directory/],
       [["run", suite, "--model", "nope"], /--model nope: not a configured model \(configured: mock-model\)/],
       [["run", suite, "--prompt", "v99"], /--prompt v99: no such prompt version or template file/],
+      [["run", suite, "--prompt", "./broken.njk"], /--prompt \.\/broken\.njk: /],
       [["run", suite, "--oracle", "--model", "mock-model"], /--oracle runs no model/],
       [["run", suite, "--trials", "0"], /--trials takes a whole number ≥ 1 \(got 0\)/],
       [["run", suite, "--bogus"], /Unknown option '--bogus'/],
@@ -305,8 +307,6 @@ describe("crow eval", () => {
     const result = await runEval(["run", path.join(REPO_ROOT, "examples", "eval"), "--oracle", "--concurrency", "3"], {
       mockUrl: mock.url,
       home,
-      // The real HOME: rustc is a rustup proxy that finds its toolchains there (no agent runs in this test).
-      env: { HOME: process.env.HOME },
     });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /\| oracle \| 6\/6 \| 100\.0 %/);

@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { type Store, SYSTEM_PROMPT_NAME } from "@crow/core";
+import { PromptTemplateError, renderTemplate, type Store, SYSTEM_PROMPT_NAME } from "@crow/core";
 
 export interface Variant {
   /** How reports name it: `model` (the configured one without --model), `model+system_prompt@3`, or `oracle`. */
@@ -22,11 +22,33 @@ export class VariantError extends Error {
   override name = "VariantError";
 }
 
+/** Sample arguments: a template that cannot render with them is refused before any trial runs. */
+const SAMPLE_ARGS = {
+  workspace: "/workspace",
+  display_tree: "",
+  agents_content: "",
+  has_agents_md: false,
+  date: "2026-01-01",
+  platform: process.platform,
+  skills_hint: "",
+};
+
+function checkTemplate(spec: string, content: string): void {
+  try {
+    renderTemplate(content, SAMPLE_ARGS, spec);
+  } catch (error) {
+    if (error instanceof PromptTemplateError) throw new VariantError(`--prompt ${spec}: ${error.message}`);
+    throw error;
+  }
+}
+
 /** The stored prompt version `spec` names, or the template file it names, stored as a version now. */
 async function resolvePrompt(store: Store, spec: string, cwd: string): Promise<{ id: string; content: string }> {
   const file = path.resolve(cwd, spec);
   if ((spec.includes("/") || spec.includes(".")) && existsSync(file) && !spec.includes("@")) {
-    const record = await store.getOrCreatePrompt(SYSTEM_PROMPT_NAME, readFileSync(file, "utf8"));
+    const content = readFileSync(file, "utf8");
+    checkTemplate(spec, content);
+    const record = await store.getOrCreatePrompt(SYSTEM_PROMPT_NAME, content);
     return { id: record.id, content: record.content };
   }
   const short = /^v?(\d+)$/.exec(spec);
@@ -39,6 +61,7 @@ async function resolvePrompt(store: Store, spec: string, cwd: string): Promise<{
       `--prompt ${spec}: no such prompt version or template file (stored versions: ${known}; a file path must exist)`,
     );
   }
+  checkTemplate(spec, record.content);
   return { id: record.id, content: record.content };
 }
 
