@@ -57,19 +57,26 @@ export async function missingTrials(
   return { missing, done };
 }
 
-/** Runs what is missing; resolves `interrupted: true` when the signal stopped it before the end. */
+/**
+ * Runs what is missing; resolves `interrupted: true` when the signal stopped it before the end. A failure to record
+ * a trial (the store is gone) stops the other trials too and rejects once they have wound down.
+ */
 export async function runMissingTrials(request: RunRequest): Promise<{ interrupted: boolean }> {
-  const { context, evals, signal, listener } = request;
+  const { context, evals, listener } = request;
   const { missing, done } = await missingTrials(evals, context.runId, request.tasks, request.variants, request.trials);
   listener.start(missing.length + done, done);
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  if (request.signal.aborted) stop.abort();
+  request.signal.addEventListener("abort", onAbort, { once: true });
   let next = 0;
   const worker = async () => {
-    while (!signal.aborted) {
+    while (!stop.signal.aborted) {
       const key = missing[next++];
       if (!key) return;
       let outcome: TrialOutcome;
       try {
-        outcome = await runTrial(context, key.task, key.variant, key.trial, signal);
+        outcome = await runTrial(context, key.task, key.variant, key.trial, stop.signal);
       } catch (error) {
         if (error instanceof TrialInterrupted) return;
         throw error;
@@ -78,7 +85,18 @@ export async function runMissingTrials(request: RunRequest): Promise<{ interrupt
       listener.trialDone(outcome);
     }
   };
-  const workers = Array.from({ length: Math.max(1, Math.min(request.concurrency, missing.length)) }, worker);
-  await Promise.all(workers);
-  return { interrupted: signal.aborted };
+  const workers = Array.from({ length: Math.max(1, Math.min(request.concurrency, missing.length)) }, () =>
+    worker().catch((error: unknown) => {
+      stop.abort();
+      throw error;
+    }),
+  );
+  try {
+    const settled = await Promise.allSettled(workers);
+    const failed = settled.find((result) => result.status === "rejected");
+    if (failed) throw failed.reason;
+  } finally {
+    request.signal.removeEventListener("abort", onAbort);
+  }
+  return { interrupted: request.signal.aborted };
 }
