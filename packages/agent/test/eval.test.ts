@@ -296,6 +296,9 @@ describe("crow eval", () => {
       assert.equal(result.code, 2, `${args.join(" ")}: ${result.stderr}`);
       assert.match(result.stderr, message, args.join(" "));
     }
+    const help = await runEval(["run", "--help"], options);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /^Usage: crow eval run SUITE \[options\]/);
     const noProvider = await runEval(["run", suite], { ...options, env: { OPENAI_BASE_URL: undefined } });
     assert.equal(noProvider.code, 2);
     assert.match(noProvider.stderr, /No LLM provider configured/);

@@ -5,12 +5,12 @@
 import type { Store } from "@crow/core";
 import { type AgentConfig, ConfigError, exportDotenv, loadConfig } from "../config/index.js";
 import { runEvalCompare, runEvalReport, runEvalStatus } from "./report-command.js";
-import { runEvalRun } from "./run-command.js";
+import { RUN_HELP, runEvalRun } from "./run-command.js";
 import { EvalUsageError } from "./stored-run.js";
 import { SuiteError } from "./suite.js";
 import { TomlError } from "./toml.js";
 import { VariantError } from "./variants.js";
-import { runEvalWorker } from "./worker-command.js";
+import { runEvalWorker, WORKER_HELP } from "./worker-command.js";
 
 export const EVAL_HELP = `Usage: crow eval <command> [options]
 
@@ -54,6 +54,12 @@ export async function runEval(args: readonly string[]): Promise<number> {
   if (!handler) {
     process.stderr.write(`crow eval: unknown command "${command}". Run 'crow eval --help' for usage.\n`);
     return 2;
+  }
+  // Help needs no configuration or store (a broken one must not hide it).
+  const help: Record<string, string> = { run: RUN_HELP, worker: WORKER_HELP };
+  if ((rest.includes("--help") || rest.includes("-h")) && help[command]) {
+    process.stdout.write(`${help[command]}\n`);
+    return 0;
   }
   let store: Store | undefined;
   try {
