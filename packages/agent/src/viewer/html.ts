@@ -51,7 +51,7 @@ export function layout(title: string, body: SafeHtml, options: { data?: Record<s
 <script type="module" src="/assets/viewer.js"></script>
 </head>
 <body${data}>
-<header class="top"><a href="/" class="brand">crow sessions</a></header>
+<header class="top"><a href="/" class="brand">crow sessions</a> <a href="/evals" class="nav">evals</a></header>
 <main>${body}</main>
 </body>
 </html>

@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import type { Store } from "@crow/core";
 import { ownPackageRoot } from "../package-paths.js";
 import { comparePage } from "./compare-page.js";
+import { evalComparePage, evalRunPage, evalRunsPage, evalSide } from "./eval-page.js";
 import { allowedHostnames, check, isLoopback } from "./guard.js";
 import { html, layout, notFoundPage } from "./html.js";
 import { chartData, type Prices } from "./insights.js";
@@ -127,6 +128,23 @@ async function route(
     }
     if (parts[2] === "chart") return json(res, await chartData(store, session, prices));
     if (parts[2] === "events") return events(req, res, store, session.id, options.pollMs);
+  }
+  if (parts[0] === "evals") {
+    if (parts.length === 1 || (parts.length === 2 && parts[1] === "")) return page(res, 200, await evalRunsPage(store));
+    if (parts[1] === "compare" && parts.length === 2) {
+      const sides = await Promise.all(["a", "b"].map((k) => evalSide(store, url.searchParams.get(k) ?? "")));
+      const [a, b] = sides;
+      if (typeof a === "string" || typeof b === "string" || !a || !b) {
+        const why = sides.filter((side) => typeof side === "string").join(" ");
+        return page(res, 400, notFoundPage(`Pick two eval runs to compare. ${why}`));
+      }
+      return page(res, 200, evalComparePage(a, b));
+    }
+    if (parts[1] && parts.length === 2) {
+      const run = await store.evals.getRun(parts[1]);
+      if (!run) return page(res, 404, notFoundPage(`There is no eval run "${parts[1]}" in ${store.location}.`));
+      return page(res, 200, await evalRunPage(store, run));
+    }
   }
   if (url.pathname === "/compare") {
     const ids = [...url.searchParams.getAll("id"), ...["a", "b"].flatMap((k) => url.searchParams.getAll(k))];

@@ -1,4 +1,5 @@
 /** The session store (SQLite or PostgreSQL through Kysely). `openStore(uri)` is the entry point. */
+export type { EvalRunRecord, EvalStore, EvalTrialRecord } from "./eval-types.js";
 export { sessionSlug } from "./ids.js";
 export { MIGRATIONS } from "./migrations.js";
 export { type OpenStoreOptions, openStore, openTarget } from "./open.js";

@@ -72,6 +72,46 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable("sessions").dropColumn("forked_from").execute();
     },
   },
+  "0003_eval": {
+    // `crow eval`: a run and its finished trials. The primary key makes a trial recorded at most once, whichever
+    // process (a resumed run, a second queue worker) finishes it again.
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("eval_runs")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("name", "text")
+        .addColumn("suite", "text", (c) => c.notNull())
+        .addColumn("config", "text", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable("eval_trials")
+        .addColumn("run_id", "text", (c) => c.notNull())
+        .addColumn("task", "text", (c) => c.notNull())
+        .addColumn("variant", "text", (c) => c.notNull())
+        .addColumn("trial", "integer", (c) => c.notNull())
+        .addColumn("session_id", "text")
+        .addColumn("reward", "double precision", (c) => c.notNull())
+        .addColumn("passed", "integer", (c) => c.notNull())
+        .addColumn("stop_reason", "text")
+        .addColumn("wall_ms", "integer", (c) => c.notNull())
+        .addColumn("requests", "integer", (c) => c.notNull())
+        .addColumn("prompt_tokens", "integer", (c) => c.notNull())
+        .addColumn("completion_tokens", "integer", (c) => c.notNull())
+        .addColumn("cached_tokens", "integer", (c) => c.notNull())
+        .addColumn("cost", "double precision")
+        .addColumn("tool_calls", "integer", (c) => c.notNull())
+        .addColumn("tool_errors", "integer", (c) => c.notNull())
+        .addColumn("error", "text")
+        .addColumn("finished_at", "text", (c) => c.notNull())
+        .addPrimaryKeyConstraint("eval_trials_pk", ["run_id", "task", "variant", "trial"])
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropTable("eval_trials").execute();
+      await db.schema.dropTable("eval_runs").execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -47,9 +47,44 @@ export interface MessagesTable {
   created_at: string;
 }
 
+/** One `crow eval run` (migration 0003). */
+export interface EvalRunsTable {
+  id: string;
+  name: string | null;
+  suite: string;
+  /** JSON: the run's settings (variants, trials, tasks, oracle…), what `--resume` and the workers run by. */
+  config: string;
+  created_at: string;
+}
+
+/** One finished trial of a run (migration 0003); unique per (run, task, variant, trial): recorded once. */
+export interface EvalTrialsTable {
+  run_id: string;
+  task: string;
+  variant: string;
+  trial: number;
+  session_id: string | null;
+  reward: number;
+  passed: number;
+  stop_reason: string | null;
+  wall_ms: number;
+  requests: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens: number;
+  /** In the model's price currency; null when the model has no price. */
+  cost: number | null;
+  tool_calls: number;
+  tool_errors: number;
+  error: string | null;
+  finished_at: string;
+}
+
 /** Kysely's own bookkeeping tables (`crow_migrations`, `crow_migration_lock`) are not listed. */
 export interface Database {
   prompts: PromptsTable;
   sessions: SessionsTable;
   messages: MessagesTable;
+  eval_runs: EvalRunsTable;
+  eval_trials: EvalTrialsTable;
 }

@@ -5,6 +5,8 @@
 import { createHash } from "node:crypto";
 import type { Kysely, Selectable, Transaction } from "kysely";
 import { insertOne, nextSeq } from "./append.js";
+import { kyselyEvalStore } from "./eval.js";
+import type { EvalStore } from "./eval-types.js";
 import { archiveSlug, sessionSlug } from "./ids.js";
 import { listSessions, listUsage, loadMessagePage, sessionStats } from "./queries.js";
 import { toMessage, toSession } from "./rows.js";
@@ -113,11 +115,15 @@ async function insertMessages(db: Db, rows: ReturnType<typeof messageRows>): Pro
 }
 
 export class KyselyStore implements Store {
+  readonly evals: EvalStore;
+
   constructor(
     readonly db: Kysely<Database>,
     readonly kind: StoreKind,
     readonly location: string,
-  ) {}
+  ) {
+    this.evals = kyselyEvalStore(db, location);
+  }
 
   /** Runs `fn`, turning driver errors into StoreErrors that name the store. */
   private async guard<T>(what: string, fn: () => Promise<T>): Promise<T> {

@@ -8,6 +8,7 @@
  * `/clear` replaced) are sessions too, with `archivedFrom` set to the live session's id; listings leave them out.
  */
 import type { ChatMessage, ToolDefinition, Usage } from "../messages.js";
+import type { EvalStore } from "./eval-types.js";
 
 /** One version of a named prompt template. Versions count from 1 per name; identical content is never stored twice. */
 export interface PromptRecord {
@@ -193,6 +194,9 @@ export interface Store {
   listUsage(sessionId: string): Promise<UsagePoint[]>;
   /** Totals per session id (archives folded into their session); ids that do not exist are absent. */
   sessionStats(ids: readonly string[]): Promise<Map<string, SessionStats>>;
+
+  /** `crow eval`'s runs and trials. */
+  readonly evals: EvalStore;
 
   /** Closes the connection(s). */
   close(): Promise<void>;

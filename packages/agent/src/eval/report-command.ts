@@ -1,0 +1,84 @@
+/** `crow eval report RUN`, `crow eval compare A B`, `crow eval status RUN` and `crow eval list`. */
+import { parseArgs } from "node:util";
+import type { EvalRunRecord, EvalTrialRecord, Store } from "@crow/core";
+import type { AgentConfig } from "../config/index.js";
+import { renderComparison, renderReport } from "./render.js";
+import { EvalUsageError, type StoredRunConfig } from "./stored-run.js";
+import { compareTrials, summarize, variantsOf } from "./summary.js";
+
+async function findRun(store: Store, id: string): Promise<EvalRunRecord> {
+  const run = await store.evals.getRun(id);
+  if (!run) throw new EvalUsageError(`no eval run ${id} in ${store.location} (crow eval list shows the recent ones)`);
+  return run;
+}
+
+function options(args: readonly string[]) {
+  return parseArgs({
+    args: [...args],
+    options: { json: { type: "boolean" }, list: { type: "boolean" }, "fail-on-regression": { type: "boolean" } },
+    allowPositionals: true,
+    strict: true,
+  });
+}
+
+export async function runEvalReport(args: readonly string[], _config: AgentConfig, store: Store): Promise<number> {
+  const { values, positionals } = options(args);
+  const [id, ...extra] = positionals;
+  if (!id || extra.length > 0) throw new EvalUsageError("crow eval report takes one RUN id");
+  const run = await findRun(store, id);
+  const trials = await store.evals.listTrials(run.id);
+  const summaries = variantsOf(trials).map((variant) => summarize(variant, trials));
+  if (values.json) process.stdout.write(`${JSON.stringify({ run, variants: summaries, trials }, null, 2)}\n`);
+  else process.stdout.write(renderReport(run, summaries, trials));
+  return 0;
+}
+
+/** The trials of one side of a comparison: `RUN` (with one variant) or `RUN:VARIANT`. */
+async function side(store: Store, spec: string): Promise<{ label: string; trials: EvalTrialRecord[] }> {
+  const colon = spec.indexOf(":");
+  const runId = colon >= 0 ? spec.slice(0, colon) : spec;
+  const run = await findRun(store, runId);
+  const trials = await store.evals.listTrials(run.id);
+  const variants = variantsOf(trials);
+  const variant = colon >= 0 ? spec.slice(colon + 1) : variants.length === 1 ? variants[0] : undefined;
+  if (variant === undefined || !variants.includes(variant)) {
+    throw new EvalUsageError(
+      `${spec}: name one variant of run ${run.id} as RUN:VARIANT (its variants: ${variants.join(", ") || "none recorded"})`,
+    );
+  }
+  return { label: `${run.id}:${variant}`, trials: trials.filter((t) => t.variant === variant) };
+}
+
+export async function runEvalCompare(args: readonly string[], _config: AgentConfig, store: Store): Promise<number> {
+  const { values, positionals } = options(args);
+  const [a, b, ...extra] = positionals;
+  if (!a || !b || extra.length > 0)
+    throw new EvalUsageError("crow eval compare takes two runs: A B (RUN or RUN:VARIANT)");
+  const comparison = compareTrials(await side(store, a), await side(store, b));
+  if (values.json) process.stdout.write(`${JSON.stringify(comparison, null, 2)}\n`);
+  else process.stdout.write(renderComparison(comparison));
+  return values["fail-on-regression"] && comparison.regression ? 1 : 0;
+}
+
+/** `status RUN`: progress from the store (any host); `list`: recent runs. */
+export async function runEvalStatus(args: readonly string[], _config: AgentConfig, store: Store): Promise<number> {
+  const { values, positionals } = options(args);
+  if (values.list) {
+    const runs = await store.evals.listRuns();
+    if (values.json) process.stdout.write(`${JSON.stringify(runs, null, 2)}\n`);
+    else for (const run of runs) process.stdout.write(`${run.id}\t${run.createdAt}\t${run.name ?? ""}\t${run.suite}\n`);
+    return 0;
+  }
+  const [id, ...extra] = positionals;
+  if (!id || extra.length > 0) throw new EvalUsageError("crow eval status takes one RUN id");
+  const run = await findRun(store, id);
+  const config = run.config as unknown as StoredRunConfig;
+  const total = config.tasks.length * config.variants.length * config.trials;
+  const trials = await store.evals.listTrials(run.id);
+  const passed = trials.filter((t) => t.passed).length;
+  const status = { runId: run.id, total, done: trials.length, passed, left: total - trials.length };
+  if (values.json) process.stdout.write(`${JSON.stringify(status)}\n`);
+  else
+    process.stdout.write(`${run.id}: ${status.done}/${total} trials recorded, ${passed} passed, ${status.left} left\n`);
+  return 0;
+}

@@ -1,0 +1,211 @@
+/**
+ * `crow eval run SUITE` and `crow eval run --resume RUN`: plans a run (tasks × variants × trials), records it, runs
+ * what is missing in this process, and prints the report. Ctrl-C stops cleanly: trials in flight are cancelled and
+ * left unrecorded, a second Ctrl-C exits at once; either way `--resume RUN` finishes only what is missing.
+ */
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import type { Crow, EvalRunRecord, Store } from "@crow/core";
+import { type AgentConfig, findModel, providerProblem } from "../config/index.js";
+import { createCrow } from "../sdk.js";
+import { createProgress } from "./progress.js";
+import { renderReport } from "./render.js";
+import { missingTrials, runMissingTrials } from "./runner.js";
+import {
+  EvalUsageError,
+  QUEUE_NEEDS_POSTGRES,
+  type StoredRunConfig,
+  storedTasks,
+  storedVariants,
+} from "./stored-run.js";
+import { type EvalTask, loadSuite } from "./suite.js";
+import { summarize, variantsOf } from "./summary.js";
+import { listOption, resolveVariants, type Variant, VariantError } from "./variants.js";
+
+export const RUN_HELP = `Usage: crow eval run SUITE [options]
+       crow eval run --resume RUN [--concurrency n] [--json]
+
+Runs every task of SUITE (a directory of Harbor-format tasks) for each variant (models × prompt versions), k trials
+each, and records every trial as an ordinary session in the store.
+
+Options:
+  --model a,b          models (config names; default: the configured model)
+  --prompt v3,./p.njk  system prompt versions: stored (system_prompt@3, v3) or a template file (stored when used)
+  --trials k           trials per task and variant (default 1)
+  --concurrency n      trials at a time (default 1)
+  --tasks GLOB[,GLOB]  only tasks whose directory name matches (* and ?)
+  --name NAME          a label for the run
+  --oracle             run solution/solve.sh instead of the agent (validates a suite)
+  --resume RUN         finish the trials of RUN that are not recorded yet
+  --json               JSON events on stdout instead of the progress bar and report
+  --queue              PostgreSQL store only: enqueue the trials for 'crow eval worker' processes (any hosts)
+                       instead of running them here; 'crow eval status RUN' shows progress
+  --job-expiry SEC     with --queue: a trial not finished this long after a worker took it is retried
+                       (default: the task's agent + verifier timeouts + 120 s)
+  --keep-workspaces    leave each trial's temp directory in place (paths in the log)`;
+
+function positiveInt(value: string | undefined, fallback: number, option: string): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new EvalUsageError(`${option} takes a whole number ≥ 1 (got ${value})`);
+  return n;
+}
+
+function newRunId(): string {
+  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
+  return `eval-${stamp}-${randomBytes(2).toString("hex")}`;
+}
+
+function checkModels(config: AgentConfig, variants: readonly Variant[]): void {
+  for (const variant of variants) {
+    if (variant.oracle) continue;
+    if (variant.model && !findModel(config, variant.model)) {
+      const known = config.models.map((m) => m.name).join(", ") || "none";
+      throw new EvalUsageError(`--model ${variant.model}: not a configured model (configured: ${known})`);
+    }
+    const problem = providerProblem(config, variant.model ?? config.model);
+    if (problem) throw new EvalUsageError(problem);
+  }
+}
+
+/** `crow eval run …`; resolves to the exit code. */
+export async function runEvalRun(args: readonly string[], config: AgentConfig, store: Store): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: [...args],
+    options: {
+      model: { type: "string" },
+      prompt: { type: "string" },
+      trials: { type: "string" },
+      concurrency: { type: "string" },
+      tasks: { type: "string" },
+      name: { type: "string" },
+      oracle: { type: "boolean" },
+      resume: { type: "string" },
+      json: { type: "boolean" },
+      queue: { type: "boolean" },
+      "job-expiry": { type: "string" },
+      "keep-workspaces": { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(`${RUN_HELP}\n`);
+    return 0;
+  }
+  const concurrency = positiveInt(values.concurrency, 1, "--concurrency");
+  if (values.queue && store.kind !== "postgres") throw new EvalUsageError(QUEUE_NEEDS_POSTGRES);
+  let run: EvalRunRecord;
+  let tasks: EvalTask[];
+  let variants: Variant[];
+  if (values.resume) {
+    if (positionals.length > 0 || values.model || values.prompt || values.trials || values.tasks || values.oracle) {
+      throw new EvalUsageError(
+        "--resume RUN takes the run's own suite, variants and trials: give only --concurrency, --json or --queue",
+      );
+    }
+    const found = await store.evals.getRun(values.resume);
+    if (!found) throw new EvalUsageError(`no eval run ${values.resume} in ${store.location}`);
+    run = found;
+    tasks = storedTasks(run);
+    variants = await storedVariants(store, run.config as unknown as StoredRunConfig);
+  } else {
+    const [suite, ...extra] = positionals;
+    if (!suite || extra.length > 0) throw new EvalUsageError("crow eval run takes one SUITE directory (see --help)");
+    tasks = loadSuite(path.resolve(suite), listOption(values.tasks));
+    if (values.oracle && (values.model || values.prompt))
+      throw new EvalUsageError("--oracle runs no model: drop --model/--prompt");
+    variants = values.oracle
+      ? [{ label: "oracle", oracle: true }]
+      : await resolveVariants(store, listOption(values.model), listOption(values.prompt), process.cwd(), config.model);
+    const stored: StoredRunConfig = {
+      tasks: tasks.map((t) => t.name),
+      variants: variants.map((v) => ({
+        label: v.label,
+        ...(v.model ? { model: v.model } : {}),
+        ...(v.prompt ? { promptId: v.prompt.id } : {}),
+        ...(v.oracle ? { oracle: true } : {}),
+      })),
+      trials: positiveInt(values.trials, 1, "--trials"),
+    };
+    checkModels(config, variants);
+    run = await store.evals.createRun({
+      id: newRunId(),
+      name: values.name ?? null,
+      suite: path.resolve(suite),
+      config: stored as unknown as Record<string, unknown>,
+    });
+  }
+  if (values.resume) checkModels(config, variants);
+  for (const task of tasks) {
+    if (task.hasDockerfile)
+      process.stderr.write(
+        `crow eval: ${task.name}: environment/Dockerfile is not run locally; the workspace is a copy of environment/'s files\n`,
+      );
+  }
+  const trials = (run.config as unknown as StoredRunConfig).trials;
+  if (values.queue) return enqueueRun(store, config, run, tasks, variants, trials, values);
+  const needsAgent = variants.some((v) => !v.oracle);
+  const crow: Crow | undefined = needsAgent ? await createCrow({ config, store }) : undefined;
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSigint = () => {
+    interrupts++;
+    if (interrupts > 1) process.exit(130);
+    process.stderr.write("\ncrow eval: stopping (trials in flight are cancelled; Ctrl-C again to quit now)\n");
+    controller.abort();
+  };
+  process.on("SIGINT", onSigint);
+  const mode = values.json ? "json" : process.stderr.isTTY ? "tty" : "lines";
+  const progress = createProgress(mode, run.id);
+  let interrupted = false;
+  try {
+    ({ interrupted } = await runMissingTrials({
+      context: { runId: run.id, config, ...(crow ? { crow } : {}), keepWorkspace: values["keep-workspaces"] === true },
+      evals: store.evals,
+      tasks,
+      variants,
+      trials,
+      concurrency,
+      signal: controller.signal,
+      listener: progress,
+    }));
+  } finally {
+    process.off("SIGINT", onSigint);
+    progress.finish(interrupted);
+    await crow?.close();
+  }
+  if (!values.json) {
+    const recorded = await store.evals.listTrials(run.id);
+    const summaries = variantsOf(recorded).map((v) => summarize(v, recorded));
+    process.stdout.write(renderReport(run, summaries, recorded));
+  }
+  return interrupted ? 130 : 0;
+}
+
+/** `--queue`: the missing trials go to the workers; resolves to the exit code. */
+async function enqueueRun(
+  store: Store,
+  config: AgentConfig,
+  run: EvalRunRecord,
+  tasks: readonly EvalTask[],
+  variants: readonly Variant[],
+  trials: number,
+  values: { json?: boolean; "job-expiry"?: string },
+): Promise<number> {
+  const { missing } = await missingTrials(store.evals, run.id, tasks, variants, trials);
+  const expiry = values["job-expiry"] ? positiveInt(values["job-expiry"], 1, "--job-expiry") : undefined;
+  const { enqueueTrials } = await import("./queue.js");
+  const count = await enqueueTrials(config.dbUri, run, missing, expiry);
+  if (values.json) process.stdout.write(`${JSON.stringify({ type: "enqueued", runId: run.id, trials: count })}\n`);
+  else {
+    process.stdout.write(
+      `${run.id}: ${count} trial(s) enqueued. Work them off with 'crow eval worker' on any host using this db_uri; 'crow eval status ${run.id}' shows progress.\n`,
+    );
+  }
+  return 0;
+}
+
+export { EvalUsageError, type StoredRunConfig, VariantError };

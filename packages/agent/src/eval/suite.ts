@@ -1,0 +1,103 @@
+/**
+ * A suite in Harbor's (Terminal-Bench 2.0) task format: a directory of task directories, each with `instruction.md`
+ * (the prompt), `task.toml` (`[agent] timeout_sec`, `[verifier] timeout_sec`, `[metadata]`), `environment/` (the
+ * files the workspace starts with), `tests/test.sh` (the verifier) and optionally `solution/solve.sh` (the oracle).
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { parseToml, type TomlTable, type TomlValue } from "./toml.js";
+
+/** Harbor's defaults when task.toml sets no timeout. */
+const DEFAULT_AGENT_TIMEOUT_SEC = 600;
+const DEFAULT_VERIFIER_TIMEOUT_SEC = 600;
+
+export interface EvalTask {
+  /** The directory's name. */
+  name: string;
+  dir: string;
+  instruction: string;
+  agentTimeoutSec: number;
+  verifierTimeoutSec: number;
+  metadata: TomlTable;
+  /** `environment/`, when the task has one. */
+  environmentDir: string | undefined;
+  /** `environment/Dockerfile` exists: it is not run locally (the workspace is a copy of environment/'s files). */
+  hasDockerfile: boolean;
+  /** `solution/solve.sh`, when there is one. */
+  solution: string | undefined;
+}
+
+/** A suite or task that cannot be used; the message says which file and what to do. */
+export class SuiteError extends Error {
+  override name = "SuiteError";
+}
+
+function table(value: TomlValue | undefined): TomlTable {
+  return value !== undefined && typeof value === "object" && !Array.isArray(value) ? value : {};
+}
+
+function seconds(value: TomlValue | undefined, fallback: number, where: string): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !(value > 0)) throw new SuiteError(`${where} must be a positive number of seconds`);
+  return value;
+}
+
+/** Reads one task directory. */
+export function loadTask(dir: string): EvalTask {
+  const name = path.basename(dir);
+  const instructionFile = path.join(dir, "instruction.md");
+  if (!existsSync(instructionFile)) throw new SuiteError(`task ${name}: ${instructionFile} is missing`);
+  const testFile = path.join(dir, "tests", "test.sh");
+  if (!existsSync(testFile)) throw new SuiteError(`task ${name}: ${testFile} is missing (the verifier)`);
+  const tomlFile = path.join(dir, "task.toml");
+  const toml = existsSync(tomlFile) ? parseToml(readFileSync(tomlFile, "utf8"), tomlFile) : {};
+  const environmentDir = path.join(dir, "environment");
+  const solution = path.join(dir, "solution", "solve.sh");
+  return {
+    name,
+    dir,
+    instruction: readFileSync(instructionFile, "utf8"),
+    agentTimeoutSec: seconds(
+      table(toml.agent).timeout_sec,
+      DEFAULT_AGENT_TIMEOUT_SEC,
+      `${tomlFile} [agent] timeout_sec`,
+    ),
+    verifierTimeoutSec: seconds(
+      table(toml.verifier).timeout_sec,
+      DEFAULT_VERIFIER_TIMEOUT_SEC,
+      `${tomlFile} [verifier] timeout_sec`,
+    ),
+    metadata: table(toml.metadata),
+    environmentDir: existsSync(environmentDir) ? environmentDir : undefined,
+    hasDockerfile: existsSync(path.join(environmentDir, "Dockerfile")),
+    solution: existsSync(solution) ? solution : undefined,
+  };
+}
+
+/** `*` (any run of characters) and `?` (one character) against the whole name. */
+export function globMatches(glob: string, name: string): boolean {
+  const pattern = glob
+    .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+    .replaceAll("*", ".*")
+    .replaceAll("?", ".");
+  return new RegExp(`^${pattern}$`).test(name);
+}
+
+/**
+ * The tasks of the suite in `dir`, by name; `globs` (comma-separated in `--tasks`) keeps the matching ones. A
+ * directory that is itself a task is a suite of one.
+ */
+export function loadSuite(dir: string, globs: readonly string[] = []): EvalTask[] {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new SuiteError(`suite ${dir} is not a directory`);
+  if (existsSync(path.join(dir, "instruction.md"))) return [loadTask(dir)];
+  const names = readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && existsSync(path.join(dir, entry.name, "instruction.md")))
+    .map((entry) => entry.name)
+    .filter((name) => globs.length === 0 || globs.some((glob) => globMatches(glob, name)))
+    .sort();
+  if (names.length === 0) {
+    const why = globs.length > 0 ? ` matching ${globs.join(",")}` : "";
+    throw new SuiteError(`suite ${dir} has no tasks${why} (a task is a directory with instruction.md)`);
+  }
+  return names.map((name) => loadTask(path.join(dir, name)));
+}

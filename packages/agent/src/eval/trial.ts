@@ -1,0 +1,186 @@
+/**
+ * One trial: a fresh workspace from the task's environment/, the agent's turn on the instruction in an ordinary Crow
+ * session (mode `code`) under the task's agent timeout — or the oracle's solution/solve.sh — then the verifier.
+ * What it measured is returned for the store; a trial cut short by the run's own cancel (Ctrl-C) throws
+ * {@link TrialInterrupted} and is not recorded, so `--resume` runs it again.
+ */
+import { type Crow, type EvalTrialRecord, renderTemplate, systemPromptArgs, type Usage } from "@crow/core";
+import { type AgentConfig, findModel, usageCost } from "../config/index.js";
+import { runScript } from "./script.js";
+import type { EvalTask } from "./suite.js";
+import type { Variant } from "./variants.js";
+import { PASS_REWARD, verify } from "./verify.js";
+import { createTrialWorkspace, localInstruction, type TrialWorkspace } from "./workspace.js";
+
+export type TrialOutcome = Omit<EvalTrialRecord, "finishedAt">;
+
+/** The run was cancelled while this trial ran. */
+export class TrialInterrupted extends Error {
+  override name = "TrialInterrupted";
+}
+
+export interface TrialContext {
+  runId: string;
+  /** The runtime the agent trials share (absent for oracle-only runs). */
+  crow?: Crow;
+  config: AgentConfig;
+  /** Keep the workspace after the trial (for debugging a task). */
+  keepWorkspace?: boolean;
+}
+
+interface AgentMeasure {
+  sessionId: string | null;
+  stopReason: string | null;
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+  cost: number | null;
+  toolCalls: number;
+  toolErrors: number;
+  error: string | null;
+}
+
+const NOTHING: AgentMeasure = {
+  sessionId: null,
+  stopReason: null,
+  requests: 0,
+  promptTokens: 0,
+  completionTokens: 0,
+  cachedTokens: 0,
+  cost: null,
+  toolCalls: 0,
+  toolErrors: 0,
+  error: null,
+};
+
+async function runAgent(
+  context: TrialContext,
+  task: EvalTask,
+  variant: Variant,
+  trial: number,
+  workspace: TrialWorkspace,
+  signal: AbortSignal,
+): Promise<AgentMeasure> {
+  const crow = context.crow;
+  if (!crow) throw new Error("agent trial without a runtime");
+  const rendered = variant.prompt
+    ? await systemPromptArgs(workspace.app).then((args) => ({
+        args,
+        text: renderTemplate(variant.prompt?.content ?? "", args, variant.prompt?.id),
+      }))
+    : undefined;
+  const session = await crow.newSession({
+    cwd: workspace.app,
+    mode: "code",
+    ...(variant.model ? { model: variant.model } : {}),
+    ...(rendered ? { systemPrompt: rendered.text } : {}),
+  });
+  const measure: AgentMeasure = { ...NOTHING, sessionId: session.id };
+  try {
+    if (rendered && variant.prompt) {
+      await crow.store?.updateSession(session.id, { promptId: variant.prompt.id, promptArgs: rendered.args });
+    }
+    const price = findModel(context.config, variant.model ?? context.config.model)?.price;
+    const turn = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      turn.abort();
+    }, task.agentTimeoutSec * 1000);
+    const onRunAbort = () => turn.abort();
+    signal.addEventListener("abort", onRunAbort, { once: true });
+    let cost = 0;
+    const count = (usage: Usage) => {
+      measure.requests++;
+      measure.promptTokens += usage.promptTokens;
+      measure.completionTokens += usage.completionTokens;
+      measure.cachedTokens += usage.cachedTokens ?? 0;
+      if (price) cost += usageCost(price, usage);
+    };
+    try {
+      const run = session.prompt(localInstruction(task.instruction, workspace), {
+        signal: turn.signal,
+        onEvent: (event) => {
+          if (event.type === "message_appended" && event.usage) count(event.usage);
+          if (event.type === "tool_call_done") {
+            measure.toolCalls++;
+            if (event.status !== "completed" || event.result.isError) measure.toolErrors++;
+          }
+        },
+      });
+      const result = await run.result;
+      // After the turn: the session titles itself from the first prompt meanwhile; the trial's name says more.
+      await crow.store?.updateSession(session.id, {
+        title: `eval ${context.runId} ${task.name} ${variant.label} #${trial}`,
+      });
+      measure.stopReason = timedOut ? "timeout" : result.stopReason;
+      if (timedOut) measure.error = `agent timed out after ${task.agentTimeoutSec}s`;
+      else if (result.error) measure.error = result.error.message;
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onRunAbort);
+    }
+    measure.cost = price ? cost : null;
+    if (signal.aborted) throw new TrialInterrupted("the run was cancelled");
+    return measure;
+  } finally {
+    await session.close();
+  }
+}
+
+async function runOracle(task: EvalTask, workspace: TrialWorkspace, signal: AbortSignal): Promise<AgentMeasure> {
+  if (!task.solution) return { ...NOTHING, error: "task has no solution/solve.sh" };
+  workspace.revealSolution();
+  const outcome = await runScript(`${workspace.solution}/solve.sh`, {
+    cwd: workspace.app,
+    env: workspace.scriptEnv(),
+    timeoutMs: task.agentTimeoutSec * 1000,
+    signal,
+  });
+  if (signal.aborted) throw new TrialInterrupted("the run was cancelled");
+  if (outcome.timedOut) return { ...NOTHING, stopReason: "timeout", error: `solve.sh timed out` };
+  const failed = outcome.code === 0 ? null : `solve.sh exited with ${outcome.code}: ${outcome.output.slice(-300)}`;
+  return { ...NOTHING, stopReason: "end_turn", error: failed };
+}
+
+/** Runs trial `trial` of `task` under `variant`. */
+export async function runTrial(
+  context: TrialContext,
+  task: EvalTask,
+  variant: Variant,
+  trial: number,
+  signal: AbortSignal,
+): Promise<TrialOutcome> {
+  const started = performance.now();
+  const workspace = createTrialWorkspace(task);
+  try {
+    let measure: AgentMeasure;
+    try {
+      measure = variant.oracle
+        ? await runOracle(task, workspace, signal)
+        : await runAgent(context, task, variant, trial, workspace, signal);
+    } catch (error) {
+      if (error instanceof TrialInterrupted || signal.aborted) throw new TrialInterrupted("the run was cancelled");
+      measure = { ...NOTHING, error: error instanceof Error ? error.message : String(error) };
+    }
+    const verdict = await verify(task, workspace, signal);
+    if (signal.aborted) throw new TrialInterrupted("the run was cancelled");
+    const error = [measure.error, verdict.error].filter((e) => e !== null).join("; ") || null;
+    return {
+      runId: context.runId,
+      task: task.name,
+      variant: variant.label,
+      trial,
+      ...measure,
+      reward: verdict.reward,
+      passed: verdict.reward >= PASS_REWARD,
+      wallMs: performance.now() - started,
+      error,
+    };
+  } finally {
+    if (context.keepWorkspace) {
+      process.stderr.write(`crow eval: kept ${workspace.root} (${task.name} · ${variant.label} · #${trial})\n`);
+    } else workspace.remove();
+  }
+}

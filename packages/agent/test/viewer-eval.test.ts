@@ -1,0 +1,103 @@
+/**
+ * The viewer's eval pages over a SQLite store: the runs list, one run's tasks × variants matrix with each trial
+ * linked to its session, and two runs side by side with the flipped tasks. Needs `npm run build` (the page bundle).
+ */
+import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { type EvalTrialRecord, openStore, type Store } from "@crow/core";
+import { type RunningViewer, startViewer } from "../src/viewer/server.js";
+
+function trial(runId: string, task: string, variant: string, index: number, passed: boolean, sessionId: string | null) {
+  const record: Omit<EvalTrialRecord, "finishedAt"> = {
+    runId,
+    task,
+    variant,
+    trial: index,
+    sessionId,
+    reward: passed ? 1 : 0,
+    passed,
+    stopReason: "end_turn",
+    wallMs: 2000,
+    requests: 2,
+    promptTokens: 500,
+    completionTokens: 50,
+    cachedTokens: 0,
+    cost: 0.01,
+    toolCalls: 1,
+    toolErrors: 0,
+    error: passed ? null : "<b>verifier</b> said no",
+  };
+  return record;
+}
+
+describe("viewer eval pages", () => {
+  let dir: string;
+  let store: Store;
+  let viewer: RunningViewer;
+  let sessionId: string;
+  const base = () => viewer.url.replace(/\/$/, "");
+  const get = async (pathname: string) => {
+    const res = await fetch(`${base()}${pathname}`);
+    return { status: res.status, body: await res.text() };
+  };
+
+  before(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), "crow-viewer-eval-"));
+    store = await openStore(path.join(dir, "crow.db"));
+    sessionId = (await store.createSession({ cwd: "/tmp/w", title: "eval trial" })).id;
+    await store.evals.createRun({ id: "run-a", name: "baseline", suite: "/suites/s", config: {} });
+    await store.evals.createRun({ id: "run-b", name: null, suite: "/suites/s", config: {} });
+    for (const [task, passA, passB] of [
+      ["fix-bug", true, false],
+      ["<script>x</script>", true, true],
+      ["write-docs", false, true],
+    ] as const) {
+      await store.evals.recordTrial(trial("run-a", task, "m1", 0, passA, sessionId));
+      await store.evals.recordTrial(trial("run-a", task, "m1", 1, passA, null));
+      await store.evals.recordTrial(trial("run-a", task, "m2", 0, !passA, null));
+      await store.evals.recordTrial(trial("run-b", task, "m1", 0, passB, null));
+    }
+    viewer = await startViewer({ store });
+  });
+  after(async () => {
+    await viewer.close();
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test("the runs list links every run", async () => {
+    const page = await get("/evals");
+    assert.equal(page.status, 200);
+    assert.match(page.body, /href="\/evals\/run-a">run-a<\/a><\/td><td>baseline/);
+    assert.match(page.body, /href="\/evals\/run-b"/);
+  });
+
+  test("a run shows its variants and the tasks × variants matrix, trials linked to their sessions", async () => {
+    const page = await get("/evals/run-a");
+    assert.equal(page.status, 200);
+    assert.match(page.body, /<tr data-variant="m1"><th>m1<\/th><td class="num">4\/6<\/td>/);
+    assert.match(
+      page.body,
+      /<tr data-task="fix-bug"><th>fix-bug<\/th><td class="cell" data-passed="2" data-trials="2">2\/2 /,
+    );
+    assert.match(page.body, new RegExp(`<a class="trial pass" href="/s/${sessionId}"`));
+    // Task names and errors are text, never markup.
+    assert.ok(!page.body.includes("<script>x</script>"));
+    assert.match(page.body, /&lt;script&gt;x&lt;\/script&gt;/);
+    assert.match(page.body, /&lt;b&gt;verifier&lt;\/b&gt; said no/);
+    assert.equal((await get("/evals/no-such-run")).status, 404);
+  });
+
+  test("two runs side by side name the flipped tasks", async () => {
+    const page = await get("/evals/compare?a=run-a:m1&b=run-b");
+    assert.equal(page.status, 200, page.body);
+    assert.match(page.body, /Regressed: fix-bug · Fixed: write-docs/);
+    assert.match(page.body, /<th>run-a:m1<\/th><th>run-b:m1<\/th>/);
+    const ambiguous = await get("/evals/compare?a=run-a&b=run-b");
+    assert.equal(ambiguous.status, 400);
+    assert.match(ambiguous.body, /variants of run-a: m1, m2/);
+  });
+});

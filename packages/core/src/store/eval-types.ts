@@ -1,0 +1,50 @@
+/** The records of `crow eval` (see eval.ts): a run, a finished trial, and the store's methods for them. */
+
+/** One eval run: what it measures and how (its settings, as given to `crow eval run`). */
+export interface EvalRunRecord {
+  id: string;
+  name: string | null;
+  /** The suite directory (absolute). */
+  suite: string;
+  config: Record<string, unknown>;
+  createdAt: string;
+}
+
+/** The outcome of one trial: one task, one variant (model × prompt version), one repetition. */
+export interface EvalTrialRecord {
+  runId: string;
+  task: string;
+  /** The variant's label (`model` or `model+prompt@version`, `oracle`). */
+  variant: string;
+  /** 0-based repetition index. */
+  trial: number;
+  /** The Crow session the agent ran in (null for an oracle trial or one that failed before its session). */
+  sessionId: string | null;
+  reward: number;
+  passed: boolean;
+  stopReason: string | null;
+  wallMs: number;
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+  /** Null when the model has no price in the configuration. */
+  cost: number | null;
+  toolCalls: number;
+  toolErrors: number;
+  /** What went wrong (agent timeout, verifier crash, provider error…), or null. */
+  error: string | null;
+  finishedAt: string;
+}
+
+/** Runs and trials. Methods reject with {@link StoreError}. */
+export interface EvalStore {
+  createRun(run: Omit<EvalRunRecord, "createdAt">): Promise<EvalRunRecord>;
+  getRun(id: string): Promise<EvalRunRecord | undefined>;
+  /** Newest first. */
+  listRuns(limit?: number): Promise<EvalRunRecord[]>;
+  /** Records a finished trial; false (and nothing written) when this trial was recorded before. */
+  recordTrial(trial: Omit<EvalTrialRecord, "finishedAt">): Promise<boolean>;
+  /** The run's recorded trials by task, variant, trial. */
+  listTrials(runId: string): Promise<EvalTrialRecord[]>;
+}
