@@ -3,7 +3,8 @@
  * Every subcommand opens the configured store (`db_uri`); runs and trials live there with the sessions.
  */
 import type { Store } from "@crow/core";
-import { type AgentConfig, ConfigError, exportDotenv, loadConfig } from "../config/index.js";
+import { type AgentConfig, ConfigError, loadConfig } from "../config/index.js";
+import { useConfigEnvironment } from "../tools/child-env.js";
 import { runEvalCompare, runEvalReport, runEvalStatus } from "./report-command.js";
 import { RUN_HELP, runEvalRun } from "./run-command.js";
 import { EvalUsageError } from "./stored-run.js";
@@ -64,7 +65,7 @@ export async function runEval(args: readonly string[]): Promise<number> {
   let store: Store | undefined;
   try {
     const config = loadConfig();
-    exportDotenv(config);
+    useConfigEnvironment(config);
     const { openStore } = await import("@crow/core");
     store = await openStore(config.dbUri, { baseDir: config.home });
     return await handler(command === "list" ? ["--list", ...rest] : rest, config, store);

@@ -8,11 +8,12 @@
  *
  * Harbor's container paths map to these through environment variables (there is no container: a Dockerfile in
  * environment/ is not run): /app → EVAL_APP_DIR, /tests → EVAL_TESTS_DIR, /logs → EVAL_LOGS_DIR, /solution →
- * EVAL_SOLUTION_DIR. Scripts run with cwd = the workspace, and without provider keys in their environment.
+ * EVAL_SOLUTION_DIR. Scripts run with cwd = the workspace, in the child-process environment (no secrets, no provider settings).
  */
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { childProcessEnvironment } from "../tools/child-env.js";
 import type { EvalTask } from "./suite.js";
 
 export interface TrialWorkspace {
@@ -31,8 +32,12 @@ export interface TrialWorkspace {
 }
 
 /** Variables a task script must not see: the provider's keys and Crow's own settings. */
-function isPrivate(key: string): boolean {
-  return key.startsWith("OPENAI_") || key.startsWith("CROW_") || /(_API_KEY|_TOKEN|_SECRET)$/.test(key);
+/**
+ * Crow's own settings and the provider's endpoint are the agent's business, not a task script's (the child-process
+ * policy has already left out every secret).
+ */
+function isCrowsOwn(key: string): boolean {
+  return key.startsWith("OPENAI_") || key.startsWith("CROW_");
 }
 
 /** A fresh workspace for one trial of `task`. */
@@ -60,7 +65,7 @@ export function createTrialWorkspace(task: EvalTask): TrialWorkspace {
     revealSolution: () => cpSync(path.join(task.dir, "solution"), solution, { recursive: true }),
     scriptEnv: () => {
       const env: NodeJS.ProcessEnv = {};
-      for (const [key, value] of Object.entries(process.env)) if (!isPrivate(key)) env[key] = value;
+      for (const [key, value] of Object.entries(childProcessEnvironment())) if (!isCrowsOwn(key)) env[key] = value;
       return { ...env, EVAL_APP_DIR: app, EVAL_TESTS_DIR: tests, EVAL_LOGS_DIR: logs, EVAL_SOLUTION_DIR: solution };
     },
     remove: () => rmSync(root, { recursive: true, force: true }),
