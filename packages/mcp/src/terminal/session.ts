@@ -1,4 +1,6 @@
 import { log } from "../log.js";
+import { explainBlocked } from "../sandbox/explain.js";
+import { describePolicy, type SandboxPolicy, samePolicy, UNCONFINED } from "../sandbox/policy.js";
 import { type CallStatus, footer, joinParts, SOFT_TIMEOUT_GUIDANCE, seconds } from "./format.js";
 import { foregroundProcessGroup, sendSignal, waitingForTerminalInput } from "./procs.js";
 import { Shell } from "./shell.js";
@@ -33,6 +35,13 @@ export interface TerminalSessionOptions {
   softTimeoutMs?: number;
   /** After SIGINT on a hard timeout, how long before SIGKILL (default 2 s). */
   killGraceMs?: number;
+  /**
+   * The sandbox policy the next shell starts under, read at every command (default: unconfined). When it changed
+   * since the running shell started (the session's mode changed), the shell is restarted under the new one.
+   */
+  policy?: () => SandboxPolicy;
+  /** Whether the session asks the user before mutating calls (the blocked-command note then says so). */
+  asks?: () => boolean;
 }
 
 const SPECIAL_KEYS: Record<string, string> = { "C-c": "\x03", "C-z": "\x1a", "C-d": "\x04" };
@@ -165,9 +174,18 @@ export class TerminalSession {
 
   private async runCommand(command: string, request: TerminalRequest, earlier?: string): Promise<TerminalResponse> {
     let notice: string | undefined;
+    const policy = this.options.policy?.() ?? UNCONFINED;
+    if (this.shell && !samePolicy(this.shell.policy, policy)) {
+      // A mode change must not leave a shell confined by the old rules (read-only → code would stay read-only,
+      // code → read-only would keep writing): the shell restarts, and this result says so.
+      this.shell.kill();
+      this.shell = undefined;
+      this.shellLost = false;
+      notice = `[The session's sandbox changed, so a new shell was started in ${this.options.cwd}; the previous shell's working directory, environment variables and background jobs are gone. ${describePolicy(policy)}]`;
+    }
     if (!this.shell) {
       try {
-        this.shell = await Shell.start(this.options.cwd);
+        this.shell = await Shell.start(this.options.cwd, policy);
       } catch (error) {
         return this.error(`Error: could not start bash: ${(error as Error).message}`);
       }
@@ -277,8 +295,9 @@ export class TerminalSession {
     if (end === "done") {
       const exitCode = shell.finished?.exitCode ?? -1;
       shell.finished = undefined;
+      const blocked = exitCode === 0 ? undefined : explainBlocked(output, shell.policy, this.options.asks?.() ?? false);
       return {
-        text: joinParts(head, timeoutNote, footer("completed", shell.cwd, exitCode)),
+        text: joinParts(head, timeoutNote, blocked, footer("completed", shell.cwd, exitCode)),
         status: "completed",
         exitCode,
         cwd: shell.cwd,

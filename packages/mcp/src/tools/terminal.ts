@@ -4,6 +4,7 @@ import type { CallToolResult, ServerNotification, ServerRequest } from "@modelco
 import { z } from "zod";
 import type { ToolContext } from "../context.js";
 import { log } from "../log.js";
+import { takeCallPolicy } from "../sandbox/meta.js";
 import { MAX_OUTPUT_CHARS, withThousands } from "../terminal/output.js";
 import { type TerminalResponse, TerminalSession } from "../terminal/session.js";
 import { errorResult, guarded, textResult } from "./result.js";
@@ -54,7 +55,11 @@ const inputSchema = z.strictObject({
 /** Registers `terminal(command, is_input=false, timeout?, reset=false)`: one shell per ToolContext. */
 export function registerTerminalTool(server: McpServer, context: ToolContext): void {
   const softSeconds = context.options.terminal?.softTimeoutSeconds ?? DEFAULT_SOFT_TIMEOUT_SECONDS;
-  const session = new TerminalSession({ cwd: context.cwd, softTimeoutMs: softSeconds * 1000 });
+  const session = new TerminalSession({
+    cwd: context.cwd,
+    softTimeoutMs: softSeconds * 1000,
+    policy: () => context.sandbox.current,
+  });
   context.onClose(() => session.close());
   server.registerTool(
     "terminal",
@@ -65,6 +70,8 @@ export function registerTerminalTool(server: McpServer, context: ToolContext): v
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
     },
     guarded("terminal", async (args, extra: Extra) => {
+      const badPolicy = takeCallPolicy(context, extra._meta);
+      if (badPolicy) return errorResult(badPolicy);
       const progress = progressStreamer(extra);
       try {
         const response = await session.run({

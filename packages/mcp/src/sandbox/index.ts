@@ -1,0 +1,19 @@
+export {
+  type BwrapLayout,
+  bwrapArgs,
+  resetSandboxAvailability,
+  type SandboxAvailability,
+  sandboxAvailability,
+} from "./bwrap.js";
+export { explainBlocked } from "./explain.js";
+export {
+  describePolicy,
+  parseSandboxPolicy,
+  policyForFlag,
+  SANDBOX_META_KEY,
+  type SandboxMode,
+  type SandboxPolicy,
+  samePolicy,
+  UNCONFINED,
+} from "./policy.js";
+export { checkWritable, realTarget } from "./roots.js";
