@@ -7,6 +7,7 @@
  *   const session = await crow.newSession({ cwd: process.cwd() });
  *   for await (const event of session.prompt("Fix the failing test")) …
  */
+import path from "node:path";
 import {
   type Crow,
   type CrowOptions,
@@ -19,6 +20,7 @@ import { type AgentConfig, createModelRouter, exportDotenv, loadConfig } from ".
 import { log } from "./log.js";
 import { compactionThresholdOf } from "./session/compaction.js";
 import { createToolRouter } from "./tools/index.js";
+import { checkSandbox, sandboxPolicy } from "./tools/sandbox.js";
 import type { AcpMcpServer, ClientBridge } from "./tools/types.js";
 
 /** Options of the agent's `createCrow`: core's options (each overrides what the config says) plus these. */
@@ -49,14 +51,25 @@ export interface McpToolSourceOptions {
 
 /** A tool source factory over MCP: the built-in crow-mcp, the config's `mcpServers` and `options.mcpServers`. */
 export function mcpToolSource(config: AgentConfig, options: McpToolSourceOptions = {}): ToolSourceFactory {
-  return ({ sessionId, cwd }) =>
-    createToolRouter({
+  return ({ sessionId, cwd, mode }) => {
+    const builtin = options.builtin ?? true;
+    // sandbox: required and no usable bubblewrap: the session is refused here (session/new answers with the reason).
+    // Otherwise a missing bubblewrap is one notice when the session opens (the editor's notice, a line in crow run).
+    const notice = builtin ? checkSandbox(config.sandbox) : undefined;
+    const settings = {
+      config: config.sandbox,
+      protectedDirs: [config.home, ...config.skills.dirs, path.join(cwd, ".crow")],
+    };
+    return createToolRouter({
       cwd,
       configServers: config.mcpServers,
-      builtin: options.builtin ?? true,
+      builtin,
       ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
       ...(options.client ? { client: options.client(sessionId) } : {}),
+      sandbox: () => sandboxPolicy(settings, mode?.() ?? config.mode, cwd),
+      ...(notice ? { sandboxNotice: notice } : {}),
     });
+  };
 }
 
 /** Core's options for an agent configuration (what `crow acp` runs with). */

@@ -74,6 +74,8 @@ export class ServerConnection {
     readonly spec: ServerSpec,
     private readonly onToolsChanged: () => void,
     private readonly onStderr?: (server: string, text: string) => void,
+    /** `_meta` for this server's `initialize` and every call (the built-in's sandbox policy), read each time. */
+    private readonly meta?: () => Record<string, unknown>,
   ) {}
 
   get name(): string {
@@ -171,7 +173,7 @@ export class ServerConnection {
     if (spec.transport === "shared") {
       const shared = await sharedEndpoint();
       this.shared = shared;
-      return new SharedSocketTransport(shared.socketPath, spec.cwd);
+      return new SharedSocketTransport(shared.socketPath, spec.cwd, this.meta);
     }
     if (spec.transport !== "stdio") {
       const url = new URL(spec.url);
@@ -234,7 +236,8 @@ export class ServerConnection {
     if (options.signal.aborted) call.abort(options.signal.reason);
     else options.signal.addEventListener("abort", forward, { once: true });
     try {
-      return (await client.callTool({ name, arguments: args }, undefined, {
+      const meta = this.meta?.();
+      return (await client.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) }, undefined, {
         signal: call.signal,
         timeout: options.timeoutMs,
         resetTimeoutOnProgress: true,

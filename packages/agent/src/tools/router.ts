@@ -1,4 +1,5 @@
 import { findTool, type ToolCallRequest, type ToolDefinition, type ToolProgress, type ToolResult } from "@crow/core";
+import { SANDBOX_META_KEY } from "@crow/mcp/sandbox";
 import { clientEdit } from "./client-edit.js";
 import { clientRead, clientWrite } from "./client-fs.js";
 import { clientTerminal } from "./client-terminal.js";
@@ -52,7 +53,12 @@ class Router implements ToolRouter {
     const changed = () => {
       this.stale = true;
     };
-    this.connections = specs.map((spec) => new ServerConnection(spec, changed, options.onServerStderr));
+    const sandbox = options.sandbox;
+    const meta = sandbox ? () => ({ [SANDBOX_META_KEY]: sandbox() }) : undefined;
+    this.connections = specs.map(
+      (spec) =>
+        new ServerConnection(spec, changed, options.onServerStderr, spec.name === BUILTIN_SERVER ? meta : undefined),
+    );
   }
 
   async start(): Promise<void> {
@@ -109,9 +115,20 @@ class Router implements ToolRouter {
   }
 
   failures(): string[] {
-    return this.connections
-      .filter((c) => c.state === "failed")
-      .map((c) => `MCP server "${c.name}" failed to start: ${c.error ?? "unknown error"}`);
+    return [
+      ...(this.options.sandboxNotice ? [this.options.sandboxNotice] : []),
+      ...this.connections
+        .filter((c) => c.state === "failed")
+        .map((c) => `MCP server "${c.name}" failed to start: ${c.error ?? "unknown error"}`),
+    ];
+  }
+
+  isConfined(name: string): boolean {
+    const route = this.resolve({ id: "", name, tool: name, args: {} });
+    if (!route || route.connection.name !== BUILTIN_SERVER || route.tool !== "terminal") return false;
+    // The editor's terminal runs commands its own way: not confined by Crow.
+    if (this.options.client?.createTerminal) return false;
+    return (this.options.sandbox?.().mode ?? "off") !== "off";
   }
 
   private resolve(call: ToolCallRequest): Route | undefined {

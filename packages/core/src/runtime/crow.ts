@@ -38,6 +38,7 @@ import {
   SessionBusyError,
   type ToolSource,
   type ToolSourceFactory,
+  type ToolSourceRequest,
 } from "./types.js";
 
 function failed(message: string): LlmResult {
@@ -61,6 +62,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
   const gates = permissionGates(
     (session, name) => (session as RuntimeSession).tools.isReadOnly(name),
     options.permissions,
+    (session, name) => (session as RuntimeSession).tools.isConfined(name),
   );
 
   let store: Store | undefined;
@@ -158,7 +160,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
 
   const toolSource = async (
     choice: ToolSourceFactory | ToolSource | false | undefined,
-    request: { sessionId: string; cwd: string; parentId?: string },
+    request: ToolSourceRequest,
   ): Promise<ToolSource | undefined> => {
     const picked = choice === undefined ? options.tools : choice;
     if (!picked) return undefined;
@@ -266,6 +268,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
       const toolsReady = toolSource(request.tools, {
         sessionId: id,
         cwd: request.cwd,
+        mode: () => live.get(id)?.mode ?? mode,
         ...(request.parentId ? { parentId: request.parentId } : {}),
       });
       // Handled below (awaited); this only keeps an early failure from counting as unhandled meanwhile.
@@ -323,9 +326,14 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
       const cwd = request.cwd ?? record.cwd;
       // The host says where the project is now (it may have moved); remember it.
       if (cwd !== record.cwd) await store.updateSession(record.id, { cwd });
+      const storedMode =
+        record.mode === "code" || record.mode === "ask" || record.mode === "read-only"
+          ? record.mode
+          : (options.mode ?? "code");
       const tools = await toolSource(request.tools, {
         sessionId: record.id,
         cwd,
+        mode: () => live.get(record.id)?.mode ?? storedMode,
         ...(record.parentId ? { parentId: record.parentId } : {}),
       });
       return open(

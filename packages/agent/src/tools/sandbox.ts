@@ -1,0 +1,46 @@
+/**
+ * The sandbox policy of a session, from its mode and config.yaml's `sandbox:` (README "Sandbox"): what the built-in
+ * crow-mcp's shell and write/edit may do. Computed again for every call, so a mode change applies to the next one.
+ */
+import type { PermissionMode } from "@crow/core";
+import { type SandboxPolicy, sandboxAvailability, UNCONFINED } from "@crow/mcp/sandbox";
+import type { SandboxConfig } from "../config/types.js";
+
+/** What the agent knows to pick a session's policy. */
+export interface SandboxSettings {
+  config: SandboxConfig;
+  /** Crow's own configuration and extension directories: read-only even when inside a writable root. */
+  protectedDirs: string[];
+}
+
+/** Thrown by {@link checkSandbox} when `sandbox: required` and bubblewrap cannot confine commands here. */
+export class SandboxUnavailableError extends Error {}
+
+/**
+ * Whether this session's commands will be confined: undefined when they will (or the user turned the sandbox off),
+ * else the notice to show once (sandbox: auto). Throws {@link SandboxUnavailableError} with `sandbox: required`.
+ */
+export function checkSandbox(config: SandboxConfig): string | undefined {
+  if (config.enabled === "off") return undefined;
+  const available = sandboxAvailability();
+  if (available.ok) return undefined;
+  if (config.enabled === "required") {
+    throw new SandboxUnavailableError(`sandbox: required in config.yaml, but ${available.reason}`);
+  }
+  return `Sandbox: ${available.reason}`;
+}
+
+/** The policy for a session in `mode`, working in `cwd`. */
+export function sandboxPolicy(settings: SandboxSettings, mode: PermissionMode, cwd: string): SandboxPolicy {
+  const { config } = settings;
+  if (config.enabled === "off" || !sandboxAvailability().ok) return UNCONFINED;
+  if (mode === "read-only") {
+    return { mode: "read-only", writable: [], readOnly: [], network: config.network ?? false };
+  }
+  return {
+    mode: "workspace-write",
+    writable: [cwd, ...config.writable],
+    readOnly: settings.protectedDirs,
+    network: config.network ?? true,
+  };
+}

@@ -1,0 +1,134 @@
+/**
+ * The sandbox through a spawned `crow acp` with a scripted model, on real bubblewrap (CI installs it): each session's
+ * policy comes from its mode, a mode change applies to the next command, and a missing bubblewrap is a notice
+ * (sandbox: auto) or a refused session (sandbox: required).
+ */
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { describe, test } from "node:test";
+import { methods } from "@agentclientprotocol/sdk";
+import { reply, textReply, useAcpFixture } from "@crow/testkit";
+
+/** The tool results the model got in the request `req` (in call order). */
+function toolResults(req: { body: { messages: Array<{ role: string; content?: unknown }> } }): string[] {
+  return req.body.messages.filter((m) => m.role === "tool").map((m) => String(m.content));
+}
+
+describe("crow acp: commands run in the sandbox chosen by the session's mode", () => {
+  const fx = useAcpFixture({
+    async prepare({ ws }) {
+      await ws.write("README.md", "hello\n");
+      execFileSync("git", ["init", "-q"], { cwd: ws.dir });
+      execFileSync(
+        "git",
+        ["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "--allow-empty", "-m", "first"],
+        {
+          cwd: ws.dir,
+        },
+      );
+    },
+  });
+
+  async function session(mode: "code" | "ask" | "read-only") {
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    if (mode !== "code") await fx.agent.agent.request(methods.agent.session.setMode, { sessionId, modeId: mode });
+    return sessionId;
+  }
+
+  test("code: the workspace is writable; /etc and .git/hooks are not, and the model is told why", async () => {
+    const sessionId = await session("code");
+    fx.mock.script(
+      reply().toolCall("terminal", { command: "echo made > made.txt && cat made.txt" }),
+      reply().toolCall("terminal", { command: "echo x > /etc/crow-acp-sandbox" }),
+      reply().toolCall("terminal", { command: "echo evil > .git/hooks/pre-commit" }),
+      textReply("done").expect((req) => {
+        const [made, etc, hook] = toolResults(req);
+        assert.match(made ?? "", /^made\n/);
+        assert.match(etc ?? "", /Read-only file system/);
+        assert.match(etc ?? "", /\[Sandbox: writing \/etc\/crow-acp-sandbox was blocked/);
+        assert.match(hook ?? "", /Read-only file system/);
+      }),
+    );
+    assert.equal((await fx.agent.prompt(sessionId, "go")).stopReason, "end_turn");
+    fx.mock.assertDone();
+    assert.equal(await fx.ws.read("made.txt"), "made\n");
+    assert.equal(existsSync("/etc/crow-acp-sandbox"), false);
+    assert.equal(existsSync(fx.ws.path(".git/hooks/pre-commit")), false);
+  });
+
+  test("read-only: the terminal runs (git log works) but writes nothing; write is still refused", async () => {
+    const sessionId = await session("read-only");
+    fx.mock.script(
+      reply().toolCall("terminal", { command: "git log --oneline" }),
+      reply().toolCall("terminal", { command: "echo x > ro.txt; cp README.md copy.md; sed -i s/hello/bye/ README.md" }),
+      reply().toolCall("write", { file_path: fx.ws.path("ro.txt"), content: "x" }),
+      textReply("read only").expect((req) => {
+        const [log, writes, write] = toolResults(req);
+        assert.match(log ?? "", /first/);
+        assert.match(log ?? "", /exit code 0/);
+        assert.match(writes ?? "", /Read-only file system/);
+        assert.match(writes ?? "", /this session is read-only/);
+        assert.match(write ?? "", /read-only mode/);
+      }),
+    );
+    assert.equal((await fx.agent.prompt(sessionId, "look")).stopReason, "end_turn");
+    fx.mock.assertDone();
+    assert.equal(existsSync(fx.ws.path("ro.txt")), false);
+    assert.equal(existsSync(fx.ws.path("copy.md")), false);
+    assert.equal(await fx.ws.read("README.md"), "hello\n");
+  });
+
+  test("a mode change applies to the next command: the shell restarts under the new sandbox and says so", async () => {
+    const sessionId = await session("code");
+    fx.mock.script(reply().toolCall("terminal", { command: "echo 1 > before.txt" }), textReply("ok"));
+    await fx.agent.prompt(sessionId, "write before");
+    await fx.agent.agent.request(methods.agent.session.setMode, { sessionId, modeId: "read-only" });
+    fx.mock.script(
+      reply().toolCall("terminal", { command: "echo 2 > after.txt" }),
+      textReply("ok").expect((req) => {
+        const last = toolResults(req).at(-1) ?? "";
+        assert.match(last, /The session's sandbox changed, so a new shell was started/);
+        assert.match(last, /Read-only file system/);
+      }),
+    );
+    await fx.agent.prompt(sessionId, "write after");
+    fx.mock.assertDone();
+    assert.equal(await fx.ws.read("before.txt"), "1\n");
+    assert.equal(existsSync(fx.ws.path("after.txt")), false);
+  });
+});
+
+describe("crow acp: sandbox availability", () => {
+  const fx = useAcpFixture({ startAgent: false });
+  const noBwrap = { CROW_BWRAP: "/nonexistent/bwrap" };
+
+  test("auto without bubblewrap: the session opens with one notice saying commands run unconfined", async () => {
+    const agent = await fx.spawn({ env: noBwrap });
+    const { sessionId } = await agent.newSession(fx.ws.dir);
+    const notice = await agent.waitForUpdate(
+      sessionId,
+      (u) => u.sessionUpdate === "agent_message_chunk" && JSON.stringify(u).includes("unconfined"),
+      true,
+    );
+    assert.match(JSON.stringify(notice), /bubblewrap \(bwrap\) is not installed/);
+    fx.mock.script(reply().toolCall("terminal", { command: "echo runs > ran.txt" }), textReply("ok"));
+    await agent.prompt(sessionId, "run");
+    assert.equal(await fx.ws.read("ran.txt"), "runs\n");
+  });
+
+  test("required without bubblewrap: session/new fails with the reason", async () => {
+    await writeFile(path.join(fx.crowHome, "config.yaml"), "sandbox: required\n");
+    try {
+      const agent = await fx.spawn({ env: noBwrap });
+      await assert.rejects(agent.newSession(fx.ws.dir), (error: { message?: string; data?: unknown }) => {
+        assert.match(JSON.stringify(error), /sandbox: required in config\.yaml, but commands run unconfined/);
+        return true;
+      });
+    } finally {
+      await writeFile(path.join(fx.crowHome, "config.yaml"), "");
+    }
+  });
+});
