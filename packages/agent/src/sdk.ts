@@ -51,7 +51,7 @@ export interface McpToolSourceOptions {
 
 /** A tool source factory over MCP: the built-in crow-mcp, the config's `mcpServers` and `options.mcpServers`. */
 export function mcpToolSource(config: AgentConfig, options: McpToolSourceOptions = {}): ToolSourceFactory {
-  return ({ sessionId, cwd, mode }) => {
+  return ({ sessionId, cwd, mode, askPermission }) => {
     const builtin = options.builtin ?? true;
     // sandbox: required and no usable bubblewrap: the session is refused here (session/new answers with the reason).
     // Otherwise a missing bubblewrap is one notice when the session opens (the editor's notice, a line in crow run).
@@ -67,6 +67,18 @@ export function mcpToolSource(config: AgentConfig, options: McpToolSourceOptions
       ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
       ...(options.client ? { client: options.client(sessionId) } : {}),
       sandbox: () => sandboxPolicy(settings, mode?.() ?? config.mode, cwd),
+      // In ask mode a command the sandbox blocked can run once outside it, if the user says so: never silently.
+      sandboxEscape: async (call, why, signal) => {
+        if ((mode?.() ?? config.mode) !== "ask" || !askPermission) return false;
+        const answer = await askPermission({
+          call,
+          kind: "execute",
+          definition: { type: "function", function: { name: call.name, description: "", parameters: {} } },
+          signal,
+          reason: `the sandbox blocking this command ${why}; allowing runs it once outside the sandbox, unconfined`,
+        });
+        return answer === "allow_once" || answer === "allow_always";
+      },
       ...(notice ? { sandboxNotice: notice } : {}),
     });
   };

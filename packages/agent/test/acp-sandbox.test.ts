@@ -6,11 +6,11 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { methods } from "@agentclientprotocol/sdk";
-import { reply, textReply, useAcpFixture } from "@crow/testkit";
+import { type PermissionChoice, reply, textReply, useAcpFixture } from "@crow/testkit";
 
 /** The tool results the model got in the request `req` (in call order). */
 function toolResults(req: { body: { messages: Array<{ role: string; content?: unknown }> } }): string[] {
@@ -18,7 +18,9 @@ function toolResults(req: { body: { messages: Array<{ role: string; content?: un
 }
 
 describe("crow acp: commands run in the sandbox chosen by the session's mode", () => {
+  const answers: PermissionChoice[] = [];
   const fx = useAcpFixture({
+    agent: { permissions: () => answers.shift() ?? "reject" },
     async prepare({ ws }) {
       await ws.write("README.md", "hello\n");
       execFileSync("git", ["init", "-q"], { cwd: ws.dir });
@@ -98,6 +100,38 @@ describe("crow acp: commands run in the sandbox chosen by the session's mode", (
     fx.mock.assertDone();
     assert.equal(await fx.ws.read("before.txt"), "1\n");
     assert.equal(existsSync(fx.ws.path("after.txt")), false);
+  });
+
+  test("ask: a blocked command can run once outside the sandbox with the user's permission, and only once", async () => {
+    // Outside /tmp: the sandbox's private /tmp would hide a /tmp directory instead of refusing the write.
+    const outside = await mkdtemp(path.join("/var/tmp", "crow-escape-"));
+    const target = path.join(outside, "out.txt");
+    try {
+      const sessionId = await session("ask");
+      const asked = fx.agent.permissionRequests.length;
+      // The terminal itself (ask mode's question), then the escape for the first command, refused for the second.
+      answers.push("allow_always", "allow_once", "reject");
+      fx.mock.script(
+        reply().toolCall("terminal", { command: `echo once >> ${target}` }),
+        reply().toolCall("terminal", { command: `echo again >> ${target}` }),
+        textReply("done").expect((req) => {
+          const [first, second] = toolResults(req);
+          assert.match(first ?? "", /Read-only file system/);
+          assert.match(first ?? "", /Ran once outside the sandbox, with the user's permission/);
+          assert.match(first ?? "", /exit code 0/);
+          assert.match(second ?? "", /Read-only file system/);
+          assert.doesNotMatch(second ?? "", /Ran once outside/);
+        }),
+      );
+      assert.equal((await fx.agent.prompt(sessionId, "append")).stopReason, "end_turn");
+      fx.mock.assertDone();
+      assert.equal(await readFile(target, "utf8"), "once\n");
+      const questions = fx.agent.permissionRequests.slice(asked);
+      assert.equal(questions.length, 3);
+      assert.match(JSON.stringify(questions[1]?.request.toolCall.content), /sandbox blocking this command/);
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
   });
 });
 

@@ -21,6 +21,8 @@ export interface CallOptions {
   signal: AbortSignal;
   timeoutMs: number;
   onProgress: (progress: { progress: number; total?: number; message?: string }) => void;
+  /** More `_meta` for this call (the user's permission to run it once outside the sandbox). */
+  meta?: Record<string, unknown>;
 }
 
 /** A call that did not produce a tool result: cancelled, timed out, or the server went away. */
@@ -236,7 +238,7 @@ export class ServerConnection {
     if (options.signal.aborted) call.abort(options.signal.reason);
     else options.signal.addEventListener("abort", forward, { once: true });
     try {
-      const meta = this.meta?.();
+      const meta = this.meta || options.meta ? { ...this.meta?.(), ...options.meta } : undefined;
       return (await client.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) }, undefined, {
         signal: call.signal,
         timeout: options.timeoutMs,

@@ -1,10 +1,10 @@
 import { findTool, type ToolCallRequest, type ToolDefinition, type ToolProgress, type ToolResult } from "@crow/core";
-import { SANDBOX_META_KEY } from "@crow/mcp/sandbox";
+import { SANDBOX_META_KEY, UNSANDBOXED_META_KEY } from "@crow/mcp/sandbox";
 import { clientEdit } from "./client-edit.js";
 import { clientRead, clientWrite } from "./client-fs.js";
 import { clientTerminal } from "./client-terminal.js";
 import { CallFailure, ServerConnection } from "./connection.js";
-import { fromMcpResult } from "./content.js";
+import { fromMcpResult, resultText } from "./content.js";
 import { filePathArg, locationsFor } from "./data.js";
 import { firstChangedLine, snapshot } from "./diff.js";
 import { BUILTIN_SERVER, collectServers } from "./servers.js";
@@ -164,22 +164,37 @@ class Router implements ToolRouter {
       }
       if (routed) return routed;
     }
-    return this.callMcp(route, call.args, context);
+    return this.callMcp(route, call.args, context, call);
   }
 
   /** Runs a call on its MCP server; write/edit calls get a before/after diff, file tools get locations. */
-  private async callMcp(route: Route, args: Record<string, unknown>, context: ExecuteContext): Promise<ToolResult> {
+  private async callMcp(
+    route: Route,
+    args: Record<string, unknown>,
+    context: ExecuteContext,
+    call?: ToolCallRequest,
+  ): Promise<ToolResult> {
     const { connection, tool } = route;
     const file = filePathArg(args);
     const diffs = file !== undefined && (tool === "write" || tool === "edit");
     const before = diffs ? await snapshot(file) : undefined;
     let result: ToolResult;
     try {
-      const raw = await connection.call(tool, args, {
+      const options = {
         signal: context.signal,
         timeoutMs: this.timeoutFor(args),
-        onProgress: (p) => context.onProgress(p),
-      });
+        onProgress: (p: ToolProgress) => context.onProgress(p),
+      };
+      let raw = await connection.call(tool, args, options);
+      const askEscape = this.options.sandboxEscape;
+      if (askEscape && call && connection.name === BUILTIN_SERVER && raw.structuredContent?.sandbox_blocked === true) {
+        const blocked = resultText(fromMcpResult(raw));
+        const why = /\[Sandbox: [^\]]*\]/.exec(blocked)?.[0] ?? "the sandbox blocked it";
+        if (await askEscape(call, why, context.signal)) {
+          const outside = await connection.call(tool, args, { ...options, meta: { [UNSANDBOXED_META_KEY]: true } });
+          raw = { ...outside, content: [{ type: "text", text: blocked }, ...(outside.content ?? [])] };
+        }
+      }
       result = fromMcpResult(raw);
     } catch (error) {
       if (error instanceof CallFailure)

@@ -1,4 +1,4 @@
-import type { ToolExecutor } from "@crow/core";
+import type { ToolCallRequest, ToolExecutor } from "@crow/core";
 import type { SandboxPolicy } from "@crow/mcp/sandbox";
 
 /** `{name, value}` pairs, as ACP sends environment variables and HTTP headers. */
@@ -95,6 +95,11 @@ export interface ToolRouterOptions {
   sandbox?: () => SandboxPolicy;
   /** A problem with the sandbox to show when the session opens (no usable bubblewrap under `sandbox: auto`). */
   sandboxNotice?: string;
+  /**
+   * Asks the user whether a command the sandbox blocked may run once outside it (`why`: the sandbox's note);
+   * resolves true to run it. Absent, or resolving false: the blocked result stands. The agent offers it in `ask` mode.
+   */
+  sandboxEscape?: (call: ToolCallRequest, why: string, signal: AbortSignal) => Promise<boolean>;
 }
 
 /** How one MCP server's connection went. */

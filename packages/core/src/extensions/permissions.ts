@@ -179,7 +179,8 @@ export function permissionGate(
     }
     if (confirmed.delete(call.id)) return undefined;
     if (rule?.action === "ask") return askFor(event, ctx, `rule:${rule.text}`, `the permission rule "${rule.text}"`);
-    if (rule?.action === "allow" || mode === "code" || !changes) return undefined;
+    // Past the refusal above, a mutating call in read-only mode is one the sandbox confines: it runs unasked.
+    if (rule?.action === "allow" || mode === "code" || mode === "read-only" || !changes) return undefined;
     return askFor(event, ctx, `tool:${name}`);
   };
 

@@ -269,6 +269,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
         sessionId: id,
         cwd: request.cwd,
         mode: () => live.get(id)?.mode ?? mode,
+        askPermission: (asked) => live.get(id)?.askPermission(asked) ?? Promise.resolve("reject"),
         ...(request.parentId ? { parentId: request.parentId } : {}),
       });
       // Handled below (awaited); this only keeps an early failure from counting as unhandled meanwhile.
@@ -334,6 +335,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
         sessionId: record.id,
         cwd,
         mode: () => live.get(record.id)?.mode ?? storedMode,
+        askPermission: (asked) => live.get(record.id)?.askPermission(asked) ?? Promise.resolve("reject"),
         ...(record.parentId ? { parentId: record.parentId } : {}),
       });
       return open(

@@ -37,6 +37,8 @@ export interface ToolSourceRequest {
   parentId?: string;
   /** The session's current mode (it can change while the session lives; the sandbox follows it). */
   mode?: () => PermissionMode;
+  /** Asks the session's user (ACP `session/request_permission`), e.g. to run a blocked command outside the sandbox. */
+  askPermission?: (request: PermissionRequest) => Promise<PermissionAnswer>;
 }
 
 /** Makes one session's tool source (called when the session opens). */

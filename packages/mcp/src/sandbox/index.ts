@@ -15,5 +15,6 @@ export {
   type SandboxPolicy,
   samePolicy,
   UNCONFINED,
+  UNSANDBOXED_META_KEY,
 } from "./policy.js";
 export { checkWritable, realTarget } from "./roots.js";

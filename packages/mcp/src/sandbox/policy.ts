@@ -9,6 +9,12 @@ import path from "node:path";
 export const SANDBOX_META_KEY = "crow/sandbox";
 
 /**
+ * `_meta` key of a terminal call the user allowed to run once outside the sandbox (after the sandbox blocked it in
+ * `ask` mode): `true` runs the command in a separate, unconfined one-off shell in the terminal's current directory.
+ */
+export const UNSANDBOXED_META_KEY = "crow/unsandboxed";
+
+/**
  * - `workspace-write`: the shell may write only under `writable` and its private /tmp;
  * - `read-only`: commands run, but only the private /tmp is writable;
  * - `off`: no confinement (the user turned it off, or it is not available here).

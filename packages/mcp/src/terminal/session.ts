@@ -26,6 +26,8 @@ export interface TerminalResponse {
   status?: CallStatus;
   exitCode?: number;
   cwd: string;
+  /** The output shows the sandbox blocked the command (a write outside the writable roots, the network). */
+  sandboxBlocked?: boolean;
 }
 
 export interface TerminalSessionOptions {
@@ -71,6 +73,11 @@ export class TerminalSession {
   constructor(private readonly options: TerminalSessionOptions) {
     this.softTimeoutMs = options.softTimeoutMs ?? 30_000;
     this.killGraceMs = options.killGraceMs ?? 2000;
+  }
+
+  /** The working directory the next command runs in. */
+  get currentCwd(): string {
+    return this.cwd;
   }
 
   /** Process id of the current shell, if one is running (tests and diagnostics). */
@@ -301,6 +308,7 @@ export class TerminalSession {
         status: "completed",
         exitCode,
         cwd: shell.cwd,
+        ...(blocked ? { sandboxBlocked: true } : {}),
       };
     }
     const guidance =
