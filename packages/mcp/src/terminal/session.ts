@@ -1,7 +1,7 @@
 import { log } from "../log.js";
 import { explainBlocked } from "../sandbox/explain.js";
 import { describePolicy, type SandboxPolicy, samePolicy, UNCONFINED } from "../sandbox/policy.js";
-import { type CallStatus, footer, joinParts, SOFT_TIMEOUT_GUIDANCE, seconds } from "./format.js";
+import { type CallStatus, exitNote, footer, footerCwd, joinParts, SOFT_TIMEOUT_GUIDANCE, seconds } from "./format.js";
 import { foregroundProcessGroup, sendSignal, waitingForTerminalInput } from "./procs.js";
 import { Shell } from "./shell.js";
 import { type WaitEnd, waitFor } from "./wait.js";
@@ -293,7 +293,7 @@ export class TerminalSession {
       this.shell = undefined;
       this.shellLost = true;
       return {
-        text: joinParts(head, timeoutNote, exitNote(shell, this.options.cwd)),
+        text: joinParts(head, timeoutNote, exitNote(shell.shellExitCode, this.options.cwd)),
         status: "exited",
         exitCode: shell.shellExitCode,
         cwd: this.options.cwd,
@@ -362,7 +362,7 @@ export class TerminalSession {
   }
 
   private exitReport(shell: Shell): string {
-    return joinParts(shell.take().text, exitNote(shell, this.options.cwd));
+    return joinParts(shell.take().text, exitNote(shell.shellExitCode, this.options.cwd));
   }
 
   /** Output nobody has seen: the rest of a command that finished after its call returned, or background output. */
@@ -379,14 +379,6 @@ export class TerminalSession {
     }
     return output.trim() ? joinParts("[Output printed by background jobs since the last command:]", output) : undefined;
   }
-}
-
-function footerCwd(cwd: string): string {
-  return `[Current working directory: ${cwd}]`;
-}
-
-function exitNote(shell: Shell, startCwd: string): string {
-  return `[The shell exited with code ${shell.shellExitCode ?? 0}. The next command will start a new shell in ${startCwd}; the working directory, environment variables and background jobs of this one are gone.]`;
 }
 
 /** Drops the terminal's echo of the input lines we typed from the start of the program's output. */
