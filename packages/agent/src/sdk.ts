@@ -16,7 +16,7 @@ import {
   type Logger,
   type ToolSourceFactory,
 } from "@crow/core";
-import { type AgentConfig, createModelRouter, exportDotenv, loadConfig } from "./config/index.js";
+import { type AgentConfig, configFiles, createModelRouter, exportDotenv, loadConfig } from "./config/index.js";
 import { log } from "./log.js";
 import { compactionThresholdOf } from "./session/compaction.js";
 import { createToolRouter } from "./tools/index.js";
@@ -59,6 +59,7 @@ export function mcpToolSource(config: AgentConfig, options: McpToolSourceOptions
     const settings = {
       config: config.sandbox,
       protectedDirs: [config.home, ...config.skills.dirs, path.join(cwd, ".crow")],
+      hidden: Object.values(configFiles(config.home)),
     };
     return createToolRouter({
       cwd,

@@ -265,6 +265,38 @@ describe("sandbox policy per call (a mode change)", () => {
   });
 });
 
+describe("sandbox hidden files", () => {
+  test("Crow's .env and config.yaml (the policy's hidden paths) cannot be read from the shell", async () => {
+    const ws = await tempWorkspace("crow-sbx-hidden-");
+    const crowHome = await outsideDir("crow-sbx-crowhome-");
+    await writeFile(path.join(crowHome, ".env"), "OPENAI_API_KEY=sk-hidden-secret\n");
+    await writeFile(path.join(crowHome, "config.yaml"), "providers: {}\n");
+    await writeFile(path.join(crowHome, "other.txt"), "visible\n");
+    const mcp = await connectStdio({ cwd: ws.dir });
+    try {
+      const policy = {
+        mode: "workspace-write",
+        writable: [ws.dir],
+        readOnly: [],
+        network: true,
+        hidden: [path.join(crowHome, ".env"), path.join(crowHome, "config.yaml")],
+      };
+      const result = (await mcp.client.callTool({
+        name: "terminal",
+        arguments: { command: `cat ${crowHome}/.env ${crowHome}/config.yaml ${crowHome}/other.txt` },
+        _meta: { "crow/sandbox": policy },
+      })) as { content: Array<{ text: string }> };
+      const text = result.content.map((c) => c.text).join("");
+      assert.doesNotMatch(text, /sk-hidden-secret|providers/);
+      assert.match(text, /\.env: Permission denied\n.*config\.yaml: Permission denied\nvisible\n/);
+    } finally {
+      await mcp.close();
+      await ws.cleanup();
+      await rm(crowHome, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("sandbox environment", () => {
   test("provider keys do not reach the sandboxed shell, also after cd /, in bash -c, env -i and subshells", {
     todo: "needs the environment policy of issue #25 (shellEnvironment without provider keys), built in parallel",

@@ -11,6 +11,8 @@ export interface SandboxSettings {
   config: SandboxConfig;
   /** Crow's own configuration and extension directories: read-only even when inside a writable root. */
   protectedDirs: string[];
+  /** Files commands must not read (Crow's .env and config.yaml: provider keys). */
+  hidden: string[];
 }
 
 /** Thrown by {@link checkSandbox} when `sandbox: required` and bubblewrap cannot confine commands here. */
@@ -35,12 +37,13 @@ export function sandboxPolicy(settings: SandboxSettings, mode: PermissionMode, c
   const { config } = settings;
   if (config.enabled === "off" || !sandboxAvailability().ok) return UNCONFINED;
   if (mode === "read-only") {
-    return { mode: "read-only", writable: [], readOnly: [], network: config.network ?? false };
+    return { mode: "read-only", writable: [], readOnly: [], network: config.network ?? false, hidden: settings.hidden };
   }
   return {
     mode: "workspace-write",
     writable: [cwd, ...config.writable],
     readOnly: settings.protectedDirs,
     network: config.network ?? true,
+    hidden: settings.hidden,
   };
 }

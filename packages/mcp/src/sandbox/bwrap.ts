@@ -9,7 +9,7 @@
  * terminal is the shell's own PTY, which only crow-mcp reads, so a typed-in line lands in the same sandboxed shell.
  */
 import { spawnSync } from "node:child_process";
-import { realpathSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import type { SandboxPolicy } from "./policy.js";
 
@@ -99,6 +99,7 @@ export function protectedPaths(policy: SandboxPolicy, roots: readonly string[] =
   const candidates = [
     ...roots.flatMap((root) => [path.join(root, ".git", "hooks"), path.join(root, ".git", "config")]),
     ...policy.readOnly,
+    ...(policy.hidden ?? []),
   ];
   const found = new Set<string>();
   for (const candidate of candidates) {
@@ -128,6 +129,12 @@ export function bwrapArgs(policy: SandboxPolicy, layout: BwrapLayout): string[] 
   for (const root of roots) args.push("--bind", root, root);
   for (const protectedPath of protectedPaths(policy, roots)) args.push("--ro-bind", protectedPath, protectedPath);
   args.push("--ro-bind", layout.commandDir, layout.commandDir);
+  for (const hidden of policy.hidden ?? []) {
+    const resolved = real(hidden);
+    if (!resolved) continue;
+    if (statSync(resolved).isDirectory()) args.push("--tmpfs", resolved, "--remount-ro", resolved);
+    else args.push("--ro-bind", "/dev/null", resolved);
+  }
   args.push("--unshare-pid", "--unshare-ipc");
   if (!policy.network) args.push("--unshare-net");
   args.push("--die-with-parent", "--chdir", layout.cwd, "--");

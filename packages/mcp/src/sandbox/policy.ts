@@ -32,6 +32,12 @@ export interface SandboxPolicy {
   readOnly: string[];
   /** false: the shell has no network at all (its own network namespace, loopback included). */
   network: boolean;
+  /**
+   * Absolute paths the shell must not even read (Crow's `.env` and config.yaml, which hold provider keys): a file
+   * is replaced by /dev/null on a nodev mount (reading it says "Permission denied"), a directory by an empty one.
+   * Optional on the wire.
+   */
+  hidden?: string[];
 }
 
 /** No confinement. */
@@ -64,10 +70,14 @@ export function parseSandboxPolicy(value: unknown): { policy: SandboxPolicy } | 
   if (typeof writable === "string") return { error: writable };
   const readOnly = absoluteList(raw.readOnly, "sandbox readOnly");
   if (typeof readOnly === "string") return { error: readOnly };
+  const hidden = absoluteList(raw.hidden, "sandbox hidden");
+  if (typeof hidden === "string") return { error: hidden };
   if (raw.network !== undefined && typeof raw.network !== "boolean") {
     return { error: `sandbox network must be true or false, got ${JSON.stringify(raw.network)}` };
   }
-  return { policy: { mode: raw.mode, writable, readOnly, network: raw.network ?? true } };
+  const policy: SandboxPolicy = { mode: raw.mode, writable, readOnly, network: raw.network ?? true };
+  if (hidden.length > 0) policy.hidden = hidden;
+  return { policy };
 }
 
 /** True when two policies confine a shell the same way (a shell started under one can serve the other). */
