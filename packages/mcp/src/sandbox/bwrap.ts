@@ -9,7 +9,7 @@
  * terminal is the shell's own PTY, which only crow-mcp reads, so a typed-in line lands in the same sandboxed shell.
  */
 import { spawnSync } from "node:child_process";
-import { realpathSync, statSync } from "node:fs";
+import { mkdirSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import type { SandboxPolicy } from "./policy.js";
 
@@ -109,6 +109,22 @@ export function protectedPaths(policy: SandboxPolicy, roots: readonly string[] =
   return [...found];
 }
 
+/**
+ * Creates `.git/hooks` (empty, as `git init` would) in each writable root that is a repository without one: bwrap can
+ * only protect what exists, and a hooks directory the shell could create would run its code on the next git command
+ * outside the sandbox.
+ */
+function ensureHooksDirs(roots: readonly string[]): void {
+  for (const root of roots) {
+    const git = path.join(root, ".git");
+    try {
+      if (statSync(git).isDirectory()) mkdirSync(path.join(git, "hooks"), { recursive: true });
+    } catch {
+      // Not a repository (or .git is a worktree's file): nothing to protect here.
+    }
+  }
+}
+
 /** Where the sandboxed shell runs and what else it must see. */
 export interface BwrapLayout {
   /** The shell's starting directory. */
@@ -121,6 +137,7 @@ export interface BwrapLayout {
 
 /** bwrap's arguments (up to and including `--`) confining a command by `policy`. */
 export function bwrapArgs(policy: SandboxPolicy, layout: BwrapLayout): string[] {
+  ensureHooksDirs(writableRoots(policy));
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", layout.privateTmp, "/tmp"];
   // The workspace stays visible even when it lives under /tmp (which the private /tmp hides).
   const cwd = real(layout.cwd) ?? layout.cwd;
