@@ -67,7 +67,7 @@ export function mcpToolSource(config: AgentConfig, options: McpToolSourceOptions
       builtin,
       ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
       ...(options.client ? { client: options.client(sessionId) } : {}),
-      sandbox: () => sandboxPolicy(settings, mode?.() ?? config.mode, cwd),
+      sandbox: () => sandboxPolicy(settings, mode?.() ?? config.mode, cwd, sessionId),
       // In ask mode a command the sandbox blocked can run once outside it, if the user says so: never silently.
       sandboxEscape: async (call, why, signal) => {
         if ((mode?.() ?? config.mode) !== "ask" || !askPermission) return false;

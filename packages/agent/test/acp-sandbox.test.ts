@@ -133,6 +133,51 @@ describe("crow acp: commands run in the sandbox chosen by the session's mode", (
       await rm(outside, { recursive: true, force: true });
     }
   });
+
+  test("the editor's boolean Sandbox option turns confinement off for this session only, and on again", async () => {
+    const outside = await mkdtemp(path.join("/var/tmp", "crow-switch-"));
+    try {
+      const created = await fx.agent.newSession(fx.ws.dir);
+      const { sessionId } = created;
+      const option = created.configOptions?.find((o) => o.id === "sandbox");
+      assert.deepEqual(option && { type: option.type, currentValue: option.currentValue }, {
+        type: "boolean",
+        currentValue: true,
+      });
+      const off = await fx.agent.agent.request(methods.agent.session.setConfigOption, {
+        sessionId,
+        configId: "sandbox",
+        type: "boolean",
+        value: false,
+      });
+      assert.equal(off.configOptions.find((o) => o.id === "sandbox")?.currentValue, false);
+      fx.mock.script(
+        reply().toolCall("terminal", { command: `echo unconfined > ${outside}/a.txt` }),
+        textReply("ok").expect((req) => assert.match(toolResults(req).at(-1) ?? "", /exit code 0/)),
+      );
+      await fx.agent.prompt(sessionId, "write outside");
+      assert.equal(await readFile(path.join(outside, "a.txt"), "utf8"), "unconfined\n");
+      await fx.agent.agent.request(methods.agent.session.setConfigOption, {
+        sessionId,
+        configId: "sandbox",
+        type: "boolean",
+        value: true,
+      });
+      fx.mock.script(
+        reply().toolCall("terminal", { command: `echo again > ${outside}/b.txt` }),
+        textReply("ok").expect((req) => {
+          const result = toolResults(req).at(-1) ?? "";
+          assert.match(result, /The session's sandbox changed, so a new shell was started/);
+          assert.match(result, /Read-only file system/);
+        }),
+      );
+      await fx.agent.prompt(sessionId, "write outside again");
+      fx.mock.assertDone();
+      assert.equal(existsSync(path.join(outside, "b.txt")), false);
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("crow acp: sandbox availability", () => {
@@ -141,7 +186,12 @@ describe("crow acp: sandbox availability", () => {
 
   test("auto without bubblewrap: the session opens with one notice saying commands run unconfined", async () => {
     const agent = await fx.spawn({ env: noBwrap });
-    const { sessionId } = await agent.newSession(fx.ws.dir);
+    const { sessionId, configOptions } = await agent.newSession(fx.ws.dir);
+    assert.equal(
+      configOptions?.find((o) => o.id === "sandbox"),
+      undefined,
+      "no Sandbox switch without bubblewrap",
+    );
     const notice = await agent.waitForUpdate(
       sessionId,
       (u) => u.sessionUpdate === "agent_message_chunk" && JSON.stringify(u).includes("unconfined"),

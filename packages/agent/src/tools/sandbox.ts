@@ -32,10 +32,38 @@ export function checkSandbox(config: SandboxConfig): string | undefined {
   return `Sandbox: ${available.reason}`;
 }
 
-/** The policy for a session in `mode`, working in `cwd`. */
-export function sandboxPolicy(settings: SandboxSettings, mode: PermissionMode, cwd: string): SandboxPolicy {
+/** Sessions whose user turned the sandbox off (the editor's "Sandbox" switch, under `sandbox: auto`). */
+const switchedOff = new Set<string>();
+
+/**
+ * Whether a session can switch its sandbox (the editor's boolean "Sandbox" option): only under `sandbox: auto` with a
+ * usable bubblewrap (`required` cannot be turned off; `off` or no bubblewrap has nothing to switch on).
+ */
+export function sandboxSwitchable(config: SandboxConfig): boolean {
+  return config.enabled === "auto" && sandboxAvailability().ok;
+}
+
+/** The session's "Sandbox" switch. */
+export function sessionSandboxOn(sessionId: string): boolean {
+  return !switchedOff.has(sessionId);
+}
+
+/** Sets the session's "Sandbox" switch: its next command runs under the resulting policy. */
+export function setSessionSandbox(sessionId: string, on: boolean): void {
+  if (on) switchedOff.delete(sessionId);
+  else switchedOff.add(sessionId);
+}
+
+/** The policy for session `sessionId` in `mode`, working in `cwd`. */
+export function sandboxPolicy(
+  settings: SandboxSettings,
+  mode: PermissionMode,
+  cwd: string,
+  sessionId?: string,
+): SandboxPolicy {
   const { config } = settings;
   if (config.enabled === "off" || !sandboxAvailability().ok) return UNCONFINED;
+  if (sessionId !== undefined && config.enabled === "auto" && !sessionSandboxOn(sessionId)) return UNCONFINED;
   if (mode === "read-only") {
     return { mode: "read-only", writable: [], readOnly: [], network: config.network ?? false, hidden: settings.hidden };
   }
