@@ -215,4 +215,23 @@ describe("crow acp: sandbox availability", () => {
       await writeFile(path.join(fx.crowHome, "config.yaml"), "");
     }
   });
+
+  test("provider keys never reach the sandboxed shell: not after cd /, in bash -c, env -i nor subshells", {
+    todo: "needs the environment policy of issue #25 (the agent and shellEnvironment drop provider keys)",
+  }, async () => {
+    const agent = await fx.spawn({ env: { OPENAI_API_KEY: "sk-acp-sandbox-secret" } });
+    const { sessionId } = await agent.newSession(fx.ws.dir);
+    fx.mock.script(
+      reply().toolCall("terminal", {
+        command: `echo "[$OPENAI_API_KEY]"; cd /; bash -c 'echo "[$OPENAI_API_KEY]"'; env -i bash -c 'echo "[$OPENAI_API_KEY]"'; (echo "[$OPENAI_API_KEY]"); cat /proc/*/environ 2>/dev/null | grep -c sk-acp-sandbox-secret`,
+      }),
+      textReply("ok").expect((req) => {
+        const result = toolResults(req).at(-1) ?? "";
+        assert.doesNotMatch(result, /sk-acp-sandbox-secret/);
+        assert.match(result, /^\[\]\n\[\]\n\[\]\n\[\]\n0\n/);
+      }),
+    );
+    await agent.prompt(sessionId, "print the key");
+    fx.mock.assertDone();
+  });
 });

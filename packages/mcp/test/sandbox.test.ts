@@ -147,6 +147,11 @@ describe("sandbox workspace-write: the shell and write/edit may change only the 
     assert.match(timed.text, /timed out after 1s: interrupted it with SIGINT/);
     const after = await run("echo still here");
     assert.match(after.text, /^still here\n/);
+    // A program waiting for input is seen as such (the /proc probe finds bash's job inside the PID namespace).
+    const asking = await run("read -p 'name? ' who; echo \"hello $who\"");
+    assert.match(asking.text, /waiting for input/);
+    const answered = await callTool(mcp.client, "terminal", { command: "crow", is_input: true });
+    assert.match(answered.text, /hello crow/);
   });
 });
 
