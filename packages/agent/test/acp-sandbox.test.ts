@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { methods } from "@agentclientprotocol/sdk";
@@ -81,6 +82,31 @@ describe("crow acp: commands run in the sandbox chosen by the session's mode", (
     assert.equal(existsSync(fx.ws.path("ro.txt")), false);
     assert.equal(existsSync(fx.ws.path("copy.md")), false);
     assert.equal(await fx.ws.read("README.md"), "hello\n");
+  });
+
+  test("read-only: no network (a host loopback listener is unreachable) and host processes are invisible", async () => {
+    const listener = createServer((socket) => socket.end("hello from the host\n"));
+    await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+    const { port } = listener.address() as { port: number };
+    try {
+      const sessionId = await session("read-only");
+      fx.mock.script(
+        reply().toolCall("terminal", {
+          command: `exec 3<>/dev/tcp/127.0.0.1/${port} && head -1 <&3 || echo UNREACHABLE; kill -0 ${process.pid} || echo NO-SUCH-PROCESS`,
+        }),
+        textReply("ok").expect((req) => {
+          const result = toolResults(req).at(-1) ?? "";
+          assert.match(result, /UNREACHABLE/);
+          assert.doesNotMatch(result, /hello from the host/);
+          assert.match(result, /NO-SUCH-PROCESS/);
+          assert.match(result, /network is off/);
+        }),
+      );
+      await fx.agent.prompt(sessionId, "probe");
+      fx.mock.assertDone();
+    } finally {
+      listener.close();
+    }
   });
 
   test("a mode change applies to the next command: the shell restarts under the new sandbox and says so", async () => {

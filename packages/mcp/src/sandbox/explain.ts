@@ -19,10 +19,10 @@ function pathsIn(line: string): string[] {
 }
 
 /**
- * A note to append to a command's result when its output shows the sandbox blocked it (undefined otherwise). `ask`:
- * the session can offer the user to run the command once outside the sandbox.
+ * A note to append to a command's result when its output shows the sandbox blocked it (undefined otherwise). In `ask`
+ * mode the agent then offers the user to run the command once outside the sandbox; the model is not asked to.
  */
-export function explainBlocked(output: string, policy: SandboxPolicy, ask = false): string | undefined {
+export function explainBlocked(output: string, policy: SandboxPolicy): string | undefined {
   if (policy.mode === "off") return undefined;
   const notes: string[] = [];
   const blockedLines = output.split("\n").filter((line) => READ_ONLY_FS.test(line));
@@ -35,8 +35,7 @@ export function explainBlocked(output: string, policy: SandboxPolicy, ask = fals
     notes.push("the network is off for commands in this session, so hosts (even the host's own ports) are unreachable");
   }
   if (notes.length === 0) return undefined;
-  const instead = ask
-    ? "Work within these limits; if the command really must run outside the sandbox, the user is asked first."
-    : "Work within these limits, or ask the user to change the mode or the sandbox settings; do not try to get around it.";
+  const instead =
+    "Work within these limits, or ask the user to change the mode or the sandbox settings; do not try to get around it.";
   return `[Sandbox: ${notes.join("; ")}. ${describePolicy(policy)} ${instead}]`;
 }

@@ -42,8 +42,6 @@ export interface TerminalSessionOptions {
    * since the running shell started (the session's mode changed), the shell is restarted under the new one.
    */
   policy?: () => SandboxPolicy;
-  /** Whether the session asks the user before mutating calls (the blocked-command note then says so). */
-  asks?: () => boolean;
 }
 
 const SPECIAL_KEYS: Record<string, string> = { "C-c": "\x03", "C-z": "\x1a", "C-d": "\x04" };
@@ -302,13 +300,14 @@ export class TerminalSession {
     if (end === "done") {
       const exitCode = shell.finished?.exitCode ?? -1;
       shell.finished = undefined;
-      const blocked = exitCode === 0 ? undefined : explainBlocked(output, shell.policy, this.options.asks?.() ?? false);
+      // Noted even when the command as a whole succeeded (`cp x /etc || true`); offered to re-run only when it failed.
+      const blocked = explainBlocked(output, shell.policy);
       return {
         text: joinParts(head, timeoutNote, blocked, footer("completed", shell.cwd, exitCode)),
         status: "completed",
         exitCode,
         cwd: shell.cwd,
-        ...(blocked ? { sandboxBlocked: true } : {}),
+        ...(blocked && exitCode !== 0 ? { sandboxBlocked: true } : {}),
       };
     }
     const guidance =
