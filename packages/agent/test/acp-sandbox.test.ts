@@ -206,6 +206,34 @@ describe("crow acp: commands run in the sandbox chosen by the session's mode", (
   });
 });
 
+describe("crow acp: writes through the editor's fs keep the sandbox's writable roots", () => {
+  const fx = useAcpFixture({ agent: { fs: true } });
+
+  test("a write through the editor outside the workspace is refused; inside it goes through the editor", async () => {
+    const outside = await mkdtemp(path.join("/var/tmp", "crow-editor-"));
+    try {
+      const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+      fx.mock.script(
+        reply().toolCall("write", { file_path: path.join(outside, "x.txt"), content: "x" }),
+        reply().toolCall("write", { file_path: fx.ws.path("in.txt"), content: "in" }),
+        textReply("ok").expect((req) => {
+          const [out, inside] = toolResults(req);
+          assert.match(out ?? "", /outside the sandbox's writable directories/);
+          assert.match(inside ?? "", /in\.txt/);
+        }),
+      );
+      await fx.agent.prompt(sessionId, "write both");
+      fx.mock.assertDone();
+      assert.equal(existsSync(path.join(outside, "x.txt")), false);
+      assert.equal(await fx.ws.read("in.txt"), "in");
+      assert.ok(fx.agent.fsCalls.includes(`write ${fx.ws.path("in.txt")}`), fx.agent.fsCalls.join());
+      assert.ok(!fx.agent.fsCalls.some((c) => c.includes(outside)), fx.agent.fsCalls.join());
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("crow acp: sandbox availability", () => {
   const fx = useAcpFixture({ startAgent: false });
   const noBwrap = { CROW_BWRAP: "/nonexistent/bwrap" };

@@ -1,5 +1,6 @@
+import path from "node:path";
 import { findTool, type ToolCallRequest, type ToolDefinition, type ToolProgress, type ToolResult } from "@crow/core";
-import { SANDBOX_META_KEY, UNSANDBOXED_META_KEY } from "@crow/mcp/sandbox";
+import { checkWritable, SANDBOX_META_KEY, UNSANDBOXED_META_KEY } from "@crow/mcp/sandbox";
 import { clientEdit } from "./client-edit.js";
 import { clientRead, clientWrite } from "./client-fs.js";
 import { clientTerminal } from "./client-terminal.js";
@@ -148,6 +149,9 @@ class Router implements ToolRouter {
     }
     const client = this.options.client;
     if (client && route.connection.name === BUILTIN_SERVER) {
+      // Writes through the editor's buffers get the sandbox's writable roots too (crow-mcp checks its own).
+      const blocked = this.outsideWritableRoots(route.tool, call.args);
+      if (blocked) return { content: blocked, isError: true, data: { via: BUILTIN_SERVER } };
       const cwd = this.options.cwd;
       let routed: ToolResult | undefined;
       if (route.tool === "read" && client.readTextFile) routed = await clientRead(client, call.args);
@@ -165,6 +169,13 @@ class Router implements ToolRouter {
       if (routed) return routed;
     }
     return this.callMcp(route, call.args, context, call);
+  }
+
+  /** The sandbox's refusal of a write or edit through the editor outside the writable roots, if any. */
+  private outsideWritableRoots(tool: string, args: Record<string, unknown>): string | undefined {
+    if ((tool !== "write" && tool !== "edit") || !this.options.sandbox) return undefined;
+    const file = filePathArg(args);
+    return file !== undefined && path.isAbsolute(file) ? checkWritable(file, this.options.sandbox()) : undefined;
   }
 
   /** Runs a call on its MCP server; write/edit calls get a before/after diff, file tools get locations. */
