@@ -236,6 +236,7 @@ describe("sandbox network", () => {
       const result = await callTool(mcp.client, "terminal", { command: probe() });
       assert.match(result.text, /UNREACHABLE/);
       assert.doesNotMatch(result.text, /hello from the host/);
+      assert.match(result.text, /\[Sandbox: the network is off for commands in this session/);
     } finally {
       await mcp.close();
     }
