@@ -7,6 +7,7 @@
  *   const session = await crow.newSession({ cwd: process.cwd() });
  *   for await (const event of session.prompt("Fix the failing test")) …
  */
+import path from "node:path";
 import {
   type Crow,
   type CrowOptions,
@@ -15,11 +16,12 @@ import {
   type Logger,
   type ToolSourceFactory,
 } from "@crow/core";
-import { type AgentConfig, createModelRouter, loadConfig } from "./config/index.js";
+import { type AgentConfig, configFiles, createModelRouter, loadConfig } from "./config/index.js";
 import { log } from "./log.js";
 import { compactionThresholdOf } from "./session/compaction.js";
 import { useConfigEnvironment } from "./tools/child-env.js";
 import { createToolRouter } from "./tools/index.js";
+import { checkSandbox, sandboxPolicy } from "./tools/sandbox.js";
 import type { AcpMcpServer, ClientBridge } from "./tools/types.js";
 
 /** Options of the agent's `createCrow`: core's options (each overrides what the config says) plus these. */
@@ -50,14 +52,38 @@ export interface McpToolSourceOptions {
 
 /** A tool source factory over MCP: the built-in crow-mcp, the config's `mcpServers` and `options.mcpServers`. */
 export function mcpToolSource(config: AgentConfig, options: McpToolSourceOptions = {}): ToolSourceFactory {
-  return ({ sessionId, cwd }) =>
-    createToolRouter({
+  return ({ sessionId, cwd, mode, askPermission }) => {
+    const builtin = options.builtin ?? true;
+    // sandbox: required and no usable bubblewrap: the session is refused here (session/new answers with the reason).
+    // Otherwise a missing bubblewrap is one notice when the session opens (the editor's notice, a line in crow run).
+    const notice = builtin ? checkSandbox(config.sandbox) : undefined;
+    const settings = {
+      config: config.sandbox,
+      protectedDirs: [config.home, ...config.skills.dirs, path.join(cwd, ".crow")],
+      hidden: Object.values(configFiles(config.home)),
+    };
+    return createToolRouter({
       cwd,
       configServers: config.mcpServers,
-      builtin: options.builtin ?? true,
+      builtin,
       ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
       ...(options.client ? { client: options.client(sessionId) } : {}),
+      sandbox: () => sandboxPolicy(settings, mode?.() ?? config.mode, cwd, sessionId),
+      // In ask mode a command the sandbox blocked can run once outside it, if the user says so: never silently.
+      sandboxEscape: async (call, why, signal) => {
+        if ((mode?.() ?? config.mode) !== "ask" || !askPermission) return false;
+        const answer = await askPermission({
+          call,
+          kind: "execute",
+          definition: { type: "function", function: { name: call.name, description: "", parameters: {} } },
+          signal,
+          reason: `the sandbox blocking this command ${why}; allowing runs it once outside the sandbox, unconfined`,
+        });
+        return answer === "allow_once" || answer === "allow_always";
+      },
+      ...(notice ? { sandboxNotice: notice } : {}),
     });
+  };
 }
 
 /** Core's options for an agent configuration (what `crow acp` runs with). */

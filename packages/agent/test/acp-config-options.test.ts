@@ -108,7 +108,7 @@ describe("crow acp: mode and model as session config options", () => {
     );
     assert.match(
       fx.agent.stdoutLines.findLast((l) => l.includes('"error"')) ?? "",
-      /unknown config option \\"effort\\" \(model, mode\)/,
+      /unknown config option \\"effort\\" \(model, mode(, sandbox)?\)/,
     );
   });
 });

@@ -111,7 +111,10 @@ describe("crow acp: permission rules from config.yaml", () => {
     const asked = fx.agent.permissionRequests.length;
     fx.mock.script(
       reply().toolCall("terminal", { command: "echo nope > ro.txt" }),
-      textReply("refused").expect((req) => assert.match(toolResults(req)[0] ?? "", /read-only mode/)),
+      // Refused outright, or (with bubblewrap) run in the read-only sandbox, where the write fails.
+      textReply("refused").expect((req) =>
+        assert.match(toolResults(req)[0] ?? "", /read-only mode|this session is read-only/),
+      ),
     );
     assert.equal((await fx.agent.prompt(sessionId, "run")).stopReason, "end_turn");
     await assert.rejects(fx.ws.read("ro.txt"));

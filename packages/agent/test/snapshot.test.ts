@@ -111,6 +111,8 @@ describe("the crow launcher and its startup snapshot", { timeout: 600_000 }, () 
     blob = agentBlob;
     for (const b of blobs) assert.match(path.basename(b), /^[0-9a-f]{12}\.blob$/);
 
+    // The shell reads its parent's command line below, which the sandbox's PID namespace hides: no sandbox here.
+    await writeFile(path.join(home.dir, "config.yaml"), "sandbox: off\n");
     mock.script(
       // The terminal's shell is a child of the shared crow-mcp: its command line says how that one started.
       reply().toolCall("terminal", { command: "echo second-$((40+2)); tr '\\0' ' ' < /proc/$PPID/cmdline" }),

@@ -5,6 +5,7 @@ import { rmdirSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { log } from "./log.js";
+import { sandboxAvailability } from "./sandbox/bwrap.js";
 import type { ServerOptions } from "./server.js";
 import { VERSION } from "./version.js";
 
@@ -30,6 +31,10 @@ Options:
   --exit-with-stdin      with --socket: stop when stdin closes (the parent that started it is gone), and
                          remove the socket's directory if it is then empty and named crow-mcp-*
   --cwd <dir>            working directory for the tools (default: the current directory)
+  --sandbox <mode>       confine the terminal's shell and write/edit with bubblewrap (Linux):
+                         workspace-write (write only in the session's cwd and a private /tmp),
+                         read-only (commands run, nothing is writable but /tmp; network off) or off
+                         (default; the crow agent sends each session's own policy instead)
   --soft-timeout <s>     seconds without output before a command returns partial output
                          (default 30, or CROW_TERMINAL_SOFT_TIMEOUT)
   -h, --help             show this help
@@ -61,6 +66,7 @@ function parse() {
         "allowed-host": { type: "string", multiple: true },
         cwd: { type: "string" },
         "soft-timeout": { type: "string" },
+        sandbox: { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "v" },
       },
@@ -101,8 +107,17 @@ export async function runCrowMcp(): Promise<void> {
   const softTimeoutSeconds =
     positiveNumber(args["soft-timeout"], "--soft-timeout") ??
     positiveNumber(process.env.CROW_TERMINAL_SOFT_TIMEOUT, "CROW_TERMINAL_SOFT_TIMEOUT");
+  const sandboxMode = args.sandbox ?? "off";
+  if (sandboxMode !== "workspace-write" && sandboxMode !== "read-only" && sandboxMode !== "off") {
+    fail(`--sandbox must be workspace-write, read-only or off, got "${sandboxMode}"`);
+  }
+  if (sandboxMode !== "off") {
+    const available = sandboxAvailability();
+    if (!available.ok) fail(`--sandbox ${sandboxMode}: ${available.reason}`);
+  }
   const options: ServerOptions = {
     cwd: process.cwd(),
+    sandboxMode,
     ...(softTimeoutSeconds !== undefined ? { terminal: { softTimeoutSeconds } } : {}),
   };
 

@@ -1,3 +1,5 @@
+import type { SandboxMode, SandboxPolicy } from "./sandbox/policy.js";
+
 /**
  * Per-connection state shared by the tools of one MCP server instance. One instance serves one MCP connection
  * (stdio) or one MCP session (HTTP), so state kept here — the terminal's shell above all — is never shared
@@ -8,6 +10,11 @@ export interface ToolContext {
   readonly cwd: string;
   /** Options the server was created with (tools read their own section). */
   readonly options: ServerOptions;
+  /**
+   * The session's sandbox policy as last told: `options.sandbox` at first, then whatever a tool call's
+   * `_meta["crow/sandbox"]` says (the agent sends its current mode's policy with every call).
+   */
+  readonly sandbox: { current: SandboxPolicy };
   /** Registers cleanup to run when the connection closes (kill shells, drop caches). Runs in reverse order. */
   onClose(cleanup: () => void | Promise<void>): void;
 }
@@ -16,6 +23,10 @@ export interface ToolContext {
 export interface ServerOptions {
   /** Working directory; defaults to `process.cwd()`. */
   cwd?: string;
+  /** How the terminal's shell and the write/edit tools are confined (default: by `sandboxMode`). */
+  sandbox?: SandboxPolicy;
+  /** Without `sandbox`: confine each session by this mode in its own cwd (`--sandbox`; default "off"). */
+  sandboxMode?: SandboxMode;
   /** Terminal tool settings. */
   terminal?: {
     /** Seconds without new output before a running command returns with partial output (default 30). */

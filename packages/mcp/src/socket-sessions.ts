@@ -9,6 +9,7 @@ import type { Socket } from "node:net";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { CWD_META_KEY, SocketLineTransport } from "./line-transport.js";
 import { log } from "./log.js";
+import { parseSandboxPolicy, SANDBOX_META_KEY, type SandboxPolicy } from "./sandbox/policy.js";
 import { type CrowMcpServer, createServer, type ServerOptions } from "./server.js";
 import { checkSessionCwd } from "./sessions.js";
 
@@ -30,6 +31,15 @@ function requestedCwd(message: JSONRPCMessage, fallback: string): { cwd: string 
   if (typeof cwd !== "string")
     return { error: `_meta["${CWD_META_KEY}"] must be a string, got ${JSON.stringify(cwd)}` };
   return checkSessionCwd(cwd, `_meta["${CWD_META_KEY}"]`);
+}
+
+/** The sandbox policy an `initialize` asks for (none: the server's default), or what is wrong with it. */
+function requestedPolicy(message: JSONRPCMessage): { policy?: SandboxPolicy } | { error: string } {
+  const meta = (message as { params?: { _meta?: Record<string, unknown> } }).params?._meta;
+  const raw = meta?.[SANDBOX_META_KEY];
+  if (raw === undefined) return {};
+  const parsed = parseSandboxPolicy(raw);
+  return "error" in parsed ? { error: `_meta["${SANDBOX_META_KEY}"]: ${parsed.error}` } : parsed;
 }
 
 /**
@@ -64,7 +74,9 @@ export function createSocketSessions(options: ServerOptions & { sessionIdleMs?: 
     }
     const where = requestedCwd(first, fallbackCwd);
     if ("error" in where) return transport.refuse(first, -32602, `Invalid params: ${where.error}`);
-    const crow = createServer({ ...options, cwd: where.cwd });
+    const policy = requestedPolicy(first);
+    if ("error" in policy) return transport.refuse(first, -32602, `Invalid params: ${policy.error}`);
+    const crow = createServer({ ...options, cwd: where.cwd, ...(policy.policy ? { sandbox: policy.policy } : {}) });
     live.set(transport, crow);
     log.info(`MCP session opened in ${where.cwd} (${live.size} live)`);
     crow.server.connect(transport).then(

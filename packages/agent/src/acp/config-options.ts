@@ -14,6 +14,7 @@ import {
 import type { CrowSession, PermissionMode } from "@crow/core";
 import { type AgentConfig, findModel } from "../config/index.js";
 import { MODES } from "../session/modes.js";
+import { sandboxSwitchable, sessionSandboxOn, setSessionSandbox } from "../tools/sandbox.js";
 
 /** The id of the mode select (the model's is `model`). */
 export const MODE_OPTION = "mode";
@@ -24,8 +25,13 @@ export const THOUGHT_OPTION = "thought_level";
 /** The thought level value that sends no `reasoning_effort` (the provider's own default). */
 export const DEFAULT_THOUGHT = "default";
 
+/** The id of the boolean "Sandbox" switch (offered under `sandbox: auto` where bubblewrap works). */
+export const SANDBOX_OPTION = "sandbox";
+
 /** What the selectors show. */
 export interface SelectorState {
+  /** The session's id (its "Sandbox" switch is kept by id). */
+  id?: string;
   mode: PermissionMode;
   model: string | undefined;
   /** The session's chosen `reasoning_effort` (shown as the default when the current model does not offer it). */
@@ -75,6 +81,16 @@ export function configOptions(config: AgentConfig, state: SelectorState): Sessio
     currentValue: state.mode,
     options: MODES.map(({ id, name, description }) => ({ value: id, name, description })),
   });
+  if (state.id !== undefined && sandboxSwitchable(config.sandbox)) {
+    options.push({
+      id: SANDBOX_OPTION,
+      name: "Sandbox",
+      description:
+        "Commands run confined (bubblewrap): writes only in the workspace and /tmp, nothing in read-only mode. Off: unconfined.",
+      type: "boolean",
+      currentValue: sessionSandboxOn(state.id),
+    });
+  }
   return options;
 }
 
@@ -95,6 +111,11 @@ export function setConfigOption(config: AgentConfig, session: CrowSession, confi
       throw RequestError.invalidParams(undefined, `unknown model "${String(value)}" (${known})`);
     }
     session.setModel(value);
+    return;
+  }
+  if (configId === SANDBOX_OPTION && sandboxSwitchable(config.sandbox)) {
+    if (typeof value !== "boolean") throw RequestError.invalidParams(undefined, "the Sandbox option is true or false");
+    setSessionSandbox(session.id, value);
     return;
   }
   const levels = thoughtLevels(config, session.model);

@@ -248,6 +248,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       fetch: file.FETCH_TOOL ?? "web_fetch",
     },
     mode: file.mode ?? "code",
+    sandbox: {
+      enabled: file.sandbox?.enabled ?? "auto",
+      writable: (file.sandbox?.writable ?? []).map((dir) => expandTilde(dir, env)),
+      ...(file.sandbox?.network !== undefined ? { network: file.sandbox.network } : {}),
+    },
     permissions: {
       allow: file.permissions?.allow ?? [],
       ask: file.permissions?.ask ?? [],

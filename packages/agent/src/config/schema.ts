@@ -158,6 +158,42 @@ const extensionSchema = z.union(
   },
 );
 
+const SANDBOX_USE = ["auto", "required", "off"] as const;
+const absolutePath = z.string().refine((value) => value.startsWith("/") || value.startsWith("~/"), {
+  error: (issue) => `expected an absolute path (or ~/…), got ${JSON.stringify(issue.input)}`,
+});
+
+/**
+ * `sandbox:` is `auto`, `required` or `off`, or a mapping with `enabled` (one of those), `writable` (more directories
+ * commands may write) and `network` (on or off). A domain list for `network` needs a filtering proxy Crow does not
+ * have yet: it is refused rather than read as "on".
+ */
+export const sandboxSchema = z.preprocess(
+  (value) => (typeof value === "string" || typeof value === "boolean" ? { enabled: value } : value),
+  strict({
+    enabled: optional(
+      z.preprocess(
+        (value) => (value === false ? "off" : value),
+        z.enum(SANDBOX_USE, { error: () => "expected auto, required or off" }),
+      ),
+    ),
+    writable: optional(z.array(absolutePath)),
+    network: optional(
+      z.unknown().transform((value, ctx) => {
+        if (value === true || value === "on") return true;
+        if (value === false || value === "off") return false;
+        ctx.addIssue({
+          code: "custom",
+          message: Array.isArray(value)
+            ? "a list of allowed domains is not supported yet (it needs a filtering proxy); use on or off"
+            : `expected on or off, got ${JSON.stringify(value)}`,
+        });
+        return z.NEVER;
+      }),
+    ),
+  }),
+);
+
 export const configFileSchema = strict({
   providers: optional(z.record(z.string(), providerSchema)),
   models: optional(z.record(z.string(), modelSchema)),
@@ -194,6 +230,7 @@ export const configFileSchema = strict({
    * although their name looks secret or only `.env` sets them (README "Secrets and child processes").
    */
   child_env: optional(strict({ allow: optional(z.array(variableName)) })),
+  sandbox: optional(sandboxSchema),
 });
 
 export type ConfigFile = z.infer<typeof configFileSchema>;

@@ -27,6 +27,16 @@ export interface Price {
   currency: string;
 }
 
+/** `sandbox:` of config.yaml: how the terminal's commands are confined (README "Sandbox"). */
+export interface SandboxConfig {
+  /** auto: confine when bubblewrap works here (else one notice); required: refuse sessions without it; off. */
+  enabled: "auto" | "required" | "off";
+  /** Absolute directories commands may write besides the session's working directory. */
+  writable: string[];
+  /** Network for commands; undefined: on in code and ask, off in read-only. */
+  network?: boolean;
+}
+
 /** A model offered in the model select. */
 export interface ModelConfig {
   /** The select value and label (config.yaml's key; sessions store this name). */
@@ -108,6 +118,7 @@ export interface AgentConfig {
   permissions: PermissionRules;
   skills: SkillsConfig;
   extensions: ExtensionEntry[];
+  sandbox: SandboxConfig;
   /** Variables defined by the `.env` file (real environment variables of the same name win). */
   dotenv: Record<string, string>;
   /** config.yaml's `child_env`: variables (names or `*` globs) passed to child processes although they look secret. */

@@ -21,6 +21,8 @@ export interface CallOptions {
   signal: AbortSignal;
   timeoutMs: number;
   onProgress: (progress: { progress: number; total?: number; message?: string }) => void;
+  /** More `_meta` for this call (the user's permission to run it once outside the sandbox). */
+  meta?: Record<string, unknown>;
 }
 
 /** A call that did not produce a tool result: cancelled, timed out, or the server went away. */
@@ -74,6 +76,8 @@ export class ServerConnection {
     readonly spec: ServerSpec,
     private readonly onToolsChanged: () => void,
     private readonly onStderr?: (server: string, text: string) => void,
+    /** `_meta` for this server's `initialize` and every call (the built-in's sandbox policy), read each time. */
+    private readonly meta?: () => Record<string, unknown>,
   ) {}
 
   get name(): string {
@@ -171,7 +175,7 @@ export class ServerConnection {
     if (spec.transport === "shared") {
       const shared = await sharedEndpoint();
       this.shared = shared;
-      return new SharedSocketTransport(shared.socketPath, spec.cwd);
+      return new SharedSocketTransport(shared.socketPath, spec.cwd, this.meta);
     }
     if (spec.transport !== "stdio") {
       const url = new URL(spec.url);
@@ -234,7 +238,8 @@ export class ServerConnection {
     if (options.signal.aborted) call.abort(options.signal.reason);
     else options.signal.addEventListener("abort", forward, { once: true });
     try {
-      return (await client.callTool({ name, arguments: args }, undefined, {
+      const meta = this.meta || options.meta ? { ...this.meta?.(), ...options.meta } : undefined;
+      return (await client.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) }, undefined, {
         signal: call.signal,
         timeout: options.timeoutMs,
         resetTimeoutOnProgress: true,

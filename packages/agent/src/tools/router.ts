@@ -1,9 +1,11 @@
+import path from "node:path";
 import { findTool, type ToolCallRequest, type ToolDefinition, type ToolProgress, type ToolResult } from "@crow/core";
+import { checkWritable, SANDBOX_META_KEY, UNSANDBOXED_META_KEY } from "@crow/mcp/sandbox";
 import { clientEdit } from "./client-edit.js";
 import { clientRead, clientWrite } from "./client-fs.js";
 import { clientTerminal } from "./client-terminal.js";
 import { CallFailure, ServerConnection } from "./connection.js";
-import { fromMcpResult } from "./content.js";
+import { fromMcpResult, resultText } from "./content.js";
 import { filePathArg, locationsFor } from "./data.js";
 import { firstChangedLine, snapshot } from "./diff.js";
 import { BUILTIN_SERVER, collectServers } from "./servers.js";
@@ -52,7 +54,12 @@ class Router implements ToolRouter {
     const changed = () => {
       this.stale = true;
     };
-    this.connections = specs.map((spec) => new ServerConnection(spec, changed, options.onServerStderr));
+    const sandbox = options.sandbox;
+    const meta = sandbox ? () => ({ [SANDBOX_META_KEY]: sandbox() }) : undefined;
+    this.connections = specs.map(
+      (spec) =>
+        new ServerConnection(spec, changed, options.onServerStderr, spec.name === BUILTIN_SERVER ? meta : undefined),
+    );
   }
 
   async start(): Promise<void> {
@@ -109,9 +116,20 @@ class Router implements ToolRouter {
   }
 
   failures(): string[] {
-    return this.connections
-      .filter((c) => c.state === "failed")
-      .map((c) => `MCP server "${c.name}" failed to start: ${c.error ?? "unknown error"}`);
+    return [
+      ...(this.options.sandboxNotice ? [this.options.sandboxNotice] : []),
+      ...this.connections
+        .filter((c) => c.state === "failed")
+        .map((c) => `MCP server "${c.name}" failed to start: ${c.error ?? "unknown error"}`),
+    ];
+  }
+
+  isConfined(name: string): boolean {
+    const route = this.resolve({ id: "", name, tool: name, args: {} });
+    if (!route || route.connection.name !== BUILTIN_SERVER || route.tool !== "terminal") return false;
+    // The editor's terminal runs commands its own way: not confined by Crow.
+    if (this.options.client?.createTerminal) return false;
+    return (this.options.sandbox?.().mode ?? "off") !== "off";
   }
 
   private resolve(call: ToolCallRequest): Route | undefined {
@@ -131,6 +149,9 @@ class Router implements ToolRouter {
     }
     const client = this.options.client;
     if (client && route.connection.name === BUILTIN_SERVER) {
+      // Writes through the editor's buffers get the sandbox's writable roots too (crow-mcp checks its own).
+      const blocked = this.outsideWritableRoots(route.tool, call.args);
+      if (blocked) return { content: blocked, isError: true, data: { via: BUILTIN_SERVER } };
       const cwd = this.options.cwd;
       let routed: ToolResult | undefined;
       if (route.tool === "read" && client.readTextFile) routed = await clientRead(client, call.args);
@@ -147,22 +168,44 @@ class Router implements ToolRouter {
       }
       if (routed) return routed;
     }
-    return this.callMcp(route, call.args, context);
+    return this.callMcp(route, call.args, context, call);
+  }
+
+  /** The sandbox's refusal of a write or edit through the editor outside the writable roots, if any. */
+  private outsideWritableRoots(tool: string, args: Record<string, unknown>): string | undefined {
+    if ((tool !== "write" && tool !== "edit") || !this.options.sandbox) return undefined;
+    const file = filePathArg(args);
+    return file !== undefined && path.isAbsolute(file) ? checkWritable(file, this.options.sandbox()) : undefined;
   }
 
   /** Runs a call on its MCP server; write/edit calls get a before/after diff, file tools get locations. */
-  private async callMcp(route: Route, args: Record<string, unknown>, context: ExecuteContext): Promise<ToolResult> {
+  private async callMcp(
+    route: Route,
+    args: Record<string, unknown>,
+    context: ExecuteContext,
+    call?: ToolCallRequest,
+  ): Promise<ToolResult> {
     const { connection, tool } = route;
     const file = filePathArg(args);
     const diffs = file !== undefined && (tool === "write" || tool === "edit");
     const before = diffs ? await snapshot(file) : undefined;
     let result: ToolResult;
     try {
-      const raw = await connection.call(tool, args, {
+      const options = {
         signal: context.signal,
         timeoutMs: this.timeoutFor(args),
-        onProgress: (p) => context.onProgress(p),
-      });
+        onProgress: (p: ToolProgress) => context.onProgress(p),
+      };
+      let raw = await connection.call(tool, args, options);
+      const askEscape = this.options.sandboxEscape;
+      if (askEscape && call && connection.name === BUILTIN_SERVER && raw.structuredContent?.sandbox_blocked === true) {
+        const blocked = resultText(fromMcpResult(raw));
+        const why = /\[Sandbox: [^\]]*\]/.exec(blocked)?.[0] ?? "the sandbox blocked it";
+        if (await askEscape(call, why, context.signal)) {
+          const outside = await connection.call(tool, args, { ...options, meta: { [UNSANDBOXED_META_KEY]: true } });
+          raw = { ...outside, content: [{ type: "text", text: blocked }, ...(outside.content ?? [])] };
+        }
+      }
       result = fromMcpResult(raw);
     } catch (error) {
       if (error instanceof CallFailure)

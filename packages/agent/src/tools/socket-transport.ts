@@ -19,6 +19,8 @@ export class SharedSocketTransport implements Transport {
     private readonly socketPath: string,
     /** The session's working directory (absolute). */
     private readonly cwd: string,
+    /** More `_meta` for `initialize` (the session's sandbox policy), read when it is sent. */
+    private readonly meta?: () => Record<string, unknown>,
   ) {}
 
   /** Connects; rejects with the socket's error (ENOENT, ECONNREFUSED: the toolserver is gone). */
@@ -44,7 +46,7 @@ export class SharedSocketTransport implements Transport {
       const params = (message.params ?? {}) as { _meta?: Record<string, unknown> };
       return this.lines.send({
         ...message,
-        params: { ...params, _meta: { ...params._meta, [CWD_META_KEY]: this.cwd } },
+        params: { ...params, _meta: { ...params._meta, ...this.meta?.(), [CWD_META_KEY]: this.cwd } },
       } as JSONRPCMessage);
     }
     return this.lines.send(message);

@@ -1,4 +1,5 @@
-import type { ToolExecutor } from "@crow/core";
+import type { ToolCallRequest, ToolExecutor } from "@crow/core";
+import type { SandboxPolicy } from "@crow/mcp/sandbox";
 
 /** `{name, value}` pairs, as ACP sends environment variables and HTTP headers. */
 export interface NameValue {
@@ -87,6 +88,18 @@ export interface ToolRouterOptions {
   clientTerminalTimeoutSeconds?: number;
   /** Receives what stdio servers write to stderr (their logs). Default: kept only for error messages. */
   onServerStderr?: (server: string, text: string) => void;
+  /**
+   * The session's current sandbox policy for the built-in crow-mcp (read at its `initialize` and at every call, so
+   * a mode change applies to the next call). Default: unconfined.
+   */
+  sandbox?: () => SandboxPolicy;
+  /** A problem with the sandbox to show when the session opens (no usable bubblewrap under `sandbox: auto`). */
+  sandboxNotice?: string;
+  /**
+   * Asks the user whether a command the sandbox blocked may run once outside it (`why`: the sandbox's note);
+   * resolves true to run it. Absent, or resolving false: the blocked result stands. The agent offers it in `ask` mode.
+   */
+  sandboxEscape?: (call: ToolCallRequest, why: string, signal: AbortSignal) => Promise<boolean>;
 }
 
 /** How one MCP server's connection went. */
@@ -114,6 +127,8 @@ export interface ToolRouter extends ToolExecutor {
   failures(): string[];
   /** The server's `readOnlyHint` for a tool, when it gave one. */
   isReadOnly(name: string): boolean | undefined;
+  /** True for the built-in terminal while it runs confined by the sandbox (not in the editor's terminal). */
+  isConfined(name: string): boolean;
   /** Closes every MCP client and stops the spawned servers. Idempotent. */
   close(): Promise<void>;
 }

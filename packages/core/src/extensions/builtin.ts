@@ -35,6 +35,7 @@ function perSession<T>(make: (session: CrowSession) => T): (session: CrowSession
 export function permissionGates(
   isReadOnly: (session: CrowSession, name: string) => boolean | undefined,
   rules: PermissionRules = {},
+  isConfined?: (session: CrowSession, name: string) => boolean,
 ): (session: CrowSession) => PermissionGate {
   // Invalid rules fail here, when the runtime starts: a gate that threw later would be isolated like any failing
   // hook, and the call would run.
@@ -45,6 +46,7 @@ export function permissionGates(
         mode: () => session.mode,
         askPermission: (request) => session.askPermission(request),
         isReadOnly: (name) => isReadOnly(session, name),
+        ...(isConfined ? { isConfined: (name: string) => isConfined(session, name) } : {}),
         rules,
         cwd: () => session.cwd,
       }),

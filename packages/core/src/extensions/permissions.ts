@@ -37,6 +37,11 @@ export interface PermissionOptions {
   askPermission?: (request: PermissionRequest) => Promise<PermissionAnswer>;
   /** The tool's own read-only claim (MCP `readOnlyHint`) when known; decides for tools of kind `other`. */
   isReadOnly?: (toolName: string) => boolean | undefined;
+  /**
+   * Whether the operating system confines the tool to the mode (the sandboxed terminal): read-only mode lets such a
+   * call run (its sandbox writes nothing); `ask` still asks.
+   */
+  isConfined?: (toolName: string) => boolean;
   /** config.yaml's allow / ask / deny rules (see permission-rules.ts); invalid ones throw PermissionRuleError. */
   rules?: PermissionRules;
   /** The session's working directory, for rules with a relative path pattern. */
@@ -164,7 +169,7 @@ export function permissionGate(
     const rule = ruleFor(call, name);
     if (rule?.action === "deny") return { block: true, reason: deniedReason(call, rule) };
     const changes = mutating(name, kind);
-    if (mode === "read-only" && changes) {
+    if (mode === "read-only" && changes && options.isConfined?.(name) !== true) {
       return {
         block: true,
         reason:
@@ -174,7 +179,8 @@ export function permissionGate(
     }
     if (confirmed.delete(call.id)) return undefined;
     if (rule?.action === "ask") return askFor(event, ctx, `rule:${rule.text}`, `the permission rule "${rule.text}"`);
-    if (rule?.action === "allow" || mode === "code" || !changes) return undefined;
+    // Past the refusal above, a mutating call in read-only mode is one the sandbox confines: it runs unasked.
+    if (rule?.action === "allow" || mode === "code" || mode === "read-only" || !changes) return undefined;
     return askFor(event, ctx, `tool:${name}`);
   };
 

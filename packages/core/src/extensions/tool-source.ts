@@ -120,6 +120,12 @@ export class SessionTools implements ToolSource {
     return this.source?.isReadOnly?.(name);
   }
 
+  /** Whether the source's tool runs confined by the operating system (in-process tools never are). */
+  isConfined(name: string): boolean {
+    if (this.tools.has(name)) return false;
+    return this.source?.isConfined?.(name) ?? false;
+  }
+
   async close(): Promise<void> {
     await this.source?.close?.();
   }

@@ -30,6 +30,7 @@ import { stderrLogger } from "./logger.js";
 import type { CrowOptions } from "./options.js";
 import { RuntimeSession } from "./session.js";
 import { defaultSystemPrompt } from "./system-prompt.js";
+import { liveSessionAccess, openToolSource } from "./tool-source-request.js";
 import {
   type Crow,
   type CrowSession,
@@ -37,7 +38,6 @@ import {
   type NewSessionOptions,
   SessionBusyError,
   type ToolSource,
-  type ToolSourceFactory,
 } from "./types.js";
 
 function failed(message: string): LlmResult {
@@ -61,6 +61,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
   const gates = permissionGates(
     (session, name) => (session as RuntimeSession).tools.isReadOnly(name),
     options.permissions,
+    (session, name) => (session as RuntimeSession).tools.isConfined(name),
   );
 
   let store: Store | undefined;
@@ -154,15 +155,6 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
     const configured = options.compactThreshold;
     if (typeof configured === "function") return configured(model);
     return compactionThreshold(configured, models.find((m) => m.name === model)?.contextWindow);
-  };
-
-  const toolSource = async (
-    choice: ToolSourceFactory | ToolSource | false | undefined,
-    request: { sessionId: string; cwd: string; parentId?: string },
-  ): Promise<ToolSource | undefined> => {
-    const picked = choice === undefined ? options.tools : choice;
-    if (!picked) return undefined;
-    return typeof picked === "function" ? await picked(request) : picked;
   };
 
   async function open(
@@ -263,9 +255,10 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
       const id = sessionSlug();
       // The tool source (spawning MCP servers) is the slow part of opening a session: start it first and render the
       // prompt and store the row meanwhile.
-      const toolsReady = toolSource(request.tools, {
+      const toolsReady = openToolSource(request.tools ?? options.tools, {
         sessionId: id,
         cwd: request.cwd,
+        ...liveSessionAccess(live, id, mode),
         ...(request.parentId ? { parentId: request.parentId } : {}),
       });
       // Handled below (awaited); this only keeps an early failure from counting as unhandled meanwhile.
@@ -323,9 +316,14 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
       const cwd = request.cwd ?? record.cwd;
       // The host says where the project is now (it may have moved); remember it.
       if (cwd !== record.cwd) await store.updateSession(record.id, { cwd });
-      const tools = await toolSource(request.tools, {
+      const tools = await openToolSource(request.tools ?? options.tools, {
         sessionId: record.id,
         cwd,
+        ...liveSessionAccess(
+          live,
+          record.id,
+          record.mode === "ask" || record.mode === "read-only" ? record.mode : "code",
+        ),
         ...(record.parentId ? { parentId: record.parentId } : {}),
       });
       return open(

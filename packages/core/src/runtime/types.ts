@@ -19,6 +19,11 @@ export interface ToolSource extends ToolExecutor {
   failures?(): string[];
   /** The tool's own read-only claim (MCP `readOnlyHint`), when known: the permission modes use it. */
   isReadOnly?(name: string): boolean | undefined;
+  /**
+   * True when the operating system confines this tool's effects to what the session's mode allows (the sandboxed
+   * terminal): read-only mode then lets it run, since nothing it runs can write.
+   */
+  isConfined?(name: string): boolean;
   /** Stops the source (MCP servers, terminals). Called once when the session closes. */
   close?(): Promise<void>;
 }
@@ -30,6 +35,10 @@ export interface ToolSourceRequest {
   cwd: string;
   /** The parent session of a subagent. */
   parentId?: string;
+  /** The session's current mode (it can change while the session lives; the sandbox follows it). */
+  mode?: () => PermissionMode;
+  /** Asks the session's user (ACP `session/request_permission`), e.g. to run a blocked command outside the sandbox. */
+  askPermission?: (request: PermissionRequest) => Promise<PermissionAnswer>;
 }
 
 /** Makes one session's tool source (called when the session opens). */

@@ -40,3 +40,13 @@ export function joinParts(...parts: Array<string | undefined>): string {
 export function seconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(2))}s`;
 }
+
+/** The footer of a result that ran no command. */
+export function footerCwd(cwd: string): string {
+  return `[Current working directory: ${cwd}]`;
+}
+
+/** What a result says when the shell itself exited. */
+export function exitNote(shellExitCode: number | undefined, startCwd: string): string {
+  return `[The shell exited with code ${shellExitCode ?? 0}. The next command will start a new shell in ${startCwd}; the working directory, environment variables and background jobs of this one are gone.]`;
+}

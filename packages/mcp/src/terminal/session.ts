@@ -1,5 +1,7 @@
 import { log } from "../log.js";
-import { type CallStatus, footer, joinParts, SOFT_TIMEOUT_GUIDANCE, seconds } from "./format.js";
+import { explainBlocked } from "../sandbox/explain.js";
+import { describePolicy, type SandboxPolicy, samePolicy, UNCONFINED } from "../sandbox/policy.js";
+import { type CallStatus, exitNote, footer, footerCwd, joinParts, SOFT_TIMEOUT_GUIDANCE, seconds } from "./format.js";
 import { foregroundProcessGroup, sendSignal, waitingForTerminalInput } from "./procs.js";
 import { Shell } from "./shell.js";
 import { type WaitEnd, waitFor } from "./wait.js";
@@ -24,6 +26,8 @@ export interface TerminalResponse {
   status?: CallStatus;
   exitCode?: number;
   cwd: string;
+  /** The output shows the sandbox blocked the command (a write outside the writable roots, the network). */
+  sandboxBlocked?: boolean;
 }
 
 export interface TerminalSessionOptions {
@@ -33,6 +37,11 @@ export interface TerminalSessionOptions {
   softTimeoutMs?: number;
   /** After SIGINT on a hard timeout, how long before SIGKILL (default 2 s). */
   killGraceMs?: number;
+  /**
+   * The sandbox policy the next shell starts under, read at every command (default: unconfined). When it changed
+   * since the running shell started (the session's mode changed), the shell is restarted under the new one.
+   */
+  policy?: () => SandboxPolicy;
 }
 
 const SPECIAL_KEYS: Record<string, string> = { "C-c": "\x03", "C-z": "\x1a", "C-d": "\x04" };
@@ -62,6 +71,11 @@ export class TerminalSession {
   constructor(private readonly options: TerminalSessionOptions) {
     this.softTimeoutMs = options.softTimeoutMs ?? 30_000;
     this.killGraceMs = options.killGraceMs ?? 2000;
+  }
+
+  /** The working directory the next command runs in. */
+  get currentCwd(): string {
+    return this.cwd;
   }
 
   /** Process id of the current shell, if one is running (tests and diagnostics). */
@@ -165,9 +179,18 @@ export class TerminalSession {
 
   private async runCommand(command: string, request: TerminalRequest, earlier?: string): Promise<TerminalResponse> {
     let notice: string | undefined;
+    const policy = this.options.policy?.() ?? UNCONFINED;
+    if (this.shell && !samePolicy(this.shell.policy, policy)) {
+      // A mode change must not leave a shell confined by the old rules (read-only → code would stay read-only,
+      // code → read-only would keep writing): the shell restarts, and this result says so.
+      this.shell.kill();
+      this.shell = undefined;
+      this.shellLost = false;
+      notice = `[The session's sandbox changed, so a new shell was started in ${this.options.cwd}; the previous shell's working directory, environment variables and background jobs are gone. ${describePolicy(policy)}]`;
+    }
     if (!this.shell) {
       try {
-        this.shell = await Shell.start(this.options.cwd);
+        this.shell = await Shell.start(this.options.cwd, policy);
       } catch (error) {
         return this.error(`Error: could not start bash: ${(error as Error).message}`);
       }
@@ -268,7 +291,7 @@ export class TerminalSession {
       this.shell = undefined;
       this.shellLost = true;
       return {
-        text: joinParts(head, timeoutNote, exitNote(shell, this.options.cwd)),
+        text: joinParts(head, timeoutNote, exitNote(shell.shellExitCode, this.options.cwd)),
         status: "exited",
         exitCode: shell.shellExitCode,
         cwd: this.options.cwd,
@@ -277,11 +300,14 @@ export class TerminalSession {
     if (end === "done") {
       const exitCode = shell.finished?.exitCode ?? -1;
       shell.finished = undefined;
+      // Noted even when the command as a whole succeeded (`cp x /etc || true`); offered to re-run only when it failed.
+      const blocked = explainBlocked(output, shell.policy);
       return {
-        text: joinParts(head, timeoutNote, footer("completed", shell.cwd, exitCode)),
+        text: joinParts(head, timeoutNote, blocked, footer("completed", shell.cwd, exitCode)),
         status: "completed",
         exitCode,
         cwd: shell.cwd,
+        ...(blocked && exitCode !== 0 ? { sandboxBlocked: true } : {}),
       };
     }
     const guidance =
@@ -335,7 +361,7 @@ export class TerminalSession {
   }
 
   private exitReport(shell: Shell): string {
-    return joinParts(shell.take().text, exitNote(shell, this.options.cwd));
+    return joinParts(shell.take().text, exitNote(shell.shellExitCode, this.options.cwd));
   }
 
   /** Output nobody has seen: the rest of a command that finished after its call returned, or background output. */
@@ -352,14 +378,6 @@ export class TerminalSession {
     }
     return output.trim() ? joinParts("[Output printed by background jobs since the last command:]", output) : undefined;
   }
-}
-
-function footerCwd(cwd: string): string {
-  return `[Current working directory: ${cwd}]`;
-}
-
-function exitNote(shell: Shell, startCwd: string): string {
-  return `[The shell exited with code ${shell.shellExitCode ?? 0}. The next command will start a new shell in ${startCwd}; the working directory, environment variables and background jobs of this one are gone.]`;
 }
 
 /** Drops the terminal's echo of the input lines we typed from the start of the program's output. */

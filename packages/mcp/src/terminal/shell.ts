@@ -1,12 +1,14 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { IPty } from "@lydell/node-pty";
 import { childEnvironment } from "../child-env.js";
 import { log } from "../log.js";
+import { bwrapArgs, sandboxAvailability } from "../sandbox/bwrap.js";
+import { type SandboxPolicy, UNCONFINED } from "../sandbox/policy.js";
 import { LineCleaner } from "./clean.js";
 import { OutputBuffer, type TakenOutput } from "./output.js";
-import { killShellTree } from "./procs.js";
+import { foregroundProcessGroup, killShellTree } from "./procs.js";
 import { nodePty } from "./pty.js";
 import { createNonce, MarkerScanner, setupLine, shellQuote } from "./sentinel.js";
 
@@ -74,7 +76,11 @@ export class Shell {
   onChange: (() => void) | undefined;
 
   readonly output = new OutputBuffer();
+  /** What confines this shell (fixed for its life: a different policy needs a new shell). */
+  readonly policy: SandboxPolicy;
   private readonly pty: IPty;
+  /** Host pid of bash when it runs inside bwrap (the PTY's own process is then bwrap). */
+  private innerPid: number | undefined;
   private readonly scanner: MarkerScanner;
   private readonly cleaner: LineCleaner;
   private readonly dir: string;
@@ -82,8 +88,9 @@ export class Shell {
   private awaitingBegin = false;
   private killed = false;
 
-  private constructor(cwd: string, spawn: typeof import("@lydell/node-pty").spawn) {
+  private constructor(cwd: string, policy: SandboxPolicy, spawn: typeof import("@lydell/node-pty").spawn) {
     this.cwd = cwd;
+    this.policy = policy;
     const nonce = createNonce();
     this.scanner = new MarkerScanner(nonce);
     this.cleaner = new LineCleaner((text) => {
@@ -93,22 +100,31 @@ export class Shell {
     });
     this.dir = mkdtempSync(path.join(tmpdir(), "crow-terminal-"));
     this.commandFile = path.join(this.dir, "command");
-    this.pty = spawn("bash", ["--norc", "--noprofile", "--noediting", "-i"], {
-      name: "dumb",
-      cols: COLS,
-      rows: ROWS,
-      cwd,
-      env: shellEnvironment(cwd),
-    });
+    const bash = ["bash", "--norc", "--noprofile", "--noediting", "-i"];
+    const env = shellEnvironment(cwd);
+    let argv = bash;
+    if (policy.mode !== "off") {
+      const available = sandboxAvailability();
+      if (!available.ok) {
+        this.removeDir();
+        throw new Error(`the sandbox cannot start: ${available.reason}`);
+      }
+      const privateTmp = path.join(this.dir, "tmp");
+      mkdirSync(privateTmp, { mode: 0o700 });
+      argv = [available.bwrap, ...bwrapArgs(policy, { cwd, privateTmp, commandDir: this.dir }), ...bash];
+      // The host's TMPDIR may be read-only inside; the shell's own /tmp is the private one.
+      env.TMPDIR = "/tmp";
+    }
+    this.pty = spawn(argv[0] ?? "bash", argv.slice(1), { name: "dumb", cols: COLS, rows: ROWS, cwd, env });
     track(this);
     this.pty.onData((chunk) => this.receive(chunk));
     this.pty.onExit(({ exitCode }) => this.exited(exitCode));
     this.pty.write(`${setupLine(nonce)}\r`);
   }
 
-  /** Starts a shell in `cwd` and resolves once it is configured and at its prompt. */
-  static async start(cwd: string): Promise<Shell> {
-    const shell = new Shell(cwd, nodePty().spawn);
+  /** Starts a shell in `cwd`, confined by `policy`, and resolves once it is configured and at its prompt. */
+  static async start(cwd: string, policy: SandboxPolicy = UNCONFINED): Promise<Shell> {
+    const shell = new Shell(cwd, policy, nodePty().spawn);
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         shell.kill();
@@ -118,16 +134,24 @@ export class Shell {
         if (shell.state === "starting") return;
         clearTimeout(timer);
         shell.onChange = undefined;
-        if (shell.state === "exited") reject(new Error(`bash exited during startup (code ${shell.shellExitCode})`));
-        else resolve();
+        if (shell.state === "exited") {
+          reject(new Error(`bash exited during startup (code ${shell.shellExitCode})${shell.startupOutput()}`));
+        } else {
+          // Inside bwrap the PTY's process is bwrap; bash, at its prompt, holds the terminal's foreground group.
+          if (policy.mode !== "off") shell.innerPid = foregroundProcessGroup(shell.pty.pid);
+          resolve();
+        }
       };
     });
     return shell;
   }
 
-  /** The process id of bash (also its process group and session id). */
+  /**
+   * The host process id of bash (also its process group; the terminal's session id unless it runs inside bwrap,
+   * whose process leads the session then).
+   */
   get pid(): number {
-    return this.pty.pid;
+    return this.innerPid ?? this.pty.pid;
   }
 
   /** Runs `command` (any bash, multi-line included) in the shell. The shell must be idle. */
@@ -164,7 +188,8 @@ export class Shell {
     if (this.killed) return;
     this.killed = true;
     liveShells.delete(this);
-    killShellTree(this.pid);
+    // The session leader is the PTY's process (bwrap when confined): its session holds every job of the shell.
+    killShellTree(this.pty.pid);
     try {
       this.pty.kill("SIGKILL");
     } catch {
@@ -173,8 +198,17 @@ export class Shell {
     this.removeDir();
   }
 
+  private startupText = "";
+
+  /** What the process printed before it failed to start (bwrap's complaint), for the error message. */
+  private startupOutput(): string {
+    const text = this.startupText.trim();
+    return text ? `: ${text.slice(-500)}` : "";
+  }
+
   private receive(chunk: string): void {
     this.lastOutputAt = Date.now();
+    if (this.state === "starting") this.startupText = (this.startupText + chunk).slice(-2000);
     for (const event of this.scanner.feed(chunk)) {
       if (event.type === "text") {
         // Before the begin marker comes the echo of the line we typed (and, at startup, bash's banner prompt).

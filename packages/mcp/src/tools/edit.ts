@@ -6,6 +6,9 @@ import type { ToolContext } from "../context.js";
 import { countLines, editText, fileLocks, hasBom, MAX_EDIT_FILE_SIZE, tooLargeToEdit } from "../edit/index.js";
 import { checkAbsolutePath, describeMissing, errorCode, isPermissionError } from "../fs/paths.js";
 import { classifyHead, decodeUtf8 } from "../fs/sniff.js";
+import { takeCallPolicy } from "../sandbox/meta.js";
+import type { SandboxPolicy } from "../sandbox/policy.js";
+import { checkWritable } from "../sandbox/roots.js";
 import { errorResult, guarded, textResult } from "./result.js";
 import { saveFile } from "./save.js";
 
@@ -38,9 +41,18 @@ export function registerEditTool(server: McpServer, context: ToolContext): void 
       inputSchema,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     },
-    guarded("edit", async (args) =>
-      editFile(args.file_path, args.old_string, args.new_string, args.replace_all, context.cwd),
-    ),
+    guarded("edit", async (args, extra) => {
+      const badPolicy = takeCallPolicy(context, extra._meta);
+      if (badPolicy) return errorResult(badPolicy);
+      return editFile(
+        args.file_path,
+        args.old_string,
+        args.new_string,
+        args.replace_all,
+        context.cwd,
+        context.sandbox.current,
+      );
+    }),
   );
 }
 
@@ -51,11 +63,14 @@ export async function editFile(
   newString: string,
   replaceAll: boolean,
   cwd: string,
+  policy?: SandboxPolicy,
 ): Promise<CallToolResult> {
   const checked = checkAbsolutePath(filePath, cwd);
   if (!checked.ok) return errorResult(checked.error);
   if (oldString === newString) return errorResult("Error: old_string and new_string must be different");
   const file = checked.path;
+  const blocked = policy && checkWritable(file, policy);
+  if (blocked) return errorResult(blocked);
   return withFileLock(file, () => editLocked(file, oldString, newString, replaceAll));
 }
 

@@ -4,8 +4,10 @@ import type { CallToolResult, ServerNotification, ServerRequest } from "@modelco
 import { z } from "zod";
 import type { ToolContext } from "../context.js";
 import { log } from "../log.js";
+import { takeCallPolicy } from "../sandbox/meta.js";
+import { UNCONFINED, UNSANDBOXED_META_KEY } from "../sandbox/policy.js";
 import { MAX_OUTPUT_CHARS, withThousands } from "../terminal/output.js";
-import { type TerminalResponse, TerminalSession } from "../terminal/session.js";
+import { type TerminalRequest, type TerminalResponse, TerminalSession } from "../terminal/session.js";
 import { errorResult, guarded, textResult } from "./result.js";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -54,7 +56,11 @@ const inputSchema = z.strictObject({
 /** Registers `terminal(command, is_input=false, timeout?, reset=false)`: one shell per ToolContext. */
 export function registerTerminalTool(server: McpServer, context: ToolContext): void {
   const softSeconds = context.options.terminal?.softTimeoutSeconds ?? DEFAULT_SOFT_TIMEOUT_SECONDS;
-  const session = new TerminalSession({ cwd: context.cwd, softTimeoutMs: softSeconds * 1000 });
+  const session = new TerminalSession({
+    cwd: context.cwd,
+    softTimeoutMs: softSeconds * 1000,
+    policy: () => context.sandbox.current,
+  });
   context.onClose(() => session.close());
   server.registerTool(
     "terminal",
@@ -65,8 +71,20 @@ export function registerTerminalTool(server: McpServer, context: ToolContext): v
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
     },
     guarded("terminal", async (args, extra: Extra) => {
+      const badPolicy = takeCallPolicy(context, extra._meta);
+      if (badPolicy) return errorResult(badPolicy);
       const progress = progressStreamer(extra);
       try {
+        if (extra._meta?.[UNSANDBOXED_META_KEY] === true) {
+          return toResult(
+            await runOnceUnconfined(session.currentCwd, softSeconds, {
+              command: args.command,
+              ...(args.timeout != null ? { timeoutSeconds: args.timeout } : {}),
+              signal: extra.signal,
+              ...(progress ? { onOutput: progress.push } : {}),
+            }),
+          );
+        }
         const response = await session.run({
           command: args.command,
           isInput: args.is_input,
@@ -89,7 +107,31 @@ function toResult(response: TerminalResponse): CallToolResult {
     status: response.status ?? "completed",
     ...(response.exitCode !== undefined ? { exit_code: response.exitCode } : {}),
     cwd: response.cwd,
+    ...(response.sandboxBlocked ? { sandbox_blocked: true } : {}),
   });
+}
+
+/**
+ * Runs one command the user allowed outside the sandbox: in a separate unconfined shell started in `cwd` (the
+ * session's shell and its state stay as they are, confined), closed afterwards with anything it left running. The
+ * next call runs in the sandbox again: the permission covers this command once.
+ */
+async function runOnceUnconfined(
+  cwd: string,
+  softSeconds: number,
+  request: Omit<TerminalRequest, "isInput" | "reset">,
+): Promise<TerminalResponse> {
+  const once = new TerminalSession({ cwd, softTimeoutMs: softSeconds * 1000, policy: () => UNCONFINED });
+  try {
+    const response = await once.run(request);
+    const still = response.status === "running" ? " It was still running and has been stopped." : "";
+    return {
+      ...response,
+      text: `[Ran once outside the sandbox, with the user's permission, in a separate shell.${still} Later commands run in the sandbox again.]\n${response.text}`,
+    };
+  } finally {
+    once.close();
+  }
 }
 
 /**

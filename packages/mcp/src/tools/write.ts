@@ -5,6 +5,9 @@ import { z } from "zod";
 import type { ToolContext } from "../context.js";
 import { countLines } from "../edit/text.js";
 import { checkAbsolutePath } from "../fs/paths.js";
+import { takeCallPolicy } from "../sandbox/meta.js";
+import type { SandboxPolicy } from "../sandbox/policy.js";
+import { checkWritable } from "../sandbox/roots.js";
 import { errorResult, guarded, textResult } from "./result.js";
 import { saveFile } from "./save.js";
 
@@ -29,15 +32,26 @@ export function registerWriteTool(server: McpServer, context: ToolContext): void
       inputSchema,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
-    guarded("write", async (args) => writeTextFile(args.file_path, args.content, context.cwd)),
+    guarded("write", async (args, extra) => {
+      const badPolicy = takeCallPolicy(context, extra._meta);
+      if (badPolicy) return errorResult(badPolicy);
+      return writeTextFile(args.file_path, args.content, context.cwd, context.sandbox.current);
+    }),
   );
 }
 
 /** The write tool's behaviour, independent of MCP. */
-export async function writeTextFile(filePath: string, content: string, cwd: string): Promise<CallToolResult> {
+export async function writeTextFile(
+  filePath: string,
+  content: string,
+  cwd: string,
+  policy?: SandboxPolicy,
+): Promise<CallToolResult> {
   const checked = checkAbsolutePath(filePath, cwd);
   if (!checked.ok) return errorResult(checked.error);
   const file = checked.path;
+  const blocked = policy && checkWritable(file, policy);
+  if (blocked) return errorResult(blocked);
 
   const existing = await stat(file).catch(() => undefined);
   if (existing?.isDirectory()) return errorResult(`Error: Path is a directory, not a file: ${file}`);

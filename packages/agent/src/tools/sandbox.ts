@@ -1,0 +1,77 @@
+/**
+ * The sandbox policy of a session, from its mode and config.yaml's `sandbox:` (README "Sandbox"): what the built-in
+ * crow-mcp's shell and write/edit may do. Computed again for every call, so a mode change applies to the next one.
+ */
+import type { PermissionMode } from "@crow/core";
+import { type SandboxPolicy, sandboxAvailability, UNCONFINED } from "@crow/mcp/sandbox";
+import type { SandboxConfig } from "../config/types.js";
+
+/** What the agent knows to pick a session's policy. */
+export interface SandboxSettings {
+  config: SandboxConfig;
+  /** Crow's own configuration and extension directories: read-only even when inside a writable root. */
+  protectedDirs: string[];
+  /** Files commands must not read (Crow's .env and config.yaml: provider keys). */
+  hidden: string[];
+}
+
+/** Thrown by {@link checkSandbox} when `sandbox: required` and bubblewrap cannot confine commands here. */
+export class SandboxUnavailableError extends Error {}
+
+/**
+ * Whether this session's commands will be confined: undefined when they will (or the user turned the sandbox off),
+ * else the notice to show once (sandbox: auto). Throws {@link SandboxUnavailableError} with `sandbox: required`.
+ */
+export function checkSandbox(config: SandboxConfig): string | undefined {
+  if (config.enabled === "off") return undefined;
+  const available = sandboxAvailability();
+  if (available.ok) return undefined;
+  if (config.enabled === "required") {
+    throw new SandboxUnavailableError(`sandbox: required in config.yaml, but ${available.reason}`);
+  }
+  return `Sandbox: ${available.reason}`;
+}
+
+/** Sessions whose user turned the sandbox off (the editor's "Sandbox" switch, under `sandbox: auto`). */
+const switchedOff = new Set<string>();
+
+/**
+ * Whether a session can switch its sandbox (the editor's boolean "Sandbox" option): only under `sandbox: auto` with a
+ * usable bubblewrap (`required` cannot be turned off; `off` or no bubblewrap has nothing to switch on).
+ */
+export function sandboxSwitchable(config: SandboxConfig): boolean {
+  return config.enabled === "auto" && sandboxAvailability().ok;
+}
+
+/** The session's "Sandbox" switch. */
+export function sessionSandboxOn(sessionId: string): boolean {
+  return !switchedOff.has(sessionId);
+}
+
+/** Sets the session's "Sandbox" switch: its next command runs under the resulting policy. */
+export function setSessionSandbox(sessionId: string, on: boolean): void {
+  if (on) switchedOff.delete(sessionId);
+  else switchedOff.add(sessionId);
+}
+
+/** The policy for session `sessionId` in `mode`, working in `cwd`. */
+export function sandboxPolicy(
+  settings: SandboxSettings,
+  mode: PermissionMode,
+  cwd: string,
+  sessionId?: string,
+): SandboxPolicy {
+  const { config } = settings;
+  if (config.enabled === "off" || !sandboxAvailability().ok) return UNCONFINED;
+  if (sessionId !== undefined && config.enabled === "auto" && !sessionSandboxOn(sessionId)) return UNCONFINED;
+  if (mode === "read-only") {
+    return { mode: "read-only", writable: [], readOnly: [], network: config.network ?? false, hidden: settings.hidden };
+  }
+  return {
+    mode: "workspace-write",
+    writable: [cwd, ...config.writable],
+    readOnly: settings.protectedDirs,
+    network: config.network ?? true,
+    hidden: settings.hidden,
+  };
+}

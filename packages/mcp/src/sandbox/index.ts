@@ -1,0 +1,20 @@
+export {
+  type BwrapLayout,
+  bwrapArgs,
+  resetSandboxAvailability,
+  type SandboxAvailability,
+  sandboxAvailability,
+} from "./bwrap.js";
+export { explainBlocked } from "./explain.js";
+export {
+  describePolicy,
+  parseSandboxPolicy,
+  policyForFlag,
+  SANDBOX_META_KEY,
+  type SandboxMode,
+  type SandboxPolicy,
+  samePolicy,
+  UNCONFINED,
+  UNSANDBOXED_META_KEY,
+} from "./policy.js";
+export { checkWritable, realTarget } from "./roots.js";

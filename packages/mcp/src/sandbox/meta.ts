@@ -1,0 +1,16 @@
+import type { ToolContext } from "../context.js";
+import { parseSandboxPolicy, SANDBOX_META_KEY } from "./policy.js";
+
+/**
+ * Takes the sandbox policy a tool call carries in `_meta["crow/sandbox"]` (if any) as the session's current one.
+ * Returns an error message for a malformed policy (the call must then not run: it would run under rules nobody
+ * chose).
+ */
+export function takeCallPolicy(context: ToolContext, meta: Record<string, unknown> | undefined): string | undefined {
+  const raw = meta?.[SANDBOX_META_KEY];
+  if (raw === undefined) return undefined;
+  const parsed = parseSandboxPolicy(raw);
+  if ("error" in parsed) return `Error: invalid _meta["${SANDBOX_META_KEY}"]: ${parsed.error}`;
+  context.sandbox.current = parsed.policy;
+  return undefined;
+}

@@ -1,0 +1,96 @@
+/**
+ * What the operating system lets the terminal's shell (and, in-process, the write and edit tools) do: the sandbox
+ * policy of one MCP session. The agent sends it in `initialize`'s `_meta["crow/sandbox"]` (and again in each tool
+ * call's `_meta`, so a mode change applies to the next call); standalone crow-mcp takes `--sandbox`.
+ */
+import path from "node:path";
+
+/** Key of the policy in `initialize`'s and `tools/call`'s `_meta`. */
+export const SANDBOX_META_KEY = "crow/sandbox";
+
+/**
+ * `_meta` key of a terminal call the user allowed to run once outside the sandbox (after the sandbox blocked it in
+ * `ask` mode): `true` runs the command in a separate, unconfined one-off shell in the terminal's current directory.
+ */
+export const UNSANDBOXED_META_KEY = "crow/unsandboxed";
+
+/**
+ * - `workspace-write`: the shell may write only under `writable` and its private /tmp;
+ * - `read-only`: commands run, but only the private /tmp is writable;
+ * - `off`: no confinement (the user turned it off, or it is not available here).
+ */
+export type SandboxMode = "workspace-write" | "read-only" | "off";
+
+export interface SandboxPolicy {
+  mode: SandboxMode;
+  /** Absolute directories the shell may write in (workspace-write only): the session's cwd and configured extras. */
+  writable: string[];
+  /**
+   * Absolute paths that stay read-only even inside a writable root (Crow's own config and extension directories).
+   * `.git/hooks` and `.git/config` of every writable root are always added.
+   */
+  readOnly: string[];
+  /** false: the shell has no network at all (its own network namespace, loopback included). */
+  network: boolean;
+  /**
+   * Absolute paths the shell must not even read (Crow's `.env` and config.yaml, which hold provider keys): a file
+   * is replaced by /dev/null on a nodev mount (reading it says "Permission denied"), a directory by an empty one.
+   * Optional on the wire.
+   */
+  hidden?: string[];
+}
+
+/** No confinement. */
+export const UNCONFINED: SandboxPolicy = { mode: "off", writable: [], readOnly: [], network: true };
+
+/** The policy standalone crow-mcp's `--sandbox` flag names, for a session in `cwd`. */
+export function policyForFlag(mode: SandboxMode, cwd: string, network = mode !== "read-only"): SandboxPolicy {
+  return { mode, writable: mode === "workspace-write" ? [cwd] : [], readOnly: [], network };
+}
+
+function absoluteList(value: unknown, what: string): string[] | string {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) return `${what} must be an array of absolute paths`;
+  for (const entry of value) {
+    if (typeof entry !== "string" || !path.isAbsolute(entry)) {
+      return `${what} must hold absolute paths, got ${JSON.stringify(entry)}`;
+    }
+  }
+  return value as string[];
+}
+
+/** Reads a policy sent as JSON (`_meta`), or says what is wrong with it. */
+export function parseSandboxPolicy(value: unknown): { policy: SandboxPolicy } | { error: string } {
+  if (typeof value !== "object" || value === null) return { error: "the sandbox policy must be an object" };
+  const raw = value as Record<string, unknown>;
+  if (raw.mode !== "workspace-write" && raw.mode !== "read-only" && raw.mode !== "off") {
+    return { error: `sandbox mode must be "workspace-write", "read-only" or "off", got ${JSON.stringify(raw.mode)}` };
+  }
+  const writable = absoluteList(raw.writable, "sandbox writable");
+  if (typeof writable === "string") return { error: writable };
+  const readOnly = absoluteList(raw.readOnly, "sandbox readOnly");
+  if (typeof readOnly === "string") return { error: readOnly };
+  const hidden = absoluteList(raw.hidden, "sandbox hidden");
+  if (typeof hidden === "string") return { error: hidden };
+  if (raw.network !== undefined && typeof raw.network !== "boolean") {
+    return { error: `sandbox network must be true or false, got ${JSON.stringify(raw.network)}` };
+  }
+  const policy: SandboxPolicy = { mode: raw.mode, writable, readOnly, network: raw.network ?? true };
+  if (hidden.length > 0) policy.hidden = hidden;
+  return { policy };
+}
+
+/** True when two policies confine a shell the same way (a shell started under one can serve the other). */
+export function samePolicy(a: SandboxPolicy, b: SandboxPolicy): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** One sentence for the model: what this shell may write and reach. */
+export function describePolicy(policy: SandboxPolicy): string {
+  if (policy.mode === "off") return "Commands run unconfined.";
+  const where =
+    policy.mode === "read-only"
+      ? "this session is read-only: commands can read everything but write only in /tmp (a private temp dir)"
+      : `commands may write only in ${[...policy.writable, "/tmp (a private temp dir)"].join(", ")}; .git/hooks and .git/config stay read-only`;
+  return `Sandbox: ${where}; network is ${policy.network ? "on" : "off"}.`;
+}

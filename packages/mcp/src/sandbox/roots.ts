@@ -1,0 +1,55 @@
+/**
+ * The writable roots applied in-process by the write and edit tools: the same rule as the shell's bind mounts, on
+ * the path's real location (a symbolic link in the workspace pointing outside it is no way out).
+ */
+import { realpathSync } from "node:fs";
+import path from "node:path";
+import { inside, protectedPaths, writableRoots } from "./bwrap.js";
+import type { SandboxPolicy } from "./policy.js";
+
+/**
+ * The real path `file` would be written at: the real path of its deepest existing ancestor (links resolved) joined
+ * with the components that do not exist yet. A final component that is a symbolic link is resolved too.
+ */
+export function realTarget(file: string): string {
+  const missing: string[] = [];
+  let current = path.resolve(file);
+  for (;;) {
+    try {
+      return path.join(realpathSync(current), ...missing.reverse());
+    } catch {
+      const parent = path.dirname(current);
+      if (parent === current) return path.join(current, ...missing.reverse());
+      missing.push(path.basename(current));
+      current = parent;
+    }
+  }
+}
+
+/**
+ * Undefined when the policy lets a tool write `file`; otherwise the error for the model, naming the path, where it
+ * really is, and what may be written instead.
+ */
+export function checkWritable(file: string, policy: SandboxPolicy): string | undefined {
+  if (policy.mode === "off") return undefined;
+  const target = realTarget(file);
+  const shown = target === path.resolve(file) ? file : `${file} (really ${target})`;
+  if (policy.mode === "read-only") {
+    return `Error: ${shown} was not written: this session is read-only (sandbox), so no file may be changed. Ask the user to switch to another mode if the change is needed.`;
+  }
+  const roots = writableRoots(policy);
+  const root = roots.find((r) => inside(target, r));
+  if (!root) {
+    return `Error: ${shown} was not written: it is outside the sandbox's writable directories (${roots.join(", ") || "none"}). Write inside them, or ask the user to add the directory to sandbox.writable in config.yaml.`;
+  }
+  // `.git/hooks` and `.git/config` by name too: a hooks directory that does not exist yet must not be created.
+  const parts = path.relative(root, target).split(path.sep);
+  const gitControl = parts[0] === ".git" && (parts[1] === "hooks" || parts[1] === "config");
+  const locked = gitControl
+    ? path.join(root, ".git", parts[1] ?? "")
+    : protectedPaths(policy, roots).find((p) => inside(target, p));
+  if (locked) {
+    return `Error: ${shown} was not written: ${locked} stays read-only in the sandbox (.git/hooks, .git/config and Crow's own configuration run code outside it). Ask the user to make this change.`;
+  }
+  return undefined;
+}
