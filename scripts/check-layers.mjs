@@ -24,8 +24,9 @@ const rules = {
   // And its edit engine (`@crow/mcp/edit`: pure string functions, no MCP, no fs): the agent edits the editor's
   // buffers through `fs/read_text_file` / `fs/write_text_file` with the same matchers and messages as crow-mcp.
   // And the lazy JSON Schema validator both sides give the MCP SDK, and the line framing both speak on the socket.
+  // And the control-sequence stripper `crow run` passes the model's text through before drawing it.
   agent: [
-    /^@crow\/(mcp|testkit)(\/(?!(read-format|edit|v8-flags|zod-jitless|compile-cache|json-schema-validator|snapshot-runtime|line-transport)$).*)?$/,
+    /^@crow\/(mcp|testkit)(\/(?!(read-format|edit|v8-flags|zod-jitless|compile-cache|json-schema-validator|snapshot-runtime|line-transport|control-text)$).*)?$/,
   ],
 };
 
