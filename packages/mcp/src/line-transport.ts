@@ -101,16 +101,22 @@ export class LineTransport implements Transport {
 
   /** A line over the limit was skipped: say so, and answer it (or stand in for it) when its id is known. */
   private oversize(line: OversizeLine): void {
+    if (this.closed) return;
     const message = describeOversize(line);
     this.onerror?.(new Error(oversizeLog(line, message)));
     const error = oversizeError(line, message) as JSONRPCMessage | undefined;
     if (!error) return;
-    if (message.kind === "request") void this.send(error);
-    else if (this.held) this.held.push(error);
+    if (message.kind === "request") {
+      // Counted as received, so its answer does not count against another request still running.
+      this.unanswered++;
+      void this.send(error);
+    } else if (this.held) this.held.push(error);
     else this.onmessage?.(error);
   }
 
   private deliver(line: string): void {
+    // A message before this one may have closed the connection (refuse); the rest of the chunk is not for anyone.
+    if (this.closed) return;
     if (line.trim() === "") return;
     let parsed: unknown;
     try {
