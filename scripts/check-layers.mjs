@@ -29,8 +29,9 @@ const rules = {
   // And the environment policy of child processes (`@crow/mcp/child-env`: which variables are secrets), which the
   // agent applies to every process it starts and crow-mcp to its shell.
   // And the sandbox's policy type and availability probe (the agent picks each session's policy).
+  // And the control-sequence stripper `crow run` passes the model's text through before drawing it.
   agent: [
-    /^@crow\/(mcp|testkit)(\/(?!(read-format|edit|v8-flags|zod-jitless|compile-cache|json-schema-validator|snapshot-runtime|line-transport|guarded-fetch|child-env|sandbox)$).*)?$/,
+    /^@crow\/(mcp|testkit)(\/(?!(read-format|edit|v8-flags|zod-jitless|compile-cache|json-schema-validator|snapshot-runtime|line-transport|guarded-fetch|child-env|sandbox|control-text)$).*)?$/,
   ],
   // The environment policy stays dependency-free: the agent loads it at startup, before anything else of crow-mcp.
   "mcp/src/child-env.ts": [/./],

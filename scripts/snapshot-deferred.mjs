@@ -14,8 +14,6 @@ import path from "node:path";
 export const SNAPSHOT_DEFERRED = [
   // crow-mcp --http (express, its body parsers and iconv-lite: ~1 MB); crow starts its crow-mcp with --socket.
   "packages/mcp/dist/http.js",
-  // crow-mcp over stdio, likewise not how crow starts it.
-  "node_modules/@modelcontextprotocol/sdk/dist/esm/server/stdio.js",
   // web_fetch's HTML → Markdown (linkedom, Readability: ~540 kB), loaded by its first fetched page.
   "packages/mcp/dist/web/convert.js",
   // The LLM client's error types (~250 kB), loaded when a request first fails.

@@ -5,6 +5,7 @@ import { style } from "../src/run/ansi.js";
 import { unifiedDiff } from "../src/run/diff.js";
 import { MarkdownStyler } from "../src/run/markdown.js";
 import { promptBlocks } from "../src/run/mentions.js";
+import { StrippedOutput } from "../src/run/stripped-output.js";
 import { TerminalOutput } from "../src/run/terminal-output.js";
 
 const text = (lines: ReturnType<typeof unifiedDiff>) => lines.map((l) => l.text).join("\n");
@@ -147,5 +148,38 @@ describe("crow run: the answer word-wrapped to the terminal", () => {
     // The terminal (not this test's screen) cuts the long word at its width; the next word starts a line.
     assert.equal(render(21, [`see ${long} here`]), `see\n${long}\nhere\n`);
     assert.equal(render(10, ["one two three four five"], false), "one two three four five\n");
+  });
+});
+
+describe("crow run: the model's control sequences never reach the renderer", () => {
+  test("plan entries, tool titles, notices, errors and replayed prompts are drawn without them", () => {
+    let out = "";
+    const sink = {
+      write: (text: string) => {
+        out += text;
+      },
+    };
+    const output = new StrippedOutput(
+      new TerminalOutput({ stdout: sink, stderr: sink, tty: true, color: true, columns: () => 100, cwd: "/" }),
+    );
+    output.session({ sessionId: "s1", loaded: true, model: "m\x1b]0;PWNED\x07" });
+    output.update({ sessionUpdate: "user_message_chunk", content: { type: "text", text: "ask\x1b[2J" } }, true);
+    output.turnStart("go");
+    output.update(
+      {
+        sessionUpdate: "plan",
+        entries: [{ content: "step\x1b]52;c;UFdO\x07 one", priority: "medium", status: "pending" }],
+      },
+      false,
+    );
+    output.update({ sessionUpdate: "tool_call", toolCallId: "t1", title: "run\x9b2J it", status: "pending" }, false);
+    output.notice("note\x1b]8;;http://x\x07");
+    output.error("bad\x1bc");
+    output.turnEnd("end_turn");
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for escape sequences
+    assert.doesNotMatch(out, /\x1b\]|\x1b\[2J|\x9b|\x1bc|PWNED|UFdO/, JSON.stringify(out));
+    for (const visible of ["ask", "step one", "run it", "note", "bad"]) {
+      assert.ok(out.includes(visible), `${visible} in ${JSON.stringify(out)}`);
+    }
   });
 });

@@ -178,6 +178,24 @@ function behaves(kind: string, setup: () => Promise<{ home: string; store: Store
       assert.equal(gone.code, 0, gone.output);
       assert.equal(await store.getSession(ids.task), undefined);
     });
+
+    test("list and show draw no control sequences from the model's title or text; export keeps them", async () => {
+      const hostile = await store.createSession({ cwd: "/h", title: "Title\x1b]0;PWNED\x07 here\x1b[2J" });
+      await store.appendMessages(hostile.id, [
+        { message: { role: "user", content: "hi" } },
+        { message: { role: "assistant", content: "Answer\x1b]52;c;UFdO\x07 \x9b2Jdone" } },
+      ]);
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for escape sequences
+      const leaked = /\x1b|\x9b|PWNED|UFdO/;
+      const listed = crowSessions(home, ["list", "--cwd", "/h"]);
+      assert.doesNotMatch(listed.stdout, leaked, JSON.stringify(listed.stdout));
+      assert.match(listed.stdout, /Title here/);
+      const shown = crowSessions(home, ["show", hostile.id]);
+      assert.doesNotMatch(shown.stdout, leaked, JSON.stringify(shown.stdout));
+      assert.match(shown.stdout, /Answer done/);
+      const exported = crowSessions(home, ["export", hostile.id, "--format", "json"]);
+      assert.ok(exported.stdout.includes("\\u001b]52;c;UFdO"), "export is the data as stored");
+    });
   });
 }
 

@@ -27,7 +27,7 @@ import {
 import type { Page } from "playwright-core";
 import { type RunningViewer, startViewer } from "../src/viewer/server.js";
 import { runEnv } from "./run-helpers.js";
-import { type Fixture, PRICES, populate } from "./viewer-fixtures.js";
+import { EXTERNAL_IMAGE, type Fixture, PRICES, populate } from "./viewer-fixtures.js";
 
 describe("the viewer in chromium", () => {
   let ws: TempWorkspace;
@@ -68,6 +68,11 @@ describe("the viewer in chromium", () => {
   });
 
   test("sessions page, session page, inert model HTML, chart, and the click through to the subagent", async () => {
+    const external = new URL(EXTERNAL_IMAGE).origin;
+    const leaked: string[] = [];
+    page.on("request", (request) => {
+      if (request.url().startsWith(external)) leaked.push(request.url());
+    });
     await page.goto(viewer.url);
     assert.equal(await page.locator("tr.session-row").count(), 4);
     assert.equal(await page.locator(`tr[data-id="${ids.chat}"] td.title a`).textContent(), "Explain closures");
@@ -92,6 +97,9 @@ describe("the viewer in chromium", () => {
     assert.match(String(font), /mono/i);
     // the model's <script>, onerror and javascript: link did nothing and are not markup
     assert.equal(await page.evaluate("typeof window.__pwned"), "undefined");
+    // the images the model and the user pointed at elsewhere were not fetched: they are links naming the URL
+    assert.deepEqual(leaked, []);
+    assert.equal(await page.locator(`a.image-link[href="${EXTERNAL_IMAGE}"]`).count(), 2);
     assert.equal(await page.locator('a[href^="javascript:"]').count(), 0);
     assert.equal(await page.locator(".item script, .item img[onerror]").count(), 0);
     assert.ok(

@@ -9,8 +9,12 @@ import type { MessageInput, Store } from "@crow/core";
 export const RED_PIXEL =
   "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 
+/** An image elsewhere (another origin, still on loopback: tests reach nothing else) that must never be loaded. */
+export const EXTERNAL_IMAGE = "http://127.0.0.1:9/leak.png?secret=42";
+
 export const HOSTILE =
-  'Done. <script>window.__pwned = 1</script> See [the docs](javascript:window.__pwned=2) and <img src=x onerror="window.__pwned=3">.\n\n**Bold** and `code`.';
+  'Done. <script>window.__pwned = 1</script> See [the docs](javascript:window.__pwned=2) and <img src=x onerror="window.__pwned=3">.\n\n**Bold** and `code`.' +
+  `\n\n![the chart](${EXTERNAL_IMAGE})`;
 
 export interface Fixture {
   task: string;
@@ -59,6 +63,7 @@ export async function populate(store: Store, cwd: string): Promise<Fixture> {
         content: [
           { type: "text", text: "Here is the screenshot of the failure" },
           { type: "image_url", image_url: { url: RED_PIXEL } },
+          { type: "image_url", image_url: { url: EXTERNAL_IMAGE } },
         ],
       },
     },

@@ -10,7 +10,7 @@ import { after, before, describe, test } from "node:test";
 import { openStore, type Store } from "@crow/core";
 import { CROW_BIN, findPostgresBin, type PostgresServer, startPostgres, tempWorkspace } from "@crow/testkit";
 import { type RunningViewer, startViewer } from "../src/viewer/server.js";
-import { type Fixture, PRICES, populate } from "./viewer-fixtures.js";
+import { EXTERNAL_IMAGE, type Fixture, PRICES, populate } from "./viewer-fixtures.js";
 
 interface Reply {
   status: number;
@@ -127,6 +127,22 @@ for (const backend of backends) {
       assert.ok(body.includes("<strong>Bold</strong>"), "Markdown still renders");
       // the only script on the page is the viewer's own bundle
       assert.deepEqual(body.match(/<script[^>]*>/g), ['<script type="module" src="/assets/viewer.js">']);
+    });
+
+    test("images from elsewhere are not loaded: they show as links naming their URL, and the CSP refuses them", async () => {
+      const res = await get(`${base()}/s/${ids.task}`);
+      const csp = res.headers["content-security-policy"] as string;
+      assert.match(csp, /img-src 'self' data:;/);
+      assert.doesNotMatch(csp, /https?:/);
+      const url = EXTERNAL_IMAGE.replace(/&/g, "&amp;");
+      assert.ok(!/<img[^>]*src="http/i.test(res.body), "no <img> loads an http(s) URL");
+      assert.ok(res.body.includes(`[image] the chart: ${url}</a>`), "the Markdown image is a link showing its URL");
+      assert.ok(res.body.includes(`[image] ${url}</a>`), "so is an image a message carries by URL");
+      assert.match(res.body, /<img class="inline-image" alt="image" loading="lazy" src="data:image\/png;base64,/);
+      for (const path of ["/", `/s/${ids.task}/timeline?from=0`, "/nowhere"]) {
+        const other = await get(`${base()}${path}`);
+        assert.match(other.headers["content-security-policy"] as string, /img-src 'self' data:;/, path);
+      }
     });
 
     test("timeline pages, chart data, events, comparison and assets", async () => {

@@ -218,12 +218,19 @@ function removePrivateSocketDir(socketPath: string): void {
 
 async function serveStdio(options: ServerOptions): Promise<void> {
   // Loaded here, not at the top: --socket prints its listening line before it loads the SDK and the tools.
-  const [{ createServer }, { StdioServerTransport }] = await Promise.all([
+  const [{ createServer }, { LineTransport, STDIO_MAX_LINE_BYTES }] = await Promise.all([
     import("./server.js"),
-    import("@modelcontextprotocol/sdk/server/stdio.js"),
+    import("./line-transport.js"),
   ]);
   const crow = createServer(options);
-  const transport = new StdioServerTransport();
+  // Crow's line transport, not the MCP SDK's stdio one: that one, handed a line over its limit, closed the transport
+  // and crow-mcp exited 0 without a word; this one skips the line, says so on stderr, answers the request with an
+  // error when it can read its id, and goes on serving.
+  const transport = new LineTransport(process.stdin, process.stdout, {
+    limit: STDIO_MAX_LINE_BYTES,
+    end: () => process.stdin.pause(),
+  });
+  transport.onerror = (error) => log.warn(`stdio: ${error.message}`);
   let stopping = false;
   const stop = (code: number) => {
     if (stopping) return;

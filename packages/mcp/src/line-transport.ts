@@ -10,14 +10,27 @@
  * session, a dead agent) ends the shell with it.
  *
  * Both sides use this class; it knows nothing of sessions or MCP beyond the message shape, and it loads nothing but
- * types, so the socket front can read a first message before the MCP SDK and the tools are loaded.
+ * types, so the socket front can read a first message before the MCP SDK and the tools are loaded. crow-mcp on stdio
+ * uses it too ({@link LineTransport} over stdin and stdout).
+ *
+ * A line over the limit does not end the connection: it is skipped as it arrives (memory stays bounded), the error
+ * handler hears what was dropped and why, a request whose id can be read gets an error answer, and a response whose
+ * id can be read becomes an error response here, so the call waiting for it fails with the reason.
  */
 import type { Socket } from "node:net";
+import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { BoundedLineSplitter, type OversizeLine } from "./bounded-lines.js";
+import { describeOversize, oversizeError, oversizeLog } from "./oversize-reply.js";
 
-/** Longest line accepted (a `write` of a big file is the largest message an agent sends). */
+export { BoundedLineSplitter, type OversizeLine } from "./bounded-lines.js";
+export { describeOversize, oversizeError, oversizeLog } from "./oversize-reply.js";
+
+/** Longest line accepted on the socket (a `write` of a big file is the largest message an agent sends). */
 export const MAX_LINE_BYTES = 64 * 1024 * 1024;
+/** Longest line accepted on stdio: what the MCP SDK's stdio transport accepted, which MCP clients expect. */
+export const STDIO_MAX_LINE_BYTES = 10 * 1024 * 1024;
 
 /** Key of `initialize`'s `params._meta` that gives a session of the shared crow-mcp its working directory. */
 export const CWD_META_KEY = "crow/cwd";
@@ -26,13 +39,19 @@ function isMessage(value: unknown): value is JSONRPCMessage {
   return typeof value === "object" && value !== null && (value as { jsonrpc?: unknown }).jsonrpc === "2.0";
 }
 
-export class SocketLineTransport implements Transport {
+export interface LineTransportOptions {
+  /** The longest line accepted, in bytes. */
+  limit: number;
+  /** Ends the connection (after the last message was written). */
+  end: () => void;
+}
+
+/** MCP over one JSON-RPC message per line, on any pair of streams. */
+export class LineTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
-  /** The part of a line received so far. */
-  private partial: Buffer[] = [];
-  private partialBytes = 0;
+  private readonly lines: BoundedLineSplitter;
   /** While held, received messages wait here (see {@link hold}). */
   private held: JSONRPCMessage[] | undefined;
   private closed = false;
@@ -41,11 +60,21 @@ export class SocketLineTransport implements Transport {
   /** Requests received and not answered yet (the server side's view: a session running a call is not idle). */
   unanswered = 0;
 
-  constructor(private readonly socket: Socket) {
-    socket.on("data", (chunk: Buffer) => this.receive(chunk));
+  constructor(
+    input: Readable,
+    private readonly output: Writable,
+    private readonly options: LineTransportOptions,
+  ) {
+    this.lines = new BoundedLineSplitter(
+      options.limit,
+      (line) => this.deliver(line.toString("utf8")),
+      (line) => this.oversize(line),
+    );
+    input.on("data", (chunk: Buffer) => this.receive(chunk));
     // An error is followed by "close", which ends the transport.
-    socket.on("error", (error) => this.onerror?.(error));
-    socket.on("close", () => this.finish());
+    input.on("error", (error) => this.onerror?.(error));
+    if ((output as unknown) !== input) output.on("error", (error) => this.onerror?.(error));
+    input.on("close", () => this.finish());
   }
 
   async start(): Promise<void> {}
@@ -67,27 +96,27 @@ export class SocketLineTransport implements Transport {
 
   private receive(chunk: Buffer): void {
     if (this.closed) return;
-    let start = 0;
-    for (let end = chunk.indexOf(0x0a); end >= 0; end = chunk.indexOf(0x0a, start)) {
-      const piece = chunk.subarray(start, end);
-      const line = this.partial.length > 0 ? Buffer.concat([...this.partial, piece]) : piece;
-      this.partial = [];
-      this.partialBytes = 0;
-      start = end + 1;
-      this.deliver(line.toString("utf8"));
-      if (this.closed) return;
-    }
-    if (start === chunk.length) return;
-    this.partialBytes += chunk.length - start;
-    if (this.partialBytes > MAX_LINE_BYTES) {
-      this.onerror?.(new Error(`a message longer than ${MAX_LINE_BYTES} bytes; closing the connection`));
-      this.socket.destroy();
-      return;
-    }
-    this.partial.push(chunk.subarray(start));
+    this.lines.push(chunk);
+  }
+
+  /** A line over the limit was skipped: say so, and answer it (or stand in for it) when its id is known. */
+  private oversize(line: OversizeLine): void {
+    if (this.closed) return;
+    const message = describeOversize(line);
+    this.onerror?.(new Error(oversizeLog(line, message)));
+    const error = oversizeError(line, message) as JSONRPCMessage | undefined;
+    if (!error) return;
+    if (message.kind === "request") {
+      // Counted as received, so its answer does not count against another request still running.
+      this.unanswered++;
+      void this.send(error);
+    } else if (this.held) this.held.push(error);
+    else this.onmessage?.(error);
   }
 
   private deliver(line: string): void {
+    // A message before this one may have closed the connection (refuse); the rest of the chunk is not for anyone.
+    if (this.closed) return;
     if (line.trim() === "") return;
     let parsed: unknown;
     try {
@@ -114,7 +143,7 @@ export class SocketLineTransport implements Transport {
     if (this.closed) return Promise.reject(new Error("Not connected"));
     this.lastActivity = Date.now();
     if (("result" in message || "error" in message) && this.unanswered > 0) this.unanswered--;
-    this.socket.write(`${JSON.stringify(message)}\n`);
+    this.output.write(`${JSON.stringify(message)}\n`);
     return Promise.resolve();
   }
 
@@ -126,15 +155,21 @@ export class SocketLineTransport implements Transport {
 
   /** Ends the connection (the other side sees the session end). */
   async close(): Promise<void> {
-    this.socket.end();
+    this.options.end();
     this.finish();
   }
 
   private finish(): void {
     if (this.closed) return;
     this.closed = true;
-    this.partial = [];
     this.held = undefined;
     this.onclose?.();
+  }
+}
+
+/** {@link LineTransport} on a unix socket connection: one connection is one MCP session. */
+export class SocketLineTransport extends LineTransport {
+  constructor(socket: Socket) {
+    super(socket, socket, { limit: MAX_LINE_BYTES, end: () => socket.end() });
   }
 }

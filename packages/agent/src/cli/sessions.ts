@@ -6,6 +6,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import type { SessionRecord, Store } from "@crow/core";
+import { stripControls } from "@crow/mcp/control-text";
 import { ConfigError, loadConfig } from "../config/index.js";
 import { renderTranscript } from "./transcript.js";
 
@@ -197,6 +198,9 @@ async function dispatch(parsed: Parsed, store: Store, io: Io): Promise<number> {
   if (command === "export" && values.output) {
     writeFileSync(values.output, text);
     io.err(`wrote ${values.output}\n`);
+  } else if (command === "show" && !asJson) {
+    // Read on a terminal: the model's control sequences (clipboard, title, screen clearing) stay out of it.
+    io.out(stripControls(text));
   } else io.out(text);
   return 0;
 }
@@ -228,7 +232,13 @@ async function list(
     io.out(`no sessions${options.cwd ? ` for ${options.cwd}` : ""} in ${store.location}\n`);
     return 0;
   }
-  const rows = found.map((s) => [s.id, s.updatedAt.replace("T", " ").slice(0, 16), s.title ?? "(untitled)", s.cwd]);
+  // Titles are the model's words: drawn without control sequences.
+  const rows = found.map((s) => [
+    s.id,
+    s.updatedAt.replace("T", " ").slice(0, 16),
+    stripControls(s.title ?? "(untitled)"),
+    stripControls(s.cwd),
+  ]);
   const widths = [0, 1].map((i) => Math.max(...rows.map((r) => (r[i] as string).length)));
   for (const [id, updated, title, cwd] of rows) {
     io.out(

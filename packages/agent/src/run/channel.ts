@@ -51,7 +51,10 @@ export class Channel {
     // One column spare: the cursor never sits in the terminal's pending-wrap state, so moving back is exact.
     const width = this.width() - 1;
     for (let i = 0; i < text.length; i++) {
-      const char = text[i] as string;
+      // A whole code point: half an emoji's surrogate pair, written alone, reaches the terminal as U+FFFD.
+      const codePoint = text.codePointAt(i) ?? 0;
+      const char = codePoint > 0xffff ? text.slice(i, i + 2) : (text[i] as string);
+      if (char.length === 2) i++;
       if (char === "\x1b") {
         // Styling goes out with the next visible character, after the spaces before it.
         const sequence = ESCAPE.exec(text.slice(i))?.[0] ?? char;

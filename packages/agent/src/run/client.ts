@@ -25,6 +25,7 @@ import { promptBlocks } from "./mentions.js";
 import { JsonOutput, type RunOutput } from "./output.js";
 import { PreflightError, preflight } from "./preflight.js";
 import { replBanner, runRepl } from "./repl.js";
+import { StrippedOutput } from "./stripped-output.js";
 import { TerminalOutput } from "./terminal-output.js";
 
 /** Exit codes (documented in `crow run --help`). */
@@ -89,14 +90,16 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
   const tty = io.stdout.isTTY === true && !json;
   const output: RunOutput = json
     ? new JsonOutput(io.stdout, io.stderr)
-    : new TerminalOutput({
-        stdout: io.stdout,
-        stderr: io.stderr,
-        tty,
-        color: !io.env.NO_COLOR,
-        columns: () => io.stdout.columns ?? 80,
-        cwd: options.cwd,
-      });
+    : new StrippedOutput(
+        new TerminalOutput({
+          stdout: io.stdout,
+          stderr: io.stderr,
+          tty,
+          color: !io.env.NO_COLOR,
+          columns: () => io.stdout.columns ?? 80,
+          cwd: options.cwd,
+        }),
+      );
   const keyboard = new Keyboard(io.stdin, tty ? io.stdout : io.stderr);
   let config: AgentConfig;
   try {

@@ -3,6 +3,7 @@
  * scripts (`--json`, here). The client calls these in protocol order; implementations only format.
  */
 import type { RequestPermissionRequest, SessionUpdate, StopReason } from "@agentclientprotocol/sdk";
+import { stripControls } from "@crow/mcp/control-text";
 
 export interface SessionInfo {
   sessionId: string;
@@ -73,8 +74,9 @@ export class JsonOutput implements RunOutput {
   }
 
   permissionQuestion(request: RequestPermissionRequest, keys: string): void {
-    // The question goes to the person at the keyboard, not into the event stream.
-    this.stderr.write(`Permission: ${request.toolCall.title ?? request.toolCall.toolCallId}? ${keys} `);
+    // The question goes to the person at the keyboard, not into the event stream: a terminal, so without the
+    // control sequences the model may have put in the title.
+    this.stderr.write(`Permission: ${stripControls(request.toolCall.title ?? request.toolCall.toolCallId)}? ${keys} `);
   }
 
   permissionAnswer(request: RequestPermissionRequest, outcome: string, how: "keyboard" | "yes" | "no-tty"): void {
@@ -87,7 +89,7 @@ export class JsonOutput implements RunOutput {
 
   error(message: string): void {
     this.emit({ type: "error", sessionId: this.sessionId, message });
-    this.stderr.write(`crow: ${message}\n`);
+    this.stderr.write(`crow: ${stripControls(message)}\n`);
   }
 
   pause(): void {}

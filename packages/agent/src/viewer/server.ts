@@ -46,9 +46,11 @@ export interface RunningViewer {
   close(): Promise<void>;
 }
 
+// Everything a page needs is served here: no external script, style, connection or image (an external image in
+// model text would be fetched when the session is opened, leaking its URL — Markdown images render as links).
 const SECURITY_HEADERS = {
   "Content-Security-Policy":
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: http: https:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
   "X-Content-Type-Options": "nosniff",
   "Referrer-Policy": "no-referrer",
 };

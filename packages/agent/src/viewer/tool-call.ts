@@ -41,9 +41,17 @@ export function contentParts(content: string | ContentPart[] | null): { text: st
   return { text: text.join("\n"), images };
 }
 
-/** Images shown inline (the URLs come from {@link contentParts}, so only data: images and http(s)). */
+/**
+ * Images shown inline (the URLs come from {@link contentParts}, so only data: images and http(s)). A data: image is
+ * in the store already; an http(s) one shows as a link naming its URL, so opening a session fetches nothing from
+ * elsewhere (the page's Content-Security-Policy would refuse it anyway).
+ */
 export function images(urls: readonly string[]): SafeHtml {
-  return html`${urls.map((url) => html`<img class="inline-image" alt="image" loading="lazy" src="${url}">`)}`;
+  return html`${urls.map((url) =>
+    /^data:/i.test(url)
+      ? html`<img class="inline-image" alt="image" loading="lazy" src="${url}">`
+      : html`<a class="image-link" href="${url}" rel="noopener noreferrer nofollow" target="_blank">[image] ${url}</a>`,
+  )}`;
 }
 
 function parseArgs(raw: string): Record<string, unknown> | undefined {
