@@ -4,9 +4,20 @@
  * cascade, so unlike upstream they demand real similarity and blocks of a comparable size.
  */
 import { distance } from "fastest-levenshtein";
-import { isBlank } from "./indent.js";
+import { levenshteinCost, runSync, type Work, WorkBudget } from "./budget.js";
 import type { Matcher } from "./matchers.js";
-import { asSource, lineSpan, type Span, searchLines, trimmedAt } from "./source.js";
+import {
+  asSource,
+  compactLine,
+  lineSpan,
+  MAX_COMPARED_LINE,
+  type Source,
+  type Span,
+  searchLines,
+  trimmedAt,
+} from "./source.js";
+
+export { MAX_COMPARED_LINE };
 
 /**
  * Minimum similarity of the middle lines for a block-anchor match. Upstream accepted a single candidate at 0.0,
@@ -16,9 +27,10 @@ import { asSource, lineSpan, type Span, searchLines, trimmedAt } from "./source.
 export const BLOCK_ANCHOR_THRESHOLD = 0.6;
 /** Several candidates must be separated by this much similarity (or see {@link clearlyBetter}), or it is ambiguous. */
 export const BLOCK_ANCHOR_MARGIN = 0.1;
-/** Lines are compared up to this many characters, and the middle text up to MAX_MIDDLE_CHARS, to bound the cost. */
-export const MAX_COMPARED_LINE = 200;
+/** The middle text is compared up to this many characters (lines up to MAX_COMPARED_LINE), to bound the cost. */
 export const MAX_MIDDLE_CHARS = 8000;
+/** At most this many middle texts' scores are remembered (repetitive files repeat them). */
+const MAX_CACHED_SCORES = 4096;
 
 /**
  * 3. Block anchor: the first and last lines of `find` (at least 3 lines, a trailing newline not counted) match
@@ -27,8 +39,17 @@ export const MAX_MIDDLE_CHARS = 8000;
  * lines with whitespace removed, so blank lines and a line inserted or dropped do not skew it). When several blocks qualify, the
  * best one wins only if it is clearly better; otherwise all close contenders are returned (ambiguous).
  */
-export const blockAnchor: Matcher = (input, find) => {
-  const source = asSource(input);
+export const blockAnchor: Matcher = (input, find) =>
+  runSync(searchBlockAnchor(asSource(input), find, new WorkBudget()));
+
+/**
+ * {@link blockAnchor} as a search charged to `budget`. The costly part, a Levenshtein distance per pair of anchor
+ * lines, is avoided wherever a cheap bound already decides: the middle text of the blocks starting at a line is
+ * built once, line by line, together with how far its characters are from the find's (a lower bound of the edit
+ * distance), and a block that cannot reach the threshold, or beat the best block starting at the same line, is
+ * never compared; repeated middle texts are scored once.
+ */
+export function* searchBlockAnchor(source: Source, find: string, budget: WorkBudget): Work<Span[]> {
   const wanted = searchLines(find);
   const k = wanted.length;
   if (k < 3) return [];
@@ -41,44 +62,78 @@ export const blockAnchor: Matcher = (input, find) => {
   const minSize = Math.max(3, k - slack);
   const maxSize = k + slack;
   const n = source.lines.length;
+  const middle = new MiddleText(wantedMiddle);
+  const scores = new Map<string, number>();
   const candidates: Array<{ first: number; last: number; score: number }> = [];
   for (let i = 0; i + minSize <= n; i++) {
+    if (budget.charge(1)) yield;
     if (trimmedAt(source, i) !== first) continue;
+    const from = i + minSize - 1;
+    const to = Math.min(n - 1, i + maxSize - 1);
+    let hasLast = false;
+    for (let j = from; j <= to && !hasLast; j++) hasLast = trimmedAt(source, j) === last;
+    if (budget.charge(to - from + 1)) yield;
+    if (!hasLast) continue;
     // Of the blocks starting here, keep the most similar: nested blocks often share a closing line such as `}`.
     let best: { last: number; score: number } | undefined;
-    for (let j = i + minSize - 1; j <= Math.min(n - 1, i + maxSize - 1); j++) {
-      if (trimmedAt(source, j) !== last) continue;
-      const score = similarity(wantedMiddle, middleText(source.lines, i + 1, j));
-      if (!best || score > best.score) best = { last: j, score };
+    middle.reset();
+    for (let j = i + 1; j <= to; j++) {
+      if (
+        j >= from &&
+        trimmedAt(source, j) === last &&
+        middle.canReach(Math.max(BLOCK_ANCHOR_THRESHOLD, best?.score ?? 0))
+      ) {
+        const text = middle.text();
+        // Joining the text and looking its score up cost a few steps per character.
+        if (budget.charge(3 * text.length)) yield;
+        let score = scores.get(text);
+        if (score === undefined) {
+          if (budget.charge(levenshteinCost(wantedMiddle.length, text.length))) yield;
+          score = similarity(wantedMiddle, text);
+          if (scores.size < MAX_CACHED_SCORES) scores.set(text, score);
+        }
+        if (!best || score > best.score) best = { last: j, score };
+      }
+      const line = source.compactAt(j);
+      middle.append(line);
+      if (budget.charge(1 + line.length)) yield;
     }
     if (best && best.score >= BLOCK_ANCHOR_THRESHOLD) candidates.push({ first: i, ...best });
   }
   if (candidates.length <= 1) return candidates.map((c) => lineSpan(source, c.first, c.last));
-  const top = Math.max(...candidates.map((c) => c.score));
+  // A loop, not Math.max(...scores): a repetitive file can have more candidates than the stack has room for.
+  let top = 0;
+  for (const c of candidates) top = Math.max(top, c.score);
   const contenders = candidates.filter((c) => c.score === top || !clearlyBetter(top, c.score));
   return contenders.map((c) => lineSpan(source, c.first, c.last));
-};
+}
 
 /**
  * 8. Context aware: a block of exactly as many lines as `find` (at least 3), first and last lines equal after
  * trimming, and at least half of the middle line pairs that are not both blank equal after trimming.
  */
-export const contextAware: Matcher = (input, find) => {
-  const source = asSource(input);
+export const contextAware: Matcher = (input, find) =>
+  runSync(searchContextAware(asSource(input), find, new WorkBudget()));
+
+/** {@link contextAware} as a search charged to `budget`. */
+export function* searchContextAware(source: Source, find: string, budget: WorkBudget): Work<Span[]> {
   const wanted = searchLines(find);
   const k = wanted.length;
   if (k < 3) return [];
   const first = (wanted[0] as string).trim();
   const last = (wanted[k - 1] as string).trim();
   if (first === "" || last === "") return [];
+  const wantedTrimmed = wanted.map((line) => line.trim());
   const spans: Span[] = [];
   for (let i = 0; i + k <= source.lines.length; i++) {
+    if (budget.charge(1)) yield;
     if (trimmedAt(source, i) !== first || trimmedAt(source, i + k - 1) !== last) continue;
+    if (budget.charge(3 * k)) yield;
     let total = 0;
     let matching = 0;
     for (let t = 1; t < k - 1; t++) {
       const a = trimmedAt(source, i + t);
-      const b = (wanted[t] as string).trim();
+      const b = wantedTrimmed[t] as string;
       if (a === "" && b === "") continue;
       total++;
       if (a === b) matching++;
@@ -86,7 +141,7 @@ export const contextAware: Matcher = (input, find) => {
     if (total === 0 || matching / total >= 0.5) spans.push(lineSpan(source, i, i + k - 1));
   }
   return spans;
-};
+}
 
 /**
  * Whether a candidate scoring `best` wins over one scoring `other`: by {@link BLOCK_ANCHOR_MARGIN}, or by being at
@@ -99,18 +154,75 @@ export function clearlyBetter(best: number, other: number): boolean {
 
 /** The non-blank lines `from..to-1` without whitespace, each capped, joined by newlines and capped in total. */
 function middleText(lines: readonly string[], from: number, to: number): string {
-  const parts: string[] = [];
-  let length = 0;
-  for (let i = from; i < to && length < MAX_MIDDLE_CHARS; i++) {
-    const line = lines[i] ?? "";
-    if (isBlank(line)) continue;
-    // Whitespace is dropped: spacing differences are tolerated anyway, and counting them would let a block that
-    // differs in an identifier look as close as the intended one that differs in spacing.
-    const part = line.replace(/\s+/g, "").slice(0, MAX_COMPARED_LINE);
-    parts.push(part);
-    length += part.length + 1;
+  const middle = new MiddleText("");
+  for (let i = from; i < to; i++) middle.append(compactLine(lines[i] ?? ""));
+  return middle.text();
+}
+
+/**
+ * The middle text of a block being extended line by line ({@link compactLine}s of the non-blank lines, joined by
+ * newlines, cut at {@link MAX_MIDDLE_CHARS}), and a lower bound of its edit distance to a fixed text: the surplus of
+ * characters one of them has over the other (an edit operation removes at most one of each side's surplus).
+ */
+class MiddleText {
+  /** Per UTF-16 code unit: its count in the wanted text, and in this text. */
+  private readonly wantedCounts = new Int32Array(65536);
+  private readonly counts = new Int32Array(65536);
+  private parts: string[] = [];
+  private joinedLength = 0;
+  private counted = 0;
+  /** Characters of this text the wanted text lacks, and characters of the wanted text this text lacks. */
+  private surplus = 0;
+  private missing = 0;
+
+  constructor(private readonly wanted: string) {
+    for (let c = 0; c < wanted.length; c++) {
+      const code = wanted.charCodeAt(c);
+      this.wantedCounts[code] = (this.wantedCounts[code] as number) + 1;
+    }
+    this.reset();
   }
-  return parts.join("\n").slice(0, MAX_MIDDLE_CHARS);
+
+  /** Empties the text. */
+  reset(): void {
+    // Only the counted characters need clearing (cheaper than the whole table for short texts).
+    for (const part of this.parts) for (let c = 0; c < part.length; c++) this.counts[part.charCodeAt(c)] = 0;
+    this.counts[10] = 0;
+    this.parts = [];
+    this.joinedLength = 0;
+    this.counted = 0;
+    this.surplus = 0;
+    this.missing = this.wanted.length;
+  }
+
+  /** Adds a compact line (a blank one, "", adds nothing). */
+  append(line: string): void {
+    if (line === "" || this.joinedLength >= MAX_MIDDLE_CHARS) return;
+    if (this.parts.length > 0) this.count(10); // the joining newline
+    for (let c = 0; c < line.length; c++) this.count(line.charCodeAt(c));
+    this.parts.push(line);
+    this.joinedLength += line.length + 1;
+  }
+
+  /** Whether the similarity to the wanted text can be at least `score` (a cheap bound, never wrong). */
+  canReach(score: number): boolean {
+    const longer = Math.max(this.wanted.length, this.counted);
+    if (longer === 0) return true;
+    return 1 - Math.max(this.surplus, this.missing) / longer >= score;
+  }
+
+  text(): string {
+    return this.parts.join("\n").slice(0, MAX_MIDDLE_CHARS);
+  }
+
+  private count(code: number): void {
+    if (this.counted >= MAX_MIDDLE_CHARS) return;
+    this.counted++;
+    const have = this.counts[code] as number;
+    this.counts[code] = have + 1;
+    if (have < (this.wantedCounts[code] as number)) this.missing--;
+    else this.surplus++;
+  }
 }
 
 /**

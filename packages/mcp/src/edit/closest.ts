@@ -3,8 +3,8 @@
  * can correct its copy instead of guessing again.
  */
 import { distance } from "fastest-levenshtein";
-import { MAX_COMPARED_LINE } from "./anchors.js";
-import { lineAt, type Source, searchLines, trimmedAt } from "./source.js";
+import { levenshteinCost, runSync, type Work, WorkBudget } from "./budget.js";
+import { lineAt, MAX_COMPARED_LINE, type Source, searchLines, trimmedAt } from "./source.js";
 
 /** At most this many lines are shown. */
 export const MAX_SHOWN_LINES = 12;
@@ -29,6 +29,14 @@ export interface Closest {
  * reaches {@link MIN_SUGGESTION_SCORE}.
  */
 export function closestLines(source: Source, find: string): Closest | undefined {
+  return runSync(searchClosestLines(source, find, new WorkBudget()));
+}
+
+/**
+ * {@link closestLines} as a search charged to `budget`. A line's similarity to the first compared line is computed
+ * once per distinct line (files repeat lines), and not at all when the lengths alone rule it out.
+ */
+export function* searchClosestLines(source: Source, find: string, budget: WorkBudget): Work<Closest | undefined> {
   const wanted = searchLines(find);
   const picks: Array<{ offset: number; text: string }> = [];
   for (let o = 0; o < wanted.length && picks.length < COMPARED_LINES; o++) {
@@ -39,16 +47,32 @@ export function closestLines(source: Source, find: string): Closest | undefined 
   if (!head) return undefined;
   const n = source.lines.length;
   let best: { at: number; score: number } | undefined;
+  const headScores = new Map<string, number>();
+  // The other lines can add at most 1 each: a position whose first line scores `s0` can reach this.
+  const reach = (s0: number) => (s0 + picks.length - 1) / picks.length;
   for (let i = 0; i < n; i++) {
+    if (budget.charge(1)) yield;
     const at = i - head.offset;
     if (at < 0) continue;
-    const s0 = lineSimilarity(trimmedAt(source, i), head.text);
-    // The other lines can add at most 1 each: skip positions that cannot beat the best so far.
-    if (best && (s0 + picks.length - 1) / picks.length <= best.score) continue;
+    const text = trimmedAt(source, i).slice(0, MAX_COMPARED_LINE);
+    // Looking the line up costs about its length (hashing).
+    if (budget.charge(text.length)) yield;
+    let s0 = headScores.get(text);
+    if (s0 === undefined) {
+      // Skip positions that cannot beat the best so far, by their length alone when that suffices.
+      if (best && reach(lengthBound(text, head.text)) <= best.score) continue;
+      if (budget.charge(levenshteinCost(text.length, head.text.length))) yield;
+      s0 = lineSimilarity(text, head.text);
+      if (headScores.size < MAX_CACHED_LINES) headScores.set(text, s0);
+    }
+    if (best && reach(s0) <= best.score) continue;
     let sum = s0;
     for (const pick of picks.slice(1)) {
       const line = at + pick.offset;
-      sum += line < n ? lineSimilarity(trimmedAt(source, line), pick.text) : 0;
+      if (line >= n) continue;
+      const other = trimmedAt(source, line);
+      if (budget.charge(levenshteinCost(Math.min(other.length, MAX_COMPARED_LINE), pick.text.length))) yield;
+      sum += lineSimilarity(other, pick.text);
     }
     const score = sum / picks.length;
     if (!best || score > best.score) best = { at, score };
@@ -60,6 +84,15 @@ export function closestLines(source: Source, find: string): Closest | undefined 
   // The empty "line" after a final newline is not a line of the file.
   while (lines.length > 1 && best.at + lines.length === n && lines[lines.length - 1] === "") lines.pop();
   return { first: best.at, lines, score: best.score };
+}
+
+/** Distinct lines whose similarity to the first compared line is remembered. */
+const MAX_CACHED_LINES = 65536;
+
+/** An upper bound of {@link lineSimilarity} from the lengths alone. */
+function lengthBound(line: string, wanted: string): number {
+  const longer = Math.max(line.length, wanted.length);
+  return longer === 0 ? 1 : Math.min(line.length, wanted.length) / longer;
 }
 
 function lineSimilarity(line: string, wanted: string): number {

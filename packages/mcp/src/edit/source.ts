@@ -13,6 +13,20 @@ export interface Source {
   readonly trimmed: readonly string[];
   /** Whether each line contains a backslash (computed on first use; the escape matcher skips the others). */
   readonly hasBackslash: readonly boolean[];
+  /** {@link compactLine} of line `i`, computed on first use of that line ("" past the end). */
+  compactAt(i: number): string;
+}
+
+/** Lines are compared by similarity up to this many characters, to bound the cost. */
+export const MAX_COMPARED_LINE = 200;
+
+/**
+ * `line` as the similarity measures see it: whitespace dropped (spacing differences are tolerated anyway, and
+ * counting them would let a block that differs in an identifier look as close as the intended one that differs in
+ * spacing), cut at {@link MAX_COMPARED_LINE}. Empty exactly when the line is blank.
+ */
+export function compactLine(line: string): string {
+  return line.replace(/\s+/g, "").slice(0, MAX_COMPARED_LINE);
 }
 
 /** A matched region of the content: `content.slice(start, end)` is what gets replaced. */
@@ -33,6 +47,7 @@ export function toSource(content: string): Source {
   let starts: number[] | undefined;
   let trimmed: string[] | undefined;
   let hasBackslash: boolean[] | undefined;
+  const compact: Array<string | undefined> = [];
   const getLines = () => {
     lines ??= content.split("\n");
     return lines;
@@ -61,6 +76,14 @@ export function toSource(content: string): Source {
     get hasBackslash() {
       hasBackslash ??= getLines().map((line) => line.includes("\\"));
       return hasBackslash;
+    },
+    compactAt(i: number) {
+      let line = compact[i];
+      if (line === undefined) {
+        line = compactLine(getLines()[i] ?? "");
+        compact[i] = line;
+      }
+      return line;
     },
   };
 }
