@@ -33,8 +33,8 @@ export function closestLines(source: Source, find: string): Closest | undefined 
 }
 
 /**
- * {@link closestLines} as a search charged to `budget`. A line's similarity to the first compared line is computed
- * once per distinct line (files repeat lines), and not at all when the lengths alone rule it out.
+ * {@link closestLines} as a search charged to `budget`. A line's similarity to the first compared line is not
+ * computed when the lengths alone rule the position out.
  */
 export function* searchClosestLines(source: Source, find: string, budget: WorkBudget): Work<Closest | undefined> {
   const wanted = searchLines(find);
@@ -47,7 +47,6 @@ export function* searchClosestLines(source: Source, find: string, budget: WorkBu
   if (!head) return undefined;
   const n = source.lines.length;
   let best: { at: number; score: number } | undefined;
-  const headScores = new Map<string, number>();
   // The other lines can add at most 1 each: a position whose first line scores `s0` can reach this.
   const reach = (s0: number) => (s0 + picks.length - 1) / picks.length;
   for (let i = 0; i < n; i++) {
@@ -55,16 +54,10 @@ export function* searchClosestLines(source: Source, find: string, budget: WorkBu
     const at = i - head.offset;
     if (at < 0) continue;
     const text = trimmedAt(source, i).slice(0, MAX_COMPARED_LINE);
-    // Looking the line up costs about its length (hashing).
-    if (budget.charge(text.length)) yield;
-    let s0 = headScores.get(text);
-    if (s0 === undefined) {
-      // Skip positions that cannot beat the best so far, by their length alone when that suffices.
-      if (best && reach(lengthBound(text, head.text)) <= best.score) continue;
-      if (budget.charge(levenshteinCost(text.length, head.text.length))) yield;
-      s0 = lineSimilarity(text, head.text);
-      if (headScores.size < MAX_CACHED_LINES) headScores.set(text, s0);
-    }
+    // Skip positions that cannot beat the best so far, by their length alone when that suffices.
+    if (best && reach(lengthBound(text, head.text)) <= best.score) continue;
+    if (budget.charge(levenshteinCost(text.length, head.text.length))) yield;
+    const s0 = lineSimilarity(text, head.text);
     if (best && reach(s0) <= best.score) continue;
     let sum = s0;
     for (const pick of picks.slice(1)) {
@@ -85,9 +78,6 @@ export function* searchClosestLines(source: Source, find: string, budget: WorkBu
   while (lines.length > 1 && best.at + lines.length === n && lines[lines.length - 1] === "") lines.pop();
   return { first: best.at, lines, score: best.score };
 }
-
-/** Distinct lines whose similarity to the first compared line is remembered. */
-const MAX_CACHED_LINES = 65536;
 
 /** An upper bound of {@link lineSimilarity} from the lengths alone. */
 function lengthBound(line: string, wanted: string): number {
