@@ -6,11 +6,11 @@ import type { ToolContext } from "../context.js";
 import { countLines } from "../edit/text.js";
 import { checkAbsolutePath } from "../fs/paths.js";
 import { errorResult, guarded, textResult } from "./result.js";
-import { saveFile } from "./save.js";
+import { notRegularFile, saveFile } from "./save.js";
 
 const DESCRIPTION = `Write a whole file to the local filesystem, creating parent directories as needed.
 
-- file_path must be an absolute path. An existing file is replaced entirely (atomically; its permissions are kept).
+- file_path must be an absolute path. An existing file is replaced entirely (atomically; its permissions are kept). Only regular files are written: a FIFO, device or socket is refused.
 - Prefer the edit tool to change part of an existing file, and read a file before overwriting it.
 - Content is written as UTF-8 exactly as given.`;
 
@@ -41,6 +41,7 @@ export async function writeTextFile(filePath: string, content: string, cwd: stri
 
   const existing = await stat(file).catch(() => undefined);
   if (existing?.isDirectory()) return errorResult(`Error: Path is a directory, not a file: ${file}`);
+  if (existing && !existing.isFile()) return errorResult(notRegularFile(file, existing));
   const link = await lstat(file).catch(() => undefined);
   if (link?.isSymbolicLink() && !existing) {
     return errorResult(
