@@ -1,5 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { IPty } from "@lydell/node-pty";
 import { log } from "../log.js";
@@ -8,6 +7,7 @@ import { OutputBuffer, type TakenOutput } from "./output.js";
 import { killShellTree } from "./procs.js";
 import { nodePty } from "./pty.js";
 import { createNonce, MarkerScanner, setupLine, shellQuote } from "./sentinel.js";
+import { makeTerminalDir } from "./temp-dirs.js";
 
 /** Terminal size the shell reports to programs: wide enough that tools rarely wrap. */
 const COLS = 200;
@@ -87,7 +87,7 @@ export class Shell {
       this.output.push(text);
       this.onOutput?.(text);
     });
-    this.dir = mkdtempSync(path.join(tmpdir(), "crow-terminal-"));
+    this.dir = makeTerminalDir();
     this.commandFile = path.join(this.dir, "command");
     this.pty = spawn("bash", ["--norc", "--noprofile", "--noediting", "-i"], {
       name: "dumb",

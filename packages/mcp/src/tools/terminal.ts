@@ -6,6 +6,7 @@ import type { ToolContext } from "../context.js";
 import { log } from "../log.js";
 import { MAX_OUTPUT_CHARS, withThousands } from "../terminal/output.js";
 import { type TerminalResponse, TerminalSession } from "../terminal/session.js";
+import { sweepOrphanTerminalDirsOnce } from "../terminal/temp-dirs.js";
 import { errorResult, guarded, textResult } from "./result.js";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -53,6 +54,8 @@ const inputSchema = z.strictObject({
 
 /** Registers `terminal(command, is_input=false, timeout?, reset=false)`: one shell per ToolContext. */
 export function registerTerminalTool(server: McpServer, context: ToolContext): void {
+  // At the first session of this crow-mcp: what killed ones left in the temp directory goes (in the background).
+  void sweepOrphanTerminalDirsOnce();
   const softSeconds = context.options.terminal?.softTimeoutSeconds ?? DEFAULT_SOFT_TIMEOUT_SECONDS;
   const session = new TerminalSession({ cwd: context.cwd, softTimeoutMs: softSeconds * 1000 });
   context.onClose(() => session.close());
