@@ -33,13 +33,23 @@ describe("the fuzzy search's work budget", () => {
     assert.match(error.message, /Give a shorter old_string copied exactly from the file/);
   });
 
-  test("the default budget stops the worst case of a file of 500 000 short lines", () => {
-    const { content, old } = repetitive(500_000);
-    const result = editText("/f.txt", content, false, { oldString: old, newString: "y", replaceAll: false });
-    assert.equal(result.ok, false);
+  test("a 100-line old_string against 500 000 short lines is answered within the default budget", () => {
+    const content = "}\n".repeat(500_000);
+    // Block anchors everywhere (the issue's case): ruled out by the middle texts' lengths, nothing is similar.
+    const code = Array.from({ length: 98 }, (_, i) => `  total += item${i}.price;`);
+    const anchored = refusal(() => replace(content, ["}", ...code, "}"].join("\n"), "y"));
+    assert.equal(anchored.kind, "not-found");
+    assert.match(anchored.message, /No similar lines were found/);
+    // Every window equal but for its last line: each has to be compared in full, which the budget cuts short.
+    const windows = editText("/f.txt", content, false, {
+      oldString: repetitive(0).old,
+      newString: "y",
+      replaceAll: false,
+    });
+    assert.equal(windows.ok, false);
     assert.match(
-      result.ok ? "" : result.error,
-      /^Error: old_string did not match exactly, and the fuzzy search gave up/,
+      windows.ok ? "" : windows.error,
+      /^Error: old_string did not match exactly, and the fuzzy search gave up \(in the line-trimmed matcher/,
     );
   });
 

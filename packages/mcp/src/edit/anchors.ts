@@ -30,7 +30,7 @@ export const BLOCK_ANCHOR_MARGIN = 0.1;
 /** The middle text is compared up to this many characters (lines up to MAX_COMPARED_LINE), to bound the cost. */
 export const MAX_MIDDLE_CHARS = 8000;
 /** At most this many middle texts' scores are remembered (repetitive files repeat them). */
-const MAX_CACHED_SCORES = 4096;
+const MAX_CACHED_SCORES = 1024;
 
 /**
  * 3. Block anchor: the first and last lines of `find` (at least 3 lines, a trailing newline not counted) match
@@ -65,15 +65,23 @@ export function* searchBlockAnchor(source: Source, find: string, budget: WorkBud
   const middle = new MiddleText(wantedMiddle);
   const scores = new Map<string, number>();
   const candidates: Array<{ first: number; last: number; score: number }> = [];
+  // Lengths of the middle texts, from prefix sums built when a first line matches: a block whose middle text is
+  // too much shorter or longer than the find's cannot reach the threshold, and is ruled out without building it.
+  let ends: Int32Array | undefined;
+  const lengthAllows = (from: number, to: number) => {
+    const length = Math.min(MAX_MIDDLE_CHARS, Math.max(0, (ends?.[to] ?? 0) - (ends?.[from] ?? 0) - 1));
+    return lengthBound(wantedMiddle.length, length) >= BLOCK_ANCHOR_THRESHOLD;
+  };
   for (let i = 0; i + minSize <= n; i++) {
     if (budget.charge(1)) yield;
     if (trimmedAt(source, i) !== first) continue;
+    if (!ends) ends = yield* middleEnds(source, budget);
     const from = i + minSize - 1;
     const to = Math.min(n - 1, i + maxSize - 1);
-    let hasLast = false;
-    for (let j = from; j <= to && !hasLast; j++) hasLast = trimmedAt(source, j) === last;
+    let feasible = false;
+    for (let j = from; j <= to && !feasible; j++) feasible = trimmedAt(source, j) === last && lengthAllows(i + 1, j);
     if (budget.charge(to - from + 1)) yield;
-    if (!hasLast) continue;
+    if (!feasible) continue;
     // Of the blocks starting here, keep the most similar: nested blocks often share a closing line such as `}`.
     let best: { last: number; score: number } | undefined;
     middle.reset();
@@ -81,6 +89,7 @@ export function* searchBlockAnchor(source: Source, find: string, budget: WorkBud
       if (
         j >= from &&
         trimmedAt(source, j) === last &&
+        lengthAllows(i + 1, j) &&
         middle.canReach(Math.max(BLOCK_ANCHOR_THRESHOLD, best?.score ?? 0))
       ) {
         const text = middle.text();
@@ -124,10 +133,21 @@ export function* searchContextAware(source: Source, find: string, budget: WorkBu
   const last = (wanted[k - 1] as string).trim();
   if (first === "" || last === "") return [];
   const wantedTrimmed = wanted.map((line) => line.trim());
+  // A middle line can only match if it is one of the find's non-blank middle lines: prefix sums of those (built when
+  // the first window's anchors match) bound a window's matches in one step, and rule most windows out at once.
+  const nonBlankMiddle = wantedTrimmed.slice(1, k - 1).filter((line) => line !== "");
+  const middleLines = new Set(nonBlankMiddle);
+  let known: Int32Array | undefined;
   const spans: Span[] = [];
   for (let i = 0; i + k <= source.lines.length; i++) {
     if (budget.charge(1)) yield;
     if (trimmedAt(source, i) !== first || trimmedAt(source, i + k - 1) !== last) continue;
+    if (middleLines.size > 0) {
+      known ??= yield* knownLineCounts(source, middleLines, budget);
+      // At least as many middle pairs count as the find has non-blank middle lines, and half of them must match.
+      const most = (known[i + k - 1] as number) - (known[i + 1] as number);
+      if (most < 0.5 * nonBlankMiddle.length) continue;
+    }
     if (budget.charge(3 * k)) yield;
     let total = 0;
     let matching = 0;
@@ -150,6 +170,38 @@ export function* searchContextAware(source: Source, find: string, budget: WorkBu
  */
 export function clearlyBetter(best: number, other: number): boolean {
   return best - other >= BLOCK_ANCHOR_MARGIN || 1 - other >= 2 * (1 - best);
+}
+
+/**
+ * Prefix sums of the joined lengths of the compact lines: the middle text of lines `a..b-1` (before the cap) is
+ * `ends[b] - ends[a] - 1` characters long (each non-blank line adds its length and a newline).
+ */
+function* middleEnds(source: Source, budget: WorkBudget): Work<Int32Array> {
+  const n = source.lines.length;
+  const ends = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) {
+    const line = source.compactAt(i);
+    ends[i + 1] = (ends[i] as number) + (line === "" ? 0 : line.length + 1);
+    if (budget.charge(1 + line.length)) yield;
+  }
+  return ends;
+}
+
+/** Prefix sums of the content lines (trimmed) that are in `lines`: lines `a..b-1` hold `counts[b] - counts[a]`. */
+function* knownLineCounts(source: Source, lines: ReadonlySet<string>, budget: WorkBudget): Work<Int32Array> {
+  const n = source.lines.length;
+  const counts = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) {
+    counts[i + 1] = (counts[i] as number) + (lines.has(trimmedAt(source, i)) ? 1 : 0);
+    if (budget.charge(2)) yield;
+  }
+  return counts;
+}
+
+/** The highest similarity two texts of these lengths can have. */
+function lengthBound(a: number, b: number): number {
+  const longer = Math.max(a, b);
+  return longer === 0 ? 1 : Math.min(a, b) / longer;
 }
 
 /** The non-blank lines `from..to-1` without whitespace, each capped, joined by newlines and capped in total. */

@@ -33,15 +33,15 @@ export function closestLines(source: Source, find: string): Closest | undefined 
 }
 
 /**
- * {@link closestLines} as a search charged to `budget`. A line's similarity to the first compared line is not
- * computed when the lengths alone rule the position out.
+ * {@link closestLines} as a search charged to `budget`. Similarities are not computed for positions whose lines'
+ * lengths alone rule them out, nor again for a line equal to the one each was last computed for.
  */
 export function* searchClosestLines(source: Source, find: string, budget: WorkBudget): Work<Closest | undefined> {
   const wanted = searchLines(find);
-  const picks: Array<{ offset: number; text: string }> = [];
+  const picks: Pick[] = [];
   for (let o = 0; o < wanted.length && picks.length < COMPARED_LINES; o++) {
     const text = (wanted[o] as string).trim().slice(0, MAX_COMPARED_LINE);
-    if (text !== "") picks.push({ offset: o, text });
+    if (text !== "") picks.push({ offset: o, text, lastLine: undefined, lastScore: 0 });
   }
   const head = picks[0];
   if (!head) return undefined;
@@ -55,17 +55,25 @@ export function* searchClosestLines(source: Source, find: string, budget: WorkBu
     if (at < 0) continue;
     const text = trimmedAt(source, i).slice(0, MAX_COMPARED_LINE);
     // Skip positions that cannot beat the best so far, by their length alone when that suffices.
-    if (best && reach(lengthBound(text, head.text)) <= best.score) continue;
-    if (budget.charge(levenshteinCost(text.length, head.text.length))) yield;
-    const s0 = lineSimilarity(text, head.text);
+    if (best && reach(lengthBound(text, head.text)) <= best.score - ROUNDING) continue;
+    if (head.lastLine !== text && budget.charge(levenshteinCost(text.length, head.text.length))) yield;
+    const s0 = similarityTo(head, text);
     if (best && reach(s0) <= best.score) continue;
-    let sum = s0;
-    for (const pick of picks.slice(1)) {
+    const others = picks.slice(1).map((pick) => {
       const line = at + pick.offset;
-      if (line >= n) continue;
-      const other = trimmedAt(source, line);
-      if (budget.charge(levenshteinCost(Math.min(other.length, MAX_COMPARED_LINE), pick.text.length))) yield;
-      sum += lineSimilarity(other, pick.text);
+      return { pick, text: line < n ? trimmedAt(source, line).slice(0, MAX_COMPARED_LINE) : undefined };
+    });
+    // The lengths of the other lines bound what they can add: in a repetitive file most positions stop here.
+    if (best) {
+      let most = s0;
+      for (const { pick, text } of others) most += text === undefined ? 0 : lengthBound(text, pick.text);
+      if (most / picks.length <= best.score - ROUNDING) continue;
+    }
+    let sum = s0;
+    for (const { pick, text: other } of others) {
+      if (other === undefined) continue;
+      if (pick.lastLine !== other && budget.charge(levenshteinCost(other.length, pick.text.length))) yield;
+      sum += similarityTo(pick, other);
     }
     const score = sum / picks.length;
     if (!best || score > best.score) best = { at, score };
@@ -78,6 +86,26 @@ export function* searchClosestLines(source: Source, find: string, budget: WorkBu
   while (lines.length > 1 && best.at + lines.length === n && lines[lines.length - 1] === "") lines.pop();
   return { first: best.at, lines, score: best.score };
 }
+
+/** A compared line of old_string, and the last line of the file it was compared with (files repeat lines). */
+interface Pick {
+  offset: number;
+  text: string;
+  lastLine: string | undefined;
+  lastScore: number;
+}
+
+/** {@link lineSimilarity} of `line` to the pick, reusing the last result when the line is the same as last time. */
+function similarityTo(pick: Pick, line: string): number {
+  if (pick.lastLine !== line) {
+    pick.lastLine = line;
+    pick.lastScore = lineSimilarity(line, pick.text);
+  }
+  return pick.lastScore;
+}
+
+/** Bounds are compared with this margin, so that rounding never makes one skip a position that would win. */
+const ROUNDING = 1e-9;
 
 /** An upper bound of {@link lineSimilarity} from the lengths alone. */
 function lengthBound(line: string, wanted: string): number {

@@ -45,14 +45,22 @@ export function* searchWhitespaceNormalized(source: Source, find: string, budget
   const head = words[0] ?? "";
   if (words.length < 2) return [];
   // The pattern is tried only where the first word occurs, one place at a time (sticky), so the search can be
-  // charged and paused between places; it finds what a global match would (leftmost, non-overlapping).
+  // charged and paused between places; it finds what a global match would (leftmost, non-overlapping). The first two
+  // words are tried first: where they do not match (most places) the attempt costs a few steps, not the whole find.
   const pattern = new RegExp(words.map(escapeRegExp).join("\\s+"), "y");
+  const opening = new RegExp(words.slice(0, 2).map(escapeRegExp).join("\\s+"), "y");
+  const openingCost = head.length + (words[1] ?? "").length + 8;
   const { content } = source;
   const spans: Span[] = [];
   for (let at = content.indexOf(head); at !== -1; ) {
-    if (budget.charge(find.length)) yield;
-    pattern.lastIndex = at;
-    const match = pattern.exec(content);
+    if (budget.charge(openingCost)) yield;
+    opening.lastIndex = at;
+    let match: RegExpExecArray | null = null;
+    if (opening.test(content)) {
+      if (budget.charge(find.length)) yield;
+      pattern.lastIndex = at;
+      match = pattern.exec(content);
+    }
     if (match) spans.push({ start: at, end: at + match[0].length });
     at = content.indexOf(head, match ? at + match[0].length : at + 1);
   }
