@@ -65,19 +65,17 @@ export function* searchBlockAnchor(source: Source, find: string, budget: WorkBud
   const middle = new MiddleText(wantedMiddle);
   const scores = new Map<string, number>();
   const candidates: Array<{ first: number; last: number; score: number }> = [];
-  // Lengths of the middle texts, from prefix sums built when a first line matches: a block whose middle text is
-  // too much shorter or longer than the find's cannot reach the threshold, and is ruled out without building it.
-  let ends: Int32Array | undefined;
-  const lengthAllows = (from: number, to: number) => {
-    const length = Math.min(MAX_MIDDLE_CHARS, Math.max(0, (ends?.[to] ?? 0) - (ends?.[from] ?? 0) - 1));
-    return lengthBound(wantedMiddle.length, length) >= BLOCK_ANCHOR_THRESHOLD;
-  };
+  // A block whose middle text is much shorter or longer than the find's cannot reach the threshold: its length,
+  // from running sums over the lines after the first line, rules it out without building it.
+  const lengths = new MiddleLengths(source);
+  const lengthAllows = (from: number, to: number) =>
+    lengthBound(wantedMiddle.length, lengths.of(from, to)) >= BLOCK_ANCHOR_THRESHOLD;
   for (let i = 0; i + minSize <= n; i++) {
     if (budget.charge(1)) yield;
     if (trimmedAt(source, i) !== first) continue;
-    if (!ends) ends = yield* middleEnds(source, budget);
     const from = i + minSize - 1;
     const to = Math.min(n - 1, i + maxSize - 1);
+    if (budget.charge(lengths.cover(i + 1, to))) yield;
     let feasible = false;
     for (let j = from; j <= to && !feasible; j++) feasible = trimmedAt(source, j) === last && lengthAllows(i + 1, j);
     if (budget.charge(to - from + 1)) yield;
@@ -173,18 +171,36 @@ export function clearlyBetter(best: number, other: number): boolean {
 }
 
 /**
- * Prefix sums of the joined lengths of the compact lines: the middle text of lines `a..b-1` (before the cap) is
- * `ends[b] - ends[a] - 1` characters long (each non-blank line adds its length and a newline).
+ * Running sums of the joined lengths of compact lines over a stretch of the content, extended as the block-anchor
+ * scan moves down (each non-blank line adds its length and a newline). A stretch starts afresh after a gap, so
+ * lines far from any first line are never compacted.
  */
-function* middleEnds(source: Source, budget: WorkBudget): Work<Int32Array> {
-  const n = source.lines.length;
-  const ends = new Int32Array(n + 1);
-  for (let i = 0; i < n; i++) {
-    const line = source.compactAt(i);
-    ends[i + 1] = (ends[i] as number) + (line === "" ? 0 : line.length + 1);
-    if (budget.charge(1 + line.length)) yield;
+class MiddleLengths {
+  private start = 0;
+  private sums: number[] = [0];
+
+  constructor(private readonly source: Source) {}
+
+  /** Makes the lines `from..to-1` measurable; returns the work done (lines compacted and their characters). */
+  cover(from: number, to: number): number {
+    if (from > this.start + this.sums.length - 1) {
+      this.start = from;
+      this.sums = [0];
+    }
+    let work = 0;
+    for (let i = this.start + this.sums.length - 1; i < to; i++) {
+      const line = this.source.compactAt(i);
+      this.sums.push((this.sums[this.sums.length - 1] as number) + (line === "" ? 0 : line.length + 1));
+      work += 1 + line.length;
+    }
+    return work;
   }
-  return ends;
+
+  /** The length of the middle text of lines `from..to-1` (covered), capped as the text is. */
+  of(from: number, to: number): number {
+    const joined = (this.sums[to - this.start] ?? 0) - (this.sums[from - this.start] ?? 0) - 1;
+    return Math.min(MAX_MIDDLE_CHARS, Math.max(0, joined));
+  }
 }
 
 /** Prefix sums of the content lines (trimmed) that are in `lines`: lines `a..b-1` hold `counts[b] - counts[a]`. */

@@ -13,7 +13,7 @@
  */
 export const FUZZY_WORK_LIMIT = 60_000_000;
 /** Units between two pause points (a fraction of a millisecond of work). */
-const PAUSE_EVERY = 200_000;
+const PAUSE_EVERY = 20_000;
 /** {@link runAsync} gives the event loop back after this much time without a pause. */
 const SLICE_MS = 4;
 

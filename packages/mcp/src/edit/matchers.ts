@@ -130,9 +130,11 @@ export function* searchEscapeNormalized(source: Source, find: string, budget: Wo
     ? (replacement: string) => (replacement.endsWith("\n") ? replacement.slice(0, -1) : replacement)
     : undefined;
   // Only windows with a backslash can unescape to something new; a running count skips the rest in O(1).
-  const slashes = [0];
+  if (!source.content.includes("\\")) return spans;
+  const slashes = new Int32Array(source.lines.length + 1);
   for (let i = 0; i < source.lines.length; i++) {
-    slashes.push((slashes[i] as number) + (source.hasBackslash[i] ? 1 : 0));
+    slashes[i + 1] = (slashes[i] as number) + ((source.lines[i] as string).includes("\\") ? 1 : 0);
+    if (budget.charge(1)) yield;
   }
   const k = wanted.length;
   for (let i = 0; i + k <= source.lines.length; i++) {

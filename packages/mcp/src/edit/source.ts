@@ -11,8 +11,6 @@ export interface Source {
   readonly starts: readonly number[];
   /** Each line with surrounding whitespace removed (computed on first use). */
   readonly trimmed: readonly string[];
-  /** Whether each line contains a backslash (computed on first use; the escape matcher skips the others). */
-  readonly hasBackslash: readonly boolean[];
   /** {@link compactLine} of line `i`, computed on first use of that line ("" past the end). */
   compactAt(i: number): string;
 }
@@ -46,7 +44,6 @@ export function toSource(content: string): Source {
   let lines: string[] | undefined;
   let starts: number[] | undefined;
   let trimmed: string[] | undefined;
-  let hasBackslash: boolean[] | undefined;
   const compact: Array<string | undefined> = [];
   const getLines = () => {
     lines ??= content.split("\n");
@@ -72,10 +69,6 @@ export function toSource(content: string): Source {
     get trimmed() {
       trimmed ??= getLines().map((line) => line.trim());
       return trimmed;
-    },
-    get hasBackslash() {
-      hasBackslash ??= getLines().map((line) => line.includes("\\"));
-      return hasBackslash;
     },
     compactAt(i: number) {
       let line = compact[i];
