@@ -6,18 +6,10 @@
 import { distance } from "fastest-levenshtein";
 import { levenshteinCost, runSync, type Work, WorkBudget } from "./budget.js";
 import type { Matcher } from "./matchers.js";
-import {
-  asSource,
-  compactLine,
-  lineSpan,
-  MAX_COMPARED_LINE,
-  type Source,
-  type Span,
-  searchLines,
-  trimmedAt,
-} from "./source.js";
+import { joinedMiddle, lengthBound, MAX_MIDDLE_CHARS, MiddleLengths, MiddleText, middleText } from "./middle.js";
+import { asSource, lineSpan, MAX_COMPARED_LINE, type Source, type Span, searchLines, trimmedAt } from "./source.js";
 
-export { MAX_COMPARED_LINE };
+export { MAX_COMPARED_LINE, MAX_MIDDLE_CHARS };
 
 /**
  * Minimum similarity of the middle lines for a block-anchor match. Upstream accepted a single candidate at 0.0,
@@ -27,8 +19,8 @@ export { MAX_COMPARED_LINE };
 export const BLOCK_ANCHOR_THRESHOLD = 0.6;
 /** Several candidates must be separated by this much similarity (or see {@link clearlyBetter}), or it is ambiguous. */
 export const BLOCK_ANCHOR_MARGIN = 0.1;
-/** The middle text is compared up to this many characters (lines up to MAX_COMPARED_LINE), to bound the cost. */
-export const MAX_MIDDLE_CHARS = 8000;
+/** A middle text of the find up to this long is compared directly, without the character bound or the cache. */
+const SHORT_MIDDLE = 64;
 /** At most this many middle texts' scores are remembered (repetitive files repeat them). */
 const MAX_CACHED_SCORES = 1024;
 
@@ -62,7 +54,8 @@ export function* searchBlockAnchor(source: Source, find: string, budget: WorkBud
   const minSize = Math.max(3, k - slack);
   const maxSize = k + slack;
   const n = source.lines.length;
-  const middle = new MiddleText(wantedMiddle);
+  let middle: MiddleText | undefined; // made for the first block worth building (its tables are 512 KB)
+  const short = wantedMiddle.length <= SHORT_MIDDLE;
   const scores = new Map<string, number>();
   const candidates: Array<{ first: number; last: number; score: number }> = [];
   // A block whose middle text is much shorter or longer than the find's cannot reach the threshold: its length,
@@ -75,35 +68,52 @@ export function* searchBlockAnchor(source: Source, find: string, budget: WorkBud
     if (trimmedAt(source, i) !== first) continue;
     const from = i + minSize - 1;
     const to = Math.min(n - 1, i + maxSize - 1);
-    if (budget.charge(lengths.cover(i + 1, to))) yield;
-    let feasible = false;
-    for (let j = from; j <= to && !feasible; j++) feasible = trimmedAt(source, j) === last && lengthAllows(i + 1, j);
-    if (budget.charge(to - from + 1)) yield;
-    if (!feasible) continue;
+    if (!short) {
+      if (budget.charge(lengths.cover(i + 1, to))) yield;
+      let feasible = false;
+      for (let j = from; j <= to && !feasible; j++) feasible = trimmedAt(source, j) === last && lengthAllows(i + 1, j);
+      if (budget.charge(to - from + 1)) yield;
+      if (!feasible) continue;
+    }
     // Of the blocks starting here, keep the most similar: nested blocks often share a closing line such as `}`.
     let best: { last: number; score: number } | undefined;
-    middle.reset();
-    for (let j = i + 1; j <= to; j++) {
-      if (
-        j >= from &&
-        trimmedAt(source, j) === last &&
-        lengthAllows(i + 1, j) &&
-        middle.canReach(Math.max(BLOCK_ANCHOR_THRESHOLD, best?.score ?? 0))
-      ) {
-        const text = middle.text();
-        // Joining the text and looking its score up cost a few steps per character.
-        if (budget.charge(3 * text.length)) yield;
-        let score = scores.get(text);
-        if (score === undefined) {
-          if (budget.charge(levenshteinCost(wantedMiddle.length, text.length))) yield;
-          score = similarity(wantedMiddle, text);
-          if (scores.size < MAX_CACHED_SCORES) scores.set(text, score);
-        }
+    if (short) {
+      // A short middle text is compared at once: a distance costs no more than the bounds and the lookup would
+      // (and similarity() still rules out a text of very different length before computing one).
+      for (let j = from; j <= to; j++) {
+        if (budget.charge(1)) yield;
+        if (trimmedAt(source, j) !== last) continue;
+        const text = joinedMiddle(source, i + 1, j);
+        if (budget.charge(text.length + levenshteinCost(wantedMiddle.length, text.length))) yield;
+        const score = similarity(wantedMiddle, text);
         if (!best || score > best.score) best = { last: j, score };
       }
-      const line = source.compactAt(j);
-      middle.append(line);
-      if (budget.charge(1 + line.length)) yield;
+    } else {
+      middle ??= new MiddleText(wantedMiddle);
+      middle.reset();
+      for (let j = i + 1; j <= to; j++) {
+        if (
+          j >= from &&
+          trimmedAt(source, j) === last &&
+          lengthAllows(i + 1, j) &&
+          middle.canReach(Math.max(BLOCK_ANCHOR_THRESHOLD, best?.score ?? 0))
+        ) {
+          const text = middle.text();
+          // Joining the text and looking its score up cost a few steps per character.
+          if (budget.charge(3 * text.length)) yield;
+          let score = scores.get(text);
+          if (score === undefined) {
+            if (budget.charge(levenshteinCost(wantedMiddle.length, text.length))) yield;
+            score = similarity(wantedMiddle, text);
+            if (scores.size < MAX_CACHED_SCORES) scores.set(text, score);
+          }
+          if (!best || score > best.score) best = { last: j, score };
+        }
+        const line = source.compactAt(j);
+        middle.append(line);
+        // Counting the characters costs a few steps each.
+        if (budget.charge(2 * (1 + line.length))) yield;
+      }
     }
     if (best && best.score >= BLOCK_ANCHOR_THRESHOLD) candidates.push({ first: i, ...best });
   }
@@ -170,39 +180,6 @@ export function clearlyBetter(best: number, other: number): boolean {
   return best - other >= BLOCK_ANCHOR_MARGIN || 1 - other >= 2 * (1 - best);
 }
 
-/**
- * Running sums of the joined lengths of compact lines over a stretch of the content, extended as the block-anchor
- * scan moves down (each non-blank line adds its length and a newline). A stretch starts afresh after a gap, so
- * lines far from any first line are never compacted.
- */
-class MiddleLengths {
-  private start = 0;
-  private sums: number[] = [0];
-
-  constructor(private readonly source: Source) {}
-
-  /** Makes the lines `from..to-1` measurable; returns the work done (lines compacted and their characters). */
-  cover(from: number, to: number): number {
-    if (from > this.start + this.sums.length - 1) {
-      this.start = from;
-      this.sums = [0];
-    }
-    let work = 0;
-    for (let i = this.start + this.sums.length - 1; i < to; i++) {
-      const line = this.source.compactAt(i);
-      this.sums.push((this.sums[this.sums.length - 1] as number) + (line === "" ? 0 : line.length + 1));
-      work += 1 + line.length;
-    }
-    return work;
-  }
-
-  /** The length of the middle text of lines `from..to-1` (covered), capped as the text is. */
-  of(from: number, to: number): number {
-    const joined = (this.sums[to - this.start] ?? 0) - (this.sums[from - this.start] ?? 0) - 1;
-    return Math.min(MAX_MIDDLE_CHARS, Math.max(0, joined));
-  }
-}
-
 /** Prefix sums of the content lines (trimmed) that are in `lines`: lines `a..b-1` hold `counts[b] - counts[a]`. */
 function* knownLineCounts(source: Source, lines: ReadonlySet<string>, budget: WorkBudget): Work<Int32Array> {
   const n = source.lines.length;
@@ -212,85 +189,6 @@ function* knownLineCounts(source: Source, lines: ReadonlySet<string>, budget: Wo
     if (budget.charge(2)) yield;
   }
   return counts;
-}
-
-/** The highest similarity two texts of these lengths can have. */
-function lengthBound(a: number, b: number): number {
-  const longer = Math.max(a, b);
-  return longer === 0 ? 1 : Math.min(a, b) / longer;
-}
-
-/** The non-blank lines `from..to-1` without whitespace, each capped, joined by newlines and capped in total. */
-function middleText(lines: readonly string[], from: number, to: number): string {
-  const middle = new MiddleText("");
-  for (let i = from; i < to; i++) middle.append(compactLine(lines[i] ?? ""));
-  return middle.text();
-}
-
-/**
- * The middle text of a block being extended line by line ({@link compactLine}s of the non-blank lines, joined by
- * newlines, cut at {@link MAX_MIDDLE_CHARS}), and a lower bound of its edit distance to a fixed text: the surplus of
- * characters one of them has over the other (an edit operation removes at most one of each side's surplus).
- */
-class MiddleText {
-  /** Per UTF-16 code unit: its count in the wanted text, and in this text. */
-  private readonly wantedCounts = new Int32Array(65536);
-  private readonly counts = new Int32Array(65536);
-  private parts: string[] = [];
-  private joinedLength = 0;
-  private counted = 0;
-  /** Characters of this text the wanted text lacks, and characters of the wanted text this text lacks. */
-  private surplus = 0;
-  private missing = 0;
-
-  constructor(private readonly wanted: string) {
-    for (let c = 0; c < wanted.length; c++) {
-      const code = wanted.charCodeAt(c);
-      this.wantedCounts[code] = (this.wantedCounts[code] as number) + 1;
-    }
-    this.reset();
-  }
-
-  /** Empties the text. */
-  reset(): void {
-    // Only the counted characters need clearing (cheaper than the whole table for short texts).
-    for (const part of this.parts) for (let c = 0; c < part.length; c++) this.counts[part.charCodeAt(c)] = 0;
-    this.counts[10] = 0;
-    this.parts = [];
-    this.joinedLength = 0;
-    this.counted = 0;
-    this.surplus = 0;
-    this.missing = this.wanted.length;
-  }
-
-  /** Adds a compact line (a blank one, "", adds nothing). */
-  append(line: string): void {
-    if (line === "" || this.joinedLength >= MAX_MIDDLE_CHARS) return;
-    if (this.parts.length > 0) this.count(10); // the joining newline
-    for (let c = 0; c < line.length; c++) this.count(line.charCodeAt(c));
-    this.parts.push(line);
-    this.joinedLength += line.length + 1;
-  }
-
-  /** Whether the similarity to the wanted text can be at least `score` (a cheap bound, never wrong). */
-  canReach(score: number): boolean {
-    const longer = Math.max(this.wanted.length, this.counted);
-    if (longer === 0) return true;
-    return 1 - Math.max(this.surplus, this.missing) / longer >= score;
-  }
-
-  text(): string {
-    return this.parts.join("\n").slice(0, MAX_MIDDLE_CHARS);
-  }
-
-  private count(code: number): void {
-    if (this.counted >= MAX_MIDDLE_CHARS) return;
-    this.counted++;
-    const have = this.counts[code] as number;
-    this.counts[code] = have + 1;
-    if (have < (this.wantedCounts[code] as number)) this.missing--;
-    else this.surplus++;
-  }
 }
 
 /**

@@ -44,7 +44,7 @@ export function toSource(content: string): Source {
   let lines: string[] | undefined;
   let starts: number[] | undefined;
   let trimmed: string[] | undefined;
-  const compact: Array<string | undefined> = [];
+  let compact: Array<string | undefined> | undefined;
   const getLines = () => {
     lines ??= content.split("\n");
     return lines;
@@ -71,6 +71,12 @@ export function toSource(content: string): Source {
       return trimmed;
     },
     compactAt(i: number) {
+      if (!compact) {
+        // Filled by push, not `new Array(n)`: a large array made that way, or written far past its end, is a slow
+        // dictionary in V8.
+        compact = [];
+        for (let line = 0; line < getLines().length; line++) compact.push(undefined);
+      }
       let line = compact[i];
       if (line === undefined) {
         line = compactLine(getLines()[i] ?? "");
