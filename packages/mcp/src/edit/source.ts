@@ -71,12 +71,8 @@ export function toSource(content: string): Source {
       return trimmed;
     },
     compactAt(i: number) {
-      if (!compact) {
-        // Filled by push, not `new Array(n)`: a large array made that way, or written far past its end, is a slow
-        // dictionary in V8.
-        compact = [];
-        for (let line = 0; line < getLines().length; line++) compact.push(undefined);
-      }
+      // Filled up front: an array written far past its end becomes a slow dictionary in V8.
+      compact ??= new Array<string | undefined>(getLines().length).fill(undefined);
       let line = compact[i];
       if (line === undefined) {
         line = compactLine(getLines()[i] ?? "");
