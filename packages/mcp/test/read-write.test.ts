@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { chmod, mkdir, stat, symlink, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { chmod, lstat, mkdir, stat, symlink, writeFile } from "node:fs/promises";
 import { after, before, describe, test } from "node:test";
 import {
   callTool,
@@ -9,6 +10,7 @@ import {
   type TempWorkspace,
   tempWorkspace,
 } from "@crow/testkit";
+import { NotRegularFileError, writeFileAtomic } from "../src/fs/atomic.js";
 
 // A 1×1 transparent PNG.
 const PNG = Buffer.from(
@@ -125,6 +127,21 @@ describe("read and write over stdio", () => {
     await write({ file_path: ws.path("link.txt"), content: "after" });
     assert.equal(await ws.read("real.txt"), "after");
     assert.ok((await import("node:fs/promises").then((fs) => fs.lstat(ws.path("link.txt")))).isSymbolicLink());
+  });
+
+  test("write refuses a FIFO, and a link to one, and leaves it a FIFO", async () => {
+    const fifo = ws.path("pipe");
+    execFileSync("mkfifo", [fifo]);
+    await symlink(fifo, ws.path("pipe-link"));
+    for (const file of [fifo, ws.path("pipe-link")]) {
+      const result = await write({ file_path: file, content: "data\n" });
+      assert.equal(result.isError, true, result.text);
+      assert.match(result.text, /is a FIFO \(named pipe\), not a regular file, and was left as it is/);
+    }
+    assert.ok((await lstat(fifo)).isFIFO(), "the FIFO was replaced");
+    // Below the tool, for every caller (edit saves through it too).
+    await assert.rejects(writeFileAtomic(fifo, "data"), NotRegularFileError);
+    assert.ok((await lstat(fifo)).isFIFO());
   });
 
   test("bad input: each gets an isError result and the server keeps serving", async () => {

@@ -5,7 +5,7 @@
  */
 import path from "node:path";
 import type { ToolResult } from "@crow/core";
-import { type EditRequest, editText, fileLocks, MAX_EDIT_FILE_SIZE, tooLargeToEdit } from "@crow/mcp/edit";
+import { type EditRequest, editTextAsync, fileLocks, MAX_EDIT_FILE_SIZE, tooLargeToEdit } from "@crow/mcp/edit";
 import { firstChangedLine } from "./diff.js";
 import type { ClientBridge, ToolCallData } from "./types.js";
 
@@ -42,7 +42,8 @@ async function applyToBuffer(
   if (size > MAX_EDIT_FILE_SIZE) return { error: tooLargeToEdit(size) };
   // Editors hand out the byte-order mark as U+FEFF (or drop it); either way it is kept as it came.
   const bom = text.startsWith("\uFEFF");
-  const edited = editText(file, bom ? text.slice(1) : text, bom, request);
+  // The agent serves ACP on this thread too: a long fuzzy search gives it a turn every few milliseconds.
+  const edited = await editTextAsync(file, bom ? text.slice(1) : text, bom, request);
   return edited.ok ? { before: text, after: edited.text, message: edited.message } : { error: edited.error };
 }
 

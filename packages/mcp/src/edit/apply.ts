@@ -4,9 +4,10 @@
  * crow-mcp's edit tool runs it on the file it read from disk, the agent on the editor's buffer (`fs/read_text_file`),
  * so both give the model the same answers.
  */
+import { runAsync, runSync, type Work, WorkBudget } from "./budget.js";
 import { unifiedDiff } from "./diff.js";
 import { describeIndentShift } from "./indent.js";
-import { EditError, type EditOutcome, type MatcherName, replace } from "./replace.js";
+import { EditError, type EditOutcome, type MatcherName, searchReplacement } from "./replace.js";
 import { countLines, normalizeForEdit, restoreShape } from "./text.js";
 
 /** Files larger than this are not edited (the whole file is held in memory several times). */
@@ -45,11 +46,42 @@ export type EditTextResult = { ok: true; text: string; message: string } | { ok:
  * the `Error: …` text the tool returns, never thrown.
  */
 export function editText(file: string, text: string, bom: boolean, request: EditRequest): EditTextResult {
+  return runSync(searchEdit(file, text, bom, request, new WorkBudget()));
+}
+
+/**
+ * {@link editText} for a thread other work shares (a toolserver serving several sessions, the agent): a long fuzzy
+ * search hands the event loop back every few milliseconds (`pause`, a turn of the event loop by default). The
+ * result is the same as {@link editText}'s.
+ */
+export function editTextAsync(
+  file: string,
+  text: string,
+  bom: boolean,
+  request: EditRequest,
+  pause?: () => Promise<void>,
+): Promise<EditTextResult> {
+  return runAsync(searchEdit(file, text, bom, request, new WorkBudget()), pause);
+}
+
+function* searchEdit(
+  file: string,
+  text: string,
+  bom: boolean,
+  request: EditRequest,
+  budget: WorkBudget,
+): Work<EditTextResult> {
   const { oldString, newString, replaceAll } = request;
   const normalized = normalizeForEdit(text, oldString, newString);
   let outcome: EditOutcome;
   try {
-    outcome = replace(normalized.content, normalized.oldString, normalized.newString, replaceAll);
+    outcome = yield* searchReplacement(
+      normalized.content,
+      normalized.oldString,
+      normalized.newString,
+      replaceAll,
+      budget,
+    );
   } catch (error) {
     if (error instanceof EditError) {
       const message =

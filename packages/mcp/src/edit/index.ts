@@ -5,7 +5,15 @@
  */
 
 export { BLOCK_ANCHOR_MARGIN, BLOCK_ANCHOR_THRESHOLD, blockAnchor, contextAware, similarity } from "./anchors.js";
-export { type EditRequest, type EditTextResult, editText, MAX_EDIT_FILE_SIZE, tooLargeToEdit } from "./apply.js";
+export {
+  type EditRequest,
+  type EditTextResult,
+  editText,
+  editTextAsync,
+  MAX_EDIT_FILE_SIZE,
+  tooLargeToEdit,
+} from "./apply.js";
+export { FUZZY_WORK_LIMIT, runAsync, runSync, type Work, WorkBudget, WorkBudgetExhausted } from "./budget.js";
 export { type Closest, closestLines, formatClosest } from "./closest.js";
 export { type DiffOptions, unifiedDiff } from "./diff.js";
 export { commonIndent, dedent, describeIndentShift, reindent } from "./indent.js";
@@ -29,7 +37,9 @@ export {
   type MatcherEntry,
   type MatcherName,
   type Replacement,
+  type ReplaceOptions,
   replace,
+  replaceAsync,
 } from "./replace.js";
 export { type Source, type Span, searchLines, toSource } from "./source.js";
 export { countLines, detectEol, hasBom, normalizeForEdit, restoreShape, type TextShape, toLf } from "./text.js";

@@ -2,8 +2,9 @@
  * The cascade driver: runs the nine matchers in order and applies the first unique match (or, with
  * `replaceAll`, every match of the first matcher that finds any). Pure: strings in, string out, no I/O.
  */
-import { blockAnchor, contextAware } from "./anchors.js";
-import { closestLines, formatClosest } from "./closest.js";
+import { blockAnchor, contextAware, searchBlockAnchor, searchContextAware } from "./anchors.js";
+import { runAsync, runSync, type Work, WorkBudget, WorkBudgetExhausted } from "./budget.js";
+import { formatClosest, searchClosestLines } from "./closest.js";
 import { commonIndent, reindent } from "./indent.js";
 import {
   escapeNormalized,
@@ -11,7 +12,12 @@ import {
   indentationFlexible,
   lineTrimmed,
   type Matcher,
+  type MatcherSearch,
   multiOccurrence,
+  searchEscapeNormalized,
+  searchIndentationFlexible,
+  searchLineTrimmed,
+  searchWhitespaceNormalized,
   trimmedBoundary,
   whitespaceNormalized,
 } from "./matchers.js";
@@ -32,6 +38,8 @@ export type MatcherName =
 export interface MatcherEntry {
   readonly name: MatcherName;
   readonly match: Matcher;
+  /** The same matcher as a budgeted search that can pause; {@link replace} uses this one. */
+  readonly search: MatcherSearch;
   /**
    * Line-oriented matches get whole-line treatment: a span preceded only by indentation is widened to the line
    * start, a `find` ending in a newline consumes the line's newline, and `new_string` is re-indented when the
@@ -42,16 +50,24 @@ export interface MatcherEntry {
 
 /** The cascade, in upstream's order. */
 export const MATCHERS: readonly MatcherEntry[] = [
-  { name: "exact", match: exact, lineBased: false },
-  { name: "line-trimmed", match: lineTrimmed, lineBased: true },
-  { name: "block-anchor", match: blockAnchor, lineBased: true },
-  { name: "whitespace-normalized", match: whitespaceNormalized, lineBased: true },
-  { name: "indentation-flexible", match: indentationFlexible, lineBased: true },
-  { name: "escape-normalized", match: escapeNormalized, lineBased: false },
-  { name: "trimmed-boundary", match: trimmedBoundary, lineBased: false },
-  { name: "context-aware", match: contextAware, lineBased: true },
-  { name: "multi-occurrence", match: multiOccurrence, lineBased: false },
+  { name: "exact", match: exact, search: linear(exact), lineBased: false },
+  { name: "line-trimmed", match: lineTrimmed, search: searchLineTrimmed, lineBased: true },
+  { name: "block-anchor", match: blockAnchor, search: searchBlockAnchor, lineBased: true },
+  { name: "whitespace-normalized", match: whitespaceNormalized, search: searchWhitespaceNormalized, lineBased: true },
+  { name: "indentation-flexible", match: indentationFlexible, search: searchIndentationFlexible, lineBased: true },
+  { name: "escape-normalized", match: escapeNormalized, search: searchEscapeNormalized, lineBased: false },
+  { name: "trimmed-boundary", match: trimmedBoundary, search: linear(trimmedBoundary), lineBased: false },
+  { name: "context-aware", match: contextAware, search: searchContextAware, lineBased: true },
+  { name: "multi-occurrence", match: multiOccurrence, search: linear(multiOccurrence), lineBased: false },
 ];
+
+/** A matcher that is one scan of the content with `indexOf` (fast at any size) as a search, charged one step. */
+function linear(matcher: Matcher): MatcherSearch {
+  return function* (source, find, budget) {
+    if (budget.charge(1)) yield;
+    return matcher(source, find);
+  };
+}
 
 /** One applied replacement, in coordinates of the content before the edit. */
 export interface Replacement {
@@ -73,7 +89,7 @@ export interface EditOutcome {
   indentShift?: { from: string; to: string };
 }
 
-export type EditErrorKind = "identical" | "empty-old" | "not-found" | "ambiguous";
+export type EditErrorKind = "identical" | "empty-old" | "not-found" | "ambiguous" | "gave-up";
 
 /** A refused edit; `message` is meant for the model (the tool prefixes "Error: "). */
 export class EditError extends Error {
@@ -86,15 +102,54 @@ export class EditError extends Error {
   }
 }
 
+/** How a {@link replace} may search: its work budget (one per edit by default). */
+export interface ReplaceOptions {
+  budget?: WorkBudget;
+}
+
 /**
  * Replaces `oldString` with `newString` in `content` (all LF-normalized). The first matcher that finds exactly
  * one match wins; a matcher that finds several is skipped in favour of a stricter reading further down the
  * cascade, and if none is unique the edit fails with "found N times" (N from the first ambiguous matcher). With
  * `replaceAll` the first matcher that finds anything wins and all its non-overlapping matches are replaced.
  *
- * An empty `oldString` is only valid on empty content (filling an empty file). Throws {@link EditError}.
+ * An empty `oldString` is only valid on empty content (filling an empty file). The fuzzy search (and the closest
+ * lines shown when nothing matches) does at most the budget's work: past it the edit fails as "gave-up". Throws
+ * {@link EditError}.
  */
-export function replace(content: string, oldString: string, newString: string, replaceAll = false): EditOutcome {
+export function replace(
+  content: string,
+  oldString: string,
+  newString: string,
+  replaceAll = false,
+  options: ReplaceOptions = {},
+): EditOutcome {
+  return runSync(searchReplacement(content, oldString, newString, replaceAll, options.budget ?? new WorkBudget()));
+}
+
+/**
+ * {@link replace}, handing the event loop back every few milliseconds of a long fuzzy search (`pause`, a turn of
+ * the event loop by default), so other work sharing the thread is not held up. Same outcome as {@link replace}.
+ */
+export function replaceAsync(
+  content: string,
+  oldString: string,
+  newString: string,
+  replaceAll = false,
+  options: ReplaceOptions & { pause?: () => Promise<void> } = {},
+): Promise<EditOutcome> {
+  const budget = options.budget ?? new WorkBudget();
+  return runAsync(searchReplacement(content, oldString, newString, replaceAll, budget), options.pause);
+}
+
+/** {@link replace} as a search that can pause. */
+export function* searchReplacement(
+  content: string,
+  oldString: string,
+  newString: string,
+  replaceAll: boolean,
+  budget: WorkBudget,
+): Work<EditOutcome> {
   if (oldString === newString) throw new EditError("identical", "old_string and new_string must be different");
   if (oldString === "") {
     if (content === "")
@@ -107,7 +162,13 @@ export function replace(content: string, oldString: string, newString: string, r
   const source = toSource(content);
   let ambiguous: { count: number; spans: Span[] } | undefined;
   for (const entry of MATCHERS) {
-    const spans = entry.match(source, oldString);
+    let spans: Span[];
+    try {
+      spans = yield* entry.search(source, oldString, budget);
+    } catch (error) {
+      if (error instanceof WorkBudgetExhausted) throw gaveUp(entry.name, error);
+      throw error;
+    }
     if (spans.length === 0) continue;
     if (!replaceAll && spans.length > 1) {
       ambiguous ??= { count: spans.length, spans };
@@ -126,8 +187,24 @@ export function replace(content: string, oldString: string, newString: string, r
       `old_string found ${ambiguous.count} times. Provide more context to identify the correct match.\n${where} Include more surrounding lines in old_string to pick one, or set replace_all=true to change every occurrence.`,
     );
   }
-  const closest = closestLines(source, oldString);
-  throw new EditError("not-found", `old_string not found in file\n${formatClosest(closest)}`);
+  let hint: string;
+  try {
+    hint = formatClosest(yield* searchClosestLines(source, oldString, budget));
+  } catch (error) {
+    if (!(error instanceof WorkBudgetExhausted)) throw error;
+    hint =
+      "The search for similar lines gave up (the file is too large or too repetitive to compare in reasonable time). Read the part of the file you want to change again and copy old_string exactly from it.";
+  }
+  throw new EditError("not-found", `old_string not found in file\n${hint}`);
+}
+
+/** The refusal when the fuzzy search spends its budget: what happened and what the model can do instead. */
+function gaveUp(matcher: MatcherName, exhausted: WorkBudgetExhausted): EditError {
+  const millions = Math.round(exhausted.spent / 1_000_000);
+  return new EditError(
+    "gave-up",
+    `old_string did not match exactly, and the fuzzy search gave up (in the ${matcher} matcher, after about ${millions} million steps) without finding a unique match: the file is too large or too repetitive around old_string's lines to compare them all. Give a shorter old_string copied exactly from the file (a few distinctive lines, no line-number prefixes), or make the change with the terminal (sed, a script).`,
+  );
 }
 
 function nonOverlapping(spans: Span[]): Span[] {

@@ -11,8 +11,20 @@ export interface Source {
   readonly starts: readonly number[];
   /** Each line with surrounding whitespace removed (computed on first use). */
   readonly trimmed: readonly string[];
-  /** Whether each line contains a backslash (computed on first use; the escape matcher skips the others). */
-  readonly hasBackslash: readonly boolean[];
+  /** {@link compactLine} of line `i`, computed on first use of that line ("" past the end). */
+  compactAt(i: number): string;
+}
+
+/** Lines are compared by similarity up to this many characters, to bound the cost. */
+export const MAX_COMPARED_LINE = 200;
+
+/**
+ * `line` as the similarity measures see it: whitespace dropped (spacing differences are tolerated anyway, and
+ * counting them would let a block that differs in an identifier look as close as the intended one that differs in
+ * spacing), cut at {@link MAX_COMPARED_LINE}. Empty exactly when the line is blank.
+ */
+export function compactLine(line: string): string {
+  return line.replace(/\s+/g, "").slice(0, MAX_COMPARED_LINE);
 }
 
 /** A matched region of the content: `content.slice(start, end)` is what gets replaced. */
@@ -32,7 +44,7 @@ export function toSource(content: string): Source {
   let lines: string[] | undefined;
   let starts: number[] | undefined;
   let trimmed: string[] | undefined;
-  let hasBackslash: boolean[] | undefined;
+  let compact: Array<string | undefined> | undefined;
   const getLines = () => {
     lines ??= content.split("\n");
     return lines;
@@ -58,9 +70,15 @@ export function toSource(content: string): Source {
       trimmed ??= getLines().map((line) => line.trim());
       return trimmed;
     },
-    get hasBackslash() {
-      hasBackslash ??= getLines().map((line) => line.includes("\\"));
-      return hasBackslash;
+    compactAt(i: number) {
+      // Filled up front: an array written far past its end becomes a slow dictionary in V8.
+      compact ??= new Array<string | undefined>(getLines().length).fill(undefined);
+      let line = compact[i];
+      if (line === undefined) {
+        line = compactLine(getLines()[i] ?? "");
+        compact[i] = line;
+      }
+      return line;
     },
   };
 }

@@ -1,3 +1,4 @@
+import type { Stats } from "node:fs";
 import { lstat, readlink } from "node:fs/promises";
 import path from "node:path";
 
@@ -44,4 +45,15 @@ export function isPermissionError(error: unknown): boolean {
 /** The errno code of a Node fs error, if any. */
 export function errorCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
+/** What kind of file `stats` describe, for messages: "a regular file", "a FIFO (named pipe)", "a character device"… */
+export function describeFileType(stats: Stats): string {
+  if (stats.isFile()) return "a regular file";
+  if (stats.isDirectory()) return "a directory";
+  if (stats.isFIFO()) return "a FIFO (named pipe)";
+  if (stats.isCharacterDevice()) return "a character device";
+  if (stats.isBlockDevice()) return "a block device";
+  if (stats.isSocket()) return "a socket";
+  return "not a regular file";
 }

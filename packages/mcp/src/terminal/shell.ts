@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { IPty } from "@lydell/node-pty";
 import { childEnvironment } from "../child-env.js";
@@ -11,6 +10,7 @@ import { OutputBuffer, type TakenOutput } from "./output.js";
 import { foregroundProcessGroup, killShellTree } from "./procs.js";
 import { nodePty } from "./pty.js";
 import { createNonce, MarkerScanner, setupLine, shellQuote } from "./sentinel.js";
+import { makeTerminalDir } from "./temp-dirs.js";
 
 /** Terminal size the shell reports to programs: wide enough that tools rarely wrap. */
 const COLS = 200;
@@ -98,7 +98,7 @@ export class Shell {
       this.output.push(text);
       this.onOutput?.(text);
     });
-    this.dir = mkdtempSync(path.join(tmpdir(), "crow-terminal-"));
+    this.dir = makeTerminalDir();
     this.commandFile = path.join(this.dir, "command");
     const bash = ["bash", "--norc", "--noprofile", "--noediting", "-i"];
     const env = shellEnvironment(cwd);

@@ -1,9 +1,10 @@
 import { lstat, readFile, stat } from "node:fs/promises";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { ToolContext } from "../context.js";
-import { countLines, editText, fileLocks, hasBom, MAX_EDIT_FILE_SIZE, tooLargeToEdit } from "../edit/index.js";
+import { countLines, editTextAsync, fileLocks, hasBom, MAX_EDIT_FILE_SIZE, tooLargeToEdit } from "../edit/index.js";
 import { checkAbsolutePath, describeMissing, errorCode, isPermissionError } from "../fs/paths.js";
 import { classifyHead, decodeUtf8 } from "../fs/sniff.js";
 import { takeCallPolicy } from "../sandbox/meta.js";
@@ -117,7 +118,8 @@ async function editLocked(file: string, oldString: string, newString: string, re
   // TextDecoder drops a leading BOM; remember it so it is written back.
   const bom = hasBom(bytes);
   const text = bom && decoded.text.startsWith("\uFEFF") ? decoded.text.slice(1) : decoded.text;
-  const edited = editText(file, text, bom, { oldString, newString, replaceAll });
+  // crow-mcp serves every session from one thread: a long fuzzy search gives the others a turn every few ms.
+  const edited = await editTextAsync(file, text, bom, { oldString, newString, replaceAll }, () => nextTurn());
   if (!edited.ok) return errorResult(edited.error);
   const failed = await saveFile(file, edited.text, { createParent: false });
   return failed ?? textResult(edited.message);

@@ -1,7 +1,8 @@
+import type { Stats } from "node:fs";
 import path from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { ensureParent, writeFileAtomic } from "../fs/atomic.js";
-import { errorCode, isPermissionError } from "../fs/paths.js";
+import { ensureParent, NotRegularFileError, writeFileAtomic } from "../fs/atomic.js";
+import { describeFileType, errorCode, isPermissionError } from "../fs/paths.js";
 import { errorResult } from "./result.js";
 
 /**
@@ -28,8 +29,14 @@ export async function saveFile(
   try {
     await writeFileAtomic(file, content);
   } catch (error) {
+    if (error instanceof NotRegularFileError) return errorResult(notRegularFile(file, error.stats));
     if (isPermissionError(error)) return errorResult(`Error: Permission denied: ${file}`);
     return errorResult(`Error: Failed to write file: ${(error as Error).message}`);
   }
   return undefined;
+}
+
+/** The refusal to replace something that is not a regular file (a FIFO, a device, a socket) with one. */
+export function notRegularFile(file: string, stats: Stats): string {
+  return `Error: ${file} is ${describeFileType(stats)}, not a regular file, and was left as it is: write and edit only replace regular files. Write to a regular file instead, or use the terminal to send data to it.`;
 }

@@ -8,6 +8,7 @@ import { takeCallPolicy } from "../sandbox/meta.js";
 import { UNCONFINED, UNSANDBOXED_META_KEY } from "../sandbox/policy.js";
 import { MAX_OUTPUT_CHARS, withThousands } from "../terminal/output.js";
 import { type TerminalRequest, type TerminalResponse, TerminalSession } from "../terminal/session.js";
+import { sweepOrphanTerminalDirsOnce } from "../terminal/temp-dirs.js";
 import { errorResult, guarded, textResult } from "./result.js";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -55,6 +56,8 @@ const inputSchema = z.strictObject({
 
 /** Registers `terminal(command, is_input=false, timeout?, reset=false)`: one shell per ToolContext. */
 export function registerTerminalTool(server: McpServer, context: ToolContext): void {
+  // At the first session of this crow-mcp: what killed ones left in the temp directory goes (in the background).
+  void sweepOrphanTerminalDirsOnce();
   const softSeconds = context.options.terminal?.softTimeoutSeconds ?? DEFAULT_SOFT_TIMEOUT_SECONDS;
   const session = new TerminalSession({
     cwd: context.cwd,

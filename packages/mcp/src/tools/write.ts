@@ -9,11 +9,11 @@ import { takeCallPolicy } from "../sandbox/meta.js";
 import type { SandboxPolicy } from "../sandbox/policy.js";
 import { checkWritable } from "../sandbox/roots.js";
 import { errorResult, guarded, textResult } from "./result.js";
-import { saveFile } from "./save.js";
+import { notRegularFile, saveFile } from "./save.js";
 
 const DESCRIPTION = `Write a whole file to the local filesystem, creating parent directories as needed.
 
-- file_path must be an absolute path. An existing file is replaced entirely (atomically; its permissions are kept).
+- file_path must be an absolute path. An existing file is replaced entirely (atomically; its permissions are kept). Only regular files are written: a FIFO, device or socket is refused.
 - Prefer the edit tool to change part of an existing file, and read a file before overwriting it.
 - Content is written as UTF-8 exactly as given.`;
 
@@ -55,6 +55,7 @@ export async function writeTextFile(
 
   const existing = await stat(file).catch(() => undefined);
   if (existing?.isDirectory()) return errorResult(`Error: Path is a directory, not a file: ${file}`);
+  if (existing && !existing.isFile()) return errorResult(notRegularFile(file, existing));
   const link = await lstat(file).catch(() => undefined);
   if (link?.isSymbolicLink() && !existing) {
     return errorResult(
