@@ -75,7 +75,7 @@ describe("crow acp: the thought level (reasoning_effort) as a session config opt
         configId: "thought_level",
         value: "low",
       }),
-      /unknown config option "thought_level" \(model, mode\)/,
+      /unknown config option "thought_level" \(model, mode, sandbox\)/,
     );
 
     // Back to the reasoning model: the session's choice applies again.
