@@ -28,18 +28,20 @@ export interface TrialContext {
   keepWorkspace?: boolean;
 }
 
-interface AgentMeasure {
-  sessionId: string | null;
-  stopReason: string | null;
-  requests: number;
-  promptTokens: number;
-  completionTokens: number;
-  cachedTokens: number;
-  cost: number | null;
-  toolCalls: number;
-  toolErrors: number;
-  error: string | null;
-}
+/** What the agent's part of a trial measured: the record's fields that the verifier does not decide. */
+type AgentMeasure = Pick<
+  EvalTrialRecord,
+  | "sessionId"
+  | "stopReason"
+  | "requests"
+  | "promptTokens"
+  | "completionTokens"
+  | "cachedTokens"
+  | "cost"
+  | "toolCalls"
+  | "toolErrors"
+  | "error"
+>;
 
 const NOTHING: AgentMeasure = {
   sessionId: null,
