@@ -2,7 +2,6 @@
 // process, and `crow run` from start to exit. Each case reports the memory of the whole process tree (agent,
 // toolservers, shells), sampled while it runs.
 import { spawn, spawnSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -15,62 +14,11 @@ import { cpuMs, peakFootprintMb, processTree, type TreeWatch, watchTree } from "
  * installed @crow/agent root, e.g. packages/agent/bundle-before/crow.js) to compare two builds under the same load.
  */
 const bin = () => process.env.CROW_BENCH_BIN || CROW_BIN;
-/** The `crow` launcher beside it (what a user's `crow` runs), which starts from the startup snapshot when one fits. */
-const launcher = () => path.join(path.dirname(bin()), "crow");
-
-/**
- * The cache directory (XDG_CACHE_HOME) whose startup snapshot the launcher uses: set by prepareSnapshot(). Without
- * it, every case runs crow.js itself, as a start without a snapshot does.
- */
-let snapshotCache: string | undefined;
-
-/** `crow <command>` as the cases run it: the launcher once the snapshot is prepared (unless not wanted), else `node crow.js`. */
-const crow = (command: readonly string[], options: { snapshot?: boolean } = {}) =>
-  snapshotCache && options.snapshot !== false
-    ? { file: launcher(), args: [...command] }
-    : { file: process.execPath, args: [bin(), ...command] };
+/** `crow <command>` as the cases run it: `node crow.js <command>`, as npm's bin shim does. */
+const crow = (command: readonly string[]) => ({ file: process.execPath, args: [bin(), ...command] });
 
 /** The agent command of the cases. */
-export const acp = (options: { snapshot?: boolean } = {}) => crow(["acp"], options);
-
-/** The environment the launcher needs to find the snapshot (nothing when there is none). */
-export const snapshotEnv = (): Record<string, string> => (snapshotCache ? { XDG_CACHE_HOME: snapshotCache } : {});
-
-/**
- * Builds the startup snapshot the way a user's first start does (a `crow run` through the launcher, whose crow.js
- * builds it in the background) into a fresh cache directory, and waits for it; from then on acp() and crowRun() start
- * from it. Returns the blob's path.
- */
-export async function prepareSnapshot(mock: MockLlm, dir: string): Promise<string> {
-  const cache = await mkdtemp(path.join(tmpdir(), "crow-bench-cache-"));
-  const home = await mkdtemp(path.join(tmpdir(), "crow-bench-home-"));
-  mock.script(textReply("ready"));
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    XDG_CACHE_HOME: cache,
-    CROW_HOME: home,
-    OPENAI_BASE_URL: mock.url,
-    CROW_MODEL: "m",
-  };
-  delete env.NODE_OPTIONS;
-  // Not spawnSync: the mock answering it runs in this process.
-  const child = spawn(launcher(), ["run", "go"], { env, cwd: dir, stdio: "ignore" });
-  await new Promise((resolve) => child.once("exit", resolve));
-  const deadline = Date.now() + 300_000;
-  for (;;) {
-    const found = readdirSync(cache, { recursive: true, encoding: "utf8" });
-    const blob = found.find((f) => f.endsWith(".blob"));
-    if (blob) {
-      snapshotCache = cache;
-      await rm(home, { recursive: true, force: true });
-      return path.join(cache, blob);
-    }
-    const failed = found.find((f) => f.endsWith(".failed"));
-    if (failed) throw new Error(readFileSync(path.join(cache, failed), "utf8"));
-    if (Date.now() > deadline) throw new Error("no startup snapshot was built within 5 minutes");
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+export const acp = () => crow(["acp"]);
 
 /** One run of many sessions prompting at once in one agent. */
 export interface ConcurrentRun extends TreeWatch {
@@ -95,7 +43,7 @@ export async function concurrentSessions(
   sessions: number,
   rounds: number,
 ): Promise<ConcurrentRun> {
-  const agent = await spawnAcpAgent({ llmUrl: mock.url, cwd: dir, command: acp(), env: snapshotEnv() });
+  const agent = await spawnAcpAgent({ llmUrl: mock.url, cwd: dir, command: acp() });
   const ids: string[] = [];
   for (let i = 0; i < sessions; i++) ids.push((await agent.newSession(dir)).sessionId);
   for (let i = 0; i < sessions * rounds; i++) {
@@ -132,9 +80,7 @@ interface ColdSamples {
 
 /**
  * The first `rounds` tool rounds of a fresh `crow acp` (session just opened, nothing warmed): from the first LLM
- * request to the end of the turn, per round, started from the startup snapshot and without it. `runs` fresh
- * processes each, the two taking turns, so that a slow spell of a shared machine falls on both alike. The CPU the
- * two processes spend in that span is reported too: on a shared machine it moves much less than the wall clock
+ * request to the end of the turn, per round, over `runs` fresh processes. The CPU the two processes spend in that span is reported too: on a shared machine it moves much less than the wall clock
  * (ticks of 10 ms, over all rounds).
  */
 export async function coldRounds(
@@ -143,31 +89,19 @@ export async function coldRounds(
   file: string,
   rounds: number,
   runs: number,
-): Promise<{ snapshot: ColdRounds; noSnapshot: ColdRounds }> {
-  const snapshot: ColdSamples = { wall: [], agentCpu: [], toolserverCpu: [] };
-  const noSnapshot: ColdSamples = { wall: [], agentCpu: [], toolserverCpu: [] };
-  for (let run = 0; run < runs; run++) {
-    await coldRun(mock, dir, file, rounds, {}, snapshot);
-    await coldRun(mock, dir, file, rounds, { snapshot: false }, noSnapshot);
-  }
-  const summary = ({ wall, agentCpu, toolserverCpu }: ColdSamples): ColdRounds => ({
-    wallMs: summarize(wall),
-    agentCpuMs: summarize(agentCpu),
-    toolserverCpuMs: summarize(toolserverCpu),
-  });
-  return { snapshot: summary(snapshot), noSnapshot: summary(noSnapshot) };
+): Promise<ColdRounds> {
+  const samples: ColdSamples = { wall: [], agentCpu: [], toolserverCpu: [] };
+  for (let run = 0; run < runs; run++) await coldRun(mock, dir, file, rounds, samples);
+  return {
+    wallMs: summarize(samples.wall),
+    agentCpuMs: summarize(samples.agentCpu),
+    toolserverCpuMs: summarize(samples.toolserverCpu),
+  };
 }
 
 /** One fresh process of {@link coldRounds}: adds its per-round figures to `into`. */
-async function coldRun(
-  mock: MockLlm,
-  dir: string,
-  file: string,
-  rounds: number,
-  options: { snapshot?: boolean },
-  into: ColdSamples,
-): Promise<void> {
-  const agent = await spawnAcpAgent({ llmUrl: mock.url, cwd: dir, command: acp(options), env: snapshotEnv() });
+async function coldRun(mock: MockLlm, dir: string, file: string, rounds: number, into: ColdSamples): Promise<void> {
+  const agent = await spawnAcpAgent({ llmUrl: mock.url, cwd: dir, command: acp() });
   const { sessionId } = await agent.newSession(dir);
   for (let i = 0; i < rounds; i++) mock.script(reply().toolCall("read", { file_path: file, offset: 1 + (i % 2) }));
   mock.script(textReply("done"));
@@ -209,8 +143,6 @@ export async function crowRun(
     without?: readonly string[];
     /** Configure the provider in config.yaml, as `crow init` does, instead of the environment. */
     configYaml?: boolean;
-    /** false: run crow.js itself even when the snapshot is prepared (a start without one). */
-    snapshot?: boolean;
   } = {},
 ) {
   const home = await mkdtemp(path.join(tmpdir(), "crow-bench-home-"));
@@ -226,8 +158,7 @@ export async function crowRun(
     Object.assign(env, { OPENAI_BASE_URL: mock.url, CROW_MODEL: "mock-model" });
   }
   env.CROW_HOME = home;
-  const command = crow(["run", "go"], { snapshot: options.snapshot });
-  if (command.file !== process.execPath) Object.assign(env, snapshotEnv());
+  const command = crow(["run", "go"]);
   const first: number[] = [];
   const total: number[] = [];
   const exitCodes: Array<number | null> = [];

@@ -1,7 +1,7 @@
 // `crow acp` end to end over stdio against the zero-latency mock LLM and the real crow-mcp: startup, session
 // readiness, per-tool-round overhead, streamed chunk relay rate, and peak memory of agent + toolserver.
 import { type AcpTestClient, reply, spawnAcpAgent, startMockLlm, tempWorkspace, textReply } from "@crow/testkit";
-import { acp, coldRounds, concurrentSessions, crowRun, nodeStart, prepareSnapshot, snapshotEnv } from "./agent-load.js";
+import { acp, coldRounds, concurrentSessions, crowRun, nodeStart } from "./agent-load.js";
 import { formatTiming, measure, measureSpan, writeReport } from "./lib.js";
 import { formatStartup, startupByNode } from "./node-startup.js";
 import { cpuMs, peakFootprintMb, peakRssMb, processTree } from "./proc.js";
@@ -17,12 +17,8 @@ export async function run(): Promise<void> {
   const ws = await tempWorkspace("crow-bench-");
   const file = await ws.write("small.txt", "one line\n");
 
-  // Every case starts `crow` as a user's does: the launcher, from the startup snapshot that the first start built.
-  const blob = await prepareSnapshot(mock, ws.dir);
-  console.log(`startup snapshot: ${blob}`);
   // Editors start the agent in the project directory; its crow-mcp is started at launch (before any session asks).
-  const spawnAgent = (cwd = ws.dir, snapshot = true) =>
-    spawnAcpAgent({ llmUrl: mock.url, cwd, command: acp({ snapshot }), env: snapshotEnv() });
+  const spawnAgent = (cwd = ws.dir) => spawnAcpAgent({ llmUrl: mock.url, cwd, command: acp() });
 
   // 1. spawn → initialize answered.
   // Closing the process is not part of the span.
@@ -49,19 +45,6 @@ export async function run(): Promise<void> {
     },
     // More runs than elsewhere: on a 2-core machine three processes start at once, and this is a target.
     20,
-    2,
-  );
-  // 2a. The same without the snapshot (`node crow.js acp`: a first start, or CROW_NO_SNAPSHOT=1).
-  const readyWithoutSnapshot = await measureSpan(
-    async () => {
-      const start = performance.now();
-      const agent = await spawnAgent(ws.dir, false);
-      await agent.newSession(ws.dir);
-      const span = performance.now() - start;
-      await agent.close();
-      return span;
-    },
-    10,
     2,
   );
   // 2b. The same for a session outside the agent's directory (before the shared crow-mcp, it had to start its own).
@@ -145,18 +128,14 @@ export async function run(): Promise<void> {
   await agent.close();
 
   // 6. Whole-process cases: the first rounds of fresh processes, many sessions in one agent, and `crow run`.
-  const { snapshot: cold, noSnapshot: coldWithoutSnapshot } = await coldRounds(mock, ws.dir, file, COLD_ROUNDS, 9);
+  const cold = await coldRounds(mock, ws.dir, file, COLD_ROUNDS, 9);
   const concurrent = [];
   for (let i = 0; i < 2; i++) concurrent.push(await concurrentSessions(mock, ws.dir, file, SESSIONS, SESSION_ROUNDS));
   const run = await crowRun(mock, ws.dir, file, COLD_ROUNDS, 8);
-  const runWithoutSnapshot = await crowRun(mock, ws.dir, file, COLD_ROUNDS, 8, { snapshot: false });
   const node = nodeStart();
   // What this machine's NODE_EXTRA_CA_CERTS costs the two Node starts of a `crow run` (agent and toolserver).
   const runWithoutCa = node.withoutExtraCaCerts
     ? await crowRun(mock, ws.dir, file, COLD_ROUNDS, 8, { without: ["NODE_EXTRA_CA_CERTS"] })
-    : undefined;
-  const runWithoutCaOrSnapshot = node.withoutExtraCaCerts
-    ? await crowRun(mock, ws.dir, file, COLD_ROUNDS, 8, { without: ["NODE_EXTRA_CA_CERTS"], snapshot: false })
     : undefined;
   // A set-up Crow: the provider in config.yaml (what `crow init` writes), so the start parses YAML.
   const runConfigured = await crowRun(mock, ws.dir, file, COLD_ROUNDS, 8, { configYaml: true });
@@ -171,7 +150,6 @@ export async function run(): Promise<void> {
   const rate = Math.round(CHUNKS / (chunks.p50 / 1000));
   console.log(`spawn → initialize answered:        ${formatTiming(init)}`);
   console.log(`spawn → session/new answered:       ${formatTiming(ready)}  (target < 400 ms)`);
-  console.log(`… without the startup snapshot:     ${formatTiming(readyWithoutSnapshot)}`);
   console.log(`… session in another directory:     ${formatTiming(readyElsewhere)}`);
   console.log(`text-only turn:                     ${formatTiming(plain)}`);
   console.log(`${ROUNDS}-round tool task:                 ${formatTiming(rounds)}`);
@@ -194,9 +172,6 @@ export async function run(): Promise<void> {
   console.log(
     `… CPU per round (p50):              agent ${cold.agentCpuMs.p50.toFixed(1)} ms, toolserver ${cold.toolserverCpuMs.p50.toFixed(1)} ms`,
   );
-  console.log(
-    `… without the startup snapshot:     ${formatTiming(coldWithoutSnapshot.wallMs)} per round; CPU agent ${coldWithoutSnapshot.agentCpuMs.p50.toFixed(1)} ms, toolserver ${coldWithoutSnapshot.toolserverCpuMs.p50.toFixed(1)} ms`,
-  );
   for (const c of concurrent) {
     const reasons = Object.entries(c.stopReasons)
       .map(([reason, n]) => `${n} ${reason}`)
@@ -209,17 +184,10 @@ export async function run(): Promise<void> {
     `node -e 0 (this machine):            p50 ${node.asIs.p50.toFixed(0)} ms${node.withoutExtraCaCerts ? `; ${node.withoutExtraCaCerts.p50.toFixed(0)} ms without NODE_EXTRA_CA_CERTS (set here; Node 20 reads it at every start)` : ""}`,
   );
   console.log(`crow run: start → first LLM request: ${formatTiming(run.firstRequestMs)}  (target ≤ 450 ms)`);
-  console.log(`… without the startup snapshot:     ${formatTiming(runWithoutSnapshot.firstRequestMs)}`);
-  if (runWithoutCa && runWithoutCaOrSnapshot) {
-    console.log(`… without NODE_EXTRA_CA_CERTS:       ${formatTiming(runWithoutCa.firstRequestMs)}`);
-    console.log(`… without it and the snapshot:       ${formatTiming(runWithoutCaOrSnapshot.firstRequestMs)}`);
-  }
+  if (runWithoutCa) console.log(`… without NODE_EXTRA_CA_CERTS:       ${formatTiming(runWithoutCa.firstRequestMs)}`);
   console.log(`… provider in config.yaml:          ${formatTiming(runConfigured.firstRequestMs)}`);
   console.log(
     `crow run: start → exit (${COLD_ROUNDS} rounds): ${formatTiming(run.totalMs)}; peak tree RSS ${run.peakTreeRssMb.toFixed(0)} MB in ${run.peakProcesses} processes (target ≤ 140 MB; footprint ${run.footprintMb?.toFixed(0) ?? "n/a"} MB); exit codes ${[...new Set(run.exitCodes)].join(", ")}`,
-  );
-  console.log(
-    `… without the startup snapshot:     ${formatTiming(runWithoutSnapshot.totalMs)} (peak tree RSS ${runWithoutSnapshot.peakTreeRssMb.toFixed(0)} MB)`,
   );
   console.log(formatStartup(byNode));
   writeReport("agent", {
@@ -227,11 +195,7 @@ export async function run(): Promise<void> {
     coldRoundMs: cold,
     concurrent: { sessions: SESSIONS, rounds: SESSION_ROUNDS, runs: concurrent },
     crowRun: run,
-    crowRunWithoutSnapshot: runWithoutSnapshot,
-    coldRoundWithoutSnapshotMs: coldWithoutSnapshot,
-    sessionReadyWithoutSnapshotMs: readyWithoutSnapshot,
     crowRunWithoutExtraCaCerts: runWithoutCa ?? null,
-    crowRunWithoutExtraCaCertsOrSnapshot: runWithoutCaOrSnapshot ?? null,
     crowRunWithConfigYaml: runConfigured,
     nodeStartMs: node,
     initializeMs: init,

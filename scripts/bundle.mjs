@@ -6,45 +6,29 @@
 import { chmodSync, rmSync } from "node:fs";
 import path from "node:path";
 import { build } from "esbuild";
-import { buildSnapshotScripts, common } from "./bundle-options.mjs";
+import { common } from "./bundle-options.mjs";
 
 const root = path.join(import.meta.dirname, "..");
 
-const agentDist = path.join(root, "packages/agent/dist");
 const targets = [
-  { pkg: "packages/mcp", name: "crow-mcp", more: {} },
-  // crow's startup snapshot builder (packages/agent/src/snapshot/build.ts) runs beside crow.js.
-  {
-    pkg: "packages/agent",
-    name: "crow",
-    more: { "crow-snapshot-build": path.join(agentDist, "snapshot", "build.js") },
-  },
+  { pkg: "packages/mcp", name: "crow-mcp" },
+  { pkg: "packages/agent", name: "crow" },
 ];
 
-const [mcpMeta, agentMeta] = await Promise.all(
-  targets.map(async ({ pkg, name, more }) => {
+await Promise.all(
+  targets.map(async ({ pkg, name }) => {
     const outdir = path.join(root, pkg, "bundle");
     rmSync(outdir, { recursive: true, force: true });
-    const { metafile } = await build({
+    await build({
       ...common,
-      entryPoints: { [name]: path.join(root, pkg, "dist", "cli.js"), ...more },
+      entryPoints: { [name]: path.join(root, pkg, "dist", "cli.js") },
       outdir,
       absWorkingDir: root,
-      metafile: true,
     });
+    // The package.json `bin`: a JavaScript file with a `#!/usr/bin/env node` line (npm's shims run it on every OS).
     chmodSync(path.join(outdir, `${name}.js`), 0o755);
-    return metafile;
   }),
 );
-
-// The startup snapshot scripts and the `crow` launcher that uses them (see packages/agent/src/snapshot/).
-await buildSnapshotScripts({
-  root,
-  agentOut: path.join(root, "packages/agent/bundle"),
-  mcpOut: path.join(root, "packages/mcp/bundle"),
-  agentMeta,
-  mcpMeta,
-});
 
 // The session viewer's page script and stylesheet (`crow sessions serve` serves them from /assets): plain TypeScript
 // and uPlot, for the browser, written beside the agent's bundle after it (the agent's build clears bundle/ first).

@@ -19,11 +19,11 @@ const rules = {
   // The edit engine is the agent's entry `@crow/mcp/edit`: strings in, strings out, nothing of the server, MCP or Node.
   "mcp/src/edit": [/^node:/, /^@modelcontextprotocol\//, /^zod$/, /^\.\.\//],
   mcp: [/^@agentclientprotocol\//, /^@crow\/(agent|core|testkit)$/, /^openai$/],
-  // The agent may use crow-mcp's dependency-free read format, V8 and zod settings and compile cache switch, never the
-  // server.
+  // The agent may use crow-mcp's dependency-free read format and its process plumbing (`@crow/mcp/process`: compile
+  // cache switch, V8 flags, zod setting, the lazy JSON Schema validator both sides give the MCP SDK), never the server.
   // And its edit engine (`@crow/mcp/edit`: pure string functions, no MCP, no fs): the agent edits the editor's
   // buffers through `fs/read_text_file` / `fs/write_text_file` with the same matchers and messages as crow-mcp.
-  // And the lazy JSON Schema validator both sides give the MCP SDK, and the line framing both speak on the socket.
+  // And the line framing both speak on the socket.
   // And the guarded HTTP GET (`@crow/mcp/guarded-fetch`, Node built-ins only): a prompt's image URL is fetched under
   // web_fetch's rules (address guard on the connected address, size cap, GC-proof deadline, cancellation).
   // And the environment policy of child processes (`@crow/mcp/child-env`: which variables are secrets), which the
@@ -31,8 +31,10 @@ const rules = {
   // And the sandbox's policy type and availability probe (the agent picks each session's policy).
   // And the control-sequence stripper `crow run` passes the model's text through before drawing it.
   agent: [
-    /^@crow\/(mcp|testkit)(\/(?!(read-format|edit|v8-flags|zod-jitless|compile-cache|json-schema-validator|snapshot-runtime|line-transport|guarded-fetch|child-env|sandbox|control-text)$).*)?$/,
+    /^@crow\/(mcp|testkit)(\/(?!(read-format|edit|process|line-transport|guarded-fetch|child-env|sandbox|control-text)$).*)?$/,
   ],
+  // The process plumbing both executables' entries load before anything else knows nothing of the server.
+  "mcp/src/process": [/^\.\.\//],
   // The environment policy stays dependency-free: the agent loads it at startup, before anything else of crow-mcp.
   "mcp/src/child-env.ts": [/./],
 };

@@ -11,7 +11,7 @@ import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, 
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { build } from "esbuild";
-import { buildSnapshotScripts, common } from "./bundle-options.mjs";
+import { common } from "./bundle-options.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const { values } = parseArgs({ options: { out: { type: "string" } } });
@@ -24,7 +24,7 @@ const PACKAGE_NAME = "crow-agent";
  * What the bundles load from node_modules at run time, and why: native addons find their .node files relative to
  * their own package (better-sqlite3 compiles at install where no prebuilt binary fits; @lydell/node-pty ships
  * prebuilt per-platform packages), the config loader require()s yaml and the MCP SDK's JSON Schema validator
- * (packages/mcp/src/json-schema-validator.ts) require()s ajv and ajv-formats synchronously, which esbuild leaves as is;
+ * (packages/mcp/src/process/json-schema-validator.ts) require()s ajv and ajv-formats synchronously, which esbuild leaves as is;
  * so does the prompt renderer with nunjucks, which only a user's own system prompt template outside the built-in
  * one's subset loads (packages/core/src/prompt/template.ts). Everything else (pg included) is inside the bundles.
  * pg-native is pg's optional native driver, never used.
@@ -59,8 +59,8 @@ const manifest = {
   license: rootManifest.license,
   type: "module",
   engines: rootManifest.engines,
-  // crow's bin is its launcher (a POSIX shell script), which starts crow from its startup snapshot when one fits.
-  bin: { [PACKAGE_NAME]: "bundle/crow", crow: "bundle/crow", "crow-mcp": "bundle/crow-mcp.js" },
+  // JavaScript files with a `#!/usr/bin/env node` line: npm's shims run them on every OS.
+  bin: { [PACKAGE_NAME]: "bundle/crow.js", crow: "bundle/crow.js", "crow-mcp": "bundle/crow-mcp.js" },
   files: ["bundle", "README.md"],
   dependencies: Object.fromEntries(RUNTIME_DEPENDENCIES.map((name) => [name, declaredRange(name)])),
 };
@@ -68,26 +68,16 @@ const manifest = {
 const stage = path.join(out, "package");
 rmSync(stage, { recursive: true, force: true });
 mkdirSync(stage, { recursive: true });
-const { metafile } = await build({
+await build({
   ...common,
   absWorkingDir: root,
-  metafile: true,
   entryPoints: {
     crow: path.join(root, "packages/agent/dist/cli.js"),
     "crow-mcp": path.join(root, "packages/mcp/dist/cli.js"),
-    "crow-snapshot-build": path.join(root, "packages/agent/dist/snapshot/build.js"),
   },
   outdir: path.join(stage, "bundle"),
 });
 for (const bin of ["crow", "crow-mcp"]) chmodSync(path.join(stage, "bundle", `${bin}.js`), 0o755);
-// The startup snapshot scripts and the launcher (see packages/agent/src/snapshot/), as in the workspace build.
-await buildSnapshotScripts({
-  root,
-  agentOut: path.join(stage, "bundle"),
-  mcpOut: path.join(stage, "bundle"),
-  agentMeta: metafile,
-  mcpMeta: metafile,
-});
 // The session viewer's browser page (`crow sessions serve` serves bundle/viewer.js and viewer.css), as the workspace
 // build made it: browser code, the same in every layout.
 for (const asset of ["viewer.js", "viewer.css"]) {

@@ -3,7 +3,7 @@
  * prefix (registry dependencies from the npm registry, through the local npm cache), and run from there with an
  * empty HOME — never from the repository. Also `npm exec --package <tarball> -- crow acp`, the npx-style launch an
  * editor uses. A file the bundles need but the tarball lacks fails these tests: the checks start every executable,
- * and every chunk a bundle or a startup snapshot script imports must be in the installed package.
+ * and every chunk a bundle imports must be in the installed package.
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -24,7 +24,6 @@ import {
   tempWorkspace,
   textReply,
 } from "@crow/testkit";
-import { waitForSnapshotBuilders } from "./run-helpers.js";
 
 const PACKAGE = "crow-agent";
 
@@ -131,8 +130,6 @@ describe("the published package, installed from its tarball", { timeout: 1_200_0
     { timeout: 1_200_000 },
   );
   after(async () => {
-    // The installed crow builds its startup snapshots in the background (into HOME's cache): let them finish first.
-    if (home) await waitForSnapshotBuilders(path.join(home, ".cache"));
     await mock?.close();
     await ws?.cleanup();
     if (tmp) await rm(tmp, { recursive: true, force: true });
@@ -151,6 +148,11 @@ describe("the published package, installed from its tarball", { timeout: 1_200_0
     assert.equal(manifest.name, PACKAGE);
     assert.equal(manifest.version, rootVersion);
     assert.deepEqual(Object.keys(manifest.bin).sort(), ["crow", "crow-agent", "crow-mcp"]);
+    // Every bin is a JavaScript file node runs (npm's shims, on every OS, and `#!/usr/bin/env node` on POSIX).
+    for (const [bin, file] of Object.entries(manifest.bin)) {
+      assert.match(file, /\.js$/, `${bin}: ${file}`);
+      assert.match(readFileSync(path.join(installed, file), "utf8"), /^#!\/usr\/bin\/env node\n/, `${bin}: ${file}`);
+    }
     assert.equal(manifest.devDependencies, undefined);
     assert.equal(manifest.scripts, undefined, "installing must build nothing of Crow's");
     for (const [name, range] of Object.entries(manifest.dependencies)) {
@@ -166,7 +168,7 @@ describe("the published package, installed from its tarball", { timeout: 1_200_0
       assert.ok(!modules.includes(dev), dev);
   });
 
-  test("every chunk a bundle or a snapshot script imports is in the installed package", () => {
+  test("every chunk a bundle imports is in the installed package", () => {
     const bundle = path.join(installed, "bundle");
     const files = readdirSync(bundle).filter((f) => f.endsWith(".js"));
     const imported = new Set<string>();
@@ -180,25 +182,13 @@ describe("the published package, installed from its tarball", { timeout: 1_200_0
       imported.size > 5,
       `found only ${imported.size} chunk imports: the pattern no longer matches esbuild's output`,
     );
-    // The modules the startup snapshots leave out, imported from the bundle when first needed
-    // (scripts/snapshot-deferred.mjs).
-    let deferred = 0;
-    for (const script of ["crow-snapshot.cjs", "crow-mcp-snapshot.cjs"]) {
-      const text = readFileSync(path.join(bundle, script), "utf8");
-      for (const match of text.matchAll(/importBesideSnapshot\("([^"]+)"\)/g)) {
-        deferred++;
-        imported.add(`./${match[1]}`);
-      }
-    }
-    // One per module of SNAPSHOT_DEFERRED at least (4 of them since crow-mcp's stdio no longer loads the SDK's).
-    assert.ok(deferred >= 4, `found only ${deferred} deferred imports in the snapshot scripts`);
     // The session viewer's page, served from bundle/ by `crow sessions serve`.
     for (const asset of ["./viewer.js", "./viewer.css"]) imported.add(asset);
     const missing = [...imported].filter((rel) => !existsSync(path.join(bundle, rel)));
     assert.deepEqual(missing, []);
   });
 
-  test("every package the bundles require() when first needed resolves in the installed package", () => {
+  test("every package the bundles load from node_modules when first needed resolves in the installed package", () => {
     // Loaded at run time, not bundled: yaml (config.yaml), nunjucks (a user's prompt template), ajv (output schemas),
     // better-sqlite3 and @lydell/node-pty (native addons: the store, the terminal).
     const bundle = path.join(installed, "bundle");
@@ -206,6 +196,10 @@ describe("the published package, installed from its tarball", { timeout: 1_200_0
     for (const file of readdirSync(bundle).filter((f) => f.endsWith(".js"))) {
       const text = readFileSync(path.join(bundle, file), "utf8");
       for (const match of text.matchAll(/createRequire\d*\(import\.meta\.url\)\("([^"]+)"\)/g)) {
+        if (match[1]) required.add(match[1]);
+      }
+      // The native addons are import()ed (a bare name: neither a chunk of the bundle nor a Node built-in).
+      for (const match of text.matchAll(/import\(\s*"((?!\.|node:)[^"]+)"\s*\)/g)) {
         if (match[1]) required.add(match[1]);
       }
     }
@@ -269,29 +263,6 @@ describe("the published package, installed from its tarball", { timeout: 1_200_0
       await run(path.join(prefix, "bin", "crow"), ["sessions", "list", "--json"], { env: userEnv() }),
     );
     assert.equal((JSON.parse(listed.stdout) as unknown[]).length, 1);
-  });
-
-  test("the installed crow builds its startup snapshot after that run, and starts from it", async () => {
-    const snapshots = path.join(home, ".cache", "crow", "snapshot");
-    const deadline = Date.now() + 240_000;
-    const blobs = () =>
-      existsSync(snapshots)
-        ? readdirSync(snapshots, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".blob"))
-        : [];
-    while (blobs().length === 0) {
-      const failed = existsSync(snapshots)
-        ? readdirSync(snapshots, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".failed"))
-        : [];
-      assert.deepEqual(failed, [], "the snapshot build failed");
-      assert.ok(Date.now() < deadline, "no snapshot was built within 4 minutes of the crow run");
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    const started = ok(
-      "crow --version",
-      await run(path.join(prefix, "bin", "crow"), ["--version"], { env: { ...userEnv(), CROW_LOG: "debug" } }),
-    );
-    assert.equal(started.stdout, `${rootVersion}\n`);
-    assert.match(started.stderr, /started from the startup snapshot/);
   });
 
   for (const launch of ["installed bin", "npm exec --package <tarball>"] as const) {

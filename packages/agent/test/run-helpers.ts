@@ -3,7 +3,6 @@
  * the mock LLM, with a private CROW_HOME so no user configuration or store is touched.
  */
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -174,27 +173,5 @@ export class PtyRun {
         waiter.resolve(seen);
       }
     }
-  }
-}
-
-/**
- * Waits until no snapshot builder (bundle/crow-snapshot-build.js, spawned detached by a launcher start) is building
- * into `cache` any more: a test must not remove its temp directories while one still writes there.
- */
-export async function waitForSnapshotBuilders(cache: string, timeoutMs = 240_000): Promise<void> {
-  const building = () =>
-    readdirSync("/proc").some((pid) => {
-      if (!/^\d+$/.test(pid)) return false;
-      try {
-        const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-        return cmdline.includes("crow-snapshot-build.js") && cmdline.includes(cache);
-      } catch {
-        return false; // exited meanwhile
-      }
-    });
-  const deadline = Date.now() + timeoutMs;
-  while (building()) {
-    if (Date.now() > deadline) throw new Error(`a snapshot builder for ${cache} still runs after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

@@ -13,7 +13,6 @@ export {
   titleFrom,
 } from "./extensions/builtin.js";
 export * from "./extensions/doom-loop.js";
-export { type ModuleImporter, setModuleImporter } from "./extensions/import-module.js";
 export * from "./extensions/permission-rules.js";
 export * from "./extensions/permissions.js";
 export { MAX_SUBAGENT_DEPTH, type SubagentOutcome } from "./extensions/subagent-run.js";

@@ -1,5 +1,4 @@
-// The crow-mcp command line: what `crow-mcp [options]` does (started by main.ts, or by the startup snapshot's main
-// function in snapshot-entry.ts).
+// The crow-mcp command line: what `crow-mcp [options]` does (started by main.ts).
 import { randomBytes } from "node:crypto";
 import { rmdirSync } from "node:fs";
 import path from "node:path";

@@ -1,6 +1,4 @@
 // The crow-mcp command line's start in the bundle (loaded by cli.ts once the compile cache is on).
-// First, before any module creates a zod schema.
-import "./zod-jitless.js";
 import { runCrowMcp } from "./command.js";
 import { log } from "./log.js";
 

@@ -10,7 +10,6 @@
 import { connect } from "node:net";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { SocketLineTransport } from "./line-transport.js";
-import { nodePty } from "./terminal/pty.js";
 
 /** Sends `messages` in order on a connection of its own, each after the answer to the request before it. */
 function converse(socketPath: string, messages: readonly JSONRPCMessage[]): Promise<void> {
@@ -56,7 +55,7 @@ export async function warmUp(socketPath: string): Promise<void> {
       { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "read", arguments: { file_path: "warm-up" } } },
     ]);
     // The PTY addon, which a session's first terminal call would otherwise load (its shell is its own).
-    nodePty();
+    await import("@lydell/node-pty");
   } catch {
     // Only a head start: the real sessions work the same without it.
   }

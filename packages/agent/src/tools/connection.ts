@@ -1,4 +1,4 @@
-import { LazyJsonSchemaValidator } from "@crow/mcp/json-schema-validator";
+import { LazyJsonSchemaValidator } from "@crow/mcp/process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";

@@ -8,7 +8,6 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Extension, ExtensionSpec } from "./api.js";
-import { importModule } from "./import-module.js";
 import type { ExtensionRegistry } from "./registry.js";
 
 function isPath(spec: string): boolean {
@@ -51,7 +50,7 @@ export async function loadExtensions(
         extOptions = spec.options ?? {};
       } else {
         extOptions = spec.options ?? {};
-        const loaded = (await importModule(moduleUrl(spec.module, options.baseDir))) as { default?: unknown };
+        const loaded = (await import(moduleUrl(spec.module, options.baseDir))) as { default?: unknown };
         // A CommonJS module's `module.exports = fn` arrives as `default`; `exports.default = fn` one level deeper.
         const exported =
           typeof loaded.default === "function"

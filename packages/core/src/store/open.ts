@@ -182,8 +182,7 @@ function createPrivately(file: string): void {
 }
 
 async function sqliteDb(file: string, busyTimeoutMs: number): Promise<Kysely<Database>> {
-  // require(), not import(): the same CommonJS module, and a start from crow's startup snapshot has no import().
-  const BetterSqlite3 = createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3Type;
+  const { default: BetterSqlite3 } = await import("better-sqlite3");
   if (file !== ":memory:") createPrivately(file);
   const addon = nativeBinding();
   const database = new BetterSqlite3(file, { timeout: busyTimeoutMs, ...(addon ? { nativeBinding: addon } : {}) });

@@ -8,7 +8,6 @@ import { type SandboxPolicy, UNCONFINED } from "../sandbox/policy.js";
 import { LineCleaner } from "./clean.js";
 import { OutputBuffer, type TakenOutput } from "./output.js";
 import { foregroundProcessGroup, killShellTree } from "./procs.js";
-import { nodePty } from "./pty.js";
 import { createNonce, MarkerScanner, setupLine, shellQuote } from "./sentinel.js";
 import { makeTerminalDir } from "./temp-dirs.js";
 
@@ -124,7 +123,9 @@ export class Shell {
 
   /** Starts a shell in `cwd`, confined by `policy`, and resolves once it is configured and at its prompt. */
   static async start(cwd: string, policy: SandboxPolicy = UNCONFINED): Promise<Shell> {
-    const shell = new Shell(cwd, policy, nodePty().spawn);
+    // The PTY addon loads with the first shell: a connection that never uses the terminal does not pay for it.
+    const { spawn } = await import("@lydell/node-pty");
+    const shell = new Shell(cwd, policy, spawn);
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         shell.kill();

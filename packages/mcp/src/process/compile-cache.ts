@@ -5,8 +5,8 @@
  * this does nothing. Node keys the cache by its own version and by each file's content, so an upgrade of Node or
  * of Crow never reuses stale code.
  *
- * `crow` imports it as `@crow/mcp/compile-cache` (this package may import nothing of Crow's). It must run before
- * the code it should cover is compiled, so each CLI's entry module calls it and only then imports the rest.
+ * It must run before the code it should cover is compiled, so each executable's entry module (cli.ts) calls it and
+ * only then imports the rest.
  */
 import module from "node:module";
 import { homedir } from "node:os";
@@ -18,16 +18,11 @@ import path from "node:path";
  * configuration, so it stays out of the Crow home.
  */
 export function compileCacheDir(env: NodeJS.ProcessEnv = process.env, platform = process.platform): string {
-  return path.join(crowCacheDir(env, platform), "compile-cache");
-}
-
-/** Crow's directory in the user's cache directory (see compileCacheDir); the startup snapshots live there too. */
-export function crowCacheDir(env: NodeJS.ProcessEnv = process.env, platform = process.platform): string {
   const home = env.HOME || homedir();
   let base = env.XDG_CACHE_HOME;
   if (!base && platform === "darwin") base = path.join(home, "Library", "Caches");
   if (!base && platform === "win32") base = env.LOCALAPPDATA;
-  return path.join(base || path.join(home, ".cache"), "crow");
+  return path.join(base || path.join(home, ".cache"), "crow", "compile-cache");
 }
 
 type EnableCompileCache = (dir?: string) => { status: number; message?: string; directory?: string };

@@ -3,13 +3,8 @@
  * use: the young generation keeps its initial 1 MB semi-spaces instead of growing to 16 MB each (agent bench: peak RSS
  * ~170 → ~140 MB with no measurable cost per tool round; web_fetch of a 1 MB page the same within noise, 54-68 ms p50
  * either way).
- * `crow` imports it as `@crow/mcp/v8-flags` (it lives here because this package may import nothing of Crow's) and
- * adds `--optimize-for-size` a few seconds after its start (packages/agent/src/process-setup.ts says why not at once).
- * crow-mcp does not: it halves the speed of its heavier tools (fuzzy edit, HTML conversion).
- *
- * Importing this module sets nothing: each command line applies its flags first thing. That matters for `crow`'s
- * startup snapshot (snapshot/entry.ts): V8 refuses a snapshot built under other flags than the process that loads
- * it, so the flags are set after the snapshot is loaded, never while it is built.
+ * `crow` adds `--optimize-for-size` a second after its start (packages/agent/src/process-setup.ts says why not at
+ * once). crow-mcp does not: it halves the speed of its heavier tools (fuzzy edit, HTML conversion).
  */
 import { setFlagsFromString } from "node:v8";
 

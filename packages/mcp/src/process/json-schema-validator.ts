@@ -10,7 +10,7 @@
  *
  * The bundles (scripts/bundle-options.mjs) put this class where the SDK imports its own validator, so the SDK's
  * default is this one; Ajv is then require()d at run time from node_modules (synchronously: validation is sync).
- * This module may import nothing of Crow's (the agent imports it as `@crow/mcp/json-schema-validator`).
+ * The agent's own MCP clients are given it explicitly (it imports it from `@crow/mcp/process`).
  */
 import { createRequire } from "node:module";
 import type {
