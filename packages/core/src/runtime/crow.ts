@@ -177,6 +177,11 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
       resumed: boolean;
       /** Problems found while preparing it, shown when it opens (a user prompt template that failed). */
       problems?: string[];
+      /**
+       * Prompt tokens of the stored history's last response: whether a compaction is due is derived from the store,
+       * so a session continued in another process (`crow run -s`, `session/load`, the SDK) still compacts.
+       */
+      lastPromptTokens?: number;
     },
   ): Promise<RuntimeSession> {
     let session: RuntimeSession | undefined;
@@ -222,6 +227,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
         if (live.get(s.id) === s) live.delete(s.id);
       },
     });
+    if (init.lastPromptTokens !== undefined) session.compaction.lastPromptTokens = init.lastPromptTokens;
     live.set(record.id, session);
     await session.start(init.resumed, init.problems);
     return session;
@@ -320,6 +326,8 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
       const stored = await store.loadMessages(record.id);
       // A crash may have left tool calls without results: the loop would send an invalid history.
       const history = repairToolPairs(stored.map((m) => m.message));
+      // A compaction or /clear stores its history without usage, so this is the last request since then.
+      const lastUsage = stored.findLast((m) => m.usage !== undefined)?.usage;
       const cwd = request.cwd ?? record.cwd;
       // The host says where the project is now (it may have moved); remember it.
       if (cwd !== record.cwd) await store.updateSession(record.id, { cwd });
@@ -336,6 +344,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
           tools,
           askPermission: request.askPermission ?? options.askPermission,
           resumed: true,
+          ...(lastUsage ? { lastPromptTokens: lastUsage.promptTokens } : {}),
         },
       );
     },
