@@ -13,7 +13,8 @@ Usage:
   crow acp            run the agent on stdio (what an editor launches, e.g. Zed's agent_servers)
   crow run [prompt]   run a prompt (or a REPL with -i) in this terminal; see 'crow run --help'
   crow init           set up ~/.crow/config.yaml and .env (a wizard, or flags: see 'crow init --help')
-  crow sessions       list, show, export or delete stored sessions (see 'crow sessions --help')
+  crow sessions       list, show, export, delete, fork or serve stored sessions (see 'crow sessions --help')
+  crow doctor         check the installation and the setup: ✓ fine, ✗ broken with what to do
   crow --help         show this help
   crow --version      print the version
 
@@ -31,7 +32,7 @@ Environment:
   CROW_RETRY_BASE_MS  first retry backoff in ms (default 500)
   CROW_LOG            log level on stderr: error, warn (default), info, debug`;
 
-const CONFIGURED_COMMANDS = new Set(["acp", "run", "sessions", "init"]);
+const CONFIGURED_COMMANDS = new Set(["acp", "run", "sessions", "init", "doctor"]);
 
 /** Runs `crow <args>` and exits the process with its code; a failure is logged and exits 1. */
 export function runCrowAndExit(args: readonly string[]): void {
@@ -52,6 +53,7 @@ export async function runCrow(args: readonly string[]): Promise<number> {
   if (CONFIGURED_COMMANDS.has(first) && existsSync(configFiles(crowHome()).config)) await preloadYaml();
   if (first === "sessions") return (await import("./cli/sessions.js")).runSessions(args.slice(1));
   if (first === "init") return (await import("./cli/init.js")).runInit(args.slice(1));
+  if (first === "doctor") return (await import("./doctor/index.js")).runDoctor(args.slice(1));
   // `crow run` has its own options: everything after "run" is its own (see run/args.ts).
   if (first === "run") return (await import("./run/index.js")).runCommand(args.slice(1));
   let parsed: ReturnType<typeof parseArgs>;

@@ -181,6 +181,11 @@ function createPrivately(file: string): void {
   }
 }
 
+/** The SQLite driver the embedded store uses in this Node.js (for `crow doctor`). */
+export function sqliteDriverName(): string {
+  return "better-sqlite3";
+}
+
 async function sqliteDb(file: string, busyTimeoutMs: number): Promise<Kysely<Database>> {
   // require(), not import(): the same CommonJS module, and a start from crow's startup snapshot has no import().
   const BetterSqlite3 = createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3Type;
