@@ -1,7 +1,8 @@
 // The crow command line: what `crow <command>` does, once the process is set up (process-setup.ts).
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { ConfigError, configFiles, crowHome, loadConfig, preloadYaml } from "./config/index.js";
+import { adoptSingleModel, ConfigError, configFiles, crowHome, loadConfig, preloadYaml } from "./config/index.js";
+import { EXIT_CODES_HELP } from "./exit-codes.js";
 import { log } from "./log.js";
 import { useConfigEnvironment } from "./tools/child-env.js";
 import { startSharedToolserver } from "./tools/shared.js";
@@ -27,10 +28,12 @@ Environment:
   CROW_MODEL          model id (default: the first of CROW_MODELS)
   CROW_MODELS         comma-separated models offered in the editor's model picker
   CROW_MAX_STEPS      LLM requests per prompt turn (default 100)
-  CROW_CONTEXT_WINDOW context window in tokens for usage reporting (default 128000)
+  CROW_CONTEXT_WINDOW context window in tokens (usage reporting; compaction at 80 % of it; default 128000)
   CROW_MAX_RETRIES    LLM retries after the first attempt (default 4)
   CROW_RETRY_BASE_MS  first retry backoff in ms (default 500)
-  CROW_LOG            log level on stderr: error, warn (default), info, debug`;
+  CROW_LOG            log level on stderr: error, warn (default), info, debug
+
+${EXIT_CODES_HELP}`;
 
 const CONFIGURED_COMMANDS = new Set(["acp", "run", "sessions", "init", "doctor"]);
 
@@ -99,7 +102,10 @@ export async function runCrow(args: readonly string[]): Promise<number> {
     // kept unless the configuration changes its environment.
     startSharedToolserver();
     for (const note of config.notes) log.info(note);
-    for (const notice of config.notices) process.stderr.write(`crow: ${notice}\n`);
+    const adopted = await adoptSingleModel(config);
+    for (const notice of adopted ? [...config.notices, adopted] : config.notices) {
+      process.stderr.write(`crow: ${notice}\n`);
+    }
     // Started by hand in a terminal, it would otherwise sit silent: say what it expects (stderr; stdout is ACP).
     if (process.stdin.isTTY) {
       process.stderr.write(

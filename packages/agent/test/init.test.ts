@@ -100,7 +100,8 @@ describe("crow init by flags", () => {
     const before = await ws.read(`home${n}/config.yaml`);
     await ws.write(`home${n}/.env`, "MINE=kept\n");
     const refused = await runInit([`--provider=other=${mock.url}`, "--model=mock-model"], env());
-    assert.equal(refused.code, 1);
+    // Exit 2, as every command's usage errors (the table in crow --help).
+    assert.equal(refused.code, 2);
     assert.equal(
       refused.stderr,
       `crow init: ~/home${n}/config.yaml already exists; rerun with --force to replace it\n`,

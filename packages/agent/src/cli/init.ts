@@ -227,7 +227,7 @@ export async function runInit(args: string[], io: InitIo = {}): Promise<number> 
     }
     if (error instanceof ConfigExists) {
       errors.write(`crow init: ${shown(error.file)} already exists; rerun with --force to replace it\n`);
-      return 1;
+      return 2;
     }
     if (error instanceof UsageError) {
       errors.write(`crow init: ${error.message}\n`);

@@ -2,5 +2,6 @@
 export { sessionSlug } from "./ids.js";
 export { MIGRATIONS } from "./migrations.js";
 export { type OpenStoreOptions, openStore, openTarget, sqliteDriverName } from "./open.js";
+export { AmbiguousSessionIdError, resolveSessionId } from "./resolve.js";
 export * from "./types.js";
 export { crowHome, type DbTarget, defaultDbUri, parseDbUri, redactUri } from "./uri.js";

@@ -24,7 +24,7 @@ import {
 import { migrate } from "./migrations.js";
 import type { Database } from "./schema.js";
 import { KyselyStore } from "./store.js";
-import { type Store, StoreError } from "./types.js";
+import { type Store, StoreError, StoreLocationError } from "./types.js";
 import { crowHome, type DbTarget, defaultDbUri, parseDbUri, redactUri } from "./uri.js";
 
 export interface OpenStoreOptions {
@@ -218,6 +218,15 @@ async function postgresDb(url: string, poolSize: number): Promise<Kysely<Databas
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
+/** Whether opening SQLite failed because of where the file is (permissions, read-only, not a directory). */
+function unusableLocation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return (
+    typeof code === "string" &&
+    ["EACCES", "EPERM", "EROFS", "ENOTDIR", "ENOENT", "SQLITE_CANTOPEN", "SQLITE_READONLY"].includes(code)
+  );
+}
+
 /** Opens the store a target names and brings its schema up to date. */
 export async function openTarget(target: DbTarget, options: OpenStoreOptions = {}): Promise<Store> {
   const location = target.kind === "sqlite" ? target.file : redactUri(target.url);
@@ -230,7 +239,14 @@ export async function openTarget(target: DbTarget, options: OpenStoreOptions = {
   } catch (error) {
     if (error instanceof StoreError) throw error;
     const message = error instanceof Error ? error.message : String(error);
-    throw new StoreError(`cannot open the SQLite database ${location}: ${message}`, { cause: error });
+    const text = `cannot open the SQLite database ${location}: ${message}`;
+    if (unusableLocation(error)) {
+      throw new StoreLocationError(
+        `${text}. Set CROW_HOME to a directory Crow can write (config, .env and the store move there), or CROW_DB_URI to another database (e.g. sqlite:////tmp/crow.db).`,
+        { cause: error },
+      );
+    }
+    throw new StoreError(text, { cause: error });
   }
   try {
     await migrate(db as Kysely<unknown>, location);

@@ -88,6 +88,8 @@ export interface ListSessionsOptions {
   parentId?: string;
   /** Only sessions whose title contains this text (case-insensitive for ASCII letters). */
   titleContains?: string;
+  /** Only sessions whose id starts with this text (see `resolveSessionId`). */
+  idPrefix?: string;
 }
 
 /** Options of {@link Store.loadMessagePage}. */
@@ -201,6 +203,14 @@ export interface Store {
 /** A database failure, with the store location in the message. */
 export class StoreError extends Error {
   override name = "StoreError";
+}
+
+/**
+ * The SQLite database's file or directory cannot be made or opened (no permission, read-only file system, a path
+ * through a file): a setup problem, fixed by pointing `CROW_HOME` or `CROW_DB_URI` elsewhere, which the message says.
+ */
+export class StoreLocationError extends StoreError {
+  override name = "StoreLocationError";
 }
 
 export class SessionNotFoundError extends StoreError {
