@@ -141,12 +141,16 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
     });
 
     test("a store made before forks existed is upgraded when opened", async () => {
-      assert.equal(MIGRATIONS.at(-1), "0002_session_forks");
+      assert.deepEqual(MIGRATIONS.slice(1, 3), ["0002_session_forks", "0003_tool_result_outcome"]);
       const before = await source();
       // Back to the 0001 schema: what an earlier Crow left behind.
       const db = (store as unknown as { db: Kysely<unknown> }).db;
+      await sql`alter table messages drop column is_error`.execute(db);
+      await sql`alter table messages drop column duration_ms`.execute(db);
       await sql`alter table sessions drop column forked_from`.execute(db);
-      await sql`delete from crow_migrations where name = '0002_session_forks'`.execute(db);
+      await sql`delete from crow_migrations where name in ('0002_session_forks', '0003_tool_result_outcome')`.execute(
+        db,
+      );
       await store.close();
       store = await openStore(uri);
       const kept = await store.getSession(before.id);

@@ -98,7 +98,9 @@ export function renderItems(
         const tool = result.message as ToolMessage;
         results.set(tool.tool_call_id, {
           content: tool.content,
-          durationMs: Math.max(0, Date.parse(result.createdAt) - started),
+          // What the store kept; rows from before it did: inferred from the timestamps and the text.
+          durationMs: result.outcome?.durationMs ?? Math.max(0, Date.parse(result.createdAt) - started),
+          ...(result.outcome ? { isError: result.outcome.isError } : {}),
         });
         paired.add(j);
       }

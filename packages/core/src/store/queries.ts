@@ -80,7 +80,7 @@ export async function loadMessagePage(
   const limit = Math.min(Math.max(1, Math.floor(options.limit ?? 200)), 2000);
   const rows = await db
     .selectFrom("messages")
-    .select(["seq", "data", "usage", "created_at"])
+    .select(["seq", "data", "usage", "is_error", "duration_ms", "created_at"])
     .where("session_id", "=", sessionId)
     .where("seq", ">=", Math.max(0, Math.floor(options.fromSeq ?? 0)))
     .orderBy("seq")

@@ -7,7 +7,7 @@
  * the rendered system prompt lives on the session row (`systemPrompt`). Archives (the history a compaction or a
  * `/clear` replaced) are sessions too, with `archivedFrom` set to the live session's id; listings leave them out.
  */
-import type { ChatMessage, ToolDefinition, Usage } from "../messages.js";
+import type { ChatMessage, ToolDefinition, ToolOutcome, Usage } from "../messages.js";
 
 /** One version of a named prompt template. Versions count from 1 per name; identical content is never stored twice. */
 export interface PromptRecord {
@@ -63,10 +63,11 @@ export interface NewSession {
 /** Updatable session fields (`updatedAt` is always bumped). */
 export type SessionPatch = Partial<Omit<NewSession, "id">>;
 
-/** A message to append, with the completion's usage on assistant messages. */
+/** A message to append, with the completion's usage on assistant messages and the outcome on tool results. */
 export interface MessageInput {
   message: ChatMessage;
   usage?: Usage;
+  outcome?: ToolOutcome;
 }
 
 export interface StoredMessage {
@@ -74,6 +75,7 @@ export interface StoredMessage {
   seq: number;
   message: ChatMessage;
   usage?: Usage;
+  outcome?: ToolOutcome;
   createdAt: string;
 }
 
