@@ -1,7 +1,8 @@
 /** The session store (SQLite or PostgreSQL through Kysely). `openStore(uri)` is the entry point. */
 export { sessionSlug } from "./ids.js";
 export { MIGRATIONS } from "./migrations.js";
-export { type OpenStoreOptions, openStore, openTarget, sqliteDriverName } from "./open.js";
+export { type SqliteDriverName, sqliteDriverName } from "./node-sqlite.js";
+export { type OpenStoreOptions, openStore, openTarget } from "./open.js";
 export { AmbiguousSessionIdError, resolveSessionId } from "./resolve.js";
 export * from "./types.js";
 export { crowHome, type DbTarget, defaultDbUri, parseDbUri, redactUri } from "./uri.js";
