@@ -52,6 +52,7 @@ describe("crow doctor", { timeout: 120_000 }, () => {
     assert.match(run.stdout, /^✓ provider "default": http:\/\/127\.0\.0\.1:\d+\/v1 from OPENAI_BASE_URL, no key$/m);
     assert.match(run.stdout, /^✓ provider "default" answers: 1 model\(s\) \(mock-model\)$/m);
     assert.match(run.stdout, /^✓ default model "mock-model" is offered by "default"$/m);
+    assert.match(run.stdout, /^✓ default model "mock-model" from CROW_MODEL$/m);
     assert.match(run.stdout, /^✓ SearXNG answers at http:\/\/127\.0\.0\.1:\d+ \(web_search\)$/m);
     assert.match(run.stdout, /^✓ MCP server "crow-mcp" starts \(\d+ tools\)$/m);
     assert.match(run.stdout, /^(✓|–) sandbox: /m);
@@ -122,6 +123,13 @@ describe("crow doctor", { timeout: 120_000 }, () => {
       assert.match(run.stdout, /Something needs fixing \(✗ above\)\.\n$/);
     });
   }
+
+  test("OPENAI_BASE_URL alone: the endpoint's only model is the default, as crow run takes it", async () => {
+    const run = await doctor({ CROW_MODEL: undefined });
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.match(run.stdout, /^✓ default model "mock-model" from the endpoint's only model \(GET \/models\)$/m);
+    assert.match(run.stdout, /^– model "mock-model": the only model at /m);
+  });
 
   test("a Node.js older than 20.19 is ✗", () => {
     assert.equal(checkNode("20.10.0").verdict, "fail");

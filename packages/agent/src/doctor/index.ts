@@ -3,7 +3,7 @@
  * not set up. Exit code 0 only when nothing is ✗; 1 when something is; 2 for a usage error.
  */
 import { parseArgs } from "node:util";
-import { type AgentConfig, ConfigError, crowHome, loadConfig } from "../config/index.js";
+import { type AgentConfig, adoptSingleModel, ConfigError, crowHome, loadConfig } from "../config/index.js";
 import {
   checkConfig,
   checkHome,
@@ -59,7 +59,10 @@ export async function runDoctor(args: readonly string[], env: NodeJS.ProcessEnv 
     say(checkHome(crowHome(env)));
   }
   if (config) {
-    say(checkConfig(config));
+    // As crow run and crow acp do: OPENAI_BASE_URL alone, and the endpoint lists one model, is that model.
+    const adopted = await adoptSingleModel(config, env);
+    if (adopted) config.notices.push(adopted);
+    say(checkConfig(config, env));
     say(await checkStore(config));
     // After the store: opening it makes the home (0700) on a first run.
     say(checkHome(config.home));
