@@ -13,6 +13,7 @@ import {
   type CapturedRequest,
   CROW_BIN,
   type MockLlm,
+  startAcpFixture,
   startMockLlm,
   type TempWorkspace,
   tempWorkspace,
@@ -47,6 +48,19 @@ describe("first contact, round two", { timeout: 180_000 }, () => {
     assert.equal(run.stdout, "Hello.\n");
     assert.match(run.stderr, /model "mock-model": the only model at http:\/\/127\.0\.0\.1:\d+\/v1 \(set CROW_MODEL/);
     mock.assertDone();
+  });
+
+  test("crow acp, OPENAI_BASE_URL alone: the endpoint's only model too, said once on stderr", async () => {
+    const fx = await startAcpFixture({ agent: { env: { CROW_MODEL: "" } } });
+    try {
+      const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+      fx.mock.script(textReply("Hi from the only model.").expect((req) => assert.equal(req.body.model, "mock-model")));
+      assert.equal((await fx.agent.prompt(sessionId, "hi")).stopReason, "end_turn");
+      assert.match(fx.agent.stderr(), /crow: model "mock-model": the only model at http:\/\/127\.0\.0\.1:\d+\/v1/);
+      fx.mock.assertDone();
+    } finally {
+      await fx.close();
+    }
   });
 
   test("a unique beginning of a session id continues it; one that names nothing is exit 2", async () => {
