@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
@@ -34,6 +35,51 @@ test("a store written and read back through the default driver, with WAL and the
     );
     assert.equal((await again.listSessions({ idPrefix: session.id.slice(0, 6) })).sessions[0]?.id, session.id);
     await again.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+/** Whether better-sqlite3 loads here (built for this Node: always on Node 20; on 22/24 where CI compiled it). */
+function betterSqliteLoads(): boolean {
+  try {
+    const Database = createRequire(import.meta.url)("better-sqlite3") as new (file: string) => { close(): void };
+    new Database(":memory:").close();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+test("one database file, written through node:sqlite and better-sqlite3 in turn, reads the same through both", {
+  skip: !(hasNodeSqlite && betterSqliteLoads()) && "needs node:sqlite and a better-sqlite3 built for this Node",
+}, async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), "crow-drivers-"));
+  const file = path.join(dir, "crow.db");
+  const through = async (driver: string | undefined, write: string): Promise<string[]> => {
+    const saved = process.env.CROW_SQLITE_DRIVER;
+    if (driver) process.env.CROW_SQLITE_DRIVER = driver;
+    else delete process.env.CROW_SQLITE_DRIVER;
+    try {
+      const store = await openStore(file);
+      const [first] = (await store.listSessions()).sessions;
+      const id = first?.id ?? (await store.createSession({ cwd: "/tmp", id: "both-drivers-000001" })).id;
+      await store.appendMessages(id, [{ message: { role: "user", content: write } }]);
+      const texts = (await store.loadMessages(id)).map((m) => String(m.message.content));
+      await store.close();
+      return texts;
+    } finally {
+      if (saved === undefined) delete process.env.CROW_SQLITE_DRIVER;
+      else process.env.CROW_SQLITE_DRIVER = saved;
+    }
+  };
+  try {
+    assert.deepEqual(await through(undefined, "from node:sqlite"), ["from node:sqlite"]);
+    assert.deepEqual(await through("better-sqlite3", "from better-sqlite3"), [
+      "from node:sqlite",
+      "from better-sqlite3",
+    ]);
+    assert.deepEqual(await through(undefined, "again"), ["from node:sqlite", "from better-sqlite3", "again"]);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
