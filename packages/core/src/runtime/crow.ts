@@ -21,7 +21,7 @@ import { todoExtension } from "../extensions/todo.js";
 import { SessionTools } from "../extensions/tool-source.js";
 import { crowHome } from "../home.js";
 import type { LlmClient, LlmResult } from "../llm/types.js";
-import { type ChatMessage, repairToolPairs } from "../messages.js";
+import type { ChatMessage } from "../messages.js";
 import { prepareSystemPrompt } from "../prompt/system-prompt.js";
 import { sessionSlug } from "../store/ids.js";
 import { openStore } from "../store/open.js";
@@ -29,6 +29,7 @@ import { SessionNotFoundError, type SessionRecord, type Store } from "../store/t
 import { stderrLogger } from "./logger.js";
 import type { CrowOptions } from "./options.js";
 import { RuntimeSession } from "./session.js";
+import { loadStoredHistory, recordOf } from "./stored-history.js";
 import { defaultSystemPrompt } from "./system-prompt.js";
 import {
   type Crow,
@@ -177,10 +178,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
       resumed: boolean;
       /** Problems found while preparing it, shown when it opens (a user prompt template that failed). */
       problems?: string[];
-      /**
-       * Prompt tokens of the stored history's last response: whether a compaction is due is derived from the store,
-       * so a session continued in another process (`crow run -s`, `session/load`, the SDK) still compacts.
-       */
+      /** The stored history's last prompt size (see stored-history.ts). */
       lastPromptTokens?: number;
     },
   ): Promise<RuntimeSession> {
@@ -323,11 +321,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
       if (running) await running.close();
       const record = await store.getSession(id);
       if (!record || record.archivedFrom !== null) throw new MethodError(-32002, `session not found: ${id}`);
-      const stored = await store.loadMessages(record.id);
-      // A crash may have left tool calls without results: the loop would send an invalid history.
-      const history = repairToolPairs(stored.map((m) => m.message));
-      // A compaction or /clear stores its history without usage, so this is the last request since then.
-      const lastUsage = stored.findLast((m) => m.usage !== undefined)?.usage;
+      const { history, lastPromptTokens } = await loadStoredHistory(store, record.id);
       const cwd = request.cwd ?? record.cwd;
       // The host says where the project is now (it may have moved); remember it.
       if (cwd !== record.cwd) await store.updateSession(record.id, { cwd });
@@ -344,7 +338,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
           tools,
           askPermission: request.askPermission ?? options.askPermission,
           resumed: true,
-          ...(lastUsage ? { lastPromptTokens: lastUsage.promptTokens } : {}),
+          ...(lastPromptTokens !== undefined ? { lastPromptTokens } : {}),
         },
       );
     },
@@ -382,26 +376,4 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
     },
   };
   return crow;
-}
-
-/** A store-less session's listing row. */
-function recordOf(session: RuntimeSession): SessionRecord {
-  const now = new Date().toISOString();
-  return {
-    id: session.id,
-    cwd: session.cwd,
-    title: session.title,
-    mode: session.mode,
-    model: session.model ?? null,
-    promptId: null,
-    promptArgs: null,
-    systemPrompt: session.systemPrompt,
-    toolDefinitions: null,
-    requestParams: session.reasoningEffort ? { reasoning_effort: session.reasoningEffort } : null,
-    parentId: session.parentId ?? null,
-    archivedFrom: null,
-    forkedFrom: null,
-    createdAt: now,
-    updatedAt: now,
-  };
 }
