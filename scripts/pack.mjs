@@ -30,6 +30,12 @@ const PACKAGE_NAME = "crow-agent";
  * pg-native is pg's optional native driver, never used.
  */
 const RUNTIME_DEPENDENCIES = ["better-sqlite3", "@lydell/node-pty", "yaml", "ajv", "ajv-formats", "nunjucks"];
+/**
+ * Runtime dependencies an install may fail to build without failing: better-sqlite3 is the store's driver only where
+ * Node has no `node:sqlite` (Node 20); on Node 22.13+ and 24 an install with no C++ toolchain, no Node headers and no
+ * network for prebuilt binaries must still succeed (the packaging test checks it).
+ */
+const OPTIONAL_RUNTIME_DEPENDENCIES = new Set(["better-sqlite3"]);
 const OPTIONAL_EXTERNALS = ["pg-native"];
 
 const readJson = (file) => JSON.parse(readFileSync(file, "utf8"));
@@ -44,7 +50,9 @@ for (const external of common.external) {
 
 /** The version range the workspaces declare for `name` (they must agree: the package installs one copy). */
 function declaredRange(name) {
-  const ranges = new Set(workspaces.map((m) => m.dependencies?.[name]).filter((r) => r !== undefined));
+  const ranges = new Set(
+    workspaces.map((m) => m.dependencies?.[name] ?? m.optionalDependencies?.[name]).filter((r) => r !== undefined),
+  );
   if (ranges.size !== 1) {
     throw new Error(`pack: the workspaces declare ${ranges.size === 0 ? "no" : "different"} versions of ${name}`);
   }
@@ -62,7 +70,15 @@ const manifest = {
   // JavaScript files with a `#!/usr/bin/env node` line: npm's shims run them on every OS.
   bin: { [PACKAGE_NAME]: "bundle/crow.js", crow: "bundle/crow.js", "crow-mcp": "bundle/crow-mcp.js" },
   files: ["bundle", "README.md"],
-  dependencies: Object.fromEntries(RUNTIME_DEPENDENCIES.map((name) => [name, declaredRange(name)])),
+  dependencies: Object.fromEntries(
+    RUNTIME_DEPENDENCIES.filter((name) => !OPTIONAL_RUNTIME_DEPENDENCIES.has(name)).map((name) => [
+      name,
+      declaredRange(name),
+    ]),
+  ),
+  optionalDependencies: Object.fromEntries(
+    [...OPTIONAL_RUNTIME_DEPENDENCIES].map((name) => [name, declaredRange(name)]),
+  ),
 };
 
 const stage = path.join(out, "package");

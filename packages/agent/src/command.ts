@@ -1,7 +1,8 @@
 // The crow command line: what `crow <command>` does, once the process is set up (process-setup.ts).
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { ConfigError, configFiles, crowHome, loadConfig, preloadYaml } from "./config/index.js";
+import { adoptSingleModel, ConfigError, configFiles, crowHome, loadConfig, preloadYaml } from "./config/index.js";
+import { EXIT_CODES_HELP } from "./exit-codes.js";
 import { log } from "./log.js";
 import { useConfigEnvironment } from "./tools/child-env.js";
 import { startSharedToolserver } from "./tools/shared.js";
@@ -13,8 +14,9 @@ Usage:
   crow acp            run the agent on stdio (what an editor launches, e.g. Zed's agent_servers)
   crow run [prompt]   run a prompt (or a REPL with -i) in this terminal; see 'crow run --help'
   crow init           set up ~/.crow/config.yaml and .env (a wizard, or flags: see 'crow init --help')
-  crow sessions       list, show, export or delete stored sessions (see 'crow sessions --help')
+  crow sessions       list, show, export, delete, fork or serve stored sessions (see 'crow sessions --help')
   crow eval           measure prompt versions and models on task suites (see 'crow eval --help')
+  crow doctor         check the installation and the setup: ✓ fine, ✗ broken with what to do
   crow --help         show this help
   crow --version      print the version
 
@@ -27,12 +29,14 @@ Environment:
   CROW_MODEL          model id (default: the first of CROW_MODELS)
   CROW_MODELS         comma-separated models offered in the editor's model picker
   CROW_MAX_STEPS      LLM requests per prompt turn (default 100)
-  CROW_CONTEXT_WINDOW context window in tokens for usage reporting (default 128000)
+  CROW_CONTEXT_WINDOW context window in tokens (usage reporting; compaction at 80 % of it; default 128000)
   CROW_MAX_RETRIES    LLM retries after the first attempt (default 4)
   CROW_RETRY_BASE_MS  first retry backoff in ms (default 500)
-  CROW_LOG            log level on stderr: error, warn (default), info, debug`;
+  CROW_LOG            log level on stderr: error, warn (default), info, debug
 
-const CONFIGURED_COMMANDS = new Set(["acp", "run", "sessions", "init", "eval"]);
+${EXIT_CODES_HELP}`;
+
+const CONFIGURED_COMMANDS = new Set(["acp", "run", "sessions", "init", "eval", "doctor"]);
 
 /** Runs `crow <args>` and exits the process with its code; a failure is logged and exits 1. */
 export function runCrowAndExit(args: readonly string[]): void {
@@ -54,6 +58,7 @@ export async function runCrow(args: readonly string[]): Promise<number> {
   if (first === "sessions") return (await import("./cli/sessions.js")).runSessions(args.slice(1));
   if (first === "eval") return (await import("./eval/command.js")).runEval(args.slice(1));
   if (first === "init") return (await import("./cli/init.js")).runInit(args.slice(1));
+  if (first === "doctor") return (await import("./doctor/index.js")).runDoctor(args.slice(1));
   // `crow run` has its own options: everything after "run" is its own (see run/args.ts).
   if (first === "run") return (await import("./run/index.js")).runCommand(args.slice(1));
   let parsed: ReturnType<typeof parseArgs>;
@@ -99,7 +104,10 @@ export async function runCrow(args: readonly string[]): Promise<number> {
     // kept unless the configuration changes its environment.
     startSharedToolserver();
     for (const note of config.notes) log.info(note);
-    for (const notice of config.notices) process.stderr.write(`crow: ${notice}\n`);
+    const adopted = await adoptSingleModel(config);
+    for (const notice of adopted ? [...config.notices, adopted] : config.notices) {
+      process.stderr.write(`crow: ${notice}\n`);
+    }
     // Started by hand in a terminal, it would otherwise sit silent: say what it expects (stderr; stdout is ACP).
     if (process.stdin.isTTY) {
       process.stderr.write(

@@ -166,7 +166,8 @@ describe("crow acp: model and provider failures", () => {
 });
 
 describe("crow acp: without a provider", () => {
-  const fx = useAcpFixture({ startAgent: false });
+  // Two models at the endpoint: without CROW_MODEL none is chosen (one alone would be taken, with a notice).
+  const fx = useAcpFixture({ startAgent: false, mock: { models: ["mock-model", "other-model"] } });
 
   test("a missing base URL or model is a clear error at prompt time, not a crash", async () => {
     const agent = await fx.spawn({ env: { CROW_MODEL: "", OPENAI_BASE_URL: "" } });

@@ -250,7 +250,7 @@ describe("config.yaml", () => {
       keyFrom: "OPENROUTER_API_KEY (from ~/.crow/.env), via providers.openrouter.api_key in ~/.crow/config.yaml",
     });
     assert.deepEqual(config.models, [
-      { name: "glm-5", id: "z-ai/glm-5", provider: "openrouter", contextWindow: 128_000 },
+      { name: "glm-5", id: "z-ai/glm-5", provider: "openrouter", contextWindow: 128_000, contextWindowAssumed: true },
     ]);
     assert.equal(config.model, "glm-5");
     assert.equal(config.dbUri, `sqlite:///${env.HOME}/.crow/crow.db`);
@@ -303,6 +303,7 @@ describe("config.yaml", () => {
       id: "big",
       provider: "b",
       contextWindow: 128_000,
+      contextWindowAssumed: true,
       price: { input: 3, output: 15, cachedInput: 0.3, currency: "USD" },
     });
     assert.equal(config.mode, "ask");
@@ -372,6 +373,42 @@ describe("config.yaml and the environment: the environment wins for what it name
     assert.deepEqual(loadConfig({ ...env, CROW_MODEL: "coder" }).notices, []);
   });
 
+  test("the environment's model keeps what config.yaml says of the model it stands for: window and levels", async () => {
+    const { env } = await crow(
+      [
+        "providers:",
+        "  local: { base_url: 'http://127.0.0.1:11434/v1' }",
+        "models:",
+        "  mock-model: { provider: local, context_window: 10000, reasoning_effort: [low, high] }",
+        "default_model: mock-model",
+      ].join("\n"),
+    );
+    const config = loadConfig({ ...env, OPENAI_BASE_URL: "http://127.0.0.1:18099/v1" });
+    assert.deepEqual(config.models, [
+      {
+        name: "mock-model",
+        id: "mock-model",
+        provider: "default",
+        contextWindow: 10000,
+        reasoningEfforts: ["low", "high"],
+      },
+    ]);
+    assert.equal(compactThreshold(config, "mock-model"), 8000);
+    // The same name on both sides: the notice does not say "model X instead of the default model X".
+    assert.deepEqual(config.notices, [
+      'OPENAI_BASE_URL is set in the environment: model "mock-model" at http://127.0.0.1:18099/v1 instead of its provider in ~/.crow/config.yaml (unset OPENAI_BASE_URL to use ~/.crow/config.yaml)',
+    ]);
+  });
+
+  test("CROW_CONTEXT_WINDOW counts for the compaction threshold of the environment's model", async () => {
+    const { env } = await crow();
+    const base = { ...env, OPENAI_BASE_URL: "http://127.0.0.1:1/v1" };
+    const given = loadConfig({ ...base, CROW_MODEL: "m", CROW_CONTEXT_WINDOW: "10000" });
+    assert.equal(compactThreshold(given, "m"), 8000);
+    // Nobody gave a window: the 120 000 default, not 80 % of the assumed 128 000.
+    assert.equal(compactThreshold(loadConfig({ ...base, CROW_MODEL: "m" }), "m"), 120_000);
+  });
+
   test("OPENAI_BASE_URL in .env does not override config.yaml (both are the saved setup): no notice", async () => {
     const { env } = await crow(yaml, "OPENAI_BASE_URL=http://127.0.0.1:18099/v1\n");
     const config = loadConfig(env);
@@ -400,6 +437,16 @@ describe("config errors name the file, the key and what was expected", () => {
         '~/.crow/config.yaml: models.fast.provider: unknown provider "opneai" (did you mean "openai"? known: openai, local)',
         '~/.crow/config.yaml: models.slow.provider: unknown provider "nowhere" (known: openai, local)',
       ].join("\n"),
+    );
+  });
+
+  test("two swapped letters are one typo: provider mokc gets did-you-mean mock", async () => {
+    const { env } = await crow(
+      "providers:\n  mock: { base_url: 'http://127.0.0.1:8080/v1' }\nmodels:\n  fast: { provider: mokc }\n",
+    );
+    assert.equal(
+      configError(() => loadConfig(env)),
+      '~/.crow/config.yaml: models.fast.provider: unknown provider "mokc" (did you mean "mock"? known: mock)',
     );
   });
 

@@ -100,7 +100,8 @@ describe("crow init by flags", () => {
     const before = await ws.read(`home${n}/config.yaml`);
     await ws.write(`home${n}/.env`, "MINE=kept\n");
     const refused = await runInit([`--provider=other=${mock.url}`, "--model=mock-model"], env());
-    assert.equal(refused.code, 1);
+    // Exit 2, as every command's usage errors (the table in crow --help).
+    assert.equal(refused.code, 2);
     assert.equal(
       refused.stderr,
       `crow init: ~/home${n}/config.yaml already exists; rerun with --force to replace it\n`,
@@ -241,8 +242,16 @@ describe("crow init in a terminal", () => {
     await t.expect("Name for mock-model in the model picker [mock-model]: ", "");
     await t.expect("Name for org/big-model in the model picker [big-model]: ", "large");
     await t.expect("Add another provider? [y/N]: ", "");
-    await t.expect("SearXNG URL for web search", "http://127.0.0.1:8888");
+    await t.expect(
+      "SearXNG URL for web search (empty: none saved; web_search then tries http://localhost:2946)",
+      "http://127.0.0.1:8888",
+    );
     await t.expect("[sqlite]: ", "");
+    // What will be written shows before the question (the key's name, never its value).
+    await t.expect("Will write ");
+    await t.expect("      mock-model:");
+    await t.expect("and add to ");
+    await t.expect("MOCK_API_KEY (hidden), SEARXNG_URL=http://127.0.0.1:8888");
     await t.expect("Write the configuration? [Y/n]: ", "y");
     assert.equal(await t.exited, 0, t.screen);
     assert.ok(!t.screen.includes(KEY), "the key is not echoed");

@@ -106,7 +106,8 @@ describe("crow run in a pseudo-terminal", { timeout: 120_000 }, () => {
     run.write("\x03");
     await run.waitFor(/Press Ctrl-C again/, mark);
     run.write("\x03");
-    assert.equal(await run.exited, 130);
+    // Quitting an idle REPL cancels nothing: 0, as with Ctrl-D.
+    assert.equal(await run.exited, 0);
     mock.assertDone();
   });
 

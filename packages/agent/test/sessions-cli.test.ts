@@ -127,7 +127,7 @@ function behaves(kind: string, setup: () => Promise<{ home: string; store: Store
 
     test("unknown ids and bad usage are explained", () => {
       const missing = crowSessions(home, ["show", "no-such-session"]);
-      assert.equal(missing.code, 1);
+      assert.equal(missing.code, 2, "an unknown id is a usage error, as for crow run -s");
       assert.match(missing.stderr, /no session no-such-session in .*'crow sessions list' shows the ids/);
       const usage = crowSessions(home, ["frobnicate"]);
       assert.equal(usage.code, 2);
@@ -148,7 +148,7 @@ function behaves(kind: string, setup: () => Promise<{ home: string; store: Store
       assert.equal(await store.getSession(ids.chat), undefined);
       assert.equal((await store.loadMessages(ids.chat)).length, 0);
       const again = crowSessions(home, ["delete", "-y", ids.chat]);
-      assert.equal(again.code, 1);
+      assert.equal(again.code, 2);
     });
 
     test("delete in a terminal asks: n keeps the session, y deletes it", async () => {

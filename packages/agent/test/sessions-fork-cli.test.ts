@@ -98,7 +98,7 @@ function behaves(kind: string, setup: (ws: TempWorkspace) => Promise<{ store: St
 
     test("unknown ids and bad usage are explained", () => {
       const missing = crowSessions(ws.dir, ["fork", "no-such-session"]);
-      assert.equal(missing.code, 1);
+      assert.equal(missing.code, 2);
       assert.match(missing.stderr, /no session no-such-session in .*'crow sessions list' shows the ids/);
       for (const [args, message] of [
         [["fork"], /fork takes exactly one session id/],

@@ -107,6 +107,13 @@ describe("the viewer in chromium", () => {
     );
     // the chart: one point per request, one compaction, drawn on a canvas
     await page.waitForSelector('#chart[data-requests="6"][data-compactions="1"] canvas');
+    // Before any hover the legend shows the last request's figures, not uPlot's "--" placeholders.
+    const legend = await page.locator("#chart .u-legend .u-value").allTextContents();
+    assert.ok(legend.length >= 3, String(legend));
+    assert.ok(
+      legend.every((value) => value !== "--"),
+      `legend: ${legend.join(" | ")}`,
+    );
     assert.equal(await page.locator(".compaction .before a").textContent(), "4 messages");
     assert.ok((await page.locator(".item.summary").textContent())?.includes("off-by-one"));
     assert.equal(await page.locator(".prompt-version").textContent(), "system_prompt@1");

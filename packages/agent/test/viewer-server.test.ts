@@ -200,6 +200,10 @@ for (const backend of backends) {
         assert.match(res.body, /<h1>Not found<\/h1>/, path);
       }
       assert.match((await get(`${base()}/s/no-such-session`)).body, /There is no session &quot;no-such-session&quot;/);
+      // A unique beginning of an id, as people type it, leads to the session's page.
+      const short = await get(`${base()}/s/${ids.task.slice(0, ids.task.lastIndexOf("-") + 3)}`);
+      assert.equal(short.status, 303);
+      assert.equal(short.headers.location, `/s/${ids.task}`);
       const foreign = await get(`${base()}/`, { Host: "evil.example:80" });
       assert.equal(foreign.status, 403);
       assert.match(foreign.body, /Host "evil.example:80" is not served here/);

@@ -55,6 +55,7 @@ export async function drawChart(element: HTMLElement, url: string): Promise<void
   }
   element.textContent = "";
   const x = data.prompt.map((_, i) => i + 1);
+  const last = x.length - 1;
   const withCost = data.cost.length === data.prompt.length;
   const series: uPlot.Series[] = [
     { label: "request" },
@@ -84,8 +85,11 @@ export async function drawChart(element: HTMLElement, url: string): Promise<void
       axes,
       scales: { x: { time: false } },
       plugins: [compactionLines(data.compactions)],
+      // Without the cursor on the chart the legend reads the last request, not "--".
+      hooks: { setCursor: [(u) => (u.cursor.idx == null ? u.setLegend({ idx: last }) : undefined)] },
     },
     columns,
     element,
   );
+  current.setLegend({ idx: last });
 }

@@ -64,6 +64,14 @@ export interface ToolMessage {
 
 export type ChatMessage = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
 
+/** How a tool call ended, kept with its result message (stored; never sent to the model). */
+export interface ToolOutcome {
+  /** The result is an error (`isError: true`: failed, refused, blocked or cancelled). */
+  isError: boolean;
+  /** From the call starting to run to its result, in ms (0 for a call that never ran). */
+  durationMs: number;
+}
+
 /** A tool as offered to the model (OpenAI function-tool shape). */
 export interface ToolDefinition {
   type: "function";

@@ -141,12 +141,14 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
     });
 
     test("a store made before forks existed is upgraded when opened", async () => {
-      assert.ok(MIGRATIONS.includes("0002_session_forks"));
+      assert.deepEqual(MIGRATIONS.slice(1), ["0002_session_forks", "0003_eval", "0004_tool_result_outcome"]);
       const before = await source();
       // Back to the 0001 schema: what an earlier Crow left behind (the later migrations undone too).
       const db = (store as unknown as { db: Kysely<unknown> }).db;
       await sql`drop table eval_trials`.execute(db);
       await sql`drop table eval_runs`.execute(db);
+      await sql`alter table messages drop column is_error`.execute(db);
+      await sql`alter table messages drop column duration_ms`.execute(db);
       await sql`alter table sessions drop column forked_from`.execute(db);
       await sql`delete from crow_migrations where name >= '0002'`.execute(db);
       await store.close();

@@ -38,9 +38,20 @@ export interface SelectorState {
   reasoningEffort: string | undefined;
 }
 
+/** The value that sends no `reasoning_effort` when a model has a level literally named "default". */
+export const PROVIDER_THOUGHT = "provider-default";
+
 /** The `reasoning_effort` levels of the session's model (none when it has no `reasoning_effort` configured). */
 function thoughtLevels(config: AgentConfig, model: string | undefined): string[] {
-  return (findModel(config, model)?.reasoningEfforts ?? []).filter((level) => level !== DEFAULT_THOUGHT);
+  return findModel(config, model)?.reasoningEfforts ?? [];
+}
+
+/**
+ * The select value that sends no `reasoning_effort`: "default", unless the model has a level of that name (which
+ * then is that level, sent as is).
+ */
+function noEffortValue(levels: readonly string[]): string {
+  return levels.includes(DEFAULT_THOUGHT) ? PROVIDER_THOUGHT : DEFAULT_THOUGHT;
 }
 
 /** The model select (when models are configured), the thought level (when the model has levels), the mode. */
@@ -59,15 +70,16 @@ export function configOptions(config: AgentConfig, state: SelectorState): Sessio
   const levels = thoughtLevels(config, state.model);
   if (levels.length > 0) {
     const chosen = state.reasoningEffort;
+    const none = noEffortValue(levels);
     options.push({
       id: THOUGHT_OPTION,
       name: "Thought level",
       description: "How hard the model reasons before answering (reasoning_effort)",
       category: "thought_level",
       type: "select",
-      currentValue: chosen !== undefined && levels.includes(chosen) ? chosen : DEFAULT_THOUGHT,
+      currentValue: chosen !== undefined && levels.includes(chosen) ? chosen : none,
       options: [
-        { value: DEFAULT_THOUGHT, name: "Default", description: "Send no reasoning_effort: the provider decides" },
+        { value: none, name: "Provider's default", description: "Send no reasoning_effort: the provider decides" },
         ...levels.map((level) => ({ value: level, name: level })),
       ],
     });
@@ -120,12 +132,13 @@ export function setConfigOption(config: AgentConfig, session: CrowSession, confi
   }
   const levels = thoughtLevels(config, session.model);
   if (configId === THOUGHT_OPTION && levels.length > 0) {
-    if (value === DEFAULT_THOUGHT) {
+    const none = noEffortValue(levels);
+    if (value === none) {
       session.setReasoningEffort(undefined);
       return;
     }
     if (typeof value !== "string" || !levels.includes(value)) {
-      const known = [DEFAULT_THOUGHT, ...levels].join(", ");
+      const known = [none, ...levels].join(", ");
       throw RequestError.invalidParams(undefined, `unknown thought level "${String(value)}" (${known})`);
     }
     session.setReasoningEffort(value);

@@ -97,7 +97,9 @@ export async function runWizard(p: Prompter): Promise<InitPlan> {
     plan.models.push(...(await pickModels(p, provider, modelNames)));
   } while (await p.confirm("Add another provider?", false));
 
-  const searxng = await p.ask("SearXNG URL for web search (empty: skip, http://localhost:2946 is assumed)");
+  const searxng = await p.ask(
+    "SearXNG URL for web search (empty: none saved; web_search then tries http://localhost:2946)",
+  );
   if (searxng) plan.searxngUrl = searxng;
   for (;;) {
     const db = await p.ask("Session store: sqlite, or a postgresql://user:password@host:port/db URI", {

@@ -17,6 +17,7 @@ import {
   type InitPlan,
   keyVariable,
   type PlannedProvider,
+  renderPlan,
   writePlan,
 } from "./init-plan.js";
 import { runWizard } from "./init-wizard.js";
@@ -147,6 +148,25 @@ function summary(plan: InitPlan, files: { config: string; dotenv: string }, show
   return lines.join("\n");
 }
 
+/** What the wizard is about to write: config.yaml's text and the names of the .env variables (secrets hidden). */
+function preview(plan: InitPlan, home: string, shown: (file: string) => string): string {
+  const { yaml, env } = renderPlan(plan, home);
+  const files = configFiles(home);
+  const variables = Object.entries(env).map(([name, value]) =>
+    name === "SEARXNG_URL" ? `${name}=${value}` : `${name} (hidden)`,
+  );
+  const indented = yaml
+    .trimEnd()
+    .split("\n")
+    .map((line) => `    ${line}`)
+    .join("\n");
+  return [
+    `Will write ${shown(files.config)}:`,
+    indented,
+    variables.length > 0 ? `and add to ${shown(files.dotenv)}: ${variables.join(", ")}` : `and no .env variables.`,
+  ].join("\n");
+}
+
 /** Runs `crow init` with its arguments (after `init`). Resolves to the exit code. */
 export async function runInit(args: string[], io: InitIo = {}): Promise<number> {
   const output = io.output ?? process.stdout;
@@ -207,6 +227,8 @@ export async function runInit(args: string[], io: InitIo = {}): Promise<number> 
         const problems = checkPlan(plan);
         if (problems.length > 0) throw new UsageError(problems.join("; "));
         if (values.searxng && !plan.searxngUrl) plan.searxngUrl = values.searxng;
+        // What will be written, before asking: config.yaml as it will read, and the .env names (never the values).
+        prompter.say(preview(plan, home, shown));
         if (!(await prompter.confirm("Write the configuration?", true))) {
           prompter.say("Nothing written.");
           return 1;
@@ -227,7 +249,7 @@ export async function runInit(args: string[], io: InitIo = {}): Promise<number> 
     }
     if (error instanceof ConfigExists) {
       errors.write(`crow init: ${shown(error.file)} already exists; rerun with --force to replace it\n`);
-      return 1;
+      return 2;
     }
     if (error instanceof UsageError) {
       errors.write(`crow init: ${error.message}\n`);

@@ -46,7 +46,7 @@ async function confirmAtTerminal(question: string): Promise<boolean | "no-termin
   }
 }
 
-/** Runs `crow sessions …`; resolves to the exit code (0 ok, 1 failure, 2 bad usage). */
+/** Runs `crow sessions …`; resolves to the exit code (0 ok, 1 failure, 2 bad usage, an unknown id, a bad setup). */
 export async function runSessions(argv: string[], io: Partial<Io> = {}): Promise<number> {
   const out = io.out ?? ((text: string) => process.stdout.write(text));
   const err = io.err ?? ((text: string) => process.stderr.write(text));
@@ -71,7 +71,7 @@ export async function runSessions(argv: string[], io: Partial<Io> = {}): Promise
   } catch (error) {
     // A configuration the user must fix is a usage error (2), as for `crow run` and `crow acp`.
     err(`crow sessions: ${(error as Error).message}\n`);
-    return error instanceof ConfigError ? 2 : 1;
+    return error instanceof ConfigError || (error as Error).name === "StoreLocationError" ? 2 : 1;
   }
   try {
     if (parsed.command === "serve") {
@@ -155,10 +155,36 @@ function serveOptions(
 
 type Parsed = Exclude<ReturnType<typeof parse>, { help: true }>;
 
+/**
+ * The whole ids the arguments name (each a whole id or a unique beginning of one), or undefined after saying which
+ * one names no session or several (a usage error, 2, as for `crow run -s`).
+ */
+async function resolveIds(store: Store, typed: readonly string[], io: Io): Promise<string[] | undefined> {
+  const { AmbiguousSessionIdError, resolveSessionId } = await import("@crow/core");
+  const ids: string[] = [];
+  for (const id of typed) {
+    try {
+      const full = await resolveSessionId(store, id);
+      if (full === undefined) {
+        io.err(`crow sessions: no session ${id} in ${store.location}. 'crow sessions list' shows the ids.\n`);
+        return undefined;
+      }
+      ids.push(full);
+    } catch (error) {
+      if (!(error instanceof AmbiguousSessionIdError)) throw error;
+      io.err(`crow sessions: ${error.message}\n`);
+      return undefined;
+    }
+  }
+  return ids;
+}
+
 async function dispatch(parsed: Parsed, store: Store, io: Io): Promise<number> {
-  const { command, ids, values } = parsed;
+  const { command, values } = parsed;
   if (command === "list")
     return list(store, io, { cwd: values.cwd, limit: parsed.limit, all: values.all, json: values.json });
+  const ids = await resolveIds(store, parsed.ids, io);
+  if (!ids) return 2;
   if (command === "delete") {
     if (!values.yes) {
       const asked = await (io.confirm ?? confirmAtTerminal)(
@@ -188,7 +214,7 @@ async function dispatch(parsed: Parsed, store: Store, io: Io): Promise<number> {
   const session = await store.getSession(id);
   if (!session || session.archivedFrom) {
     io.err(`crow sessions: no session ${id} in ${store.location}. 'crow sessions list' shows the ids.\n`);
-    return 1;
+    return 2;
   }
   const messages = await store.loadMessages(id);
   const asJson = command === "show" ? values.json === true : parsed.format === "json";
@@ -263,7 +289,7 @@ async function fork(
   } catch (error) {
     if (!(error instanceof SessionNotFoundError)) throw error;
     io.err(`crow sessions: no session ${id} in ${store.location}. 'crow sessions list' shows the ids.\n`);
-    return 1;
+    return 2;
   }
   if (options.json) {
     io.out(`${JSON.stringify(created, null, 2)}\n`);

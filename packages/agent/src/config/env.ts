@@ -25,12 +25,18 @@ export function envInteger(env: Env, name: string, min: number): number | undefi
 }
 
 /** `CROW_MODEL` first, then the rest of `CROW_MODELS` (comma-separated), on the environment's provider. */
-export function envModels(env: Env, contextWindow: number): ModelConfig[] {
+export function envModels(env: Env, contextWindow: number, assumed = false): ModelConfig[] {
   const listed = (env.CROW_MODELS ?? "")
     .split(",")
     .map((m) => m.trim())
     .filter((m) => m.length > 0);
   const first = env.CROW_MODEL?.trim() || listed[0];
   const names = first ? [first, ...listed.filter((m) => m !== first)] : [];
-  return names.map((name) => ({ name, id: name, provider: ENV_PROVIDER, contextWindow }));
+  return names.map((name) => ({
+    name,
+    id: name,
+    provider: ENV_PROVIDER,
+    contextWindow,
+    ...(assumed ? { contextWindowAssumed: true as const } : {}),
+  }));
 }

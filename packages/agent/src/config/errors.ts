@@ -32,19 +32,25 @@ export function keyPath(parts: readonly PropertyKey[]): string {
   return out || "(top level)";
 }
 
-/** Levenshtein distance, for "did you mean" hints on misspelled keys and names. */
+/**
+ * Edit distance counting a swap of two neighbouring letters as one edit (optimal string alignment), for "did you
+ * mean" hints on misspelled keys and names: `mokc` is one typo away from `mock`, not two.
+ */
 function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  const at = (i: number, j: number): number => rows[i]?.[j] ?? 0;
   for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0] as number;
-    row[0] = i;
+    const row = rows[i] as number[];
     for (let j = 1; j <= b.length; j++) {
-      const above = row[j] as number;
-      row[j] = Math.min(above + 1, (row[j - 1] as number) + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, at(i - 2, j - 2) + 1);
+      row[j] = best;
     }
   }
-  return row[b.length] as number;
+  return at(a.length, b.length);
 }
 
 /** The closest candidate when it is plausibly a typo of `word` (case-insensitive, at most a third of it differs). */

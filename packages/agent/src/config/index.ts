@@ -18,5 +18,6 @@ export {
   providerProblem,
   usageCost,
 } from "./models.js";
+export { adoptSingleModel } from "./single-model.js";
 export type * from "./types.js";
 export { preloadYaml } from "./yaml.js";

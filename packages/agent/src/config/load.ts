@@ -134,7 +134,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
   }
   const shown = yamlText === undefined ? undefined : show(files.config);
 
-  const contextWindow = envInteger(lookup, "CROW_CONTEXT_WINDOW", 1) ?? DEFAULT_CONTEXT_WINDOW;
+  const windowFromEnv = envInteger(lookup, "CROW_CONTEXT_WINDOW", 1);
+  const contextWindow = windowFromEnv ?? DEFAULT_CONTEXT_WINDOW;
+  const windowAssumed = windowFromEnv === undefined;
   const providers: Record<string, ProviderConfig> = fileProviders(file.providers, raw, shown ?? "", origin);
   let models: ModelConfig[] = [];
   const fileModels = Object.entries(file.models ?? {});
@@ -154,6 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
         id: entry.model ?? name,
         provider: entry.provider,
         contextWindow: entry.context_window ?? contextWindow,
+        ...(entry.context_window === undefined && windowAssumed ? { contextWindowAssumed: true as const } : {}),
       };
       const efforts = entry.reasoning_effort === true ? DEFAULT_REASONING_EFFORTS : entry.reasoning_effort;
       if (Array.isArray(efforts)) model.reasoningEfforts = [...new Set(efforts)];
@@ -172,7 +175,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     // No models in the file (or no file): the environment's provider and models, as before config files existed.
     const provider = envProvider(lookup, origin);
     if (provider && !providers[ENV_PROVIDER]) providers[ENV_PROVIDER] = provider;
-    models = envModels(lookup, contextWindow);
+    models = envModels(lookup, contextWindow, windowAssumed);
   }
 
   let model = models[0]?.name;
@@ -187,7 +190,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
   const notices: string[] = [];
   const override =
     fileModels.length > 0
-      ? environmentOverride(env, lookup, origin, providers, models, model, contextWindow, shown as string)
+      ? environmentOverride(
+          env,
+          lookup,
+          origin,
+          providers,
+          models,
+          model,
+          { contextWindow, windowAssumed },
+          shown as string,
+        )
       : undefined;
   const wanted = fileModels.length > 0 && !override ? lookup.CROW_MODEL?.trim() : undefined;
   if (override) {

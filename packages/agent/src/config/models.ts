@@ -49,14 +49,12 @@ export const COMPACT_FRACTION = 0.8;
 
 /**
  * Prompt tokens above which a session of `model` is compacted: `MAX_COMPACT_TOKENS` when set, else 80 % of the
- * model's configured `context_window`, else 120 000.
+ * model's context window however it was given (`context_window`, `CROW_CONTEXT_WINDOW`), else 120 000.
  */
 export function compactThreshold(config: AgentConfig, model: string | undefined): number {
   if (config.maxCompactTokens !== undefined) return config.maxCompactTokens;
   const found = findModel(config, model);
-  if (found && found.contextWindow !== config.contextWindow) {
-    return Math.floor(found.contextWindow * COMPACT_FRACTION);
-  }
+  if (found && !found.contextWindowAssumed) return Math.floor(found.contextWindow * COMPACT_FRACTION);
   return 120_000;
 }
 

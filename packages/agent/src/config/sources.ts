@@ -87,7 +87,7 @@ export function environmentOverride(
   providers: Record<string, ProviderConfig>,
   models: ModelConfig[],
   fileDefault: string | undefined,
-  contextWindow: number,
+  window: { contextWindow: number; windowAssumed: boolean },
   shown: string,
 ): Override | undefined {
   if (!env.OPENAI_BASE_URL?.trim()) return undefined;
@@ -99,15 +99,33 @@ export function environmentOverride(
   const base = configured(wanted) ?? configured(fileDefault);
   const firstId = wanted ? (configured(wanted)?.id ?? wanted) : base?.id;
   if (!firstId) return undefined;
-  const listed = envModels({ CROW_MODEL: firstId, CROW_MODELS: lookup.CROW_MODELS }, contextWindow).map((m) => ({
-    ...m,
-    contextWindow: m.id === base?.id ? base.contextWindow : m.contextWindow,
-  }));
+  // An environment model that stands for a configured one (the default's id, or the same name) keeps what the
+  // file says about it: its context window and its reasoning levels.
+  const listed = envModels(
+    { CROW_MODEL: firstId, CROW_MODELS: lookup.CROW_MODELS },
+    window.contextWindow,
+    window.windowAssumed,
+  ).map((m) => {
+    const same = m.id === base?.id ? base : models.find((c) => c.name === m.name);
+    if (!same) return m;
+    const { contextWindowAssumed: _assumed, ...rest } = m;
+    return {
+      ...rest,
+      contextWindow: same.contextWindow,
+      ...(same.contextWindowAssumed ? { contextWindowAssumed: true as const } : {}),
+      ...(same.reasoningEfforts ? { reasoningEfforts: same.reasoningEfforts } : {}),
+    };
+  });
   providers[ENV_PROVIDER] = provider;
   const names = new Set(listed.map((m) => m.name));
   const kept = models.filter((m) => !names.has(m.name));
   models.splice(0, models.length, ...listed, ...kept);
-  const replaced = fileDefault ? ` instead of the default model "${fileDefault}" of ${shown}` : ` instead of ${shown}`;
+  const replaced =
+    fileDefault === firstId
+      ? ` instead of its provider in ${shown}`
+      : fileDefault
+        ? ` instead of the default model "${fileDefault}" of ${shown}`
+        : ` instead of ${shown}`;
   return {
     model: firstId,
     notice: `OPENAI_BASE_URL is set in the environment: model "${firstId}" at ${provider.baseURL}${replaced} (unset OPENAI_BASE_URL to use ${shown})`,

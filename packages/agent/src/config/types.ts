@@ -47,6 +47,11 @@ export interface ModelConfig {
   provider: string;
   /** Context window in tokens (usage_update `size`; compaction threshold). */
   contextWindow: number;
+  /**
+   * True when nobody gave the window (no `context_window`, no `CROW_CONTEXT_WINDOW`): `contextWindow` is then the
+   * 128 000 default and compaction keeps its own 120 000 default instead of 80 % of a guess.
+   */
+  contextWindowAssumed?: true;
   price?: Price;
   /** The `reasoning_effort` values it accepts (config `reasoning_effort`); absent: it gets none. */
   reasoningEfforts?: string[];

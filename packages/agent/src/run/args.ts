@@ -2,6 +2,7 @@
 import { statSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { EXIT_CODES_HELP } from "../exit-codes.js";
 
 export const RUN_HELP = `Usage: crow run [prompt…] [options]
 
@@ -14,15 +15,15 @@ Options:
   -c, --cwd DIR         working directory of the session (default: the current directory)
       --model M         model for this session (one of the configured models)
       --mode M          permission mode: code (tools run freely), ask (confirm changes), read-only
-      --json            one JSON event per line on stdout (session, update, plan, permission, stop, error)
+      --thought LEVEL   thought level (reasoning_effort) for a model configured with levels, e.g. low or high
+      --json            one JSON event per line on stdout (session, update, plan, permission, notice, stop, error)
   -y, --yes             allow every permission request without asking
   -h, --help            show this help
 
 In the REPL: /exit or Ctrl-D quits (or Ctrl-C twice at an empty prompt); the agent's commands (/help, /compact,
 /clear, …) work as in an editor. Ctrl-C cancels the running turn; a second Ctrl-C quits.
 
-Exit codes: 0 done, 1 error (provider, agent), 2 bad usage or configuration, 3 stopped early (token or step limit, refusal),
-130 cancelled.`;
+${EXIT_CODES_HELP}`;
 
 export interface RunOptions {
   /** The prompt given as arguments (joined by spaces). */
@@ -33,6 +34,8 @@ export interface RunOptions {
   cwd: string;
   model?: string;
   mode?: string;
+  /** `--thought`: the session's thought level (the `thought_level` select). */
+  thought?: string;
   json: boolean;
   yes: boolean;
 }
@@ -60,7 +63,7 @@ export function parseRunArgs(argv: readonly string[], base: string = process.cwd
     throw new UsageError(`--cwd ${values.cwd}: no such directory`);
   }
   if (!isDir) throw new UsageError(`--cwd ${values.cwd}: not a directory`);
-  for (const name of ["session", "model", "mode"] as const) {
+  for (const name of ["session", "model", "mode", "thought"] as const) {
     if (values[name] !== undefined && values[name].trim() === "") throw new UsageError(`--${name} needs a value`);
   }
   const prompt = positionals.join(" ");
@@ -73,6 +76,7 @@ export function parseRunArgs(argv: readonly string[], base: string = process.cwd
       cwd,
       ...(values.model ? { model: values.model } : {}),
       ...(values.mode ? { mode: values.mode } : {}),
+      ...(values.thought ? { thought: values.thought } : {}),
       json: values.json ?? false,
       yes: values.yes ?? false,
     },
@@ -88,6 +92,7 @@ function parse(argv: readonly string[]) {
       cwd: { type: "string", short: "c" },
       model: { type: "string" },
       mode: { type: "string" },
+      thought: { type: "string" },
       json: { type: "boolean" },
       yes: { type: "boolean", short: "y" },
       help: { type: "boolean", short: "h" },

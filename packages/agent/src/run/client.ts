@@ -5,19 +5,14 @@
  * (`session/cancel`) and a second Ctrl-C quits at once.
  */
 import {
-  type ClientContext,
   methods,
   type PermissionOption,
-  PROTOCOL_VERSION,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
-  type SessionConfigOption,
-  type SessionModeState,
   type SessionNotification,
   type StopReason,
 } from "@agentclientprotocol/sdk";
 import type { AgentConfig } from "../config/index.js";
-import { VERSION } from "../version.js";
 import { AgentExitedError, type AgentProcess, startAgent } from "./agent-process.js";
 import { type RunOptions, UsageError } from "./args.js";
 import { Keyboard, type KeyboardInput } from "./keyboard.js";
@@ -25,6 +20,7 @@ import { promptBlocks } from "./mentions.js";
 import { JsonOutput, type RunOutput } from "./output.js";
 import { PreflightError, preflight } from "./preflight.js";
 import { replBanner, runRepl } from "./repl.js";
+import { configure, openSession } from "./session-setup.js";
 import { StrippedOutput } from "./stripped-output.js";
 import { TerminalOutput } from "./terminal-output.js";
 
@@ -79,11 +75,6 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-function selectValues(option: SessionConfigOption): string[] {
-  if (option.type !== "select") return [];
-  return option.options.flatMap((o) => ("options" in o ? o.options.map((x) => x.value) : [o.value]));
-}
-
 /** Runs `crow run` with parsed options; resolves with the exit code. */
 export async function runClient(options: RunOptions, io: RunIO = processIO()): Promise<number> {
   const json = options.json;
@@ -103,7 +94,7 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
   const keyboard = new Keyboard(io.stdin, tty ? io.stdout : io.stderr);
   let config: AgentConfig;
   try {
-    const checked = preflight(options, io.env);
+    const checked = await preflight(options, io.env);
     config = checked.config;
     for (const notice of checked.notices) output.notice(notice);
   } catch (error) {
@@ -256,7 +247,7 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
 
   let code: number = EXIT.ok;
   try {
-    const opened = await openSession(agent, options, (id) => {
+    const opened = await openSession(agent, options, config, (id) => {
       sessionId = id;
       replaying = true;
     });
@@ -275,8 +266,9 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
     if (options.interactive) {
       const select = opened.configOptions?.find((o) => o.category === "model");
       output.notice(replBanner(options.model ?? (select ? String(select.currentValue) : undefined), options.cwd));
-      const end = await runRepl({ keyboard, output, tty, runTurn });
-      code = end === "interrupted" ? EXIT.cancelled : EXIT.ok;
+      // Quitting an idle REPL cancels nothing: Ctrl-C twice ends it as Ctrl-D and /exit do (0).
+      await runRepl({ keyboard, output, tty, runTurn });
+      code = EXIT.ok;
     }
   } catch (error) {
     if (error instanceof UsageError) code = usage(output, error.message);
@@ -286,7 +278,8 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
       code = EXIT.usage;
     } else {
       output.error(describe(error));
-      code = EXIT.error;
+      // The agent could not open the store where it is configured: a setup problem like a bad config (2).
+      code = (error as { data?: { setup?: unknown } } | undefined)?.data?.setup ? EXIT.usage : EXIT.error;
     }
   } finally {
     process.off("SIGINT", interrupt);
@@ -312,87 +305,4 @@ async function forget(agent: AgentProcess, sessionId: string): Promise<void> {
 function usage(output: RunOutput, message: string): number {
   output.error(`${message}\nRun 'crow run --help' for usage.`);
   return EXIT.usage;
-}
-
-interface OpenedSession {
-  sessionId: string;
-  modes?: SessionModeState | null;
-  configOptions?: SessionConfigOption[] | null;
-}
-
-/** JSON-RPC "resource not found" (ACP's answer to session/load of an unknown id). */
-const NOT_FOUND = -32002;
-
-/** initialize, then session/new or session/load (`beforeLoad` runs first so the replay is attributed). */
-async function openSession(
-  agent: AgentProcess,
-  options: RunOptions,
-  beforeLoad: (sessionId: string) => void,
-): Promise<OpenedSession> {
-  const conn: ClientContext = agent.agent;
-  const init = await agent.guard(
-    conn.request(methods.agent.initialize, {
-      protocolVersion: PROTOCOL_VERSION,
-      // No fs/terminal: the agent uses its own tools (crow-mcp), which is what a terminal user wants.
-      // Notices (retries, the runtime's warnings) are shown on stderr, apart from the answer.
-      clientCapabilities: {
-        fs: { readTextFile: false, writeTextFile: false },
-        terminal: false,
-        session: { notices: {} },
-      },
-      clientInfo: { name: "crow-run", title: "crow run", version: VERSION },
-    }),
-  );
-  if (options.session === undefined) {
-    const created = await agent.guard(conn.request(methods.agent.session.new, { cwd: options.cwd, mcpServers: [] }));
-    return created;
-  }
-  if (!init.agentCapabilities?.loadSession) {
-    throw new Error("this version of the agent cannot continue sessions (it does not support session/load)");
-  }
-  beforeLoad(options.session);
-  try {
-    const loaded = await agent.guard(
-      conn.request(methods.agent.session.load, { sessionId: options.session, cwd: options.cwd, mcpServers: [] }),
-    );
-    return { sessionId: options.session, ...loaded };
-  } catch (error) {
-    if (error instanceof AgentExitedError) throw error;
-    if ((error as { code?: unknown }).code === NOT_FOUND) {
-      throw new UsageError(`no stored session "${options.session}" (see the ids with: crow sessions list)`);
-    }
-    throw new Error(`cannot continue session "${options.session}": ${describe(error)}`);
-  }
-}
-
-/** `--mode` through session/set_mode and `--model` through the model select (session/set_config_option). */
-async function configure(
-  agent: AgentProcess,
-  sessionId: string,
-  options: RunOptions,
-  modes: SessionModeState | null | undefined,
-  configOptions: SessionConfigOption[] | null | undefined,
-): Promise<void> {
-  if (options.mode) {
-    const ids = (modes?.availableModes ?? []).map((m) => m.id);
-    if (ids.length > 0 && !ids.includes(options.mode)) {
-      throw new UsageError(`unknown mode "${options.mode}" (available: ${ids.join(", ")})`);
-    }
-    await agent.guard(agent.agent.request(methods.agent.session.setMode, { sessionId, modeId: options.mode }));
-  }
-  if (options.model) {
-    const select = configOptions?.find((o) => o.category === "model");
-    if (!select) throw new UsageError(`--model ${options.model}: the agent offers no model selection`);
-    const values = selectValues(select);
-    if (values.length > 0 && !values.includes(options.model)) {
-      throw new UsageError(`unknown model "${options.model}" (available: ${values.join(", ")})`);
-    }
-    await agent.guard(
-      agent.agent.request(methods.agent.session.setConfigOption, {
-        sessionId,
-        configId: select.id,
-        value: options.model,
-      }),
-    );
-  }
 }

@@ -3,7 +3,14 @@
  * and `--mode`/`--model` name something that exists. A failure here is a usage or configuration error (exit 2) and
  * nothing is stored: no session is opened for a run that could not have reached the model.
  */
-import { type AgentConfig, ConfigError, findModel, loadConfig, providerProblem } from "../config/index.js";
+import {
+  type AgentConfig,
+  adoptSingleModel,
+  ConfigError,
+  findModel,
+  loadConfig,
+  providerProblem,
+} from "../config/index.js";
 import { MODES } from "../session/modes.js";
 import { type RunOptions, UsageError } from "./args.js";
 
@@ -15,7 +22,10 @@ export class PreflightError extends Error {}
  * notices to show on stderr (which source won where config.yaml and the environment disagree). Throws `UsageError`
  * for a bad `--mode`/`--model`, `PreflightError` for an unusable configuration.
  */
-export function preflight(options: RunOptions, env: NodeJS.ProcessEnv): { config: AgentConfig; notices: string[] } {
+export async function preflight(
+  options: RunOptions,
+  env: NodeJS.ProcessEnv,
+): Promise<{ config: AgentConfig; notices: string[] }> {
   if (options.mode !== undefined && !MODES.some((m) => m.id === options.mode)) {
     throw new UsageError(`unknown mode "${options.mode}" (available: ${MODES.map((m) => m.id).join(", ")})`);
   }
@@ -26,6 +36,7 @@ export function preflight(options: RunOptions, env: NodeJS.ProcessEnv): { config
     if (error instanceof ConfigError) throw new PreflightError(error.message);
     throw error;
   }
+  const adopted = options.model === undefined ? await adoptSingleModel(config, env) : undefined;
   if (options.model !== undefined && config.models.length > 0 && !findModel(config, options.model)) {
     throw new UsageError(
       `unknown model "${options.model}" (available: ${config.models.map((m) => m.name).join(", ")})`,
@@ -36,5 +47,5 @@ export function preflight(options: RunOptions, env: NodeJS.ProcessEnv): { config
     const problem = providerProblem(config, options.model ?? config.model);
     if (problem) throw new PreflightError(problem);
   }
-  return { config, notices: config.notices };
+  return { config, notices: adopted ? [...config.notices, adopted] : config.notices };
 }

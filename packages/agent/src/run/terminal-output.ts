@@ -316,7 +316,9 @@ export class TerminalOutput implements RunOutput {
     // A thinking aid (the todo tool) shows as what it produced, the plan; only its failure gets a line.
     if (state.kind === "think" && state.status !== "failed") return;
     const changed = !known || before !== state.status;
-    if (changed) this.drawTool(state);
+    const finished = state.status === "completed" || state.status === "failed";
+    // Piped or redirected, a line cannot be redrawn: one line per call, when it finished (a log, not a display).
+    if (changed && (this.options.tty || finished)) this.drawTool(state);
     if ((state.status === "completed" || state.status === "failed") && !state.detailed) {
       state.detailed = true;
       this.details(state);

@@ -80,7 +80,7 @@ export async function figures(store: Store, session: SessionRecord, prices: Pric
   for (const history of [...archives, session]) {
     for (let from = 0; ; ) {
       const page: StoredMessage[] = await store.loadMessagePage(history.id, { fromSeq: from, limit: 1000 });
-      for (const { message, usage } of page) {
+      for (const { message, usage, outcome } of page) {
         if (usage) {
           out.requests++;
           out.promptTokens += usage.promptTokens;
@@ -89,7 +89,8 @@ export async function figures(store: Store, session: SessionRecord, prices: Pric
         }
         if (message.role === "user") out.userMessages++;
         if (message.role === "assistant") out.toolCalls += message.tool_calls?.length ?? 0;
-        if (message.role === "tool" && isErrorResult(typeof message.content === "string" ? message.content : "")) {
+        const text = message.role === "tool" && typeof message.content === "string" ? message.content : "";
+        if (message.role === "tool" && isErrorResult(text, outcome?.isError)) {
           out.toolErrors++;
         }
       }

@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Store } from "@crow/core";
+import { resolveSessionId, type Store } from "@crow/core";
 import { ownPackageRoot } from "../package-paths.js";
 import { comparePage } from "./compare-page.js";
 import { evalComparePage, evalRunPage, evalRunsPage, evalSide } from "./eval-page.js";
@@ -119,6 +119,14 @@ async function route(
   }
   if (parts[0] === "s" && parts[1] && parts.length <= 3) {
     const session = await store.getSession(parts[1]);
+    if (!session && parts.length === 2) {
+      // A unique beginning of an id (as typed after crow run -s) goes to the whole id's page.
+      const full = await resolveSessionId(store, parts[1]).catch(() => undefined);
+      if (full) {
+        res.writeHead(303, { ...SECURITY_HEADERS, Location: `/s/${encodeURIComponent(full)}` });
+        return res.end();
+      }
+    }
     if (!session) return page(res, 404, notFoundPage(`There is no session "${parts[1]}" in ${store.location}.`));
     if (parts.length === 2) return page(res, 200, await sessionPage(store, session, prices));
     if (parts[2] === "timeline") {

@@ -20,10 +20,31 @@ export interface TimelinePage {
   more: boolean;
 }
 
+/**
+ * A file or directory attached to a prompt, as the agent inlined it (prompt-content.ts): `File PATH:` or `File PATH
+ * (lines …):`, a directory listing, or an editor's embedded resource (`file_location: URI`). Its lines are content,
+ * not Markdown: they keep their line breaks.
+ */
+const ATTACHMENT = /^(File [^\n]+:|Directory [^\n]+ entries\):|file_location: [^\n]+)\n/;
+
+/** One text part of a user message: an attachment as its heading and its lines verbatim, anything else Markdown. */
+function userText(text: string): SafeHtml {
+  const attached = ATTACHMENT.exec(text);
+  if (!attached) return html`<div class="md">${markdown(text)}</div>`;
+  const heading = (attached[1] ?? "").replace(/:$/, "");
+  return html`<details class="attachment" open><summary>${heading}</summary><pre>${text.slice(attached[0].length)}</pre></details>`;
+}
+
 function userItem(stored: StoredMessage, content: UserMessage["content"]): SafeHtml {
-  const { text, images: urls } = contentParts(content);
+  const parts = typeof content === "string" || content === null ? [content ?? ""] : content;
+  const texts = parts.map((part) => (typeof part === "string" ? part : part.type === "text" ? part.text : undefined));
+  const { images: urls } = contentParts(content);
+  // Non-text parts other than shown images ([audio], an image that cannot be shown) keep their placeholder.
+  const others = contentParts(
+    parts.filter((part): part is Exclude<typeof part, string> => typeof part !== "string" && part.type !== "text"),
+  ).text;
   return html`<article class="item user" data-seq="${stored.seq}"><div class="who">user <time>${when(stored.createdAt)}</time></div>
-<div class="md">${markdown(text)}</div>${images(urls)}</article>`;
+${texts.filter((t): t is string => t !== undefined).map(userText)}${others ? html`<div class="md">${markdown(others)}</div>` : ""}${images(urls)}</article>`;
 }
 
 function assistantItem(
@@ -77,7 +98,9 @@ export function renderItems(
         const tool = result.message as ToolMessage;
         results.set(tool.tool_call_id, {
           content: tool.content,
-          durationMs: Math.max(0, Date.parse(result.createdAt) - started),
+          // What the store kept; rows from before it did: inferred from the timestamps and the text.
+          durationMs: result.outcome?.durationMs ?? Math.max(0, Date.parse(result.createdAt) - started),
+          ...(result.outcome ? { isError: result.outcome.isError } : {}),
         });
         paired.add(j);
       }

@@ -13,16 +13,19 @@ export type CallStatus = "ok" | "error" | "running";
 
 export interface CallResult {
   content: string | ContentPart[];
-  /** Milliseconds from the request's response to the stored result. */
+  /** How long the call ran (stored), or, for rows stored before that, from the response to the stored result. */
   durationMs?: number;
+  /** The stored error flag; absent on rows stored before it was kept (then read from the text). */
+  isError?: boolean;
 }
 
 /**
- * Whether a result reports a failure. The store keeps the result text the model saw, not the `isError` flag, so
- * this reads the shapes Crow's failures take: tool and loop errors start with "Error", cancellations and failed
+ * Whether a result reports a failure: the stored `isError` flag when the row has it; for rows stored before it was
+ * kept, the shapes Crow's failures take: tool and loop errors start with "Error", cancellations and failed
  * subagents say so in their first words.
  */
-export function isErrorResult(text: string): boolean {
+export function isErrorResult(text: string, stored?: boolean): boolean {
+  if (stored !== undefined) return stored;
   return /^(Error\b|Tool call cancelled|The subagent (failed|was cancelled))/.test(text.trimStart());
 }
 
@@ -112,7 +115,7 @@ function subagentLink(text: string): SafeHtml | undefined {
 export function renderToolCall(call: ToolCall, result: CallResult | undefined): SafeHtml {
   const { summary, body, terminal } = describeArgs(call);
   const parts = result ? contentParts(result.content) : undefined;
-  const status: CallStatus = !parts ? "running" : isErrorResult(parts.text) ? "error" : "ok";
+  const status: CallStatus = !parts ? "running" : isErrorResult(parts.text, result?.isError) ? "error" : "ok";
   const resultClass = terminal ? "result terminal" : "result";
   const shortSummary = summary.length > 120 ? `${summary.slice(0, 119)}…` : summary;
   return html`<details class="tool status-${status}" data-call-id="${call.id}" data-tool="${call.function.name}" ${status === "error" ? "open" : ""}>

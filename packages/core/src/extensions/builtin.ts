@@ -122,9 +122,11 @@ export function persistenceExtension(
       reported.add(session);
       session.notify(`The session could not be saved (${message}); it continues in memory only.`, "warning");
     };
-    crow.on("message", async ({ message, usage }, { session }) => {
+    crow.on("message", async ({ message, usage, outcome }, { session }) => {
       try {
-        await store.appendMessages(session.id, [usage ? { message, usage } : { message }]);
+        await store.appendMessages(session.id, [
+          { message, ...(usage ? { usage } : {}), ...(outcome ? { outcome } : {}) },
+        ]);
       } catch (error) {
         return failed(session, `a ${message.role} message`, error);
       }

@@ -1,5 +1,5 @@
 import type { FinishReason, LlmError, RequestParams } from "../llm/types.js";
-import type { AssistantMessage, ChatMessage, ToolDefinition, Usage } from "../messages.js";
+import type { AssistantMessage, ChatMessage, ToolDefinition, ToolOutcome, Usage } from "../messages.js";
 import type { ToolCallRequest, ToolKind, ToolResult } from "../tools.js";
 
 /** Why a prompt turn ended (the ACP stop reasons, plus `error` which the ACP layer turns into a JSON-RPC error). */
@@ -71,6 +71,8 @@ export interface MessageEvent {
   message: ChatMessage;
   /** The completion's usage, on assistant messages. */
   usage?: Usage;
+  /** How the call ended, on tool results. */
+  outcome?: ToolOutcome;
 }
 
 /** `turn_end` (observe): the prompt turn is over. */

@@ -1,6 +1,13 @@
 import type { HookError, LoopHookContext, LoopHooks, StopReason } from "../hooks/types.js";
 import type { LlmError, LlmStreamEvent } from "../llm/types.js";
-import { type AssistantMessage, addUsage, type ChatMessage, type ToolMessage, type Usage } from "../messages.js";
+import {
+  type AssistantMessage,
+  addUsage,
+  type ChatMessage,
+  type ToolMessage,
+  type ToolOutcome,
+  type Usage,
+} from "../messages.js";
 import { EventChannel } from "./channel.js";
 import { runToolCalls } from "./tool-calls.js";
 import type { LoopConfig, LoopEvent, LoopInput } from "./types.js";
@@ -90,12 +97,16 @@ async function runTurn(
   let usage: Usage | undefined;
   let lastUsage: Usage | undefined;
 
-  const append = (message: AssistantMessage | ToolMessage, messageUsage?: Usage): Promise<void> => {
+  const append = (
+    message: AssistantMessage | ToolMessage,
+    messageUsage?: Usage,
+    outcome?: ToolOutcome,
+  ): Promise<void> => {
     history.push(message);
     appended.push(message);
     let settled: Promise<void> = Promise.resolve();
     try {
-      settled = Promise.resolve(config.onAppend?.(message, messageUsage)).catch(() => undefined);
+      settled = Promise.resolve(config.onAppend?.(message, messageUsage, outcome)).catch(() => undefined);
     } catch {
       // The host's failure to record is its own business; the turn goes on.
     }
@@ -173,7 +184,14 @@ async function runTurn(
       const refuseAll = truncated
         ? "Error: not executed, the response was cut off before this call was complete. Make smaller calls."
         : undefined;
-      const phase = { executor: config.tools, hooks, ctx, signal, emit, append };
+      const phase = {
+        executor: config.tools,
+        hooks,
+        ctx,
+        signal,
+        emit,
+        append: (tool: ToolMessage, outcome: ToolOutcome) => void append(tool, undefined, outcome),
+      };
       await runToolCalls(toolCalls, draft.tools, phase, refuseAll);
     }
     if (signal.aborted) return stop("cancelled");

@@ -1,6 +1,6 @@
 import type { LoopHookContext, LoopHooks } from "../hooks/types.js";
 import type { AssembledToolCall } from "../llm/types.js";
-import type { ToolDefinition, ToolMessage } from "../messages.js";
+import type { ToolDefinition, ToolMessage, ToolOutcome } from "../messages.js";
 import {
   findTool,
   type ToolCallRequest,
@@ -17,6 +17,9 @@ interface Outcome {
   result: ToolResult;
 }
 
+/** When each call started running (`performance.now()`), for the duration stored with its result. */
+type StartTimes = Map<string, number>;
+
 /** What the tool phase needs from the loop. */
 export interface ToolPhase {
   executor: ToolExecutor;
@@ -24,7 +27,7 @@ export interface ToolPhase {
   ctx: LoopHookContext;
   signal: AbortSignal;
   emit: (event: LoopEvent) => void;
-  append: (message: ToolMessage) => void;
+  append: (message: ToolMessage, outcome: ToolOutcome) => void;
 }
 
 const CANCELLED: Outcome = {
@@ -68,10 +71,13 @@ export async function runToolCalls(
 ): Promise<void> {
   const { emit, signal, hooks, ctx } = phase;
   const results = new Map<string, Outcome>();
+  const started: StartTimes = new Map();
+  const ended = new Map<string, number>();
   // Records a call's outcome once; after an abort only "cancelled" is accepted (a late result is dropped).
   const finish = (id: string, outcome: Outcome): Outcome => {
     if (!results.has(id) && !(signal.aborted && outcome.status !== "cancelled")) {
       results.set(id, outcome);
+      ended.set(id, performance.now());
       emit({ type: "tool_call_done", id, status: outcome.status, result: outcome.result });
     }
     return results.get(id) ?? CANCELLED;
@@ -102,6 +108,7 @@ export async function runToolCalls(
       continue;
     }
     if (decision) request = { ...request, args: decision.args };
+    started.set(call.id, performance.now());
     emit({ type: "tool_call_running", id: call.id, args: request.args });
     const onProgress = (progress: ToolProgress) => {
       if (!results.has(call.id) && !signal.aborted) emit({ type: "tool_call_progress", id: call.id, progress });
@@ -122,6 +129,11 @@ export async function runToolCalls(
     const pending = outcomes[i];
     const outcome = results.get(call.id) ?? (pending ? await raceAbort(pending, signal) : ABORTED);
     const final = outcome === ABORTED ? finish(call.id, CANCELLED) : outcome;
-    phase.append({ role: "tool", tool_call_id: call.id, content: final.result.content });
+    const from = started.get(call.id);
+    const durationMs = from === undefined ? 0 : Math.max(0, (ended.get(call.id) ?? performance.now()) - from);
+    phase.append(
+      { role: "tool", tool_call_id: call.id, content: final.result.content },
+      { isError: final.result.isError === true, durationMs: Math.round(durationMs) },
+    );
   }
 }

@@ -1,6 +1,6 @@
 import type { HookError, LoopHooks, StopReason } from "../hooks/types.js";
 import type { FinishReason, LlmClient, LlmError, RequestParams } from "../llm/types.js";
-import type { AssistantMessage, ChatMessage, ToolMessage, Usage } from "../messages.js";
+import type { AssistantMessage, ChatMessage, ToolMessage, ToolOutcome, Usage } from "../messages.js";
 import type { ToolExecutor, ToolKind, ToolProgress, ToolResult } from "../tools.js";
 
 /** Everything the loop needs; it knows nothing else (no ACP, MCP, store). */
@@ -22,7 +22,7 @@ export interface LoopConfig {
    * awaits it before running an assistant message's tool calls, so a host that persists here has the calls stored
    * before any tool acts: a crash mid-tool leaves them in the history. Errors are the host's to handle.
    */
-  onAppend?: (message: AssistantMessage | ToolMessage, usage?: Usage) => void | Promise<void>;
+  onAppend?: (message: AssistantMessage | ToolMessage, usage?: Usage, outcome?: ToolOutcome) => void | Promise<void>;
 }
 
 /** One prompt turn's input: the whole history to send, ending with the new user message. It is not mutated. */

@@ -21,7 +21,7 @@ import { todoExtension } from "../extensions/todo.js";
 import { SessionTools } from "../extensions/tool-source.js";
 import { crowHome } from "../home.js";
 import type { LlmClient, LlmResult } from "../llm/types.js";
-import { type ChatMessage, repairToolPairs } from "../messages.js";
+import type { ChatMessage } from "../messages.js";
 import { prepareSystemPrompt } from "../prompt/system-prompt.js";
 import { sessionSlug } from "../store/ids.js";
 import { openStore } from "../store/open.js";
@@ -29,6 +29,7 @@ import { SessionNotFoundError, type SessionRecord, type Store } from "../store/t
 import { stderrLogger } from "./logger.js";
 import type { CrowOptions } from "./options.js";
 import { RuntimeSession } from "./session.js";
+import { loadStoredHistory, recordOf } from "./stored-history.js";
 import { defaultSystemPrompt } from "./system-prompt.js";
 import { liveSessionAccess, openToolSource } from "./tool-source-request.js";
 import {
@@ -169,6 +170,8 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
       resumed: boolean;
       /** Problems found while preparing it, shown when it opens (a user prompt template that failed). */
       problems?: string[];
+      /** The stored history's last prompt size (see stored-history.ts). */
+      lastPromptTokens?: number;
     },
   ): Promise<RuntimeSession> {
     let session: RuntimeSession | undefined;
@@ -214,6 +217,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
         if (live.get(s.id) === s) live.delete(s.id);
       },
     });
+    if (init.lastPromptTokens !== undefined) session.compaction.lastPromptTokens = init.lastPromptTokens;
     live.set(record.id, session);
     await session.start(init.resumed, init.problems);
     return session;
@@ -310,9 +314,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
       if (running) await running.close();
       const record = await store.getSession(id);
       if (!record || record.archivedFrom !== null) throw new MethodError(-32002, `session not found: ${id}`);
-      const stored = await store.loadMessages(record.id);
-      // A crash may have left tool calls without results: the loop would send an invalid history.
-      const history = repairToolPairs(stored.map((m) => m.message));
+      const { history, lastPromptTokens } = await loadStoredHistory(store, record.id);
       const cwd = request.cwd ?? record.cwd;
       // The host says where the project is now (it may have moved); remember it.
       if (cwd !== record.cwd) await store.updateSession(record.id, { cwd });
@@ -334,6 +336,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
           tools,
           askPermission: request.askPermission ?? options.askPermission,
           resumed: true,
+          ...(lastPromptTokens !== undefined ? { lastPromptTokens } : {}),
         },
       );
     },
@@ -371,26 +374,4 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
     },
   };
   return crow;
-}
-
-/** A store-less session's listing row. */
-function recordOf(session: RuntimeSession): SessionRecord {
-  const now = new Date().toISOString();
-  return {
-    id: session.id,
-    cwd: session.cwd,
-    title: session.title,
-    mode: session.mode,
-    model: session.model ?? null,
-    promptId: null,
-    promptArgs: null,
-    systemPrompt: session.systemPrompt,
-    toolDefinitions: null,
-    requestParams: session.reasoningEffort ? { reasoning_effort: session.reasoningEffort } : null,
-    parentId: session.parentId ?? null,
-    archivedFrom: null,
-    forkedFrom: null,
-    createdAt: now,
-    updatedAt: now,
-  };
 }

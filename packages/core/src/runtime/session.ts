@@ -13,7 +13,7 @@ import type { SessionTools } from "../extensions/tool-source.js";
 import { HookBus } from "../hooks/bus.js";
 import type { HookContext, HookError } from "../hooks/types.js";
 import type { LlmClient, RequestParams } from "../llm/types.js";
-import type { ChatMessage, ContentPart, Usage } from "../messages.js";
+import type { ChatMessage, ContentPart, ToolOutcome, Usage } from "../messages.js";
 import { runCommand } from "./commands.js";
 import { PromptRunImpl } from "./run.js";
 import { runTurn, type Turn, type TurnModel } from "./turn.js";
@@ -232,8 +232,8 @@ export class RuntimeSession implements CrowSession {
    * Queues the `message` hook for a message now part of the history (in order). Resolves when it has run: the loop
    * waits for that before running an assistant message's tool calls (write-ahead), other messages do not wait.
    */
-  record(message: ChatMessage, usage?: Usage): Promise<void> {
-    const event = usage ? { message, usage } : { message };
+  record(message: ChatMessage, usage?: Usage, outcome?: ToolOutcome): Promise<void> {
+    const event = { message, ...(usage ? { usage } : {}), ...(outcome ? { outcome } : {}) };
     this.writes = this.writes.then(() => this.bus.emit("message", event, this.hookContext()));
     return this.writes;
   }

@@ -10,7 +10,7 @@ import type { HookBus } from "../hooks/bus.js";
 import type { LlmClient, RequestParams } from "../llm/types.js";
 import { runLoop } from "../loop/loop.js";
 import type { LoopEvent } from "../loop/types.js";
-import { addUsage, type ChatMessage, type ContentPart, type Usage } from "../messages.js";
+import { addUsage, type ChatMessage, type ContentPart, type ToolOutcome, type Usage } from "../messages.js";
 import type { CrowEvent, PromptResult } from "./types.js";
 
 /** The running turn (or compaction, or clear) of a session. */
@@ -29,7 +29,7 @@ export interface TurnSession {
   readonly bus: HookBus;
   readonly compaction: Compaction;
   /** Queues the `message` hook for a message now part of the history; resolves when it has run. */
-  record(message: ChatMessage, usage?: Usage): Promise<void>;
+  record(message: ChatMessage, usage?: Usage, outcome?: ToolOutcome): Promise<void>;
   /** Resolves once every `message` hook queued so far has run. */
   flush(): Promise<void>;
   /** Compaction inside a turn; false when nothing was compacted (a failure is reported, the turn goes on). */
@@ -128,7 +128,7 @@ async function runLoopOnce(
       ...(target.params ? { params: target.params } : {}),
       signal: turn.controller.signal,
       sessionId: session.id,
-      onAppend: (message, usage) => session.record(message, usage),
+      onAppend: (message, usage, outcome) => session.record(message, usage, outcome),
     },
   );
   let outcome: PromptResult = { stopReason: "end_turn", text: "", messages: [] };

@@ -74,6 +74,8 @@ function templatesFor(db: Kysely<Database>): AppendTemplates {
           completion_tokens: m("completion_tokens") as unknown as number,
           total_tokens: m("total_tokens") as unknown as number,
           usage: m("usage"),
+          is_error: m("is_error") as unknown as number,
+          duration_ms: m("duration_ms") as unknown as number,
           created_at: m("created_at"),
         }),
       ),

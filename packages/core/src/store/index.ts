@@ -2,6 +2,8 @@
 export type { EvalRunRecord, EvalStore, EvalTrialRecord } from "./eval-types.js";
 export { sessionSlug } from "./ids.js";
 export { MIGRATIONS } from "./migrations.js";
+export { type SqliteDriverName, sqliteDriverName } from "./node-sqlite.js";
 export { type OpenStoreOptions, openStore, openTarget } from "./open.js";
+export { AmbiguousSessionIdError, resolveSessionId } from "./resolve.js";
 export * from "./types.js";
 export { crowHome, type DbTarget, defaultDbUri, parseDbUri, redactUri } from "./uri.js";

@@ -112,6 +112,17 @@ const migrations: Record<string, Migration> = {
       await db.schema.dropTable("eval_runs").execute();
     },
   },
+  "0004_tool_result_outcome": {
+    // A tool result's error flag and duration, which the viewer used to infer from the text and the timestamps.
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable("messages").addColumn("is_error", "integer").execute();
+      await db.schema.alterTable("messages").addColumn("duration_ms", "integer").execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable("messages").dropColumn("duration_ms").execute();
+      await db.schema.alterTable("messages").dropColumn("is_error").execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -22,9 +22,10 @@ import {
   type SqliteStatement,
 } from "kysely";
 import { migrate } from "./migrations.js";
+import { openNodeSqlite, sqliteDriverName } from "./node-sqlite.js";
 import type { Database } from "./schema.js";
 import { KyselyStore } from "./store.js";
-import { type Store, StoreError } from "./types.js";
+import { type Store, StoreError, StoreLocationError } from "./types.js";
 import { crowHome, type DbTarget, defaultDbUri, parseDbUri, redactUri } from "./uri.js";
 
 export interface OpenStoreOptions {
@@ -84,7 +85,8 @@ const STATEMENT_CACHE_SIZE = 200;
  * the `pragma()` calls' throwaway statements being collected. Node 20 and 22 headers have no such hook. Every Node
  * 24 and later counts, not only >= 24.19: the hazard follows the headers the addon was compiled against, not the
  * runtime (an addon built under 24.19 aborts on 24.18 too), and the runtime cannot tell which headers those were.
- * Drop all this with better-sqlite3 13 (Node-API, no ObjectWrap), once Node 20 is no longer supported.
+ * Since Node 22.13 and 24 use `node:sqlite` (node-sqlite.ts), this only applies when `CROW_SQLITE_DRIVER=better-sqlite3`
+ * forces the addon on Node 24. Drop it with better-sqlite3 13 (Node-API, no ObjectWrap), or with Node 20.
  */
 function nativeObjectsMustStayReachable(version = process.versions.node): boolean {
   return Number(version.split(".")[0]) >= 24;
@@ -182,8 +184,12 @@ function createPrivately(file: string): void {
 }
 
 async function sqliteDb(file: string, busyTimeoutMs: number): Promise<Kysely<Database>> {
-  const { default: BetterSqlite3 } = await import("better-sqlite3");
   if (file !== ":memory:") createPrivately(file);
+  if (sqliteDriverName() === "node:sqlite") {
+    return new Kysely<Database>({ dialect: new CrowSqliteDialect({ database: openNodeSqlite(file, busyTimeoutMs) }) });
+  }
+  // An optional dependency: where it failed to install, the error says what to do instead.
+  const BetterSqlite3 = requireBetterSqlite3();
   const addon = nativeBinding();
   const database = new BetterSqlite3(file, { timeout: busyTimeoutMs, ...(addon ? { nativeBinding: addon } : {}) });
   // exec, not pragma(): pragma() prepares a statement and drops it (see nativeObjectsMustStayReachable).
@@ -194,6 +200,21 @@ async function sqliteDb(file: string, busyTimeoutMs: number): Promise<Kysely<Dat
   database.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
   const cached = withStatementCache(database, nativeObjectsMustStayReachable());
   return new Kysely<Database>({ dialect: new CrowSqliteDialect({ database: cached }) });
+}
+
+/**
+ * better-sqlite3, the driver where Node has no `node:sqlite` (Node 20). It is an optional dependency: an install
+ * whose build of it failed still runs on Node 22 and 24; here, say what to do.
+ */
+function requireBetterSqlite3(): typeof BetterSqlite3Type {
+  try {
+    return createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3Type;
+  } catch (error) {
+    throw new StoreError(
+      `Node.js ${process.versions.node} has no built-in SQLite (node:sqlite, Node 22.13 and later) and better-sqlite3 could not be loaded (${error instanceof Error ? error.message : String(error)}): use Node 22 or 24, or reinstall Crow where better-sqlite3 can be built (python3, make, a C++ compiler)`,
+      { cause: error },
+    );
+  }
 }
 
 async function postgresDb(url: string, poolSize: number): Promise<Kysely<Database>> {
@@ -212,6 +233,15 @@ async function postgresDb(url: string, poolSize: number): Promise<Kysely<Databas
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
+/** Whether opening SQLite failed because of where the file is (permissions, read-only, not a directory). */
+function unusableLocation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return (
+    typeof code === "string" &&
+    ["EACCES", "EPERM", "EROFS", "ENOTDIR", "ENOENT", "SQLITE_CANTOPEN", "SQLITE_READONLY"].includes(code)
+  );
+}
+
 /** Opens the store a target names and brings its schema up to date. */
 export async function openTarget(target: DbTarget, options: OpenStoreOptions = {}): Promise<Store> {
   const location = target.kind === "sqlite" ? target.file : redactUri(target.url);
@@ -224,7 +254,14 @@ export async function openTarget(target: DbTarget, options: OpenStoreOptions = {
   } catch (error) {
     if (error instanceof StoreError) throw error;
     const message = error instanceof Error ? error.message : String(error);
-    throw new StoreError(`cannot open the SQLite database ${location}: ${message}`, { cause: error });
+    const text = `cannot open the SQLite database ${location}: ${message}`;
+    if (unusableLocation(error)) {
+      throw new StoreLocationError(
+        `${text}. Set CROW_HOME to a directory Crow can write (config, .env and the store move there), or CROW_DB_URI to another database (e.g. sqlite:////tmp/crow.db).`,
+        { cause: error },
+      );
+    }
+    throw new StoreError(text, { cause: error });
   }
   try {
     await migrate(db as Kysely<unknown>, location);

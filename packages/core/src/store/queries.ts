@@ -44,6 +44,11 @@ export async function listSessions(db: Kysely<Database>, options: ListSessionsOp
   let query = db.selectFrom("sessions").selectAll().where("archived_from", "is", null);
   if (options.cwd !== undefined) query = query.where("cwd", "=", options.cwd);
   if (options.parentId !== undefined) query = query.where("parent_id", "=", options.parentId);
+  if (options.idPrefix) {
+    // LIKE is case-insensitive for ASCII in SQLite only: ids are lower-case, so is the prefix compared.
+    const pattern = `${likeLiteral(options.idPrefix.toLowerCase())}%`;
+    query = query.where(sql<boolean>`id like ${pattern} escape '\\'`);
+  }
   if (options.titleContains) {
     const pattern = `%${likeLiteral(options.titleContains.toLowerCase())}%`;
     query = query.where(sql<boolean>`lower(title) like ${pattern} escape '\\'`);
@@ -75,7 +80,7 @@ export async function loadMessagePage(
   const limit = Math.min(Math.max(1, Math.floor(options.limit ?? 200)), 2000);
   const rows = await db
     .selectFrom("messages")
-    .select(["seq", "data", "usage", "created_at"])
+    .select(["seq", "data", "usage", "is_error", "duration_ms", "created_at"])
     .where("session_id", "=", sessionId)
     .where("seq", ">=", Math.max(0, Math.floor(options.fromSeq ?? 0)))
     .orderBy("seq")

@@ -28,7 +28,9 @@ export function toSession(row: Selectable<SessionsTable>): SessionRecord {
   };
 }
 
-export function toMessage(row: Pick<MessagesTable, "seq" | "data" | "usage" | "created_at">): StoredMessage {
+export function toMessage(
+  row: Pick<MessagesTable, "seq" | "data" | "usage" | "is_error" | "duration_ms" | "created_at">,
+): StoredMessage {
   const stored: StoredMessage = {
     seq: Number(row.seq),
     message: JSON.parse(row.data) as ChatMessage,
@@ -36,5 +38,8 @@ export function toMessage(row: Pick<MessagesTable, "seq" | "data" | "usage" | "c
   };
   const usage = parse<Usage>(row.usage);
   if (usage) stored.usage = usage;
+  if (row.is_error !== null && row.is_error !== undefined) {
+    stored.outcome = { isError: Number(row.is_error) !== 0, durationMs: Number(row.duration_ms ?? 0) };
+  }
   return stored;
 }

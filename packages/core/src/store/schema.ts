@@ -44,6 +44,10 @@ export interface MessagesTable {
   total_tokens: number | null;
   /** The full usage object (cached/reasoning tokens), JSON; null on non-assistant rows. */
   usage: string | null;
+  /** Tool results: 1 when the result is an error, else 0; null on other rows and rows older than migration 0003. */
+  is_error: number | null;
+  /** Tool results: how long the call ran, in ms; null as `is_error`. */
+  duration_ms: number | null;
   created_at: string;
 }
 

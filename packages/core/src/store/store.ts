@@ -63,7 +63,7 @@ function patchColumns(patch: SessionPatch): Partial<SessionsTable> {
 }
 
 function messageRows(sessionId: string, first: number, messages: readonly MessageInput[], at: string): MessagesTable[] {
-  return messages.map(({ message, usage }, i) => ({
+  return messages.map(({ message, usage, outcome }, i) => ({
     session_id: sessionId,
     seq: first + i,
     role: message.role,
@@ -72,6 +72,8 @@ function messageRows(sessionId: string, first: number, messages: readonly Messag
     completion_tokens: usage?.completionTokens ?? null,
     total_tokens: usage?.totalTokens ?? null,
     usage: json(usage),
+    is_error: outcome ? Number(outcome.isError) : null,
+    duration_ms: outcome ? Math.round(outcome.durationMs) : null,
     created_at: at,
   }));
 }
@@ -86,6 +88,8 @@ const MESSAGE_COLUMNS = [
   "completion_tokens",
   "total_tokens",
   "usage",
+  "is_error",
+  "duration_ms",
   "created_at",
 ] as const;
 
@@ -285,7 +289,7 @@ export class KyselyStore implements Store {
     return this.guard("loading messages", async () => {
       const rows = await this.db
         .selectFrom("messages")
-        .select(["seq", "data", "usage", "created_at"])
+        .select(["seq", "data", "usage", "is_error", "duration_ms", "created_at"])
         .where("session_id", "=", sessionId)
         .orderBy("seq")
         .execute();

@@ -7,7 +7,7 @@
  * the rendered system prompt lives on the session row (`systemPrompt`). Archives (the history a compaction or a
  * `/clear` replaced) are sessions too, with `archivedFrom` set to the live session's id; listings leave them out.
  */
-import type { ChatMessage, ToolDefinition, Usage } from "../messages.js";
+import type { ChatMessage, ToolDefinition, ToolOutcome, Usage } from "../messages.js";
 import type { EvalStore } from "./eval-types.js";
 
 /** One version of a named prompt template. Versions count from 1 per name; identical content is never stored twice. */
@@ -64,10 +64,11 @@ export interface NewSession {
 /** Updatable session fields (`updatedAt` is always bumped). */
 export type SessionPatch = Partial<Omit<NewSession, "id">>;
 
-/** A message to append, with the completion's usage on assistant messages. */
+/** A message to append, with the completion's usage on assistant messages and the outcome on tool results. */
 export interface MessageInput {
   message: ChatMessage;
   usage?: Usage;
+  outcome?: ToolOutcome;
 }
 
 export interface StoredMessage {
@@ -75,6 +76,7 @@ export interface StoredMessage {
   seq: number;
   message: ChatMessage;
   usage?: Usage;
+  outcome?: ToolOutcome;
   createdAt: string;
 }
 
@@ -89,6 +91,8 @@ export interface ListSessionsOptions {
   parentId?: string;
   /** Only sessions whose title contains this text (case-insensitive for ASCII letters). */
   titleContains?: string;
+  /** Only sessions whose id starts with this text (see `resolveSessionId`). */
+  idPrefix?: string;
 }
 
 /** Options of {@link Store.loadMessagePage}. */
@@ -205,6 +209,14 @@ export interface Store {
 /** A database failure, with the store location in the message. */
 export class StoreError extends Error {
   override name = "StoreError";
+}
+
+/**
+ * The SQLite database's file or directory cannot be made or opened (no permission, read-only file system, a path
+ * through a file): a setup problem, fixed by pointing `CROW_HOME` or `CROW_DB_URI` elsewhere, which the message says.
+ */
+export class StoreLocationError extends StoreError {
+  override name = "StoreLocationError";
 }
 
 export class SessionNotFoundError extends StoreError {

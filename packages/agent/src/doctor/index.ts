@@ -1,0 +1,76 @@
+/**
+ * `crow doctor`: checks the installation and the setup in one short list, ✓ fine, ✗ broken (with what to do), –
+ * not set up. Exit code 0 only when nothing is ✗; 1 when something is; 2 for a usage error.
+ */
+import { parseArgs } from "node:util";
+import { type AgentConfig, adoptSingleModel, ConfigError, crowHome, loadConfig } from "../config/index.js";
+import {
+  checkConfig,
+  checkHome,
+  checkMcpServers,
+  checkNode,
+  checkProviders,
+  checkSandbox,
+  checkSearxng,
+  checkStore,
+  type Finding,
+} from "./checks.js";
+
+export const DOCTOR_HELP = `Usage: crow doctor
+
+Checks what Crow needs, one line each: Node.js, the Crow home and its permissions, the configuration files and
+where each setting came from, the store (SQLite driver, database file writable), each provider reachable and its
+models, the default model, SearXNG, the MCP servers, the sandbox (bubblewrap). ✓ fine, ✗ broken (with what to do),
+– not set up. Exit code 0 when nothing is ✗, 1 when something is.`;
+
+const MARK: Record<Finding["verdict"], string> = { ok: "✓", fail: "✗", info: "–" };
+
+function line(finding: Finding): string {
+  const fix = finding.fix && finding.verdict !== "ok" ? `\n    → ${finding.fix}` : "";
+  return `${MARK[finding.verdict]} ${finding.text}${fix}\n`;
+}
+
+/** Runs the checks, printing each line as soon as it is known; resolves to the exit code. */
+export async function runDoctor(args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  try {
+    const parsed = parseArgs({ args: [...args], options: { help: { type: "boolean", short: "h" } }, strict: true });
+    if (parsed.values.help) {
+      process.stdout.write(`${DOCTOR_HELP}\n`);
+      return 0;
+    }
+  } catch (error) {
+    process.stderr.write(`crow doctor: ${(error as Error).message}\nRun 'crow doctor --help' for usage.\n`);
+    return 2;
+  }
+  let failed = false;
+  const say = (findings: Finding | Finding[]) => {
+    for (const finding of [findings].flat()) {
+      if (finding.verdict === "fail") failed = true;
+      process.stdout.write(line(finding));
+    }
+  };
+  say(checkNode());
+  let config: AgentConfig | undefined;
+  try {
+    config = loadConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    say({ verdict: "fail", text: `configuration: ${error.message}`, fix: "correct it (see README: Configuration)" });
+    say(checkHome(crowHome(env)));
+  }
+  if (config) {
+    // As crow run and crow acp do: OPENAI_BASE_URL alone, and the endpoint lists one model, is that model.
+    const adopted = await adoptSingleModel(config, env);
+    if (adopted) config.notices.push(adopted);
+    say(checkConfig(config, env));
+    say(await checkStore(config));
+    // After the store: opening it makes the home (0700) on a first run.
+    say(checkHome(config.home));
+    say(await checkProviders(config));
+    say(await checkSearxng(config, env));
+    say(await checkMcpServers(config, process.cwd()));
+  }
+  say(checkSandbox(config));
+  process.stdout.write(failed ? "Something needs fixing (✗ above).\n" : "Crow is ready.\n");
+  return failed ? 1 : 0;
+}

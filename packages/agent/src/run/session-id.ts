@@ -1,0 +1,23 @@
+/**
+ * `crow run -s` with part of an id: the store says which stored session a unique beginning names (the agent's
+ * `session/load` takes whole ids only, as ACP clients expect).
+ */
+import type { AgentConfig } from "../config/index.js";
+import { UsageError } from "./args.js";
+
+/**
+ * The whole id of the session `typed` begins, or undefined when none does. Throws `UsageError` listing the
+ * candidates when several do.
+ */
+export async function resolveStoredSession(config: AgentConfig, typed: string): Promise<string | undefined> {
+  const { AmbiguousSessionIdError, openStore, resolveSessionId } = await import("@crow/core");
+  const store = await openStore(config.dbUri, { baseDir: config.home });
+  try {
+    return await resolveSessionId(store, typed);
+  } catch (error) {
+    if (error instanceof AmbiguousSessionIdError) throw new UsageError(error.message);
+    throw error;
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * `crow doctor` against a healthy setup (exit 0, every line ✓ or –) and against each broken one (exit 1, a ✗ line
+ * naming the problem and what to do). The built binary, a private HOME, the mock LLM as provider, a plain HTTP
+ * server as SearXNG, all on 127.0.0.1.
+ */
+import assert from "node:assert/strict";
+import { chmod, mkdir, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { CROW_BIN, closedPort, type MockLlm, startMockLlm } from "@crow/testkit";
+import { checkNode } from "../src/doctor/checks.js";
+import { runEnv, runProcess, tempHome } from "./run-helpers.js";
+
+describe("crow doctor", { timeout: 120_000 }, () => {
+  let mock: MockLlm;
+  let searxng: Server;
+  let searxngUrl: string;
+  const homes: Array<() => Promise<void>> = [];
+
+  before(async () => {
+    mock = await startMockLlm();
+    searxng = createServer((_req, res) => res.end("{}"));
+    await new Promise<void>((resolve) => searxng.listen(0, "127.0.0.1", resolve));
+    searxngUrl = `http://127.0.0.1:${(searxng.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    await mock.close();
+    await new Promise((resolve) => searxng.close(resolve));
+    for (const cleanup of homes) await cleanup();
+  });
+
+  /** `crow doctor` in a fresh HOME (CROW_HOME inside it, 0700), `prepare` setting it up first. */
+  async function doctor(extra: Record<string, string | undefined> = {}, prepare?: (crowHome: string) => Promise<void>) {
+    const home = await tempHome();
+    homes.push(home.cleanup);
+    const crowHome = path.join(home.dir, ".crow");
+    await mkdir(crowHome, { mode: 0o700 });
+    await prepare?.(crowHome);
+    const env = runEnv(mock.url, home.dir, { CROW_HOME: crowHome, SEARXNG_URL: searxngUrl, ...extra });
+    return runProcess(process.execPath, [CROW_BIN, "doctor"], { env });
+  }
+
+  test("a healthy setup: every check ✓ (or – for what is not set up), exit 0", async () => {
+    const run = await doctor();
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.doesNotMatch(run.stdout, /✗/);
+    assert.match(run.stdout, /^✓ Node\.js \d+\.\d+\.\d+$/m);
+    assert.match(run.stdout, /^✓ store: SQLite \([\w:-]+\) at .*crow\.db, writable$/m);
+    assert.match(run.stdout, /^✓ Crow home .*\.crow \(mode 700\)$/m);
+    assert.match(run.stdout, /^✓ provider "default": http:\/\/127\.0\.0\.1:\d+\/v1 from OPENAI_BASE_URL, no key$/m);
+    assert.match(run.stdout, /^✓ provider "default" answers: 1 model\(s\) \(mock-model\)$/m);
+    assert.match(run.stdout, /^✓ default model "mock-model" is offered by "default"$/m);
+    assert.match(run.stdout, /^✓ default model "mock-model" from CROW_MODEL$/m);
+    assert.match(run.stdout, /^✓ SearXNG answers at http:\/\/127\.0\.0\.1:\d+ \(web_search\)$/m);
+    assert.match(run.stdout, /^✓ MCP server "crow-mcp" starts \(\d+ tools\)$/m);
+    assert.match(run.stdout, /^(✓|–) sandbox: /m);
+    assert.match(run.stdout, /Crow is ready\.\n$/);
+  });
+
+  const broken: Array<{
+    name: string;
+    env?: Record<string, string | undefined>;
+    prepare?: (crowHome: string) => Promise<void>;
+    expect: RegExp;
+  }> = [
+    {
+      name: "the provider does not answer",
+      env: { OPENAI_BASE_URL: "" },
+      prepare: async () => {},
+      expect:
+        /^✗ provider "default": cannot reach http:\/\/127\.0\.0\.1:\d+\/v1\/models: ECONNREFUSED\n {4}→ start the server or correct OPENAI_BASE_URL$/m,
+    },
+    {
+      name: "the default model is not one the provider offers",
+      env: { CROW_MODEL: "mock-modle" },
+      expect:
+        /^✗ default model "mock-modle" \(id mock-modle\) is not offered by "default"\n {4}→ pick one of its models/m,
+    },
+    {
+      name: "no provider at all",
+      env: { OPENAI_BASE_URL: undefined, CROW_MODEL: undefined },
+      expect: /^✗ no LLM provider configured\n {4}→ set OPENAI_BASE_URL/m,
+    },
+    {
+      name: "the database cannot be written",
+      prepare: (crowHome) => writeFile(path.join(crowHome, "not-a-dir"), ""),
+      env: { CROW_DB_URI: "sqlite:///not-a-dir/crow.db" },
+      expect:
+        /^✗ store: SQLite \([\w:-]+\): cannot open the SQLite database .*\n {4}→ set CROW_HOME to a writable directory, or CROW_DB_URI/m,
+    },
+    {
+      name: "config.yaml is broken",
+      prepare: (crowHome) => writeFile(path.join(crowHome, "config.yaml"), "models:\n  fast: { provider: nowhere }\n"),
+      expect: /^✗ configuration: .*config\.yaml: models\.fast\.provider: unknown provider "nowhere"/m,
+    },
+    {
+      name: "the Crow home is readable by others",
+      prepare: (crowHome) => chmod(crowHome, 0o755),
+      expect: /^✗ Crow home .*\.crow is readable by others \(mode 755\).*\n {4}→ chmod 700 /m,
+    },
+    {
+      name: "SearXNG does not answer at SEARXNG_URL",
+      env: { SEARXNG_URL: "CLOSED" },
+      expect: /^✗ SearXNG at http:\/\/127\.0\.0\.1:\d+: ECONNREFUSED\n {4}→ start SearXNG or correct SEARXNG_URL$/m,
+    },
+    {
+      name: "an MCP server does not start",
+      prepare: (crowHome) =>
+        writeFile(path.join(crowHome, "config.yaml"), "mcpServers:\n  docs: { command: /nonexistent/docs-server }\n"),
+      expect: /^✗ MCP server "docs": .*\n {4}→ correct mcpServers\.docs in config\.yaml/m,
+    },
+  ];
+  for (const each of broken) {
+    test(`broken: ${each.name} → ✗ with what to do, exit 1`, async () => {
+      const env = { ...each.env };
+      if (env.SEARXNG_URL === "CLOSED") env.SEARXNG_URL = `http://127.0.0.1:${await closedPort()}`;
+      if (env.OPENAI_BASE_URL === "") env.OPENAI_BASE_URL = `http://127.0.0.1:${await closedPort()}/v1`;
+      const run = await doctor(env, each.prepare);
+      assert.equal(run.code, 1, run.stdout + run.stderr);
+      assert.match(run.stdout, each.expect);
+      assert.match(run.stdout, /Something needs fixing \(✗ above\)\.\n$/);
+    });
+  }
+
+  test("OPENAI_BASE_URL alone: the endpoint's only model is the default, as crow run takes it", async () => {
+    const run = await doctor({ CROW_MODEL: undefined });
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.match(run.stdout, /^✓ default model "mock-model" from the endpoint's only model \(GET \/models\)$/m);
+    assert.match(run.stdout, /^– model "mock-model": the only model at /m);
+  });
+
+  test("a Node.js older than 20.19 is ✗", () => {
+    assert.equal(checkNode("20.10.0").verdict, "fail");
+    assert.equal(checkNode("20.19.0").verdict, "ok");
+    assert.equal(checkNode("24.1.0").verdict, "ok");
+  });
+});

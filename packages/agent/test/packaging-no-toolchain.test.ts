@@ -1,0 +1,123 @@
+/**
+ * The packed tarball installs and runs with no C++ toolchain, no Node headers and no prebuilt better-sqlite3 binary,
+ * wherever Node has `node:sqlite` (22.13+, 24): better-sqlite3 is an optional dependency whose build may fail, and
+ * the store runs on Node's own SQLite. The install runs with an empty HOME, `npm_config_nodedir` unset, a PATH that
+ * holds only node, npm, sh and readlink (no python3, make or compiler), and better-sqlite3 told to build from source (so no
+ * prebuilt binary is downloaded even where the network would allow it). On Node 20 there is no `node:sqlite`: skipped.
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { realpathSync } from "node:fs";
+import { mkdir, mkdtemp, rm, symlink } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { type MockLlm, REPO_ROOT, startMockLlm, textReply } from "@crow/testkit";
+
+const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
+const hasNodeSqlite = major > 22 || (major === 22 && minor >= 13);
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(file: string, args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (t: string) => {
+      stdout += t;
+    });
+    child.stderr.setEncoding("utf8").on("data", (t: string) => {
+      stderr += t;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** The real path of an executable on this process's PATH. */
+function which(name: string): string {
+  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
+    try {
+      return realpathSync(path.join(dir, name));
+    } catch {
+      // not in this directory
+    }
+  }
+  throw new Error(`${name} is not on PATH`);
+}
+
+describe("the packed tarball on a machine without a toolchain", {
+  timeout: 900_000,
+  skip: !hasNodeSqlite && `Node ${process.versions.node} has no node:sqlite`,
+}, () => {
+  let tmp: string;
+  let home: string;
+  let prefix: string;
+  let bin: string;
+  let mock: MockLlm;
+  let install: Ran;
+  /** The environment of every step: the empty HOME, the bare PATH, no npm_config_nodedir, no Crow settings. */
+  let env: NodeJS.ProcessEnv;
+
+  before(async () => {
+    tmp = await mkdtemp(path.join(tmpdir(), "crow-no-toolchain-"));
+    home = path.join(tmp, "home");
+    prefix = path.join(tmp, "prefix");
+    bin = path.join(tmp, "bin");
+    for (const dir of [home, bin]) await mkdir(dir);
+    mock = await startMockLlm();
+    // Only node, npm, sh and readlink (crow's launcher): no python3, make, cc or g++ (node-gyp builds nothing).
+    await symlink(process.execPath, path.join(bin, "node"));
+    for (const tool of ["npm", "sh", "readlink"]) await symlink(which(tool), path.join(bin, tool));
+    const cache = (await run("npm", ["config", "get", "cache"], { cwd: tmp, env: process.env })).stdout.trim();
+    env = {
+      PATH: `${bin}${path.delimiter}${path.join(prefix, "bin")}`,
+      HOME: home,
+      // The registry's packages through the machine's npm cache (the tarball's own dependencies).
+      npm_config_cache: cache,
+      npm_config_build_from_source: "true",
+      NO_COLOR: "1",
+    };
+    const packed = await run(process.execPath, ["scripts/pack.mjs", "--out", tmp], {
+      cwd: REPO_ROOT,
+      env: process.env,
+    });
+    assert.equal(packed.code, 0, packed.stderr);
+    const tarball = packed.stdout.trim().split("\n").at(-1) ?? "";
+    install = await run(
+      "npm",
+      ["install", "--global", "--prefix", prefix, "--prefer-offline", "--no-audit", "--no-fund", tarball],
+      { cwd: tmp, env: { ...env, PATH: `${bin}` } },
+    );
+  });
+  after(async () => {
+    await mock?.close();
+    if (tmp) await rm(tmp, { recursive: true, force: true });
+  });
+
+  test("npm install -g <tarball> succeeds though better-sqlite3 cannot be built", () => {
+    assert.equal(install.code, 0, `${install.stdout}\n${install.stderr}`);
+    assert.doesNotMatch(install.stderr, /gyp ERR!/, "an optional dependency's failed build is not the user's error");
+  });
+
+  test("the installed crow runs a prompt and stores the session with node:sqlite", async () => {
+    const cwd = path.join(tmp, "project");
+    await mkdir(cwd);
+    const user = { ...env, OPENAI_BASE_URL: mock.url, CROW_MODEL: "mock-model" };
+    mock.script(textReply("Works without a compiler."));
+    const ran = await run(path.join(prefix, "bin", "crow"), ["run", "hello"], { cwd, env: user });
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.equal(ran.stdout, "Works without a compiler.\n");
+    assert.doesNotMatch(ran.stderr, /ExperimentalWarning/);
+    const listed = await run(path.join(prefix, "bin", "crow"), ["sessions", "list"], { cwd, env: user });
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, /hello/);
+    const doctor = await run(path.join(prefix, "bin", "crow"), ["doctor"], { cwd, env: user });
+    assert.match(doctor.stdout, /^✓ store: SQLite \(node:sqlite\) at .*crow\.db, writable$/m);
+  });
+});

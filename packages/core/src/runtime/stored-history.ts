@@ -1,0 +1,44 @@
+/** Sessions between the runtime and the store: a stored history as `loadSession` resumes it, a live session as a record. */
+import { type ChatMessage, repairToolPairs } from "../messages.js";
+import type { SessionRecord, Store } from "../store/types.js";
+import type { RuntimeSession } from "./session.js";
+
+export interface StoredHistory {
+  history: ChatMessage[];
+  /**
+   * Prompt tokens of the last stored response: whether a compaction is due is derived from the store, so a session
+   * continued in another process (`crow run -s`, `session/load`, the SDK) still compacts by threshold. A compaction
+   * or /clear stores its history without usage, so this is the last request since then.
+   */
+  lastPromptTokens?: number;
+}
+
+export async function loadStoredHistory(store: Store, sessionId: string): Promise<StoredHistory> {
+  const stored = await store.loadMessages(sessionId);
+  // A crash may have left tool calls without results: the loop would send an invalid history.
+  const history = repairToolPairs(stored.map((m) => m.message));
+  const lastUsage = stored.findLast((m) => m.usage !== undefined)?.usage;
+  return lastUsage ? { history, lastPromptTokens: lastUsage.promptTokens } : { history };
+}
+
+/** A store-less session's listing row. */
+export function recordOf(session: RuntimeSession): SessionRecord {
+  const now = new Date().toISOString();
+  return {
+    id: session.id,
+    cwd: session.cwd,
+    title: session.title,
+    mode: session.mode,
+    model: session.model ?? null,
+    promptId: null,
+    promptArgs: null,
+    systemPrompt: session.systemPrompt,
+    toolDefinitions: null,
+    requestParams: session.reasoningEffort ? { reasoning_effort: session.reasoningEffort } : null,
+    parentId: session.parentId ?? null,
+    archivedFrom: null,
+    forkedFrom: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
