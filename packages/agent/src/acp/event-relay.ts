@@ -1,9 +1,11 @@
 /**
- * The per-turn state of the translation: the retry-aware text relays and the model-call-id → ACP-tool-call-id map.
- * Each loop event goes in, zero or more `session/update` payloads come out (built by the pure translate functions).
+ * A session's events as `session/update`s, with the state the translation keeps: the retry-aware text relays and the
+ * model-call-id → ACP-tool-call-id map. Each event of the session's stream goes in (the loop's, here; the session's
+ * own, by events.ts), zero or more updates come out (built by the pure translate functions).
  */
-import type { Cost, SessionUpdate } from "@agentclientprotocol/sdk";
-import type { LlmError, LoopEvent, Usage } from "@crow/core";
+import type { ClientCapabilities, Cost, SessionUpdate } from "@agentclientprotocol/sdk";
+import type { CrowEvent, LlmError, Usage } from "@crow/core";
+import { sessionEventUpdates } from "./events.js";
 import {
   messageChunk,
   newRelay,
@@ -20,7 +22,7 @@ import {
   usageUpdate,
 } from "./translate.js";
 
-export class TurnRelay {
+export class EventRelay {
   private text: StreamRelay = newRelay();
   private reasoning: StreamRelay = newRelay();
   private readonly ids = new Map<string, string>();
@@ -32,8 +34,11 @@ export class TurnRelay {
    *   calls per response (`call_0`…) would otherwise reuse ids the client already shows.
    */
   constructor(
-    private readonly contextWindow: number,
+    /** The context window of the session's model (it may change between turns). */
+    private readonly contextWindow: () => number,
     private readonly usedIds: Set<string>,
+    /** What the client said it can show (notices). */
+    private readonly capabilities: () => ClientCapabilities | undefined,
     /** The session's cumulative cost after one more response, when the model has a price. */
     private readonly cost?: (usage: Usage) => Cost | undefined,
     /** What to tell the client when a request is retried (a notice, for clients that show them). */
@@ -53,8 +58,8 @@ export class TurnRelay {
     return id;
   }
 
-  /** The updates for one loop event, in order. */
-  translate(event: LoopEvent): SessionUpdate[] {
+  /** The updates for one event, in order. */
+  translate(event: CrowEvent): SessionUpdate[] {
     switch (event.type) {
       case "request_start":
         this.text = newRelay();
@@ -75,7 +80,7 @@ export class TurnRelay {
         this.reasoning = relayRetry(this.reasoning);
         return this.retried?.(event.attempt, event.error) ?? [];
       case "assistant_message":
-        return event.usage ? [usageUpdate(event.usage, this.contextWindow, this.cost?.(event.usage))] : [];
+        return event.usage ? [usageUpdate(event.usage, this.contextWindow(), this.cost?.(event.usage))] : [];
       case "tool_call_pending":
         return [toolCallStarted(event.call, this.assign(event.call.id))];
       case "tool_call_running":
@@ -94,10 +99,16 @@ export class TurnRelay {
       case "tool_call_done":
         this.progress.delete(event.id);
         return [toolCallFinished(this.toolCallId(event.id), event.status, event.result)];
+      case "stop":
+        // The ids were needed only while the turn's calls could be updated.
+        this.ids.clear();
+        this.progress.clear();
+        return [];
       case "message_appended":
       case "hook_error":
-      case "stop":
         return [];
+      default:
+        return sessionEventUpdates(event, this.capabilities());
     }
   }
 }
