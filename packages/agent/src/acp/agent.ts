@@ -135,7 +135,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
         outbox: () => entry?.outbox,
         cwd: () => entry?.session.cwd ?? request.cwd,
         editor: () => (entry ? clientBridge(client, entry.session.id, capabilities) : undefined),
-        toolCallId: (callId) => entry?.relay.toolCallId(callId) ?? callId,
+        announced: (callId) => entry?.relay.announced(callId),
         onCancelled: () => entry?.session.cancel(),
       }),
     };

@@ -3,7 +3,7 @@
  * model-call-id → ACP-tool-call-id map. Each event of the session's stream goes in (the loop's, here; the session's
  * own, by events.ts), zero or more updates come out (built by the pure translate functions).
  */
-import type { ClientCapabilities, Cost, SessionUpdate } from "@agentclientprotocol/sdk";
+import type { ClientCapabilities, Cost, SessionUpdate, ToolCallUpdate } from "@agentclientprotocol/sdk";
 import type { CrowEvent, LlmError, Usage } from "@crow/core";
 import { sessionEventUpdates } from "./events.js";
 import {
@@ -28,6 +28,8 @@ export class EventRelay {
   private readonly ids = new Map<string, string>();
   /** Progress text per model call id, accumulated (each update carries it all: ACP replaces a call's content). */
   private readonly progress = new Map<string, string>();
+  /** The `tool_call` of each open call, by model call id. */
+  private readonly calls = new Map<string, ToolCallUpdate>();
 
   /**
    * @param usedIds ACP tool call ids already used in the session (shared across turns): providers that number
@@ -44,6 +46,14 @@ export class EventRelay {
     /** What to tell the client when a request is retried (a notice, for clients that show them). */
     private readonly retried?: (attempt: number, error: LlmError) => SessionUpdate[],
   ) {}
+
+  /**
+   * A call as it was announced (`tool_call`: id, title, kind, locations), while it is open: a permission question
+   * about it shows the same call, not a second rendering of it.
+   */
+  announced(callId: string): ToolCallUpdate | undefined {
+    return this.calls.get(callId);
+  }
 
   /** The ACP tool call id of a model call id (the id itself unless the session already used it). */
   toolCallId(callId: string): string {
@@ -81,8 +91,12 @@ export class EventRelay {
         return this.retried?.(event.attempt, event.error) ?? [];
       case "assistant_message":
         return event.usage ? [usageUpdate(event.usage, this.contextWindow(), this.cost?.(event.usage))] : [];
-      case "tool_call_pending":
-        return [toolCallStarted(event.call, this.assign(event.call.id))];
+      case "tool_call_pending": {
+        const update = toolCallStarted(event.call, this.assign(event.call.id));
+        const { sessionUpdate: _, ...call } = update;
+        this.calls.set(event.call.id, call);
+        return [update];
+      }
       case "tool_call_running":
         return [toolCallRunning(this.toolCallId(event.id))];
       case "tool_call_progress": {
@@ -98,11 +112,13 @@ export class EventRelay {
       }
       case "tool_call_done":
         this.progress.delete(event.id);
+        this.calls.delete(event.id);
         return [toolCallFinished(this.toolCallId(event.id), event.status, event.result)];
       case "stop":
         // The ids were needed only while the turn's calls could be updated.
         this.ids.clear();
         this.progress.clear();
+        this.calls.clear();
         return [];
       case "message_appended":
       case "hook_error":

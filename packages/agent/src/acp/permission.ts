@@ -68,10 +68,22 @@ export interface PermissionAskerOptions {
   cwd: () => string;
   /** The editor's fs, when the client lends it: proposed diffs are computed from its buffers. */
   editor?: () => ClientBridge | undefined;
-  /** The ACP tool call id already announced for this model call id. */
-  toolCallId: (callId: string) => string;
+  /** The call as the session announced it (`tool_call`), by model call id: the question shows that very call. */
+  announced: (callId: string) => ToolCallUpdate | undefined;
   /** Called when the user dismissed the question (outcome `cancelled`): the turn ends as cancelled. */
   onCancelled: () => void;
+}
+
+/** A call the session did not announce, rendered the way `tool_call` renders one. */
+function announce(call: PermissionRequest["call"]): ToolCallUpdate {
+  const toolCall: ToolCallUpdate = {
+    toolCallId: call.id,
+    title: toolCallTitle(call.name, call.args),
+    rawInput: call.args,
+  };
+  const locations = locationsFor(call.name, call.args);
+  if (locations.length > 0) toolCall.locations = locations;
+  return toolCall;
 }
 
 /** Builds `askPermission` for `installPermissions`. A failed request rejects the call (never "allowed"). */
@@ -81,15 +93,8 @@ export function permissionAsker(
   return async ({ call, kind, signal, reason }) => {
     const outbox = options.outbox();
     if (!outbox) return "reject";
-    const toolCall: ToolCallUpdate = {
-      toolCallId: options.toolCallId(call.id),
-      title: toolCallTitle(call.name, call.args),
-      kind,
-      status: "pending",
-      rawInput: call.args,
-    };
-    const locations = locationsFor(call.name, call.args);
-    if (locations.length > 0) toolCall.locations = locations;
+    // The loop announces every call before it asks about it; the fallback is for an extension asking on its own.
+    const toolCall: ToolCallUpdate = { ...(options.announced(call.id) ?? announce(call)), kind, status: "pending" };
     // By the tool it resolved to (the router's choice too), not the model's spelling of it.
     const content = await proposedContent(call.tool, call.args, options.cwd(), options.editor?.()).catch(() => []);
     if (content.length > 0) {
