@@ -1,11 +1,13 @@
 /**
  * The only writer of one session's `session/update` notifications and `session/request_permission` requests. Every
- * message goes out in the order it was handed in, one after the other (each waits until the one before it was
- * written), so the wire order is the order of the session's events without timers or hand-offs to restore it.
+ * message is handed to the connection in the order it was handed in here (the connection writes in call order), so
+ * the wire order is the order of the session's events without timers or hand-offs to restore it.
  *
- * Streamed text is batched by that same wait: the chunks of one kind (message or thought) that arrive while the
- * message before them is being written go out as one `agent_message_chunk` (a fast provider's tiny deltas cost one
- * JSON-RPC message per write, not one each).
+ * Streamed text is joined: the chunks of one kind (message or thought) handed in during one turn of the event loop
+ * (every delta parsed from one network read) go out as one `agent_message_chunk` when that turn ends, or before any
+ * other message, whichever comes first. A fast provider's tiny deltas cost one JSON-RPC message per read, not one
+ * each (the deltas of one read reach here a few microtasks apart, so the end of the turn is the first point that
+ * has them all). This joins text only; it never reorders: any other message sends the pending text first.
  */
 import {
   type AgentContext,
@@ -19,27 +21,28 @@ import { log } from "../log.js";
 type TextKind = "agent_message_chunk" | "agent_thought_chunk";
 
 export class Outbox {
-  /** Settles once everything handed in so far was written (or failed to be). */
-  private tail: Promise<void> = Promise.resolve();
-  /** The text chunk queued and not yet written: text of its kind that arrives meanwhile joins it. */
+  /** Settles once everything handed to the connection so far was written (or failed to be). */
+  private last: Promise<void>;
+  /** Text not yet handed to the connection: text of its kind that arrives meanwhile joins it. */
   private text: { kind: TextKind; text: string } | undefined;
+  private held = true;
+  /** Messages that came while the outbox was held (before the session's id was answered). */
+  private waiting: Array<() => void> = [];
 
   /**
    * @param opened Resolves when messages about the session may go out: once the response that tells the client its
-   *   id was queued (an update for an unknown session would be dropped).
+   *   id was queued (an update for an unknown session would be dropped). Until then messages wait, in order.
    */
   constructor(
     private readonly client: AgentContext,
     private readonly sessionId: string,
-    opened: Promise<void> = Promise.resolve(),
+    private readonly opened: Promise<void> = Promise.resolve(),
   ) {
-    this.tail = opened;
-  }
-
-  /** Queues updates exactly as given (a replayed history: its chunks stay the messages they were). */
-  sendEach(updates: readonly SessionUpdate[]): void {
-    this.text = undefined;
-    for (const update of updates) this.enqueue(() => this.notify(update));
+    this.last = opened;
+    void opened.then(() => {
+      this.held = false;
+      for (const send of this.waiting.splice(0)) send();
+    });
   }
 
   /** Queues one update. */
@@ -50,31 +53,35 @@ export class Outbox {
         this.text.text += update.content.text;
         return;
       }
-      const pending = { kind, text: update.content.text };
-      this.text = pending;
-      this.enqueue(() => {
-        if (this.text === pending) this.text = undefined;
-        return this.notify({ sessionUpdate: pending.kind, content: { type: "text", text: pending.text } });
+      this.flushText();
+      this.text = { kind, text: update.content.text };
+      const pending = this.text;
+      setImmediate(() => {
+        if (this.text === pending) this.flushText();
       });
       return;
     }
-    // Later text must not join a chunk queued before this update.
-    this.text = undefined;
-    this.enqueue(() => this.notify(update));
+    this.flushText();
+    this.out(() => this.notify(update));
+  }
+
+  /** Sends updates exactly as given (a replayed history: its chunks stay the messages they were). */
+  sendEach(updates: readonly SessionUpdate[]): void {
+    this.flushText();
+    for (const update of updates) this.out(() => this.notify(update));
   }
 
   /**
-   * Asks the client a permission question after everything queued before it (the tool call it is about, its
-   * proposal) was written. Resolves with the answer; rejects when the request fails.
+   * Asks the client a permission question after everything handed in before it (the tool call it is about, its
+   * proposal). Resolves with the answer; rejects when the request fails.
    */
   ask(
     params: Omit<RequestPermissionRequest, "sessionId">,
     options: { cancellationSignal: AbortSignal; stopWaitingOnCancel: boolean },
   ): Promise<RequestPermissionResponse> {
-    this.text = undefined;
+    this.flushText();
     return new Promise((resolve, reject) => {
-      this.enqueue(async () => {
-        // The queue waits for the question to be sent, not answered: updates go on while the user thinks.
+      this.out(() => {
         this.client
           .request(methods.client.session.requestPermission, { sessionId: this.sessionId, ...params }, options)
           .then(resolve, reject);
@@ -84,15 +91,25 @@ export class Outbox {
 
   /** Resolves once everything handed in so far was written. */
   written(): Promise<void> {
-    return this.tail;
+    this.flushText();
+    // While held: the messages waiting are handed over when it opens (that callback runs first), then awaited.
+    return this.held ? this.opened.then(() => this.last) : this.last;
   }
 
-  private enqueue(step: () => Promise<void>): void {
-    this.tail = this.tail.then(step);
+  private flushText(): void {
+    const pending = this.text;
+    if (!pending) return;
+    this.text = undefined;
+    this.out(() => this.notify({ sessionUpdate: pending.kind, content: { type: "text", text: pending.text } }));
   }
 
-  private notify(update: SessionUpdate): Promise<void> {
-    return this.client
+  private out(send: () => void): void {
+    if (this.held) this.waiting.push(send);
+    else send();
+  }
+
+  private notify(update: SessionUpdate): void {
+    this.last = this.client
       .notify(methods.client.session.update, { sessionId: this.sessionId, update })
       .catch((error: unknown) => log.debug("session/update not delivered", error));
   }
