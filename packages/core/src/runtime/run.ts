@@ -40,6 +40,16 @@ export class PromptRunImpl implements PromptRun {
     }
   }
 
+  /** A run whose turn could not start: `result` rejects with `error`, the iteration is empty. */
+  static refused(error: unknown): PromptRunImpl {
+    const run = new PromptRunImpl(
+      () => {},
+      () => () => {},
+    );
+    run.fail(error);
+    return run;
+  }
+
   finish(result: PromptResult): void {
     this.end();
     this.settle.resolve(result);

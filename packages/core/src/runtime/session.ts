@@ -193,10 +193,7 @@ export class RuntimeSession implements CrowSession {
     return this.init.askPermission(request);
   }
 
-  /**
-   * The session's one event stream: every event, the loop's and the session's, reaches every listener here, in the
-   * order it happened (a running prompt's run is one of them). A listener's write joins those fork/clear/close wait for.
-   */
+  /** The one event stream: every event (loop's, session's) to every listener, in order; writes join `this.writes`. */
   publish(event: CrowEvent): void {
     const failed = (error: unknown) =>
       this.init.logger.warn(`session ${this.id}: a session listener failed: ${errorText(error)}`);
@@ -257,19 +254,10 @@ export class RuntimeSession implements CrowSession {
     try {
       turn = this.begin("A prompt is already running in this session; cancel it first.");
     } catch (error) {
-      const refused = new PromptRunImpl(
-        () => {},
-        () => () => {},
-      );
-      refused.fail(error);
-      return refused;
+      return PromptRunImpl.refused(error);
     }
-    // The run is a view of the session's stream while this turn runs (it subscribes only what it is asked to show).
-    const run = new PromptRunImpl(
-      () => this.cancel(),
-      (listener) => this.subscribe(listener),
-      options.onEvent,
-    );
+    // A view of the session's stream while this turn runs (it subscribes only what it is asked to show).
+    const run = new PromptRunImpl(() => this.cancel(), this.subscribe.bind(this), options.onEvent);
     const onAbort = () => this.cancel();
     if (options.signal?.aborted) onAbort();
     options.signal?.addEventListener("abort", onAbort, { once: true });
