@@ -10,12 +10,16 @@ import path from "node:path";
 import { describe, test } from "node:test";
 import { openStore } from "@crow/core";
 import { CROW_BIN, chunkText, reply, textReply, toolResultText, useAcpFixture } from "@crow/testkit";
+import { EventRelay } from "../src/acp/event-relay.js";
 import { PROGRESS_TEXT_CHARS } from "../src/acp/translate.js";
-import { TurnRelay } from "../src/acp/turn-relay.js";
 
 describe("tool call progress text in ACP", () => {
   test("plain progress text accumulates into the call's content; a live terminal still wins", () => {
-    const relay = new TurnRelay(1000, new Set());
+    const relay = new EventRelay(
+      () => 1000,
+      new Set(),
+      () => undefined,
+    );
     relay.translate({
       type: "tool_call_pending",
       call: { id: "c1", name: "task", kind: "other", args: {}, rawArguments: "{}" },

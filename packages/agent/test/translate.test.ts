@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { ToolCallInfo } from "@crow/core";
+import { EventRelay } from "../src/acp/event-relay.js";
 import {
   commandsUpdate,
   messageChunk,
@@ -17,7 +18,6 @@ import {
   toolCallStarted,
   usageUpdate,
 } from "../src/acp/translate.js";
-import { TurnRelay } from "../src/acp/turn-relay.js";
 
 const call = (over: Partial<ToolCallInfo> = {}): ToolCallInfo => ({
   id: "call_1",
@@ -173,12 +173,20 @@ describe("translate: streamed text across retries is never sent twice", () => {
   }
 });
 
-describe("TurnRelay", () => {
+describe("EventRelay", () => {
   test("gives every tool call a session-unique ACP id, even when the provider reuses ids", () => {
     const used = new Set<string>();
-    const first = new TurnRelay(1000, used);
+    const first = new EventRelay(
+      () => 1000,
+      used,
+      () => undefined,
+    );
     const a = first.translate({ type: "tool_call_pending", call: call({ id: "call_0" }) });
-    const second = new TurnRelay(1000, used);
+    const second = new EventRelay(
+      () => 1000,
+      used,
+      () => undefined,
+    );
     const b = second.translate({ type: "tool_call_pending", call: call({ id: "call_0" }) });
     const ids = [...a, ...b].map((u) => (u.sessionUpdate === "tool_call" ? u.toolCallId : ""));
     assert.deepEqual(ids, ["call_0", "call_0#2"]);
@@ -193,8 +201,12 @@ describe("TurnRelay", () => {
   });
 
   test("a retry event resets both channels for dedupe; a new request starts fresh", () => {
-    const relay = new TurnRelay(1000, new Set());
-    const texts = (events: Parameters<TurnRelay["translate"]>[0][]) =>
+    const relay = new EventRelay(
+      () => 1000,
+      new Set(),
+      () => undefined,
+    );
+    const texts = (events: Parameters<EventRelay["translate"]>[0][]) =>
       events
         .flatMap((e) => relay.translate(e))
         .map((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : "?"));

@@ -11,7 +11,6 @@ import {
   type ExtensionAPI,
   MethodError,
   openStore,
-  type SessionEvent,
   type Store,
 } from "@crow/core";
 import { type MockLlm, reply, startMockLlm, textReply } from "@crow/testkit";
@@ -218,7 +217,7 @@ describe("the SDK without ACP (createCrow against the mock LLM)", () => {
       const session = await crow.newSession({ cwd: dir });
       mock.script(textReply("one"), textReply("two"), textReply("three"));
       for (const text of ["first", "second", "third"]) await session.prompt(text).result;
-      const events: SessionEvent[] = [];
+      const events: CrowEvent[] = [];
       session.subscribe((e) => events.push(e));
       mock.script(textReply("SUMMARY of the middle"));
       const result = await session.compact();

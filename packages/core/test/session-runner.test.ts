@@ -110,4 +110,16 @@ describe("session runner", () => {
     assert.equal(result.stopReason, "cancelled");
     assert.equal(result.text, "partial");
   });
+
+  test("a subscriber gets the turn's events in the order the run yields them, with the session's own", async () => {
+    const s = await session(llm("hello"));
+    const subscribed: string[] = [];
+    s.subscribe((event) => subscribed.push(event.type));
+    const yielded: string[] = [];
+    for await (const event of s.prompt("hi")) yielded.push(event.type);
+    s.notify("after the turn");
+    assert.deepEqual(yielded.slice(0, 2), ["request_start", "text_delta"]);
+    assert.equal(yielded.at(-1), "stop");
+    assert.deepEqual(subscribed, [...yielded, "notice"]);
+  });
 });

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { type CrowOptions, createCrow, createLlmClient, type PlanEntry, type SessionEvent } from "@crow/core";
+import { type CrowEvent, type CrowOptions, createCrow, createLlmClient, type PlanEntry } from "@crow/core";
 import { type MockLlm, reply, startMockLlm, textReply } from "@crow/testkit";
 import { keepPlan, planFromHistory, planText } from "../src/extensions/todo.js";
 import type { AssistantMessage, ChatMessage } from "../src/messages.js";
@@ -43,7 +43,7 @@ describe("the SDK: the todo tool's plan", () => {
     try {
       const session = await crow.newSession({ cwd: dir });
       id = session.id;
-      const subscribed: SessionEvent[] = [];
+      const subscribed: CrowEvent[] = [];
       session.subscribe((event) => subscribed.push(event));
       mock.script(reply().toolCall("todo", { todos: PLAN }), textReply("On it."));
       const run = session.prompt("fix the bug");

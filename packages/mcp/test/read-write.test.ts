@@ -115,6 +115,19 @@ describe("read and write over stdio", () => {
     assert.equal(await ws.read("deep/er/still/new.ts"), "export const a = 1;\nexport const b = 2;\n");
   });
 
+  test("write and edit return the change they made as a diff in _meta, for a client that cannot see this disk", async () => {
+    const file = `${ws.dir}/diffed/notes.txt`;
+    const created = await write({ file_path: file, content: "one\ntwo\n" });
+    assert.deepEqual(created._meta?.["crow/diff"], { path: file, oldText: null, newText: "one\ntwo\n" });
+    const replaced = await write({ file_path: file, content: "one\nthree\n" });
+    assert.deepEqual(replaced._meta?.["crow/diff"], { path: file, oldText: "one\ntwo\n", newText: "one\nthree\n" });
+    const edited = await callTool(mcp.client, "edit", { file_path: file, old_string: "three", new_string: "four" });
+    assert.deepEqual(edited._meta?.["crow/diff"], { path: file, oldText: "one\nthree\n", newText: "one\nfour\n" });
+    const failed = await callTool(mcp.client, "edit", { file_path: file, old_string: "absent", new_string: "x" });
+    assert.equal(failed.isError, true);
+    assert.equal(failed._meta?.["crow/diff"], undefined);
+  });
+
   test("write replaces atomically, keeps the file's mode and follows symlinks", async () => {
     const script = await ws.write("run.sh", "#!/bin/sh\necho old\n");
     await chmod(script, 0o750);

@@ -23,15 +23,14 @@ import { log } from "../log.js";
 import type { AcpMcpServer } from "../tools/types.js";
 import { clientBridge } from "./client-bridge.js";
 import { configOptions, configOptionsUpdate, findMode, modeState, setConfigOption } from "./config-options.js";
-import { isSessionEvent, sessionEventUpdates } from "./events.js";
+import { EventRelay } from "./event-relay.js";
 import { BUILTIN_METHODS, initializeResponse } from "./initialize.js";
+import { Outbox } from "./outbox.js";
 import { permissionAsker } from "./permission.js";
 import { PromptContentError, promptContent, singleText } from "./prompt-content.js";
 import { type OpenSession, registerSessionMethods } from "./sessions.js";
 import { commandsUpdate, messageChunk } from "./translate.js";
 import { TurnGate, type TurnTicket } from "./turn-gate.js";
-import { TurnRelay } from "./turn-relay.js";
-import { UpdateQueue } from "./update-queue.js";
 
 /** A retried request as a notice (`retrying 2/4: connection refused`), for clients that advertise notices. */
 function retryNotice(maxRetries: number) {
@@ -45,18 +44,25 @@ function retryNotice(maxRetries: number) {
   ];
 }
 
+/**
+ * Resolves once the response of the request being handled is queued for writing (it follows from the handler's
+ * promise, within this macrotask). A session's outbox opens then: the client must know a session's id before
+ * updates about it arrive, or a client that prompts at once could have its answer before the session's commands.
+ */
+function afterResponse(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /** Per-session ACP state next to the runtime session. */
 export interface Entry {
   session: CrowSession;
   client: AgentContext;
   /** ACP tool call ids used so far (unique per session). */
   usedIds: Set<string>;
-  /** The running turn's relay (for the permission request's tool call id). */
-  relay?: TurnRelay;
-  /** Last `session/update` sent: awaiting it flushes every earlier one (writes are ordered). */
-  flushed: Promise<void>;
-  /** Coalesces streamed text chunks per event-loop turn. */
-  queue: UpdateQueue;
+  /** The session's events as updates (and the tool call ids a permission request refers to). */
+  relay: EventRelay;
+  /** The only writer of the session's updates and permission requests, in the order of its events. */
+  outbox: Outbox;
   /** Cumulative cost for usage_update (models with a configured price). */
   cost: CostMeter;
   /** The prompt turns (one at a time; a prompt after a cancel waits for the cancelled turn). */
@@ -105,11 +111,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
     }
   };
 
-  const send = (entry: Entry, update: SessionUpdate) => entry.queue.push(update);
-  const deliver = (entry: Entry, update: SessionUpdate) => {
-    const sent = entry.client.notify(methods.client.session.update, { sessionId: entry.session.id, update });
-    entry.flushed = sent.catch((error: unknown) => log.debug("session/update not delivered", error));
-  };
+  const send = (entry: Entry, update: SessionUpdate) => entry.outbox.send(update);
   const find = (sessionId: string): Entry => {
     const entry = sessions.get(sessionId);
     if (!entry) throw RequestError.sessionNotFound(sessionId);
@@ -132,33 +134,36 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
         builtin: options.builtinTools ?? true,
       }),
       askPermission: permissionAsker({
-        client,
-        sessionId: () => entry?.session.id ?? "",
+        outbox: () => entry?.outbox,
         cwd: () => entry?.session.cwd ?? request.cwd,
         editor: () => (entry ? clientBridge(client, entry.session.id, capabilities) : undefined),
-        toolCallId: (callId) => entry?.relay?.toolCallId(callId) ?? callId,
+        announced: (callId) => entry?.relay.announced(callId),
         onCancelled: () => entry?.session.cancel(),
-        // Let the turn's queued events reach the relay (one macrotask), then send their updates first.
-        beforeAsk: async () => {
-          await new Promise((resolve) => setImmediate(resolve));
-          entry?.queue.flush();
-        },
       }),
     };
     const session =
       request.kind === "new"
         ? await crow.newSession({ cwd: request.cwd, ...perSession })
         : await crow.loadSession(request.sessionId, { cwd: request.cwd, ...perSession });
+    const usedIds = new Set<string>();
+    const cost = new CostMeter();
     const created: Entry = {
       session,
       client,
-      usedIds: new Set(),
-      flushed: Promise.resolve(),
-      queue: new UpdateQueue((update) => deliver(created, update)),
-      cost: new CostMeter(),
+      usedIds,
+      relay: new EventRelay(
+        () => contextWindowOf(config, session.model),
+        usedIds,
+        () => capabilities,
+        (usage) => cost.add(findModel(config, session.model), usage),
+        capabilities?.session?.notices ? retryNotice(config.retry.maxRetries ?? 4) : undefined,
+      ),
+      outbox: new Outbox(client, session.id, afterResponse()),
+      cost,
       turns: new TurnGate(),
+      // The session's one stream: every event (a turn's and the session's own) becomes updates, in order.
       unsubscribe: session.subscribe((event) => {
-        for (const update of sessionEventUpdates(event, capabilities)) send(created, update);
+        for (const update of created.relay.translate(event)) send(created, update);
         // Whoever changed it (the client, a command, an extension): the config options show the new state.
         if (event.type === "mode" || event.type === "model" || event.type === "reasoning_effort")
           send(created, configOptionsUpdate(config, session));
@@ -166,23 +171,23 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
     };
     entry = created;
     sessions.set(session.id, created);
-    // Right after the response: the client must know the session id before updates for it arrive. The response is
-    // queued for writing before this macrotask runs (it follows from the handler's promise), and a timer would come
-    // later than that: a client that prompted at once could have its answer before the session's commands.
-    setImmediate(() => {
-      send(created, commandsUpdate(session.commands()));
-      if (session.title) send(created, { sessionUpdate: "session_info_update", title: session.title });
-      // Problems (an MCP server that did not start, an extension that failed): a notice where the client shows them.
-      for (const problem of session.problems()) {
-        send(
-          created,
-          capabilities?.session?.notices
-            ? { sessionUpdate: "notice", severity: "warning", title: "Crow", description: problem }
-            : messageChunk(`${problem}\n`),
-        );
-      }
-    });
     return created;
+  }
+
+  /** What the client learns about a session it opened: its commands, its title, the problems of its opening. */
+  function announce(entry: Entry): void {
+    const { session } = entry;
+    send(entry, commandsUpdate(session.commands()));
+    if (session.title) send(entry, { sessionUpdate: "session_info_update", title: session.title });
+    // Problems (an MCP server that did not start, an extension that failed): a notice where the client shows them.
+    for (const problem of session.problems()) {
+      send(
+        entry,
+        capabilities?.session?.notices
+          ? { sessionUpdate: "notice", severity: "warning", title: "Crow", description: problem }
+          : messageChunk(`${problem}\n`),
+      );
+    }
   }
 
   /** Stops a live session: its turn, its pending writes, its tools. */
@@ -201,20 +206,19 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
     const command = text === undefined ? undefined : parseSlashCommand(text);
     if (command) {
       send(entry, messageChunk(await session.command(command.name, command.args)));
-      entry.queue.flush();
-      await entry.flushed;
+      await entry.outbox.written();
       return "end_turn";
     }
     const ticket = await entry.turns.enter();
     try {
-      return await runTurn(entry, blocks, signal, ticket);
+      return await promptTurn(entry, blocks, signal, ticket);
     } finally {
       ticket.end();
     }
   }
 
   /** One prompt turn (the gate is held): checks, prompt content, the runtime's turn relayed as updates. */
-  async function runTurn(
+  async function promptTurn(
     entry: Entry,
     blocks: ContentBlock[],
     signal: AbortSignal,
@@ -250,28 +254,15 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
     }
     // Cancelled while its content was being read: the turn never starts.
     if (ticket.cancelled) return "cancelled";
-    const model = findModel(config, session.model);
-    const relay = new TurnRelay(
-      contextWindowOf(config, session.model),
-      entry.usedIds,
-      (usage) => entry.cost.add(model, usage),
-      capabilities?.session?.notices ? retryNotice(config.retry.maxRetries ?? 4) : undefined,
-    );
-    entry.relay = relay;
     try {
       const run = session.prompt(content, {
         signal,
         // Resources become text for the model; the blocks themselves are kept so a load shows them again.
         ...(blocks.some((b) => b.type === "resource" || b.type === "resource_link") ? { original: blocks } : {}),
-        // Session events (compaction, notices, title) reach the client through the subscription.
-        onEvent: (event) => {
-          if (isSessionEvent(event)) return;
-          for (const update of relay.translate(event)) send(entry, update);
-        },
       });
+      // Its events reach the client through the session's subscription (open): the answer waits until they are out.
       const outcome = await run.result;
-      entry.queue.flush();
-      await entry.flushed;
+      await entry.outbox.written();
       if (outcome.stopReason !== "error") return outcome.stopReason;
       const error = outcome.error;
       // The model router already says which provider failed and what to try: the editor shows the same message.
@@ -286,8 +277,6 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
         throw RequestError.invalidRequest(undefined, error.message);
       }
       throw error;
-    } finally {
-      entry.relay = undefined;
     }
   }
 
@@ -317,6 +306,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
         cwd: params.cwd,
         mcpServers: params.mcpServers as AcpMcpServer[],
       });
+      announce(entry);
       return { sessionId: entry.session.id, ...sessionState(entry) };
     })
     .onRequest(methods.agent.session.prompt, async ({ params, signal }) => ({
@@ -358,11 +348,9 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
     crow: crowOrError,
     open,
     dispose,
-    sendNow: async (entry, updates) => {
-      entry.queue.flush();
-      for (const update of updates) deliver(entry, update);
-      await entry.flushed;
-    },
+    replay: (entry, updates) => entry.outbox.sendEach(updates),
+    announce,
+    written: (entry) => entry.outbox.written(),
     state: sessionState,
   });
 

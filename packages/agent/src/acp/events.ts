@@ -4,26 +4,9 @@
  * `session.notices`, else a bracketed agent message), mode changes (`current_mode_update`) and the plan (`plan`).
  */
 import type { ClientCapabilities, SessionUpdate } from "@agentclientprotocol/sdk";
-import type { CrowEvent, SessionEvent } from "@crow/core";
+import type { SessionEvent } from "@crow/core";
 import { compactionUpdates } from "./compaction.js";
 import { messageChunk, modeUpdate } from "./translate.js";
-
-const SESSION_EVENTS = new Set<string>([
-  "compaction_started",
-  "compaction_done",
-  "compaction_failed",
-  "title",
-  "notice",
-  "mode",
-  "model",
-  "reasoning_effort",
-  "plan",
-]);
-
-/** Whether a prompt's event is a session event (relayed through the session subscription, not the turn relay). */
-export function isSessionEvent(event: CrowEvent): event is SessionEvent {
-  return SESSION_EVENTS.has(event.type);
-}
 
 /** The updates that tell the client about a session event. */
 export function sessionEventUpdates(

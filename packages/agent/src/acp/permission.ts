@@ -3,17 +3,12 @@
  * `session/request_permission` request (allow once / allow always / reject).
  */
 import { readFile } from "node:fs/promises";
-import {
-  type AgentContext,
-  methods,
-  type PermissionOption,
-  type ToolCallContent,
-  type ToolCallUpdate,
-} from "@agentclientprotocol/sdk";
+import type { PermissionOption, ToolCallContent, ToolCallUpdate } from "@agentclientprotocol/sdk";
 import type { PermissionAnswer, PermissionRequest } from "@crow/core";
 import { log } from "../log.js";
 import { locationsFor, toolCallTitle } from "../tools/data.js";
 import type { ClientBridge } from "../tools/types.js";
+import type { Outbox } from "./outbox.js";
 
 const OPTIONS: Array<PermissionOption & { answer: PermissionAnswer }> = [
   { optionId: "allow_once", name: "Allow once", kind: "allow_once", answer: "allow_once" },
@@ -64,22 +59,31 @@ export async function proposedContent(
 }
 
 export interface PermissionAskerOptions {
-  client: AgentContext;
-  /** The session's id (known once the session is open; questions only come during turns). */
-  sessionId: () => string;
+  /**
+   * The session's outbox (known once the session is open; questions only come during turns): the proposal and the
+   * question go out through it, after the updates of the events before them (the `tool_call` they are about).
+   */
+  outbox: () => Outbox | undefined;
   /** The session's working directory (relative paths of proposed diffs). */
   cwd: () => string;
   /** The editor's fs, when the client lends it: proposed diffs are computed from its buffers. */
   editor?: () => ClientBridge | undefined;
-  /** The ACP tool call id already announced for this model call id. */
-  toolCallId: (callId: string) => string;
+  /** The call as the session announced it (`tool_call`), by model call id: the question shows that very call. */
+  announced: (callId: string) => ToolCallUpdate | undefined;
   /** Called when the user dismissed the question (outcome `cancelled`): the turn ends as cancelled. */
   onCancelled: () => void;
-  /**
-   * Runs before the question is sent: the loop's events are pushed ahead of their consumer, so without this the
-   * client could get the question before the `tool_call` (and text) it is about.
-   */
-  beforeAsk?: () => Promise<void>;
+}
+
+/** A call the session did not announce, rendered the way `tool_call` renders one. */
+function announce(call: PermissionRequest["call"]): ToolCallUpdate {
+  const toolCall: ToolCallUpdate = {
+    toolCallId: call.id,
+    title: toolCallTitle(call.name, call.args),
+    rawInput: call.args,
+  };
+  const locations = locationsFor(call.name, call.args);
+  if (locations.length > 0) toolCall.locations = locations;
+  return toolCall;
 }
 
 /** Builds `askPermission` for `installPermissions`. A failed request rejects the call (never "allowed"). */
@@ -87,26 +91,15 @@ export function permissionAsker(
   options: PermissionAskerOptions,
 ): (request: PermissionRequest) => Promise<PermissionAnswer> {
   return async ({ call, kind, signal, reason }) => {
-    await options.beforeAsk?.();
-    const toolCall: ToolCallUpdate = {
-      toolCallId: options.toolCallId(call.id),
-      title: toolCallTitle(call.name, call.args),
-      kind,
-      status: "pending",
-      rawInput: call.args,
-    };
-    const locations = locationsFor(call.name, call.args);
-    if (locations.length > 0) toolCall.locations = locations;
+    const outbox = options.outbox();
+    if (!outbox) return "reject";
+    // The loop announces every call before it asks about it; the fallback is for an extension asking on its own.
+    const toolCall: ToolCallUpdate = { ...(options.announced(call.id) ?? announce(call)), kind, status: "pending" };
     // By the tool it resolved to (the router's choice too), not the model's spelling of it.
     const content = await proposedContent(call.tool, call.args, options.cwd(), options.editor?.()).catch(() => []);
     if (content.length > 0) {
       // The pending call in the thread shows the proposal too, before the question.
-      await options.client
-        .notify(methods.client.session.update, {
-          sessionId: options.sessionId(),
-          update: { sessionUpdate: "tool_call_update", toolCallId: toolCall.toolCallId, content },
-        })
-        .catch((error: unknown) => log.debug("session/update not delivered", error));
+      outbox.send({ sessionUpdate: "tool_call_update", toolCallId: toolCall.toolCallId, content });
     }
     // A question the mode alone would not ask (an `ask` rule, the doom-loop guard) says why it comes.
     const why: ToolCallContent[] = reason
@@ -114,9 +107,8 @@ export function permissionAsker(
       : [];
     if (content.length + why.length > 0) toolCall.content = [...why, ...content];
     try {
-      const response = await options.client.request(
-        methods.client.session.requestPermission,
-        { sessionId: options.sessionId(), toolCall, options: OPTIONS.map(({ answer: _, ...o }) => o) },
+      const response = await outbox.ask(
+        { toolCall, options: OPTIONS.map(({ answer: _, ...o }) => o) },
         { cancellationSignal: signal, stopWaitingOnCancel: true },
       );
       const answer = permissionAnswer(response.outcome);

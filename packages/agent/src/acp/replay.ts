@@ -4,7 +4,7 @@
  * come back as sent, not as the text the model got), assistant reasoning `agent_thought_chunk`, text `agent_message_chunk`,
  * each tool call a `tool_call` followed (at its result) by a `tool_call_update` with the result text; write and edit
  * calls get their diff back from the stored arguments (`content`, or `old_string` → `new_string`), since the file's
- * state at the time is not stored. Tool call ids are assigned exactly as the live turns did (see TurnRelay), and the
+ * state at the time is not stored. Tool call ids are assigned exactly as the live turns did (see EventRelay), and the
  * set of used ids is returned so the loaded session keeps them unique.
  */
 import path from "node:path";
@@ -82,7 +82,7 @@ function failedResult(text: string): boolean {
 
 export interface Replay {
   updates: SessionUpdate[];
-  /** ACP tool call ids used by the replayed history (continue the session's TurnRelay with these). */
+  /** ACP tool call ids used by the replayed history (continue the session's EventRelay with these). */
   usedIds: Set<string>;
 }
 

@@ -40,8 +40,12 @@ export interface SessionHost<E extends HostedSession> {
   open(client: AgentContext, request: OpenSession): Promise<E>;
   /** Stops a live session (cancels its turn, waits for its writes, stops its tools) and forgets it. */
   dispose(entry: E): Promise<void>;
-  /** Sends updates in order, unbatched, and resolves once they are written. */
-  sendNow(entry: E, updates: readonly SessionUpdate[]): Promise<void>;
+  /** Queues a replayed history's updates on the session's outbox, each as it is. */
+  replay(entry: E, updates: readonly SessionUpdate[]): void;
+  /** Queues what the client learns about a session it opened (commands, title, problems). */
+  announce(entry: E): void;
+  /** Resolves once everything queued on the session's outbox was written. */
+  written(entry: E): Promise<void>;
   /** The modes and config options a load/resume answers with. */
   state(entry: E): { modes: SessionModeState; configOptions: SessionConfigOption[] };
 }
@@ -123,17 +127,21 @@ export function registerSessionMethods<E extends HostedSession>(app: AgentApp, h
         cwd: params.cwd,
         mcpServers: (params.mcpServers ?? []) as AcpMcpServer[],
       });
+      host.announce(entry);
       log.info(`session ${params.sessionId} forked as ${forkId}`);
       return { sessionId: forkId, ...host.state(entry) };
     })
     .onRequest(methods.agent.session.load, async ({ params, client }) => {
       const { entry, replay } = await reopen(host, client, params);
       // ACP: the whole history arrives before the load answers.
-      await host.sendNow(entry, replay);
+      host.replay(entry, replay);
+      host.announce(entry);
+      await host.written(entry);
       return host.state(entry);
     })
     .onRequest(methods.agent.session.resume, async ({ params, client }) => {
       const { entry } = await reopen(host, client, { ...params, mcpServers: params.mcpServers ?? [] });
+      host.announce(entry);
       return host.state(entry);
     })
     .onRequest(methods.agent.session.list, async ({ params }) => {

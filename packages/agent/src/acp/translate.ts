@@ -2,7 +2,13 @@
  * Pure translation from the loop's events to ACP `session/update` payloads. No I/O and no session state beyond what
  * callers pass in, so every mapping is unit-tested table-style (test/translate.test.ts).
  */
-import type { ToolKind as AcpToolKind, Cost, SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
+import type {
+  ToolKind as AcpToolKind,
+  Cost,
+  SessionUpdate,
+  ToolCallContent,
+  ToolCallUpdate,
+} from "@agentclientprotocol/sdk";
 import type { ContentPart, ToolCallInfo, ToolCallStatus, ToolProgress, ToolResult, Usage } from "@crow/core";
 import { locationsFor, toolCallData, toolCallTitle } from "../tools/data.js";
 
@@ -22,8 +28,8 @@ export function thoughtChunk(text: string): SessionUpdate {
 }
 
 /** `tool_call` (pending): announced as soon as the model's message is complete. */
-export function toolCallStarted(call: ToolCallInfo, toolCallId: string): SessionUpdate {
-  const update: SessionUpdate = {
+export function toolCallStarted(call: ToolCallInfo, toolCallId: string): SessionUpdate & ToolCallUpdate {
+  const update: SessionUpdate & ToolCallUpdate = {
     sessionUpdate: "tool_call",
     toolCallId,
     title: toolCallTitle(call.name, call.args),

@@ -1,23 +1,3 @@
-import { readFile, stat } from "node:fs/promises";
-
-/** Files bigger than this get no diff (editors choke on huge diffs, and the memory is better spent elsewhere). */
-export const MAX_DIFF_BYTES = 1024 * 1024;
-
-/**
- * A file's text for a diff: `null` when it does not exist (a new file), undefined when it cannot be shown as text
- * (unreadable, a directory, binary, too big).
- */
-export async function snapshot(file: string): Promise<string | null | undefined> {
-  try {
-    const stats = await stat(file);
-    if (!stats.isFile() || stats.size > MAX_DIFF_BYTES) return undefined;
-    const text = await readFile(file, "utf8");
-    return text.includes("\0") ? undefined : text;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ENOENT" ? null : undefined;
-  }
-}
-
 /** 1-based number of the first line that differs between two texts (1 when one is empty or they are equal). */
 export function firstChangedLine(before: string | null, after: string): number {
   if (!before) return 1;

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { findTool, type ToolCallRequest, type ToolDefinition, type ToolProgress, type ToolResult } from "@crow/core";
+import { diffFromMeta } from "@crow/mcp/edit";
 import { checkWritable, SANDBOX_META_KEY, UNSANDBOXED_META_KEY } from "@crow/mcp/sandbox";
 import { clientEdit } from "./client-edit.js";
 import { clientRead, clientWrite } from "./client-fs.js";
@@ -7,7 +8,7 @@ import { clientTerminal } from "./client-terminal.js";
 import { CallFailure, ServerConnection } from "./connection.js";
 import { fromMcpResult, resultText } from "./content.js";
 import { filePathArg, locationsFor } from "./data.js";
-import { firstChangedLine, snapshot } from "./diff.js";
+import { firstChangedLine } from "./diff.js";
 import { BUILTIN_SERVER, collectServers } from "./servers.js";
 import type { ServerStatus, ToolCallData, ToolRouter, ToolRouterOptions } from "./types.js";
 
@@ -178,7 +179,10 @@ class Router implements ToolRouter {
     return file !== undefined && path.isAbsolute(file) ? checkWritable(file, this.options.sandbox()) : undefined;
   }
 
-  /** Runs a call on its MCP server; write/edit calls get a before/after diff, file tools get locations. */
+  /**
+   * Runs a call on its MCP server; file tools get locations, and a write or edit shows the diff its server returned
+   * (crow-mcp's `_meta["crow/diff"]`: the agent reads no file, so a remote toolserver's change shows as well).
+   */
   private async callMcp(
     route: Route,
     args: Record<string, unknown>,
@@ -186,10 +190,8 @@ class Router implements ToolRouter {
     call?: ToolCallRequest,
   ): Promise<ToolResult> {
     const { connection, tool } = route;
-    const file = filePathArg(args);
-    const diffs = file !== undefined && (tool === "write" || tool === "edit");
-    const before = diffs ? await snapshot(file) : undefined;
     let result: ToolResult;
+    let meta: unknown;
     try {
       const options = {
         signal: context.signal,
@@ -207,6 +209,7 @@ class Router implements ToolRouter {
         }
       }
       result = fromMcpResult(raw);
+      meta = raw._meta;
     } catch (error) {
       if (error instanceof CallFailure)
         return { content: error.message, isError: true, data: { via: connection.name } };
@@ -215,12 +218,10 @@ class Router implements ToolRouter {
     const data: ToolCallData = { via: connection.name };
     const locations = locationsFor(tool, args);
     if (locations.length > 0) data.locations = locations;
-    if (diffs && !result.isError && before !== undefined) {
-      const after = await snapshot(file);
-      if (typeof after === "string") {
-        data.content = [{ type: "diff", path: file, oldText: before, newText: after }];
-        data.locations = [{ path: file, line: firstChangedLine(before, after) }];
-      }
+    const diff = (tool === "write" || tool === "edit") && !result.isError ? diffFromMeta(meta) : undefined;
+    if (diff) {
+      data.content = [{ type: "diff", path: diff.path, oldText: diff.oldText, newText: diff.newText }];
+      data.locations = [{ path: diff.path, line: firstChangedLine(diff.oldText, diff.newText) }];
     }
     return { ...result, data };
   }

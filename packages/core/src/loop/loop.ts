@@ -28,22 +28,33 @@ export function runLoop(input: LoopInput, config: LoopConfig): AsyncIterable<Loo
   if (config.signal?.aborted) cancel();
   config.signal?.addEventListener("abort", cancel, { once: true });
   const channel = new EventChannel<LoopEvent>(cancel);
-  runTurn(input, config, controller.signal, (event) => channel.push(event))
-    .catch((error: unknown) => {
-      // Only a bug gets here (every dependency is wrapped); still end with a well-formed stop.
-      const message = `internal error in the agent loop: ${error instanceof Error ? error.message : String(error)}`;
-      channel.push({
-        type: "stop",
-        reason: "error",
-        messages: [],
-        error: { kind: "invalid_response", message, retryable: false, attempts: 0 },
-      });
-    })
-    .finally(() => {
-      config.signal?.removeEventListener("abort", cancel);
-      channel.close();
-    });
+  void driveLoop(input, { ...config, signal: controller.signal }, (event) => channel.push(event)).finally(() => {
+    config.signal?.removeEventListener("abort", cancel);
+    channel.close();
+  });
   return channel;
+}
+
+/**
+ * The same turn as {@link runLoop}, with each event handed to `emit` the moment it happens (no queue between the loop
+ * and its consumer, so what a listener does on an event, e.g. send it to an editor, comes before whatever the loop
+ * does next, e.g. ask a permission question about the call it just announced). Resolves after the `stop` event;
+ * never rejects.
+ */
+export async function driveLoop(input: LoopInput, config: LoopConfig, emit: (event: LoopEvent) => void): Promise<void> {
+  const signal = config.signal ?? new AbortController().signal;
+  try {
+    await loopSteps(input, config, signal, emit);
+  } catch (error) {
+    // Only a bug gets here (every dependency is wrapped); still end with a well-formed stop.
+    const message = `internal error in the agent loop: ${error instanceof Error ? error.message : String(error)}`;
+    emit({
+      type: "stop",
+      reason: "error",
+      messages: [],
+      error: { kind: "invalid_response", message, retryable: false, attempts: 0 },
+    });
+  }
 }
 
 /** Hooks that can be trusted not to throw: a failing hook is reported and treated as a no-op. */
@@ -79,7 +90,7 @@ const POINTS = {
   turnEnd: "turn_end",
 } as const satisfies Record<keyof LoopHooks, HookError["point"]>;
 
-async function runTurn(
+async function loopSteps(
   input: LoopInput,
   config: LoopConfig,
   signal: AbortSignal,

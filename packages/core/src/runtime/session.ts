@@ -16,17 +16,17 @@ import type { LlmClient, RequestParams } from "../llm/types.js";
 import type { ChatMessage, ContentPart, ToolOutcome, Usage } from "../messages.js";
 import { runCommand } from "./commands.js";
 import { PromptRunImpl } from "./run.js";
-import { runTurn, type Turn, type TurnModel } from "./turn.js";
+import { runPromptTurn, type Turn, type TurnModel } from "./turn.js";
 import {
   type CommandInfo,
   type Crow,
+  type CrowEvent,
   type CrowSession,
   type PlanEntry,
   type PromptOptions,
   type PromptResult,
   type PromptRun,
   SessionBusyError,
-  type SessionEvent,
 } from "./types.js";
 
 /** Everything a session is made of (the runtime builds it in `newSession`/`loadSession`). */
@@ -74,7 +74,7 @@ export class RuntimeSession implements CrowSession {
   private currentPlan: readonly PlanEntry[] = [];
   private turn: Turn | undefined;
   private writes: Promise<void> = Promise.resolve();
-  private readonly listeners = new Set<(event: SessionEvent) => unknown>();
+  private readonly listeners = new Set<(event: CrowEvent) => unknown>();
   private readonly reported = new Set<string>();
   private readonly cleanups: Array<() => unknown> = [];
   private closed = false;
@@ -178,7 +178,7 @@ export class RuntimeSession implements CrowSession {
     this.publish({ type: "title", title, updatedAt });
   }
 
-  subscribe(listener: (event: SessionEvent) => unknown): () => void {
+  subscribe(listener: (event: CrowEvent) => unknown): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -193,8 +193,8 @@ export class RuntimeSession implements CrowSession {
     return this.init.askPermission(request);
   }
 
-  /** Tells listeners and the running turn about an event; a listener's write joins those fork/clear/close wait for. */
-  publish(event: SessionEvent): void {
+  /** The one event stream: every event (loop's, session's) to every listener, in order; writes join `this.writes`. */
+  publish(event: CrowEvent): void {
     const failed = (error: unknown) =>
       this.init.logger.warn(`session ${this.id}: a session listener failed: ${errorText(error)}`);
     for (const listener of [...this.listeners]) {
@@ -208,7 +208,6 @@ export class RuntimeSession implements CrowSession {
         failed(error);
       }
     }
-    this.turn?.emit?.(event);
   }
 
   /** Logs a problem and tells the user once per key (a hook failing on every request is said once). */
@@ -251,19 +250,18 @@ export class RuntimeSession implements CrowSession {
   }
 
   prompt(content: string | ContentPart[], options: PromptOptions = {}): PromptRun {
-    const run = new PromptRunImpl(() => this.cancel(), options.onEvent);
     let turn: Turn;
     try {
       turn = this.begin("A prompt is already running in this session; cancel it first.");
     } catch (error) {
-      run.fail(error);
-      return run;
+      return PromptRunImpl.refused(error);
     }
-    turn.emit = (event) => run.push(event);
+    // A view of the session's stream while this turn runs (it subscribes only what it is asked to show).
+    const run = new PromptRunImpl(() => this.cancel(), this.subscribe.bind(this), options.onEvent);
     const onAbort = () => this.cancel();
     if (options.signal?.aborted) onAbort();
     options.signal?.addEventListener("abort", onAbort, { once: true });
-    this.runTurn(content, turn, options.original).then(
+    this.startTurn(content, turn, options.original).then(
       (result) => {
         options.signal?.removeEventListener("abort", onAbort);
         run.finish(result);
@@ -277,7 +275,7 @@ export class RuntimeSession implements CrowSession {
   }
 
   /** One prompt turn (turn.ts), on the session's current model; the session is free again when it ends. */
-  private async runTurn(content: string | ContentPart[], turn: Turn, original?: unknown): Promise<PromptResult> {
+  private async startTurn(content: string | ContentPart[], turn: Turn, original?: unknown): Promise<PromptResult> {
     try {
       const llm = this.init.llm;
       const model = this.currentModel;
@@ -289,7 +287,7 @@ export class RuntimeSession implements CrowSession {
         ...(this.init.maxStepsPerTurn !== undefined ? { maxStepsPerTurn: this.init.maxStepsPerTurn } : {}),
         ...(params ? { params } : {}),
       };
-      return await runTurn(this, target, content, turn, original);
+      return await runPromptTurn(this, target, content, turn, original);
     } finally {
       this.turn = undefined;
     }

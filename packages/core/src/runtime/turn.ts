@@ -8,7 +8,7 @@ import type { Compaction, CompactionReason } from "../compaction/index.js";
 import type { SessionTools } from "../extensions/tool-source.js";
 import type { HookBus } from "../hooks/bus.js";
 import type { LlmClient, RequestParams } from "../llm/types.js";
-import { runLoop } from "../loop/loop.js";
+import { driveLoop } from "../loop/loop.js";
 import type { LoopEvent } from "../loop/types.js";
 import { addUsage, type ChatMessage, type ContentPart, type ToolOutcome, type Usage } from "../messages.js";
 import type { CrowEvent, PromptResult } from "./types.js";
@@ -17,7 +17,6 @@ import type { CrowEvent, PromptResult } from "./types.js";
 export interface Turn {
   controller: AbortController;
   cancelled: boolean;
-  emit?: (event: CrowEvent) => void;
 }
 
 /** What a turn needs of its session. */
@@ -34,6 +33,8 @@ export interface TurnSession {
   flush(): Promise<void>;
   /** Compaction inside a turn; false when nothing was compacted (a failure is reported, the turn goes on). */
   compactWithin(signal: AbortSignal, reason: CompactionReason): Promise<boolean>;
+  /** Hands an event of the turn to the session's one event stream (its subscribers, the prompt's run among them). */
+  publish(event: CrowEvent): void;
 }
 
 /** The model a turn runs on, and the loop's limits. */
@@ -58,7 +59,7 @@ function textOf(message: ChatMessage): string {
  * One prompt turn. The history keeps the user message and everything the loop appended, so it is valid on every
  * exit; the turn answers once the `message` hooks ran (a client may load the session right after).
  */
-export async function runTurn(
+export async function runPromptTurn(
   session: TurnSession,
   target: TurnModel,
   content: string | ContentPart[],
@@ -70,7 +71,12 @@ export async function runTurn(
   session.history.push(user);
   void session.record(user); // ordered before every later write, which the loop may await
   // The last request was over MAX_COMPACT_TOKENS: compact first, with this prompt as the latest user message.
-  if (session.compaction.due()) await session.compactWithin(turn.controller.signal, "threshold");
+  if (session.compaction.due()) {
+    // Its events come after `prompt()` returned (the loop's come after an await too): a caller that iterates the
+    // run at once sees every event of the turn.
+    await Promise.resolve();
+    await session.compactWithin(turn.controller.signal, "threshold");
+  }
   const first = await runLoopOnce(session, target, turn, true);
   let outcome = first;
   if (isContextOverflow(first) && !turn.cancelled) {
@@ -83,7 +89,7 @@ export async function runTurn(
         ...(addUsage(first.usage, second.usage) ? { usage: addUsage(first.usage, second.usage) } : {}),
       };
     } else {
-      turn.emit?.(stopEvent(first));
+      session.publish(stopEvent(first));
     }
   }
   await session.flush();
@@ -117,7 +123,8 @@ async function runLoopOnce(
   turn: Turn,
   mayRetry: boolean,
 ): Promise<PromptResult> {
-  const events = runLoop(
+  let outcome: PromptResult = { stopReason: "end_turn", text: "", messages: [] };
+  await driveLoop(
     { messages: [{ role: "system", content: session.systemPrompt }, ...session.history] },
     {
       llm: target.llm,
@@ -130,18 +137,17 @@ async function runLoopOnce(
       sessionId: session.id,
       onAppend: (message, usage, outcome) => session.record(message, usage, outcome),
     },
+    (event) => {
+      if (event.type === "message_appended") session.history.push(event.message);
+      if (event.type === "stop") {
+        outcome = { stopReason: event.reason, text: "", messages: [...event.messages] };
+        if (event.error) outcome.error = event.error;
+        if (event.usage) outcome.usage = event.usage;
+        if (event.lastUsage) outcome.lastUsage = event.lastUsage;
+        if (mayRetry && isContextOverflow(outcome)) return;
+      }
+      session.publish(event);
+    },
   );
-  let outcome: PromptResult = { stopReason: "end_turn", text: "", messages: [] };
-  for await (const event of events) {
-    if (event.type === "message_appended") session.history.push(event.message);
-    if (event.type === "stop") {
-      outcome = { stopReason: event.reason, text: "", messages: [...event.messages] };
-      if (event.error) outcome.error = event.error;
-      if (event.usage) outcome.usage = event.usage;
-      if (event.lastUsage) outcome.lastUsage = event.lastUsage;
-      if (mayRetry && isContextOverflow(outcome)) continue;
-    }
-    turn.emit?.(event);
-  }
   return outcome;
 }

@@ -92,8 +92,8 @@ export interface PlanEntry {
 
 /**
  * Events of a session outside the loop's own: compaction progress, the title, notices from extensions, mode and
- * model changes, the plan (always the whole list: it replaces the previous one). Delivered to `CrowSession.subscribe` listeners at any time, and inside a prompt's iterable while
- * a turn runs.
+ * model changes, the plan (always the whole list: it replaces the previous one). Delivered to `CrowSession.subscribe`
+ * listeners at any time, and inside a prompt's iterable while a turn runs.
  */
 export type SessionEvent =
   | CompactionEvent
@@ -124,8 +124,9 @@ export interface PromptResult {
 }
 
 /**
- * One running prompt turn. Iterate it for the events (optional: the turn runs whether or not anyone iterates; events
- * are buffered), and await `result` for the outcome. `result` rejects only when the turn could not start (the session
+ * One running prompt turn: a view of the session's event stream while the turn runs. Iterate it for the events
+ * (optional: the turn runs whether or not anyone iterates; the turn starts after `prompt()` returns, so iterating at
+ * once sees every event, and an iteration started later sees those from then on), and await `result` for the outcome. `result` rejects only when the turn could not start (the session
  * is busy or has no model); provider failures resolve with `stopReason: "error"`.
  */
 export interface PromptRun extends AsyncIterable<CrowEvent> {
@@ -138,7 +139,7 @@ export interface PromptRun extends AsyncIterable<CrowEvent> {
 export interface PromptOptions {
   /** Cancels the turn. */
   signal?: AbortSignal;
-  /** Gets every event synchronously, in order, as it happens (the ACP layer relays them this way). */
+  /** Gets every event of this turn synchronously, in order, as it happens (a subscription for the turn's length). */
   onEvent?: (event: CrowEvent) => void;
   /** The prompt as the host received it (JSON), stored with the user message as `original`; not sent to the model. */
   original?: unknown;
@@ -212,10 +213,12 @@ export interface CrowSession {
    */
   problems(): string[];
   /**
-   * Listens to session events (compaction, title, notices…); returns the unsubscribe function. A listener that
-   * returns a promise (a write) is waited for like the session's message writes: by a fork, a clear and the close.
+   * Listens to the session's one event stream: every event, in order — a running turn's loop events (text deltas,
+   * tool calls…) and the session's own (compaction, title, notices, mode…); returns the unsubscribe function. A
+   * listener that returns a promise (a write) is waited for like the session's message writes: by a fork, a clear
+   * and the close.
    */
-  subscribe(listener: (event: SessionEvent) => unknown): () => void;
+  subscribe(listener: (event: CrowEvent) => unknown): () => void;
   /** Stops the session (cancels its turn, waits for its writes, closes its tools). */
   close(): Promise<void>;
 }

@@ -4,7 +4,15 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { ToolContext } from "../context.js";
-import { countLines, editTextAsync, fileLocks, hasBom, MAX_EDIT_FILE_SIZE, tooLargeToEdit } from "../edit/index.js";
+import {
+  countLines,
+  diffMeta,
+  editTextAsync,
+  fileLocks,
+  hasBom,
+  MAX_EDIT_FILE_SIZE,
+  tooLargeToEdit,
+} from "../edit/index.js";
 import { checkAbsolutePath, describeMissing, errorCode, isPermissionError } from "../fs/paths.js";
 import { classifyHead, decodeUtf8 } from "../fs/sniff.js";
 import { takeCallPolicy } from "../sandbox/meta.js";
@@ -122,7 +130,8 @@ async function editLocked(file: string, oldString: string, newString: string, re
   const edited = await editTextAsync(file, text, bom, { oldString, newString, replaceAll }, () => nextTurn());
   if (!edited.ok) return errorResult(edited.error);
   const failed = await saveFile(file, edited.text, { createParent: false });
-  return failed ?? textResult(edited.message);
+  const after = edited.text.startsWith("\uFEFF") ? edited.text.slice(1) : edited.text;
+  return failed ?? textResult(edited.message, undefined, diffMeta(file, text, after));
 }
 
 async function createFile(file: string, content: string): Promise<CallToolResult> {
@@ -134,5 +143,9 @@ async function createFile(file: string, content: string): Promise<CallToolResult
   }
   const failed = await saveFile(file, content, { createParent: true });
   if (failed) return failed;
-  return textResult(`Successfully edited ${file}\nCreated a new file with ${countLines(content)} lines.`);
+  return textResult(
+    `Successfully edited ${file}\nCreated a new file with ${countLines(content)} lines.`,
+    undefined,
+    diffMeta(file, null, content),
+  );
 }

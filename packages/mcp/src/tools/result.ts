@@ -1,11 +1,17 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { log } from "../log.js";
 
-/** A successful tool result carrying plain text for the model. */
-export function textResult(text: string, structuredContent?: Record<string, unknown>): CallToolResult {
-  return structuredContent
-    ? { content: [{ type: "text", text }], structuredContent }
-    : { content: [{ type: "text", text }] };
+/** A successful tool result carrying plain text for the model (and `_meta` for the client, e.g. a diff). */
+export function textResult(
+  text: string,
+  structuredContent?: Record<string, unknown>,
+  meta?: Record<string, unknown>,
+): CallToolResult {
+  return {
+    content: [{ type: "text", text }],
+    ...(structuredContent ? { structuredContent } : {}),
+    ...(meta ? { _meta: meta } : {}),
+  };
 }
 
 /**

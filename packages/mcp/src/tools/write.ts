@@ -1,8 +1,9 @@
-import { lstat, stat } from "node:fs/promises";
+import { lstat, readFile, stat } from "node:fs/promises";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { ToolContext } from "../context.js";
+import { diffMeta, MAX_DIFF_CHARS } from "../edit/diff-meta.js";
 import { countLines } from "../edit/text.js";
 import { checkAbsolutePath } from "../fs/paths.js";
 import { takeCallPolicy } from "../sandbox/meta.js";
@@ -63,7 +64,17 @@ export async function writeTextFile(
     );
   }
 
+  // What it replaces, for the diff the client shows (none for a file too big to diff, or unreadable).
+  const before = !existing
+    ? null
+    : existing.size > MAX_DIFF_CHARS
+      ? undefined
+      : await readFile(file, "utf8").catch(() => undefined);
   const failed = await saveFile(file, content, { createParent: true });
   if (failed) return failed;
-  return textResult(`Successfully wrote ${countLines(content)} lines to ${file}`);
+  return textResult(
+    `Successfully wrote ${countLines(content)} lines to ${file}`,
+    undefined,
+    diffMeta(file, before, content),
+  );
 }

@@ -1,9 +1,11 @@
 /**
- * The per-turn state of the translation: the retry-aware text relays and the model-call-id → ACP-tool-call-id map.
- * Each loop event goes in, zero or more `session/update` payloads come out (built by the pure translate functions).
+ * A session's events as `session/update`s, with the state the translation keeps: the retry-aware text relays and the
+ * model-call-id → ACP-tool-call-id map. Each event of the session's stream goes in (the loop's, here; the session's
+ * own, by events.ts), zero or more updates come out (built by the pure translate functions).
  */
-import type { Cost, SessionUpdate } from "@agentclientprotocol/sdk";
-import type { LlmError, LoopEvent, Usage } from "@crow/core";
+import type { ClientCapabilities, Cost, SessionUpdate, ToolCallUpdate } from "@agentclientprotocol/sdk";
+import type { CrowEvent, LlmError, Usage } from "@crow/core";
+import { sessionEventUpdates } from "./events.js";
 import {
   messageChunk,
   newRelay,
@@ -20,25 +22,38 @@ import {
   usageUpdate,
 } from "./translate.js";
 
-export class TurnRelay {
+export class EventRelay {
   private text: StreamRelay = newRelay();
   private reasoning: StreamRelay = newRelay();
   private readonly ids = new Map<string, string>();
   /** Progress text per model call id, accumulated (each update carries it all: ACP replaces a call's content). */
   private readonly progress = new Map<string, string>();
+  /** The `tool_call` of each open call, by model call id. */
+  private readonly calls = new Map<string, ToolCallUpdate>();
 
   /**
    * @param usedIds ACP tool call ids already used in the session (shared across turns): providers that number
    *   calls per response (`call_0`…) would otherwise reuse ids the client already shows.
    */
   constructor(
-    private readonly contextWindow: number,
+    /** The context window of the session's model (it may change between turns). */
+    private readonly contextWindow: () => number,
     private readonly usedIds: Set<string>,
+    /** What the client said it can show (notices). */
+    private readonly capabilities: () => ClientCapabilities | undefined,
     /** The session's cumulative cost after one more response, when the model has a price. */
     private readonly cost?: (usage: Usage) => Cost | undefined,
     /** What to tell the client when a request is retried (a notice, for clients that show them). */
     private readonly retried?: (attempt: number, error: LlmError) => SessionUpdate[],
   ) {}
+
+  /**
+   * A call as it was announced (`tool_call`: id, title, kind, locations), while it is open: a permission question
+   * about it shows the same call, not a second rendering of it.
+   */
+  announced(callId: string): ToolCallUpdate | undefined {
+    return this.calls.get(callId);
+  }
 
   /** The ACP tool call id of a model call id (the id itself unless the session already used it). */
   toolCallId(callId: string): string {
@@ -53,8 +68,8 @@ export class TurnRelay {
     return id;
   }
 
-  /** The updates for one loop event, in order. */
-  translate(event: LoopEvent): SessionUpdate[] {
+  /** The updates for one event, in order. */
+  translate(event: CrowEvent): SessionUpdate[] {
     switch (event.type) {
       case "request_start":
         this.text = newRelay();
@@ -75,9 +90,13 @@ export class TurnRelay {
         this.reasoning = relayRetry(this.reasoning);
         return this.retried?.(event.attempt, event.error) ?? [];
       case "assistant_message":
-        return event.usage ? [usageUpdate(event.usage, this.contextWindow, this.cost?.(event.usage))] : [];
-      case "tool_call_pending":
-        return [toolCallStarted(event.call, this.assign(event.call.id))];
+        return event.usage ? [usageUpdate(event.usage, this.contextWindow(), this.cost?.(event.usage))] : [];
+      case "tool_call_pending": {
+        const update = toolCallStarted(event.call, this.assign(event.call.id));
+        const { sessionUpdate: _, ...call } = update;
+        this.calls.set(event.call.id, call);
+        return [update];
+      }
       case "tool_call_running":
         return [toolCallRunning(this.toolCallId(event.id))];
       case "tool_call_progress": {
@@ -93,11 +112,19 @@ export class TurnRelay {
       }
       case "tool_call_done":
         this.progress.delete(event.id);
+        this.calls.delete(event.id);
         return [toolCallFinished(this.toolCallId(event.id), event.status, event.result)];
+      case "stop":
+        // The ids were needed only while the turn's calls could be updated.
+        this.ids.clear();
+        this.progress.clear();
+        this.calls.clear();
+        return [];
       case "message_appended":
       case "hook_error":
-      case "stop":
         return [];
+      default:
+        return sessionEventUpdates(event, this.capabilities());
     }
   }
 }

@@ -1,0 +1,116 @@
+/**
+ * The only writer of one session's `session/update` notifications and `session/request_permission` requests. Every
+ * message is handed to the connection in the order it was handed in here (the connection writes in call order), so
+ * the wire order is the order of the session's events without timers or hand-offs to restore it.
+ *
+ * Streamed text is joined: the chunks of one kind (message or thought) handed in during one turn of the event loop
+ * (every delta parsed from one network read) go out as one `agent_message_chunk` when that turn ends, or before any
+ * other message, whichever comes first. A fast provider's tiny deltas cost one JSON-RPC message per read, not one
+ * each (the deltas of one read reach here a few microtasks apart, so the end of the turn is the first point that
+ * has them all). This joins text only; it never reorders: any other message sends the pending text first.
+ */
+import {
+  type AgentContext,
+  methods,
+  type RequestPermissionRequest,
+  type RequestPermissionResponse,
+  type SessionUpdate,
+} from "@agentclientprotocol/sdk";
+import { log } from "../log.js";
+
+type TextKind = "agent_message_chunk" | "agent_thought_chunk";
+
+export class Outbox {
+  /** Settles once everything handed to the connection so far was written (or failed to be). */
+  private last: Promise<void>;
+  /** Text not yet handed to the connection: text of its kind that arrives meanwhile joins it. */
+  private text: { kind: TextKind; text: string } | undefined;
+  private held = true;
+  /** Messages that came while the outbox was held (before the session's id was answered). */
+  private waiting: Array<() => void> = [];
+
+  /**
+   * @param opened Resolves when messages about the session may go out: once the response that tells the client its
+   *   id was queued (an update for an unknown session would be dropped). Until then messages wait, in order.
+   */
+  constructor(
+    private readonly client: AgentContext,
+    private readonly sessionId: string,
+    private readonly opened: Promise<void> = Promise.resolve(),
+  ) {
+    this.last = opened;
+    void opened.then(() => {
+      this.held = false;
+      for (const send of this.waiting.splice(0)) send();
+    });
+  }
+
+  /** Queues one update. */
+  send(update: SessionUpdate): void {
+    const kind = update.sessionUpdate;
+    if ((kind === "agent_message_chunk" || kind === "agent_thought_chunk") && update.content.type === "text") {
+      if (this.text?.kind === kind) {
+        this.text.text += update.content.text;
+        return;
+      }
+      this.flushText();
+      this.text = { kind, text: update.content.text };
+      const pending = this.text;
+      setImmediate(() => {
+        if (this.text === pending) this.flushText();
+      });
+      return;
+    }
+    this.flushText();
+    this.out(() => this.notify(update));
+  }
+
+  /** Sends updates exactly as given (a replayed history: its chunks stay the messages they were). */
+  sendEach(updates: readonly SessionUpdate[]): void {
+    this.flushText();
+    for (const update of updates) this.out(() => this.notify(update));
+  }
+
+  /**
+   * Asks the client a permission question after everything handed in before it (the tool call it is about, its
+   * proposal). Resolves with the answer; rejects when the request fails.
+   */
+  ask(
+    params: Omit<RequestPermissionRequest, "sessionId">,
+    options: { cancellationSignal: AbortSignal; stopWaitingOnCancel: boolean },
+  ): Promise<RequestPermissionResponse> {
+    this.flushText();
+    return new Promise((resolve, reject) => {
+      this.out(() => {
+        this.client
+          .request(methods.client.session.requestPermission, { sessionId: this.sessionId, ...params }, options)
+          .then(resolve, reject);
+      });
+    });
+  }
+
+  /** Resolves once everything handed in so far was written. */
+  written(): Promise<void> {
+    this.flushText();
+    // While held: the messages waiting are handed over when it opens (that callback runs first), then awaited.
+    return this.held ? this.opened.then(() => this.last) : this.last;
+  }
+
+  private flushText(): void {
+    const pending = this.text;
+    if (!pending) return;
+    this.text = undefined;
+    this.out(() => this.notify({ sessionUpdate: pending.kind, content: { type: "text", text: pending.text } }));
+  }
+
+  private out(send: () => void): void {
+    if (this.held) this.waiting.push(send);
+    else send();
+  }
+
+  private notify(update: SessionUpdate): void {
+    this.last = this.client
+      .notify(methods.client.session.update, { sessionId: this.sessionId, update })
+      .catch((error: unknown) => log.debug("session/update not delivered", error));
+  }
+}

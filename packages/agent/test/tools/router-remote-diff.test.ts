@@ -1,0 +1,36 @@
+// A write on a toolserver whose disk the agent does not share: the diff shown is the one the server returned,
+// not one made by reading the agent's own disk (where the file does not exist).
+import assert from "node:assert/strict";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { type TempWorkspace, tempWorkspace } from "@crow/testkit";
+import { createToolRouter, type ToolRouter, toolCallData } from "../../src/tools/index.js";
+import { run } from "./helpers.js";
+
+const SERVER = path.join(import.meta.dirname, "..", "fixtures", "remote-write-mcp-server.mjs");
+
+describe("a write on a remote toolserver", () => {
+  let ws: TempWorkspace;
+  let router: ToolRouter;
+  before(async () => {
+    ws = await tempWorkspace();
+    router = await createToolRouter({
+      cwd: ws.dir,
+      builtin: false,
+      configServers: { remote: { command: process.execPath, args: [SERVER] } },
+    });
+  });
+  after(async () => {
+    await router.close();
+    await ws.cleanup();
+  });
+
+  test("shows the diff the server returned, located at the changed line", async () => {
+    const file = "/srv/elsewhere/app.txt";
+    const result = await run(router, "write", { file_path: file, content: "before\nafter\n" });
+    assert.equal(result.isError, undefined, result.text);
+    const data = toolCallData(result.data);
+    assert.deepEqual(data?.content, [{ type: "diff", path: file, oldText: "before\n", newText: "before\nafter\n" }]);
+    assert.deepEqual(data?.locations, [{ path: file, line: 2 }]);
+  });
+});
