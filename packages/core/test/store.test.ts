@@ -215,6 +215,17 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
       await assert.rejects(store.replaceMessages("missing", []), SessionNotFoundError);
     });
 
+    test("archives made one right after another are listed in the order they were made", async () => {
+      const s = await store.createSession({ cwd: "/c" });
+      const made: string[] = [];
+      // Back to back: several land in the same millisecond, which once left their order to their random ids.
+      for (let i = 0; i < 12; i++) made.push(await store.replaceMessages(s.id, [{ message: user(`v${i}`) }]));
+      assert.deepEqual(
+        (await store.listArchives(s.id)).map((a) => a.id),
+        made,
+      );
+    });
+
     test("delete removes the session, its messages and its archives", async () => {
       const s = await store.createSession({ cwd: "/d" });
       await store.appendMessages(s.id, [{ message: user("x") }]);

@@ -33,7 +33,15 @@ import {
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-const now = () => new Date().toISOString();
+let lastStamp = 0;
+/**
+ * The time of a write, strictly increasing within this process: two writes in the same millisecond (a compaction
+ * and a /clear, two archives) must still sort in the order they happened, since listings order by these stamps.
+ */
+function now(): string {
+  lastStamp = Math.max(Date.now(), lastStamp + 1);
+  return new Date(lastStamp).toISOString();
+}
 const json = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
 function toPrompt(row: Selectable<PromptsTable>): PromptRecord {
   return {
