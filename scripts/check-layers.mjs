@@ -7,7 +7,12 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 
-const root = path.resolve(import.meta.dirname, "..");
+// `--root <dir>` checks another tree (the tests check deliberately broken ones); `--folder-order` adds the rule below.
+const cliArgs = process.argv.slice(2);
+const rootArg = cliArgs.indexOf("--root");
+const root =
+  rootArg >= 0 && cliArgs[rootArg + 1] ? path.resolve(cliArgs[rootArg + 1]) : path.resolve(import.meta.dirname, "..");
+const checkFolderOrder = cliArgs.includes("--folder-order");
 const rules = {
   "agent/src/viewer": [
     /^@agentclientprotocol\//,
@@ -133,6 +138,59 @@ for (const pkg of readdirSync(path.join(root, "packages"))) {
     violations.push(
       `import cycle in packages/${pkg}/src: ${edges.join(", ")}. Move what both sides need into one of them or a third file.`,
     );
+  }
+}
+
+// The folder order of issue #28 point 4, bottom first: a file may import its own folder and the folders (or top-level
+// files) below it, never one above. Off by default (`--folder-order` turns it on) until the layout lands: today
+// config/ imports cli/list-models.ts and tools/types.ts, and extensions/ imports runtime/types.ts. A folder or
+// top-level file not listed is not checked.
+const folderOrder = {
+  core: [
+    ["messages.ts", "tools.ts", "deadline.ts", "error-text.ts", "redact.ts", "home.ts"],
+    ["llm"],
+    ["hooks"],
+    ["store"],
+    ["prompt"],
+    ["skills"],
+    ["compaction"],
+    ["loop"],
+    ["extensions"],
+    ["runtime"],
+    ["index.ts"],
+  ],
+  agent: [
+    ["log.ts", "exit-codes.ts", "version.ts", "package-paths.ts", "process-setup.ts"],
+    ["config"],
+    ["session"],
+    ["tools"],
+    ["sdk.ts"],
+    ["acp"],
+    ["run"],
+    ["eval"],
+    ["viewer"],
+    ["cli"],
+    ["doctor"],
+    ["command.ts", "cli.ts", "main.ts", "index.ts", "early-toolserver.ts"],
+  ],
+};
+if (checkFolderOrder) {
+  for (const [pkg, layers] of Object.entries(folderOrder)) {
+    const srcDir = path.join(root, "packages", pkg, "src");
+    if (!existsSync(srcDir)) continue;
+    const rank = new Map(layers.flatMap((names, i) => names.map((name) => [name, i])));
+    // A file's place: the top-level folder it is in, or its own name when it sits at the top of src/.
+    const place = (file) => path.relative(srcDir, file).split(path.sep)[0];
+    for (const [file, targets] of importGraph(srcDir)) {
+      for (const target of targets) {
+        const from = place(file);
+        const to = place(target);
+        if (from === to || !rank.has(from) || !rank.has(to) || rank.get(from) >= rank.get(to)) continue;
+        violations.push(
+          `packages/${pkg}/src/${path.relative(srcDir, file)} imports ${path.relative(srcDir, target)}: ${from} is below ${to} in the folder order`,
+        );
+      }
+    }
   }
 }
 
