@@ -78,6 +78,7 @@ export function mcpToolSource(config: AgentConfig, options: McpToolSourceOptions
           definition: { type: "function", function: { name: call.name, description: "", parameters: {} } },
           signal,
           reason: `the sandbox blocking this command ${why}; allowing runs it once outside the sandbox, unconfined`,
+          unconfined: true,
         });
         return answer === "allow_once" || answer === "allow_always";
       },

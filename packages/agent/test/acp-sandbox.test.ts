@@ -155,6 +155,9 @@ describe("crow acp: commands run in the sandbox chosen by the session's mode", (
       const questions = fx.agent.permissionRequests.slice(asked);
       assert.equal(questions.length, 3);
       assert.match(JSON.stringify(questions[1]?.request.toolCall.content), /sandbox blocking this command/);
+      // Marked, so clients that answer on their own (crow run --yes) leave it to a person; the mode's question is not.
+      assert.equal(questions[1]?.request._meta?.["crow/unconfined"], true);
+      assert.equal(questions[0]?.request._meta?.["crow/unconfined"], undefined);
     } finally {
       await rm(outside, { recursive: true, force: true });
     }

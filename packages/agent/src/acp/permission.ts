@@ -10,6 +10,12 @@ import { locationsFor, toolCallTitle } from "../tools/data.js";
 import type { ClientBridge } from "../tools/types.js";
 import type { Outbox } from "./outbox.js";
 
+/**
+ * `_meta` key set (true) on a permission request whose "allow" runs the call outside the sandbox. Clients that
+ * approve questions on their own (crow run --yes) leave such a request to a person.
+ */
+export const UNCONFINED_META_KEY = "crow/unconfined";
+
 const OPTIONS: Array<PermissionOption & { answer: PermissionAnswer }> = [
   { optionId: "allow_once", name: "Allow once", kind: "allow_once", answer: "allow_once" },
   { optionId: "allow_always", name: "Always allow", kind: "allow_always", answer: "allow_always" },
@@ -90,7 +96,7 @@ function announce(call: PermissionRequest["call"]): ToolCallUpdate {
 export function permissionAsker(
   options: PermissionAskerOptions,
 ): (request: PermissionRequest) => Promise<PermissionAnswer> {
-  return async ({ call, kind, signal, reason }) => {
+  return async ({ call, kind, signal, reason, unconfined }) => {
     const outbox = options.outbox();
     if (!outbox) return "reject";
     // The loop announces every call before it asks about it; the fallback is for an extension asking on its own.
@@ -108,7 +114,12 @@ export function permissionAsker(
     if (content.length + why.length > 0) toolCall.content = [...why, ...content];
     try {
       const response = await outbox.ask(
-        { toolCall, options: OPTIONS.map(({ answer: _, ...o }) => o) },
+        {
+          toolCall,
+          options: OPTIONS.map(({ answer: _, ...o }) => o),
+          // Clients that answer on their own (crow run --yes) must not answer this one: it lifts the sandbox.
+          ...(unconfined ? { _meta: { [UNCONFINED_META_KEY]: true } } : {}),
+        },
         { cancellationSignal: signal, stopWaitingOnCancel: true },
       );
       const answer = permissionAnswer(response.outcome);

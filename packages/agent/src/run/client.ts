@@ -12,6 +12,7 @@ import {
   type SessionNotification,
   type StopReason,
 } from "@agentclientprotocol/sdk";
+import { UNCONFINED_META_KEY } from "../acp/permission.js";
 import type { AgentConfig } from "../config/index.js";
 import { AgentExitedError, type AgentProcess, startAgent } from "./agent-process.js";
 import { type RunOptions, UsageError } from "./args.js";
@@ -163,7 +164,11 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
   const ask = async (request: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse> => {
     const pick = (...kinds: PermissionOption["kind"][]) => request.options.find((o) => kinds.includes(o.kind));
     if (turn?.cancelled) return CANCELLED;
-    if (options.yes) {
+    // --yes approves what the mode or a rule asks, never lifting the sandbox: that one a person answers, or nobody.
+    const unconfined = request._meta?.[UNCONFINED_META_KEY] === true;
+    if (options.yes && unconfined)
+      output.notice("--yes does not run a command outside the sandbox: that needs a yes typed here");
+    if (options.yes && !unconfined) {
       const allow = pick("allow_once", "allow_always");
       if (allow) {
         output.permissionAnswer(request, allow.name, "yes");

@@ -28,6 +28,11 @@ export interface PermissionRequest {
    * "terminal(git push*)"`) or the doom-loop guard (the same call again). Absent for the mode's own questions.
    */
   reason?: string;
+  /**
+   * Allowing runs the call outside the sandbox. A client that approves every question on its own (`crow run --yes`)
+   * must still ask a person, or refuse: confinement is never given up without someone saying so.
+   */
+  unconfined?: boolean;
 }
 
 /** Options of `installPermissions`. */
