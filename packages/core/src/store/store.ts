@@ -5,6 +5,7 @@
 import { createHash } from "node:crypto";
 import type { Kysely, Selectable, Transaction } from "kysely";
 import { insertOne, nextSeq } from "./append.js";
+import { now } from "./clock.js";
 import { kyselyEvalStore } from "./eval.js";
 import type { EvalStore } from "./eval-types.js";
 import { archiveSlug, sessionSlug } from "./ids.js";
@@ -33,15 +34,6 @@ import {
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-let lastStamp = 0;
-/**
- * The time of a write, strictly increasing within this process: two writes in the same millisecond (a compaction
- * and a /clear, two archives) must still sort in the order they happened, since listings order by these stamps.
- */
-function now(): string {
-  lastStamp = Math.max(Date.now(), lastStamp + 1);
-  return new Date(lastStamp).toISOString();
-}
 const json = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
 function toPrompt(row: Selectable<PromptsTable>): PromptRecord {
   return {
