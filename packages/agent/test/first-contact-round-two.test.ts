@@ -6,48 +6,24 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { after, before, describe, test } from "node:test";
+import { before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { AmbiguousSessionIdError, openStore, resolveSessionId } from "@crow/core";
-import {
-  type CapturedRequest,
-  CROW_BIN,
-  type MockLlm,
-  startAcpFixture,
-  startMockLlm,
-  type TempWorkspace,
-  tempWorkspace,
-  textReply,
-} from "@crow/testkit";
-import { runCrow, runEnv, tempHome } from "./run-helpers.js";
+import { type CapturedRequest, CROW_BIN, startAcpFixture, textReply } from "@crow/testkit";
+import { runCrow, useRunFixture } from "./run-helpers.js";
 
 const README = path.resolve(fileURLToPath(import.meta.url), "../../../../README.md");
 
 describe("first contact, round two", { timeout: 180_000 }, () => {
-  let mock: MockLlm;
-  let ws: TempWorkspace;
-  let home: { dir: string; cleanup: () => Promise<void> };
-  let env: Record<string, string>;
-
-  before(async () => {
-    mock = await startMockLlm();
-    ws = await tempWorkspace();
-    home = await tempHome();
-    env = runEnv(mock.url, home.dir);
-  });
-  after(async () => {
-    await mock.close();
-    await ws.cleanup();
-    await home.cleanup();
-  });
+  const fx = useRunFixture();
 
   test("OPENAI_BASE_URL alone: the endpoint's only model is used, with a one-line notice", async () => {
-    mock.script(textReply("Hello.").expect((req) => assert.equal(req.body.model, "mock-model")));
-    const run = await runCrow(["-c", ws.dir, "hi"], { env: { ...env, CROW_MODEL: "" } });
+    fx.mock.script(textReply("Hello.").expect((req) => assert.equal(req.body.model, "mock-model")));
+    const run = await runCrow(["-c", fx.ws.dir, "hi"], { env: { ...fx.env, CROW_MODEL: "" } });
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stdout, "Hello.\n");
     assert.match(run.stderr, /model "mock-model": the only model at http:\/\/127\.0\.0\.1:\d+\/v1 \(set CROW_MODEL/);
-    mock.assertDone();
+    fx.mock.assertDone();
   });
 
   test("crow acp, OPENAI_BASE_URL alone: the endpoint's only model too, said once on stderr", async () => {
@@ -64,24 +40,27 @@ describe("first contact, round two", { timeout: 180_000 }, () => {
   });
 
   test("a unique beginning of a session id continues it; one that names nothing is exit 2", async () => {
-    mock.script(textReply("Noted."), textReply("Still here."));
-    const first = await runCrow(["-c", ws.dir, "remember 42"], { env });
+    fx.mock.script(textReply("Noted."), textReply("Still here."));
+    const first = await runCrow(["-c", fx.ws.dir, "remember 42"], { env: fx.env });
     assert.equal(first.code, 0, first.stderr);
     const id = /Continue with: crow run -s (\S+)/.exec(first.stderr)?.[1];
     assert.ok(id, first.stderr);
     // Two words of the three-word slug and its random tail: unique among this store's sessions.
     const prefix = id.slice(0, id.lastIndexOf("-") + 3);
-    const next = await runCrow(["-c", ws.dir, "-s", prefix, "--json", "and now?"], { env });
+    const next = await runCrow(["-c", fx.ws.dir, "-s", prefix, "--json", "and now?"], { env: fx.env });
     assert.equal(next.code, 0, next.stderr);
     const opened = JSON.parse(next.stdout.split("\n")[0] ?? "{}") as { sessionId?: string; loaded?: boolean };
     assert.deepEqual(opened, { type: "session", sessionId: id, loaded: true, modeId: "code" });
-    mock.assertDone();
+    fx.mock.assertDone();
 
-    const shown = spawnSync(process.execPath, [CROW_BIN, "sessions", "show", prefix], { env, encoding: "utf8" });
+    const shown = spawnSync(process.execPath, [CROW_BIN, "sessions", "show", prefix], {
+      env: fx.env,
+      encoding: "utf8",
+    });
     assert.equal(shown.status, 0, shown.stderr);
     assert.match(shown.stdout, /remember 42/);
     const unknown = spawnSync(process.execPath, [CROW_BIN, "sessions", "show", "zzz-no-such"], {
-      env,
+      env: fx.env,
       encoding: "utf8",
     });
     assert.equal(unknown.status, 2, "an unknown id exits 2 in crow sessions as in crow run -s");
@@ -111,10 +90,10 @@ describe("first contact, round two", { timeout: 180_000 }, () => {
 
   test("a Crow home that cannot be written: exit 2 naming CROW_HOME and CROW_DB_URI", async () => {
     // A home below a regular file: not writable even for root.
-    const blocker = path.join(home.dir, "a-file");
+    const blocker = path.join(fx.home.dir, "a-file");
     await writeFile(blocker, "");
-    const blocked = { ...env, CROW_HOME: path.join(blocker, ".crow") };
-    const run = await runCrow(["-c", ws.dir, "hi"], { env: blocked });
+    const blocked = { ...fx.env, CROW_HOME: path.join(blocker, ".crow") };
+    const run = await runCrow(["-c", fx.ws.dir, "hi"], { env: blocked });
     assert.equal(run.code, 2, run.stderr);
     assert.match(
       run.stderr,
@@ -128,7 +107,7 @@ describe("first contact, round two", { timeout: 180_000 }, () => {
   describe("--thought LEVEL, with levels configured for the model that OPENAI_BASE_URL serves", () => {
     let thoughtEnv: Record<string, string>;
     before(async () => {
-      const dir = path.join(home.dir, "thinking");
+      const dir = path.join(fx.home.dir, "thinking");
       await mkdir(dir, { recursive: true });
       await writeFile(
         path.join(dir, "config.yaml"),
@@ -140,22 +119,22 @@ describe("first contact, round two", { timeout: 180_000 }, () => {
           "default_model: mock-model",
         ].join("\n"),
       );
-      thoughtEnv = { ...env, CROW_HOME: dir };
+      thoughtEnv = { ...fx.env, CROW_HOME: dir };
     });
     const effortIs = (effort: string) => (req: CapturedRequest) => assert.equal(req.body.reasoning_effort, effort);
 
     test("a configured level is sent, including one literally named default", async () => {
-      mock.script(textReply("Thought hard.").expect(effortIs("high")));
-      const high = await runCrow(["-c", ws.dir, "--thought", "high", "think"], { env: thoughtEnv });
+      fx.mock.script(textReply("Thought hard.").expect(effortIs("high")));
+      const high = await runCrow(["-c", fx.ws.dir, "--thought", "high", "think"], { env: thoughtEnv });
       assert.equal(high.code, 0, high.stderr);
-      mock.script(textReply("Thought by default.").expect(effortIs("default")));
-      const named = await runCrow(["-c", ws.dir, "--thought", "default", "think"], { env: thoughtEnv });
+      fx.mock.script(textReply("Thought by default.").expect(effortIs("default")));
+      const named = await runCrow(["-c", fx.ws.dir, "--thought", "default", "think"], { env: thoughtEnv });
       assert.equal(named.code, 0, named.stderr);
-      mock.assertDone();
+      fx.mock.assertDone();
     });
 
     test("an unknown level: exit 2 with the available ones", async () => {
-      const run = await runCrow(["-c", ws.dir, "--thought", "extreme", "think"], { env: thoughtEnv });
+      const run = await runCrow(["-c", fx.ws.dir, "--thought", "extreme", "think"], { env: thoughtEnv });
       assert.equal(run.code, 2, run.stderr);
       assert.match(run.stderr, /unknown thought level "extreme" \(available: provider-default, low, default, high\)/);
     });

@@ -5,9 +5,9 @@
  * visible text (emoji and CJK included) stays. `--json` keeps the text as the model sent it (JSON escapes it).
  */
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
-import { type MockLlm, reply, startMockLlm, type TempWorkspace, tempWorkspace, textReply } from "@crow/testkit";
-import { PtyRun, runCrow, runEnv, tempHome } from "./run-helpers.js";
+import { describe, test } from "node:test";
+import { type MockLlm, reply, textReply } from "@crow/testkit";
+import { PtyRun, runCrow, useRunFixture } from "./run-helpers.js";
 
 // Each string is one stream delta: most sequences are cut between two of them.
 const ANSWER_DELTAS = [
@@ -38,38 +38,23 @@ function script(mock: MockLlm, dir: string): void {
 }
 
 describe("crow run strips the model's control sequences", { timeout: 120_000 }, () => {
-  let mock: MockLlm;
-  let ws: TempWorkspace;
-  let home: { dir: string; cleanup: () => Promise<void> };
-  let env: Record<string, string>;
-
-  before(async () => {
-    mock = await startMockLlm();
-    ws = await tempWorkspace();
-    home = await tempHome();
-    env = runEnv(mock.url, home.dir);
-  });
-  after(async () => {
-    await mock.close();
-    await ws.cleanup();
-    await home.cleanup();
-  });
+  const fx = useRunFixture();
 
   test("piped: answer, thoughts and tool lines arrive without them, the visible text intact", async () => {
-    script(mock, ws.dir);
-    const run = await runCrow(["-c", ws.dir, "go"], { env });
+    script(fx.mock, fx.ws.dir);
+    const run = await runCrow(["-c", fx.ws.dir, "go"], { env: fx.env });
     assert.equal(run.code, 0, run.stderr);
     assert.doesNotMatch(run.stdout, LEAKED, JSON.stringify(run.stdout));
     assert.doesNotMatch(run.stderr, LEAKED, JSON.stringify(run.stderr));
     assert.equal(run.stdout, `${ANSWER}\nDone now.\n`);
     assert.ok(run.stderr.includes(`[thinking] ${THOUGHT}`), run.stderr);
     assert.match(run.stderr, /\[failed\] read: \S*missing-file\.txt/);
-    mock.assertDone();
+    fx.mock.assertDone();
   });
 
   test("on a terminal: nothing of them reaches the screen", async () => {
-    script(mock, ws.dir);
-    const run = new PtyRun(["go"], env, ws.dir);
+    script(fx.mock, fx.ws.dir);
+    const run = new PtyRun(["go"], fx.env, fx.ws.dir);
     try {
       assert.equal(await run.exited, 0, run.output);
       assert.doesNotMatch(run.output, LEAKED, JSON.stringify(run.output));
@@ -80,18 +65,18 @@ describe("crow run strips the model's control sequences", { timeout: 120_000 }, 
     } finally {
       run.kill();
     }
-    mock.assertDone();
+    fx.mock.assertDone();
   });
 
   test("a permission question shows the call's title and arguments without them", async () => {
-    mock.script(
+    fx.mock.script(
       reply().toolCall("write", {
-        file_path: `${ws.dir}/notes-\x1b]0;PWNED-Q\x07.md`,
+        file_path: `${fx.ws.dir}/notes-\x1b]0;PWNED-Q\x07.md`,
         content: "a\x1b[2J\x1b]52;c;UFdO\x07b\n",
       }),
       textReply("Not written."),
     );
-    const run = new PtyRun(["--mode", "ask", "write it"], env, ws.dir);
+    const run = new PtyRun(["--mode", "ask", "write it"], fx.env, fx.ws.dir);
     try {
       const question = await run.waitFor(/Allow write: \S*notes-\.md\?[\s\S]*› $/);
       assert.ok(question.includes("+ab"), question);
@@ -101,12 +86,12 @@ describe("crow run strips the model's control sequences", { timeout: 120_000 }, 
     } finally {
       run.kill();
     }
-    mock.assertDone();
+    fx.mock.assertDone();
   });
 
   test("--json keeps the text as the model sent it, escaped by JSON", async () => {
-    script(mock, ws.dir);
-    const run = await runCrow(["-c", ws.dir, "--json", "go"], { env });
+    script(fx.mock, fx.ws.dir);
+    const run = await runCrow(["-c", fx.ws.dir, "--json", "go"], { env: fx.env });
     assert.equal(run.code, 0, run.stderr);
     const events = run.stdout
       .trim()
@@ -118,6 +103,6 @@ describe("crow run strips the model's control sequences", { timeout: 120_000 }, 
       .join("");
     assert.ok(text.startsWith(ANSWER_DELTAS.join("")), JSON.stringify(text));
     assert.ok(!run.stdout.includes("\x1b"), "the raw ESC never appears unescaped");
-    mock.assertDone();
+    fx.mock.assertDone();
   });
 });

@@ -6,7 +6,8 @@ import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { CROW_BIN } from "@crow/testkit";
+import { after, before } from "node:test";
+import { CROW_BIN, type MockLlm, startMockLlm, type TempWorkspace, tempWorkspace } from "@crow/testkit";
 import { type IPty, spawn as spawnPty } from "@lydell/node-pty";
 
 /**
@@ -42,6 +43,35 @@ export function runEnv(
 export async function tempHome(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(path.join(tmpdir(), "crow-run-home-"));
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** What a `describe` of `crow run` tests works with: the scripted model, a workspace, a private HOME, its env. */
+export interface RunFixture {
+  readonly mock: MockLlm;
+  readonly ws: TempWorkspace;
+  readonly home: { dir: string; cleanup: () => Promise<void> };
+  /** {@link runEnv} for the mock and the home. */
+  readonly env: Record<string, string>;
+}
+
+/**
+ * Makes a {@link RunFixture} before the enclosing `describe`'s tests and removes it after them. Its fields are set
+ * once the `before` hook ran: read them inside tests, not while the `describe` body runs.
+ */
+export function useRunFixture(): RunFixture {
+  const fx = {} as { -readonly [K in keyof RunFixture]: RunFixture[K] };
+  before(async () => {
+    fx.mock = await startMockLlm();
+    fx.ws = await tempWorkspace();
+    fx.home = await tempHome();
+    fx.env = runEnv(fx.mock.url, fx.home.dir);
+  });
+  after(async () => {
+    await fx.mock?.close();
+    await fx.ws?.cleanup();
+    await fx.home?.cleanup();
+  });
+  return fx;
 }
 
 export interface RunResult {

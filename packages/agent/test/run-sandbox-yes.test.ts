@@ -7,32 +7,19 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import path from "node:path";
-import { after, before, describe, test } from "node:test";
-import { type MockLlm, reply, startMockLlm, type TempWorkspace, tempWorkspace, textReply } from "@crow/testkit";
-import { runCrow, runEnv, tempHome } from "./run-helpers.js";
+import { describe, test } from "node:test";
+import { reply, textReply } from "@crow/testkit";
+import { runCrow, runEnv, useRunFixture } from "./run-helpers.js";
 
 describe("crow run --yes and the sandbox", { timeout: 120_000 }, () => {
-  let mock: MockLlm;
-  let ws: TempWorkspace;
-  let home: { dir: string; cleanup: () => Promise<void> };
-
-  before(async () => {
-    mock = await startMockLlm();
-    ws = await tempWorkspace();
-    home = await tempHome();
-  });
-  after(async () => {
-    await mock.close();
-    await ws.cleanup();
-    await home.cleanup();
-  });
+  const fx = useRunFixture();
 
   test("--yes allows ask mode's question but not running a blocked command outside the sandbox", async () => {
     // Outside /tmp: the sandbox's private /tmp would hide a /tmp directory instead of refusing the write.
     const outside = await mkdtemp(path.join("/var/tmp", "crow-yes-"));
     const target = path.join(outside, "out.txt");
     try {
-      mock.script(
+      fx.mock.script(
         reply().toolCall("terminal", { command: `echo escaped >> ${target}` }),
         textReply("could not").expect((req) => {
           const result = String(req.body.messages.at(-1)?.content);
@@ -41,14 +28,14 @@ describe("crow run --yes and the sandbox", { timeout: 120_000 }, () => {
         }),
       );
       const run = await runCrow(["append a line", "--mode", "ask", "--yes"], {
-        env: runEnv(mock.url, home.dir),
-        cwd: ws.dir,
+        env: runEnv(fx.mock.url, fx.home.dir),
+        cwd: fx.ws.dir,
       });
       assert.equal(run.code, 0, run.stderr);
       assert.match(run.stderr, /Allowed by --yes|allowed/i);
       assert.match(run.stderr, /--yes does not run a command outside the sandbox/);
       assert.equal(existsSync(target), false);
-      mock.assertDone();
+      fx.mock.assertDone();
     } finally {
       await rm(outside, { recursive: true, force: true });
     }
