@@ -54,8 +54,13 @@ export async function startSocketServer(
       },
     ));
   let asked = false;
+  // Every open connection, so that close() can end them: a net server's close waits for its connections, and one
+  // whose peer waits for an answer the closed sessions will never send (the warm-up's own) would hold it forever.
+  const connections = new Set<Socket>();
   const server: Server = createNetServer((socket) => {
     asked = true;
+    connections.add(socket);
+    socket.once("close", () => connections.delete(socket));
     sessions().then(
       (loaded) => loaded.accept(socket),
       (error: unknown) => refuseConnection(socket, (error as Error).message),
@@ -91,7 +96,9 @@ export async function startSocketServer(
         (loaded) => loaded.close(),
         () => undefined,
       );
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const socket of connections) socket.destroy();
+      await closed;
     },
   };
 }
