@@ -104,7 +104,8 @@ describe("crow run in a pseudo-terminal", { timeout: 120_000 }, () => {
     assert.match(turn, /@missing\/notes\.md: no such file in .*; sent as plain text/);
     // Ctrl-C, then a line, then Ctrl-C again: the count starts over; two in a row quit.
     run.write("\x03");
-    await run.waitFor(/Press Ctrl-C again/, mark);
+    // After the prompt is back, as a person would press it (before that the terminal is not in raw mode yet).
+    await run.waitFor(/Press Ctrl-C again[\s\S]*crow› $/, mark);
     run.write("\x03");
     // Quitting an idle REPL cancels nothing: 0, as with Ctrl-D.
     assert.equal(await run.exited, 0);
