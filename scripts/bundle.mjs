@@ -11,17 +11,17 @@ import { common } from "./bundle-options.mjs";
 const root = path.join(import.meta.dirname, "..");
 
 const targets = [
-  { pkg: "packages/mcp", name: "crow-mcp" },
-  { pkg: "packages/agent", name: "crow" },
+  { pkg: "packages/mcp", name: "crow-mcp", entry: ["cli.js"] },
+  { pkg: "packages/agent", name: "crow", entry: ["entry", "cli.js"] },
 ];
 
 await Promise.all(
-  targets.map(async ({ pkg, name }) => {
+  targets.map(async ({ pkg, name, entry }) => {
     const outdir = path.join(root, pkg, "bundle");
     rmSync(outdir, { recursive: true, force: true });
     await build({
       ...common,
-      entryPoints: { [name]: path.join(root, pkg, "dist", "cli.js") },
+      entryPoints: { [name]: path.join(root, pkg, "dist", ...entry) },
       outdir,
       absWorkingDir: root,
     });

@@ -7,18 +7,13 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 
-// `--root <dir>` checks another tree (the tests check deliberately broken ones); `--folder-order` adds the rule below.
+// `--root <dir>` checks another tree (the tests check deliberately broken ones).
 const cliArgs = process.argv.slice(2);
 const rootArg = cliArgs.indexOf("--root");
 const root =
   rootArg >= 0 && cliArgs[rootArg + 1] ? path.resolve(cliArgs[rootArg + 1]) : path.resolve(import.meta.dirname, "..");
-const checkFolderOrder = cliArgs.includes("--folder-order");
 const rules = {
-  "agent/src/viewer": [
-    /^@agentclientprotocol\//,
-    /^@modelcontextprotocol\//,
-    /^\.\.\/(acp|session|run\/(?!diff\.js$))/,
-  ],
+  "agent/src/viewer": [/^@agentclientprotocol\//, /^@modelcontextprotocol\//, /^\.\.\/(acp|sdk|run\/(?!diff\.js$))/],
   "agent/viewer-page": [/^node:/, /^@crow\//, /^@agentclientprotocol\//, /^@modelcontextprotocol\//],
   core: [/^@agentclientprotocol\//, /^@modelcontextprotocol\//, /^@crow\/(agent|mcp|testkit)$/],
   // The edit engine is the agent's entry `@crow/mcp/edit`: strings in, strings out, nothing of the server, MCP or Node.
@@ -141,10 +136,9 @@ for (const pkg of readdirSync(path.join(root, "packages"))) {
   }
 }
 
-// The folder order of issue #28 point 4, bottom first: a file may import its own folder and the folders (or top-level
-// files) below it, never one above. Off by default (`--folder-order` turns it on) until the layout lands: today
-// config/ imports cli/list-models.ts and tools/types.ts, and extensions/ imports runtime/types.ts. A folder or
-// top-level file not listed is not checked.
+// The folder order inside core and agent (docs/architecture.md), bottom first: a file may import its own folder and
+// the folders (or top-level files) below it, never one above. A folder or top-level file of src/ missing from the
+// list fails the check: a new folder must be given its place.
 const folderOrder = {
   core: [
     ["messages.ts", "tools.ts", "deadline.ts", "error-text.ts", "redact.ts", "home.ts"],
@@ -155,41 +149,46 @@ const folderOrder = {
     ["skills"],
     ["compaction"],
     ["loop"],
+    ["api"],
     ["extensions"],
     ["runtime"],
     ["index.ts"],
   ],
   agent: [
-    ["log.ts", "exit-codes.ts", "version.ts", "package-paths.ts", "process-setup.ts"],
+    ["base"],
     ["config"],
-    ["session"],
     ["tools"],
-    ["sdk.ts"],
+    ["sdk"],
     ["acp"],
     ["run"],
     ["eval"],
     ["viewer"],
-    ["cli"],
-    ["doctor"],
-    ["command.ts", "cli.ts", "main.ts", "index.ts", "early-toolserver.ts"],
+    ["commands"],
+    ["entry"],
+    ["index.ts"],
   ],
 };
-if (checkFolderOrder) {
-  for (const [pkg, layers] of Object.entries(folderOrder)) {
-    const srcDir = path.join(root, "packages", pkg, "src");
-    if (!existsSync(srcDir)) continue;
-    const rank = new Map(layers.flatMap((names, i) => names.map((name) => [name, i])));
-    // A file's place: the top-level folder it is in, or its own name when it sits at the top of src/.
-    const place = (file) => path.relative(srcDir, file).split(path.sep)[0];
-    for (const [file, targets] of importGraph(srcDir)) {
-      for (const target of targets) {
-        const from = place(file);
-        const to = place(target);
-        if (from === to || !rank.has(from) || !rank.has(to) || rank.get(from) >= rank.get(to)) continue;
-        violations.push(
-          `packages/${pkg}/src/${path.relative(srcDir, file)} imports ${path.relative(srcDir, target)}: ${from} is below ${to} in the folder order`,
-        );
-      }
+for (const [pkg, layers] of Object.entries(folderOrder)) {
+  const srcDir = path.join(root, "packages", pkg, "src");
+  if (!existsSync(srcDir)) continue;
+  const rank = new Map(layers.flatMap((names, i) => names.map((name) => [name, i])));
+  for (const entry of readdirSync(srcDir)) {
+    if (!rank.has(entry) && (entry.endsWith(".ts") || statSync(path.join(srcDir, entry)).isDirectory())) {
+      violations.push(
+        `packages/${pkg}/src/${entry} has no place in the folder order: add it to folderOrder in scripts/check-layers.mjs`,
+      );
+    }
+  }
+  // A file's place: the top-level folder it is in, or its own name when it sits at the top of src/.
+  const place = (file) => path.relative(srcDir, file).split(path.sep)[0];
+  for (const [file, targets] of importGraph(srcDir)) {
+    for (const target of targets) {
+      const from = place(file);
+      const to = place(target);
+      if (from === to || !rank.has(from) || !rank.has(to) || rank.get(from) >= rank.get(to)) continue;
+      violations.push(
+        `packages/${pkg}/src/${path.relative(srcDir, file)} imports ${path.relative(srcDir, target)}: ${from} is below ${to} in the folder order`,
+      );
     }
   }
 }

@@ -88,7 +88,7 @@ await build({
   ...common,
   absWorkingDir: root,
   entryPoints: {
-    crow: path.join(root, "packages/agent/dist/cli.js"),
+    crow: path.join(root, "packages/agent/dist/entry/cli.js"),
     "crow-mcp": path.join(root, "packages/mcp/dist/cli.js"),
   },
   outdir: path.join(stage, "bundle"),

@@ -41,6 +41,7 @@ export * from "./acp/config-options.js";
 export * from "./acp/prompt-content.js";
 export * from "./acp/run.js";
 export * from "./acp/translate.js";
+export { VERSION } from "./base/version.js";
 export * from "./config/index.js";
 export {
   type AgentCrowOptions,
@@ -49,7 +50,6 @@ export {
   crowOptionsFor,
   type McpToolSourceOptions,
   mcpToolSource,
-} from "./sdk.js";
+} from "./sdk/create-crow.js";
 export { createToolRouter } from "./tools/index.js";
 export type { AcpMcpServer, ClientBridge, ToolRouter } from "./tools/types.js";
-export { VERSION } from "./version.js";

@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { CROW_BIN, closedPort, type MockLlm, startMockLlm } from "@crow/testkit";
-import { checkNode } from "../src/doctor/checks.js";
+import { checkNode } from "../src/commands/doctor/checks.js";
 import { runEnv, runProcess, tempHome } from "./run-helpers.js";
 
 describe("crow doctor", { timeout: 120_000 }, () => {

@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
-import { earlyToolserverEnvironment, usesToolserver } from "../src/early-toolserver.js";
+import { earlyToolserverEnvironment, usesToolserver } from "../src/entry/early-toolserver.js";
 
 describe("the toolserver's head start", () => {
   test("only `crow acp` and a `crow run` that will run start it", () => {

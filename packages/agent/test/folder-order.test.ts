@@ -1,7 +1,7 @@
 /**
- * The optional folder-order rule of scripts/check-layers.mjs (issue #28 point 4): run on a temp tree, an import from a
- * lower folder to a higher one fails the check with a message naming both files, and the same tree with the arrow
- * pointing down passes. Without `--folder-order` the rule is off.
+ * The folder-order rule of scripts/check-layers.mjs (issue #28 point 4, part of `npm run check`): run on a temp tree,
+ * an import from a lower folder to a higher one fails the check with a message naming both files, the same tree with
+ * the arrow pointing down passes, and a folder the order does not place fails until it is given its place.
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -45,18 +45,26 @@ after(async () => {
 
 test("an import from a lower folder to a higher one fails the folder-order check", async () => {
   await writeTree(true);
-  const { status, stderr } = check("--folder-order");
+  const { status, stderr } = check();
   assert.equal(status, 1);
   assert.match(stderr, /packages\/core\/src\/llm\/client\.ts imports runtime\/options\.ts: llm is below runtime/);
 });
 
-test("the same back-arrow passes when the rule is off", async () => {
-  await writeTree(true);
-  assert.equal(check().status, 0);
+test("a folder with no place in the order fails the check, naming it", async () => {
+  await writeTree(false);
+  await mkdir(path.join(tree, "packages/core/src/misc"), { recursive: true });
+  await writeFile(path.join(tree, "packages/core/src/misc/helper.ts"), "export const helper = 1;\n");
+  try {
+    const { status, stderr } = check();
+    assert.equal(status, 1);
+    assert.match(stderr, /packages\/core\/src\/misc has no place in the folder order/);
+  } finally {
+    await rm(path.join(tree, "packages/core/src/misc"), { recursive: true, force: true });
+  }
 });
 
 test("imports that point down pass the folder-order check", async () => {
   await writeTree(false);
-  const { status, stderr } = check("--folder-order");
+  const { status, stderr } = check();
   assert.equal(status, 0, stderr);
 });

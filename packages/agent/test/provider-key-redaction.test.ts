@@ -3,7 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { httpError, type MockLlm, startMockLlm, type TempWorkspace, tempWorkspace, useAcpFixture } from "@crow/testkit";
-import { listModels } from "../src/cli/list-models.js";
+import { listModels } from "../src/config/list-models.js";
 import { runCrow, runEnv, tempHome } from "./run-helpers.js";
 
 const KEY = "sk-test-4f1c9e0b7d2a6e58";

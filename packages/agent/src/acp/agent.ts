@@ -17,9 +17,9 @@ import {
   type StopReason,
 } from "@agentclientprotocol/sdk";
 import type { Crow, CrowSession, LlmClient, LlmError } from "@crow/core";
+import { log } from "../base/log.js";
 import { type AgentConfig, CostMeter, contextWindowOf, findModel, providerProblem } from "../config/index.js";
 import { shortReason } from "../config/provider-errors.js";
-import { log } from "../log.js";
 import type { AcpMcpServer } from "../tools/types.js";
 import { clientBridge } from "./client-bridge.js";
 import { configOptions, configOptionsUpdate, findMode, modeState, setConfigOption } from "./config-options.js";
@@ -89,7 +89,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
   // extensions must be loaded to advertise their methods). A failed start is retried by the next request.
   let starting: Promise<Crow> | undefined;
   const runtime = (): Promise<Crow> => {
-    starting ??= import("../sdk.js").then(({ createCrow }) =>
+    starting ??= import("../sdk/create-crow.js").then(({ createCrow }) =>
       createCrow({
         config,
         ...(options.llm ? { llm: options.llm } : {}),
@@ -126,7 +126,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
   async function open(client: AgentContext, request: OpenSession): Promise<Entry> {
     const crow = await crowOrError();
     let entry: Entry | undefined;
-    const { mcpToolSource } = await import("../sdk.js");
+    const { mcpToolSource } = await import("../sdk/create-crow.js");
     const perSession = {
       tools: mcpToolSource(config, {
         mcpServers: request.mcpServers,

@@ -8,7 +8,7 @@
  */
 import type { Readable } from "node:stream";
 import { BoundedLineSplitter, describeOversize, oversizeError, oversizeLog } from "@crow/mcp/line-transport";
-import { log } from "../log.js";
+import { log } from "../base/log.js";
 
 /** The longest line read: the ACP SDK's own limit (DEFAULT_MAX_MESSAGE_BYTES), which still applies after this. */
 export const ACP_MAX_LINE_BYTES = 32 * 1024 * 1024;

@@ -5,7 +5,7 @@
  */
 import type { ClientCapabilities, SessionUpdate } from "@agentclientprotocol/sdk";
 import type { CompactionEvent } from "@crow/core";
-import { compactedText } from "../session/compaction.js";
+import { compactedText } from "../config/compaction.js";
 import { messageChunk } from "./translate.js";
 
 const WHY: Record<CompactionEvent["reason"], string> = {

@@ -13,7 +13,7 @@ import {
 } from "@agentclientprotocol/sdk";
 import type { CrowSession, PermissionMode } from "@crow/core";
 import { type AgentConfig, findModel } from "../config/index.js";
-import { MODES } from "../session/modes.js";
+import { MODES } from "../config/modes.js";
 import { sandboxSwitchable, sessionSandboxOn, setSessionSandbox } from "../tools/sandbox.js";
 
 /** The id of the mode select (the model's is `model`). */

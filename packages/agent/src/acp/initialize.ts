@@ -1,7 +1,7 @@
 /** What Crow answers to ACP's `initialize`: its capabilities (only what is implemented) and its custom methods. */
 import { type InitializeResponse, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 import type { SessionCapabilities as UnstableSessionCapabilities } from "@agentclientprotocol/sdk/unstable";
-import { VERSION } from "../version.js";
+import { VERSION } from "../base/version.js";
 
 /** The custom methods built into every Crow (advertised without loading the runtime when no extension is configured). */
 export const BUILTIN_METHODS = ["_crow/compact", "_crow/subagent"];

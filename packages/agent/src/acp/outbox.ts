@@ -16,7 +16,7 @@ import {
   type RequestPermissionResponse,
   type SessionUpdate,
 } from "@agentclientprotocol/sdk";
-import { log } from "../log.js";
+import { log } from "../base/log.js";
 
 type TextKind = "agent_message_chunk" | "agent_thought_chunk";
 

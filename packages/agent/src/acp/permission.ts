@@ -5,7 +5,7 @@
 import { readFile } from "node:fs/promises";
 import type { PermissionOption, ToolCallContent, ToolCallUpdate } from "@agentclientprotocol/sdk";
 import type { PermissionAnswer, PermissionRequest } from "@crow/core";
-import { log } from "../log.js";
+import { log } from "../base/log.js";
 import { locationsFor, toolCallTitle } from "../tools/data.js";
 import type { ClientBridge } from "../tools/types.js";
 import type { Outbox } from "./outbox.js";

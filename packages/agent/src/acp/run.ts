@@ -1,6 +1,6 @@
 import { ndJsonStream } from "@agentclientprotocol/sdk";
+import { log } from "../base/log.js";
 import type { AgentConfig } from "../config/index.js";
-import { log } from "../log.js";
 import { createAgent } from "./agent.js";
 import { batchedOutput } from "./batched-output.js";
 import { boundedInput } from "./bounded-input.js";

@@ -18,7 +18,7 @@ import {
 } from "@agentclientprotocol/sdk";
 import type { ForkSessionRequest, ForkSessionResponse } from "@agentclientprotocol/sdk/unstable";
 import type { Crow, CrowSession, Store } from "@crow/core";
-import { log } from "../log.js";
+import { log } from "../base/log.js";
 import type { AcpMcpServer } from "../tools/types.js";
 
 /** How the runtime opens a session for a connection: new or stored. */

@@ -6,7 +6,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { RetryPolicy } from "@crow/core";
-import type { ConfigMcpServer } from "../tools/types.js";
 import { parseDotenv } from "./dotenv.js";
 import { ENV_PROVIDER, envInteger, envModels } from "./env.js";
 import { ConfigError, closest, displayPath, keyPath } from "./errors.js";
@@ -14,7 +13,7 @@ import { configFiles, crowHome, expandTilde, homeDir } from "./home.js";
 import { describeProblems, type InterpolationProblem, interpolate } from "./interpolate.js";
 import { type ConfigFile, configFileSchema, issueMessage, type McpServerEntry } from "./schema.js";
 import { environmentOverride, envProvider, fileProviders, variableOrigin } from "./sources.js";
-import type { AgentConfig, ExtensionEntry, ModelConfig, ProviderConfig } from "./types.js";
+import type { AgentConfig, ConfigMcpServer, ExtensionEntry, ModelConfig, ProviderConfig } from "./types.js";
 import { yaml } from "./yaml.js";
 
 export interface LoadOptions {

@@ -4,9 +4,9 @@
  * knows where the provider's settings came from. Never shows an API key.
  */
 import type { LlmError } from "@crow/core";
-import { listModels } from "../cli/list-models.js";
 import { ENV_PROVIDER } from "./env.js";
 import { nearest } from "./errors.js";
+import { listModels } from "./list-models.js";
 import type { ModelConfig, ProviderConfig } from "./types.js";
 
 /** How long the `/models` look-up behind an unknown-model message may take. */

@@ -3,8 +3,9 @@
  * exactly one model, that is the model, and a one-line notice says so. Anything else (no answer, several models)
  * leaves the configuration as it was, and "No model configured" explains what to set.
  */
-import { listModels } from "../cli/list-models.js";
+
 import { ENV_PROVIDER, envModels } from "./env.js";
+import { listModels } from "./list-models.js";
 import type { AgentConfig } from "./types.js";
 
 /** How long the one `/models` request may take before the question is given up (a local server answers at once). */

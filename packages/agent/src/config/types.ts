@@ -1,5 +1,20 @@
 import type { PermissionMode, RetryPolicy } from "@crow/core";
-import type { ConfigMcpServer } from "../tools/types.js";
+/**
+ * One entry of a config file's `mcpServers` dict (upstream's shape, keyed by server name): `command`/`args`/`env`
+ * for stdio, `url`/`headers` for HTTP. `transport` (or `type`) picks `stdio`, `http` (alias `streamable-http`) or
+ * `sse`; without it, `url` means HTTP and `command` means stdio. A stdio server runs in the session cwd unless `cwd`
+ * is given.
+ */
+export interface ConfigMcpServer {
+  transport?: string;
+  type?: string;
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  url?: string;
+  headers?: Record<string, string>;
+}
 
 /** An OpenAI-compatible endpoint. */
 export interface ProviderConfig {

@@ -10,9 +10,9 @@
  */
 import type { Crow, EvalRunRecord, Store } from "@crow/core";
 import type PgBoss from "pg-boss";
+import { log } from "../base/log.js";
 import type { AgentConfig } from "../config/index.js";
-import { log } from "../log.js";
-import { createCrow } from "../sdk.js";
+import { createCrow } from "../sdk/create-crow.js";
 import type { TrialKey } from "./runner.js";
 import { type StoredRunConfig, storedTasks, storedVariants } from "./stored-run.js";
 import type { EvalTask } from "./suite.js";

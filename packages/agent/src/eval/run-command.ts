@@ -8,7 +8,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import type { Crow, EvalRunRecord, Store } from "@crow/core";
 import { type AgentConfig, findModel, providerProblem } from "../config/index.js";
-import { createCrow } from "../sdk.js";
+import { createCrow } from "../sdk/create-crow.js";
 import { createProgress } from "./progress.js";
 import { renderReport } from "./render.js";
 import { missingTrials, runMissingTrials } from "./runner.js";

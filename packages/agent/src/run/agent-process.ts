@@ -15,8 +15,8 @@ import {
   type RequestPermissionResponse,
   type SessionNotification,
 } from "@agentclientprotocol/sdk";
+import { routeLog } from "../base/log.js";
 import { type AgentConfig, ConfigError } from "../config/index.js";
-import { routeLog } from "../log.js";
 import { useConfigEnvironment } from "../tools/child-env.js";
 import { startSharedToolserver, stopSharedToolserver } from "../tools/shared.js";
 

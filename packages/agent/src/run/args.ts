@@ -2,7 +2,7 @@
 import { statSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { EXIT_CODES_HELP } from "../exit-codes.js";
+import { EXIT_CODES_HELP } from "../base/exit-codes.js";
 
 export const RUN_HELP = `Usage: crow run [prompt…] [options]
 

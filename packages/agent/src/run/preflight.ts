@@ -11,7 +11,7 @@ import {
   loadConfig,
   providerProblem,
 } from "../config/index.js";
-import { MODES } from "../session/modes.js";
+import { MODES } from "../config/modes.js";
 import { type RunOptions, UsageError } from "./args.js";
 
 /** A configuration that cannot run a prompt; the message is shown as is (exit 2). */

@@ -9,8 +9,8 @@ import {
   type SessionConfigOption,
   type SessionModeState,
 } from "@agentclientprotocol/sdk";
+import { VERSION } from "../base/version.js";
 import type { AgentConfig } from "../config/index.js";
-import { VERSION } from "../version.js";
 import { AgentExitedError, type AgentProcess } from "./agent-process.js";
 import { type RunOptions, UsageError } from "./args.js";
 import { resolveStoredSession } from "./session-id.js";

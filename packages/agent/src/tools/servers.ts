@@ -1,9 +1,10 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { declaredBin, ownPackageRoot, packageBin, packageRoot } from "../package-paths.js";
+import { declaredBin, ownPackageRoot, packageBin, packageRoot } from "../base/package-paths.js";
+import type { ConfigMcpServer } from "../config/types.js";
 import { childProcessEnvironment } from "./child-env.js";
-import type { AcpMcpServer, ConfigMcpServer } from "./types.js";
+import type { AcpMcpServer } from "./types.js";
 
 /** Name of the built-in toolserver. The client fs/terminal routing applies to this server's tools. */
 export const BUILTIN_SERVER = "crow-mcp";

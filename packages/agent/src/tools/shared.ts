@@ -16,7 +16,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { log } from "../log.js";
+import { log } from "../base/log.js";
 import { toolserverEnvironment } from "./child-env.js";
 import { builtinServerPath } from "./servers.js";
 

@@ -1,5 +1,6 @@
 import type { ToolCallRequest, ToolExecutor } from "@crow/core";
 import type { SandboxPolicy } from "@crow/mcp/sandbox";
+import type { ConfigMcpServer } from "../config/types.js";
 
 /** `{name, value}` pairs, as ACP sends environment variables and HTTP headers. */
 export interface NameValue {
@@ -12,23 +13,6 @@ export type AcpMcpServer =
   | { type?: undefined; name: string; command: string; args: string[]; env: NameValue[] }
   | { type: "http"; name: string; url: string; headers: NameValue[] }
   | { type: "sse"; name: string; url: string; headers: NameValue[] };
-
-/**
- * One entry of a config file's `mcpServers` dict (upstream's shape, keyed by server name): `command`/`args`/`env`
- * for stdio, `url`/`headers` for HTTP. `transport` (or `type`) picks `stdio`, `http` (alias `streamable-http`) or
- * `sse`; without it, `url` means HTTP and `command` means stdio. A stdio server runs in the session cwd unless `cwd`
- * is given.
- */
-export interface ConfigMcpServer {
-  transport?: string;
-  type?: string;
-  command?: string;
-  args?: string[];
-  env?: Record<string, string>;
-  cwd?: string;
-  url?: string;
-  headers?: Record<string, string>;
-}
 
 /** A terminal the editor runs (structurally the ACP SDK's `TerminalHandle`). */
 export interface ClientTerminal {

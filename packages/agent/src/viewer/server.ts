@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { resolveSessionId, type Store } from "@crow/core";
-import { ownPackageRoot } from "../package-paths.js";
+import { ownPackageRoot } from "../base/package-paths.js";
 import { comparePage } from "./compare-page.js";
 import { evalComparePage, evalRunPage, evalRunsPage, evalSide } from "./eval-page.js";
 import { allowedHostnames, check, isLoopback } from "./guard.js";

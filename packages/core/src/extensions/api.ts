@@ -11,9 +11,9 @@
 
 import type * as zod from "zod";
 import type { z } from "zod";
+import type { CommandInfo, Crow, CrowSession, MethodContext } from "../api/types.js";
 import type { HookContext, HookHandlers, HookPoint } from "../hooks/types.js";
 import type { LlmClient } from "../llm/types.js";
-import type { CommandInfo, Crow, CrowSession, MethodContext } from "../runtime/types.js";
 import type { ToolKind, ToolProgress, ToolResult } from "../tools.js";
 
 type Awaitable<T> = T | Promise<T>;

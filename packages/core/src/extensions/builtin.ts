@@ -4,9 +4,10 @@
  * `/compact /clear /stop /help` and the `_crow/compact` method. `createCrow` loads them before user extensions, in
  * this order (the guard gates before permissions, so a looping model does not keep prompting the user).
  */
+
+import type { CrowSession, SessionBusyError } from "../api/types.js";
 import type { CompactionResult } from "../compaction/compaction.js";
 import { type ContentPart, contentText } from "../messages.js";
-import type { CrowSession, SessionBusyError } from "../runtime/types.js";
 import type { SessionPatch, Store } from "../store/types.js";
 import { type Extension, MethodError } from "./api.js";
 import { doomLoopGuard } from "./doom-loop.js";

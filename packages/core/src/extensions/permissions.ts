@@ -1,6 +1,6 @@
+import type { PermissionAnswer, PermissionMode, PermissionRequest } from "../api/permissions.js";
 import type { HookBus } from "../hooks/bus.js";
 import type { HookHandlers } from "../hooks/types.js";
-import type { ToolDefinition } from "../messages.js";
 import { isMutatingKind, type ToolCallRequest, type ToolKind, toolKind } from "../tools.js";
 import {
   compilePermissionRules,
@@ -8,32 +8,6 @@ import {
   type PermissionRule,
   type PermissionRules,
 } from "./permission-rules.js";
-
-/** Session modes (DESIGN.md §3). */
-export type PermissionMode = "code" | "ask" | "read-only";
-
-/** The user's answer to a permission request (ACP permission option kinds, plus cancelled). */
-export type PermissionAnswer = "allow_once" | "allow_always" | "reject" | "cancelled";
-
-/** What `askPermission` receives. */
-export interface PermissionRequest {
-  call: ToolCallRequest;
-  kind: ToolKind;
-  definition: ToolDefinition;
-  sessionId?: string;
-  /** Aborted when the turn is cancelled: answer "cancelled". */
-  signal: AbortSignal;
-  /**
-   * Why this call asks although the mode alone would not, for people: an `ask` rule (`the permission rule
-   * "terminal(git push*)"`) or the doom-loop guard (the same call again). Absent for the mode's own questions.
-   */
-  reason?: string;
-  /**
-   * Allowing runs the call outside the sandbox. A client that approves every question on its own (`crow run --yes`)
-   * must still ask a person, or refuse: confinement is never given up without someone saying so.
-   */
-  unconfined?: boolean;
-}
 
 /** Options of `installPermissions`. */
 export interface PermissionOptions {

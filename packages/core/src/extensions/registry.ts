@@ -4,9 +4,9 @@
  * one extension; every registration is tagged with the extension's name so failures can say whose they were.
  */
 import { z } from "zod";
+import type { CrowSession } from "../api/types.js";
 import type { HookBus } from "../hooks/bus.js";
 import type { HookHandlers, HookPoint } from "../hooks/types.js";
-import type { CrowSession } from "../runtime/types.js";
 import type {
   CommandRegistration,
   ExtensionAPI,

@@ -15,8 +15,8 @@
  *   for an embedding server.
  */
 import path from "node:path";
+import type { CrowSession } from "../api/types.js";
 import { type ChatMessage, contentText } from "../messages.js";
-import type { CrowSession } from "../runtime/types.js";
 import { SkillEmbeddingCache } from "../skills/cache.js";
 import { type Embedder, openAiEmbedder } from "../skills/embedder.js";
 import { loadSkills, skillRoots } from "../skills/load.js";

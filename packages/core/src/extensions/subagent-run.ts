@@ -4,10 +4,10 @@
  * activity is condensed into progress text (its tool calls and its text, as they happen) for the parent's tool call.
  */
 
-import type { PermissionAnswer, PermissionMode, PermissionRequest } from "../extensions/permissions.js";
+import type { PermissionAnswer, PermissionMode, PermissionRequest } from "../api/permissions.js";
+import type { Crow, CrowEvent, CrowSession, ToolSource } from "../api/types.js";
 import type { StopReason } from "../hooks/types.js";
 import type { Usage } from "../messages.js";
-import type { Crow, CrowEvent, CrowSession, ToolSource } from "../runtime/types.js";
 
 /** How deep subagents nest: a top-level session is depth 0, its children 1, their children 2 (who may not spawn). */
 export const MAX_SUBAGENT_DEPTH = 2;

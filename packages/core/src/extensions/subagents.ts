@@ -8,9 +8,9 @@
 import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import { z } from "zod";
-import type { PermissionMode } from "../extensions/permissions.js";
+import type { PermissionMode } from "../api/permissions.js";
+import type { CrowSession, ToolSource } from "../api/types.js";
 import type { Usage } from "../messages.js";
-import type { CrowSession, ToolSource } from "../runtime/types.js";
 import type { ToolResult } from "../tools.js";
 import { type Extension, MethodError } from "./api.js";
 import { borrowedTools, MAX_SUBAGENT_DEPTH, runSubagent, type SubagentOutcome, sessionDepth } from "./subagent-run.js";

@@ -9,8 +9,8 @@
 import { randomUUID } from "node:crypto";
 
 import { z } from "zod";
+import type { PlanEntry } from "../api/types.js";
 import type { AssistantMessage, ChatMessage, ToolMessage } from "../messages.js";
-import type { PlanEntry } from "../runtime/types.js";
 import type { Extension } from "./api.js";
 
 /** The tool's name. */

@@ -4,9 +4,9 @@
  * validated with the tool's zod schema before `execute`; a failure of any kind becomes an `isError` result.
  */
 import { z } from "zod";
+import type { Crow, CrowSession, ToolSource } from "../api/types.js";
 import { errorText } from "../error-text.js";
 import type { ToolDefinition } from "../messages.js";
-import type { Crow, CrowSession, ToolSource } from "../runtime/types.js";
 import { findTool, type ToolCallRequest, type ToolKind, type ToolProgress, type ToolResult } from "../tools.js";
 import type { ToolRegistration } from "./api.js";
 import type { Registered } from "./registry.js";

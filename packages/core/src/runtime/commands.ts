@@ -2,8 +2,9 @@
  * Slash commands: `/name args` typed as a whole prompt. Every command, the built-in ones included, is an extension
  * registration; this file parses and dispatches. A command that throws answers with its error.
  */
+
+import { type CrowSession, SessionBusyError } from "../api/types.js";
 import type { ExtensionRegistry } from "../extensions/registry.js";
-import { type CrowSession, SessionBusyError } from "./types.js";
 
 /** `/name args` → `{name, args}`; undefined when the text is not a slash command. */
 export function parseSlashCommand(text: string): { name: string; args: string } | undefined {

@@ -3,6 +3,15 @@
  * store, and makes sessions (new or loaded) whose tools are the extensions' in-process tools plus the session's tool
  * source. `crow acp` is one host of this runtime (a translator over it); SDK users are another.
  */
+
+import {
+  type Crow,
+  type CrowSession,
+  type LoadSessionOptions,
+  type NewSessionOptions,
+  SessionBusyError,
+  type ToolSource,
+} from "../api/types.js";
 import { Compaction, compactionThreshold } from "../compaction/index.js";
 import { MethodError, type ProviderFactory } from "../extensions/api.js";
 import {
@@ -32,14 +41,6 @@ import { RuntimeSession } from "./session.js";
 import { loadStoredHistory, recordOf } from "./stored-history.js";
 import { defaultSystemPrompt } from "./system-prompt.js";
 import { liveSessionAccess, openToolSource } from "./tool-source-request.js";
-import {
-  type Crow,
-  type CrowSession,
-  type LoadSessionOptions,
-  type NewSessionOptions,
-  SessionBusyError,
-  type ToolSource,
-} from "./types.js";
 
 function failed(message: string): LlmResult {
   return {

@@ -2,12 +2,13 @@
  * The options of `createCrow` (the SDK's entry; the handles it returns are in types.ts). Apart from types.ts because
  * they name the extension API (extensions to load, the logger), which itself names the handles.
  */
+
+import type { PermissionAnswer, PermissionMode, PermissionRequest } from "../api/permissions.js";
+import type { ModelInfo, ToolSourceFactory } from "../api/types.js";
 import type { ExtensionSpec, Logger } from "../extensions/api.js";
 import type { PermissionRules } from "../extensions/permission-rules.js";
-import type { PermissionAnswer, PermissionMode, PermissionRequest } from "../extensions/permissions.js";
 import type { LlmClient, RequestParams } from "../llm/types.js";
 import type { Store } from "../store/types.js";
-import type { ModelInfo, ToolSourceFactory } from "./types.js";
 
 type Awaitable<T> = T | Promise<T>;
 

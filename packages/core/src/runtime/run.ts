@@ -4,8 +4,9 @@
  * own: events are queued for an iterator only once someone iterates (a host that listens to the session, like the
  * ACP layer, keeps nothing here). Breaking out of the iteration cancels the turn.
  */
+
+import type { CrowEvent, PromptResult, PromptRun } from "../api/types.js";
 import { EventChannel } from "../loop/channel.js";
-import type { CrowEvent, PromptResult, PromptRun } from "./types.js";
 
 /** Subscribes a listener to the session's stream; returns the unsubscribe function. */
 type Subscribe = (listener: (event: CrowEvent) => void) => () => void;

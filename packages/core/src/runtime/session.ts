@@ -4,19 +4,8 @@
  * permissions, the doom-loop guard and the compaction watcher reach it through hooks registered by the built-in
  * extensions. What happens inside one turn, with the turn-level compaction policy, is in turn.ts.
  */
-import { type Compaction, CompactionError, type CompactionReason, type CompactionResult } from "../compaction/index.js";
-import { errorText } from "../error-text.js";
-import type { Logger } from "../extensions/api.js";
-import type { PermissionAnswer, PermissionMode, PermissionRequest } from "../extensions/permissions.js";
-import type { ExtensionRegistry } from "../extensions/registry.js";
-import type { SessionTools } from "../extensions/tool-source.js";
-import { HookBus } from "../hooks/bus.js";
-import type { HookContext, HookError } from "../hooks/types.js";
-import type { LlmClient, RequestParams } from "../llm/types.js";
-import type { ChatMessage, ContentPart, ToolOutcome, Usage } from "../messages.js";
-import { runCommand } from "./commands.js";
-import { PromptRunImpl } from "./run.js";
-import { runPromptTurn, type Turn, type TurnModel } from "./turn.js";
+
+import type { PermissionAnswer, PermissionMode, PermissionRequest } from "../api/permissions.js";
 import {
   type CommandInfo,
   type Crow,
@@ -27,7 +16,19 @@ import {
   type PromptResult,
   type PromptRun,
   SessionBusyError,
-} from "./types.js";
+} from "../api/types.js";
+import { type Compaction, CompactionError, type CompactionReason, type CompactionResult } from "../compaction/index.js";
+import { errorText } from "../error-text.js";
+import type { Logger } from "../extensions/api.js";
+import type { ExtensionRegistry } from "../extensions/registry.js";
+import type { SessionTools } from "../extensions/tool-source.js";
+import { HookBus } from "../hooks/bus.js";
+import type { HookContext, HookError } from "../hooks/types.js";
+import type { LlmClient, RequestParams } from "../llm/types.js";
+import type { ChatMessage, ContentPart, ToolOutcome, Usage } from "../messages.js";
+import { runCommand } from "./commands.js";
+import { PromptRunImpl } from "./run.js";
+import { runPromptTurn, type Turn, type TurnModel } from "./turn.js";
 
 /** Everything a session is made of (the runtime builds it in `newSession`/`loadSession`). */
 export interface SessionInit {

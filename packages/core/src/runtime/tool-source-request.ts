@@ -1,5 +1,5 @@
-import type { PermissionMode } from "../extensions/permissions.js";
-import type { CrowSession, ToolSource, ToolSourceFactory, ToolSourceRequest } from "./types.js";
+import type { PermissionMode } from "../api/permissions.js";
+import type { CrowSession, ToolSource, ToolSourceFactory, ToolSourceRequest } from "../api/types.js";
 
 /** The tool source a session gets from `choice` (a factory is called with `request`; false or none: no source). */
 export async function openToolSource(

@@ -4,6 +4,8 @@
  * and retry once on "context length exceeded"). The session (session.ts) owns the state and decides when a turn may
  * start; this file is what happens inside one.
  */
+
+import type { CrowEvent, PromptResult } from "../api/types.js";
 import type { Compaction, CompactionReason } from "../compaction/index.js";
 import type { SessionTools } from "../extensions/tool-source.js";
 import type { HookBus } from "../hooks/bus.js";
@@ -11,7 +13,6 @@ import type { LlmClient, RequestParams } from "../llm/types.js";
 import { driveLoop } from "../loop/loop.js";
 import type { LoopEvent } from "../loop/types.js";
 import { addUsage, type ChatMessage, type ContentPart, type ToolOutcome, type Usage } from "../messages.js";
-import type { CrowEvent, PromptResult } from "./types.js";
 
 /** The running turn (or compaction, or clear) of a session. */
 export interface Turn {

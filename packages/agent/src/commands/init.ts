@@ -10,6 +10,7 @@
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { configFiles, crowHome, displayPath } from "../config/index.js";
+import { listModels, type ModelList } from "../config/list-models.js";
 import {
   ConfigExists,
   checkPlan,
@@ -21,7 +22,6 @@ import {
   writePlan,
 } from "./init-plan.js";
 import { runWizard } from "./init-wizard.js";
-import { listModels, type ModelList } from "./list-models.js";
 import { createPrompter, PromptAborted } from "./prompter.js";
 
 export const INIT_HELP = `Usage: crow init [options]

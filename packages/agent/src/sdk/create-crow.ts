@@ -16,13 +16,13 @@ import {
   type Logger,
   type ToolSourceFactory,
 } from "@crow/core";
-import { type AgentConfig, configFiles, createModelRouter, loadConfig } from "./config/index.js";
-import { log } from "./log.js";
-import { compactionThresholdOf } from "./session/compaction.js";
-import { useConfigEnvironment } from "./tools/child-env.js";
-import { createToolRouter } from "./tools/index.js";
-import { checkSandbox, sandboxPolicy } from "./tools/sandbox.js";
-import type { AcpMcpServer, ClientBridge } from "./tools/types.js";
+import { log } from "../base/log.js";
+import { compactionThresholdOf } from "../config/compaction.js";
+import { type AgentConfig, configFiles, createModelRouter, loadConfig } from "../config/index.js";
+import { useConfigEnvironment } from "../tools/child-env.js";
+import { createToolRouter } from "../tools/index.js";
+import { checkSandbox, sandboxPolicy } from "../tools/sandbox.js";
+import type { AcpMcpServer, ClientBridge } from "../tools/types.js";
 
 /** Options of the agent's `createCrow`: core's options (each overrides what the config says) plus these. */
 export interface AgentCrowOptions extends Omit<CrowOptions, "config"> {

@@ -8,10 +8,10 @@
  * which also stops the toolserver (its stdin closes).
  */
 import { readFileSync } from "node:fs";
-import { parseDotenv } from "./config/dotenv.js";
-import { configFiles, crowHome } from "./config/home.js";
-import { childEnvSettings, toolserverEnvironment } from "./tools/child-env.js";
-import { startSharedToolserver } from "./tools/shared.js";
+import { parseDotenv } from "../config/dotenv.js";
+import { configFiles, crowHome } from "../config/home.js";
+import { childEnvSettings, toolserverEnvironment } from "../tools/child-env.js";
+import { startSharedToolserver } from "../tools/shared.js";
 
 /** Whether `crow <argv>` is a command that will use the shared toolserver (cheap checks only, before parsing). */
 export function usesToolserver(argv: readonly string[]): boolean {

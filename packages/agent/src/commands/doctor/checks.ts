@@ -6,10 +6,10 @@
 import { existsSync, statSync } from "node:fs";
 import { openStore, sqliteDriverName } from "@crow/core";
 import { sandboxAvailability } from "@crow/mcp/sandbox";
-import { listModels } from "../cli/list-models.js";
-import { type AgentConfig, configFiles, displayPath } from "../config/index.js";
-import { ServerConnection } from "../tools/connection.js";
-import { builtinServerPath, fromConfig } from "../tools/servers.js";
+import { type AgentConfig, configFiles, displayPath } from "../../config/index.js";
+import { listModels } from "../../config/list-models.js";
+import { ServerConnection } from "../../tools/connection.js";
+import { builtinServerPath, fromConfig } from "../../tools/servers.js";
 
 /** ✓ fine, ✗ broken (exit code 1), – not set up or not applicable (no failure). */
 export type Verdict = "ok" | "fail" | "info";

@@ -2,7 +2,7 @@
  * Compaction settings from the configuration: the threshold the runtime compares each request's prompt size with
  * (the turn-level policy and the mechanics are core's), and the text that reports a compaction.
  */
-import { type AgentConfig, compactThreshold } from "../config/index.js";
+import { type AgentConfig, compactThreshold } from "./index.js";
 
 /**
  * The session's `MAX_COMPACT_TOKENS` for `model`: config.yaml's value, else `CROW_MAX_COMPACT_TOKENS` from the

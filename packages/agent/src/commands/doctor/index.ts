@@ -3,7 +3,7 @@
  * not set up. Exit code 0 only when nothing is ✗; 1 when something is; 2 for a usage error.
  */
 import { parseArgs } from "node:util";
-import { type AgentConfig, adoptSingleModel, ConfigError, crowHome, loadConfig } from "../config/index.js";
+import { type AgentConfig, adoptSingleModel, ConfigError, crowHome, loadConfig } from "../../config/index.js";
 import {
   checkConfig,
   checkHome,

@@ -1,7 +1,7 @@
 /** The interactive side of `crow init`: questions that build an `InitPlan`. */
 
+import { listModels } from "../config/list-models.js";
 import { defaultModelName, type InitPlan, NAME, type PlannedModel, type PlannedProvider } from "./init-plan.js";
-import { listModels } from "./list-models.js";
 import type { Prompter } from "./prompter.js";
 
 /** How many listed models are shown by number (OpenRouter lists hundreds; any id can still be typed). */

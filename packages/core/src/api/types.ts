@@ -3,13 +3,13 @@
  * The same runtime serves `crow acp` (the ACP layer translates its events) and library users (no ACP at all).
  */
 import type { CompactionEvent, CompactionResult } from "../compaction/compaction.js";
-import type { PermissionAnswer, PermissionMode, PermissionRequest } from "../extensions/permissions.js";
 import type { StopReason } from "../hooks/types.js";
 import type { LlmError } from "../llm/types.js";
 import type { LoopEvent } from "../loop/types.js";
 import type { ChatMessage, ContentPart, Usage } from "../messages.js";
 import type { SessionRecord, Store } from "../store/types.js";
 import type { ToolExecutor } from "../tools.js";
+import type { PermissionAnswer, PermissionMode, PermissionRequest } from "./permissions.js";
 
 type Awaitable<T> = T | Promise<T>;
 

@@ -1,12 +1,12 @@
 // The crow command line: what `crow <command>` does, once the process is set up (process-setup.ts).
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { adoptSingleModel, ConfigError, configFiles, crowHome, loadConfig, preloadYaml } from "./config/index.js";
-import { EXIT_CODES_HELP } from "./exit-codes.js";
-import { log } from "./log.js";
-import { useConfigEnvironment } from "./tools/child-env.js";
-import { startSharedToolserver } from "./tools/shared.js";
-import { VERSION } from "./version.js";
+import { EXIT_CODES_HELP } from "../base/exit-codes.js";
+import { log } from "../base/log.js";
+import { VERSION } from "../base/version.js";
+import { adoptSingleModel, ConfigError, configFiles, crowHome, loadConfig, preloadYaml } from "../config/index.js";
+import { useConfigEnvironment } from "../tools/child-env.js";
+import { startSharedToolserver } from "../tools/shared.js";
 
 const HELP = `crow ${VERSION} — a coding agent: ACP to the editor, MCP to its tools, any OpenAI-compatible LLM.
 
@@ -55,12 +55,12 @@ export async function runCrow(args: readonly string[]): Promise<number> {
   // The commands that load the configuration: with a config.yaml, its parser loads first, the fast way (see yaml.ts).
   // `--version` and `--help` load nothing.
   if (CONFIGURED_COMMANDS.has(first) && existsSync(configFiles(crowHome()).config)) await preloadYaml();
-  if (first === "sessions") return (await import("./cli/sessions.js")).runSessions(args.slice(1));
-  if (first === "eval") return (await import("./eval/command.js")).runEval(args.slice(1));
-  if (first === "init") return (await import("./cli/init.js")).runInit(args.slice(1));
-  if (first === "doctor") return (await import("./doctor/index.js")).runDoctor(args.slice(1));
+  if (first === "sessions") return (await import("../commands/sessions.js")).runSessions(args.slice(1));
+  if (first === "eval") return (await import("../eval/command.js")).runEval(args.slice(1));
+  if (first === "init") return (await import("../commands/init.js")).runInit(args.slice(1));
+  if (first === "doctor") return (await import("../commands/doctor/index.js")).runDoctor(args.slice(1));
   // `crow run` has its own options: everything after "run" is its own (see run/args.ts).
-  if (first === "run") return (await import("./run/index.js")).runCommand(args.slice(1));
+  if (first === "run") return (await import("../run/index.js")).runCommand(args.slice(1));
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({
@@ -114,7 +114,7 @@ export async function runCrow(args: readonly string[]): Promise<number> {
         "crow acp: waiting for an ACP client on stdin (JSON-RPC, one message per line); an editor launches this. To use Crow in this terminal, run 'crow run'. Ctrl-C quits.\n",
       );
     }
-    const { runAcp } = await import("./acp/run.js");
+    const { runAcp } = await import("../acp/run.js");
     await runAcp(config);
     return 0;
   }
