@@ -7,11 +7,10 @@
 
 export type {
   CommandContext,
-  CommandInfo as ExtensionCommandInfo,
+  CommandInfo,
   CommandRegistration,
   Crow,
   CrowEvent,
-  CrowOptions,
   CrowSession,
   Extension,
   ExtensionAPI,
@@ -28,6 +27,7 @@ export type {
   PromptRun,
   ProviderContext,
   ProviderFactory,
+  RuntimeOptions,
   SessionEvent,
   ToolExecuteContext,
   ToolRegistration,
@@ -44,12 +44,12 @@ export * from "./acp/translate.js";
 export { VERSION } from "./base/version.js";
 export * from "./config/index.js";
 export {
-  type AgentCrowOptions,
   agentLogger,
+  type CrowOptions,
   createCrow,
-  crowOptionsFor,
   type McpToolSourceOptions,
   mcpToolSource,
+  runtimeOptionsFor,
 } from "./sdk/create-crow.js";
 export { createToolRouter } from "./tools/index.js";
 export type { AcpMcpServer, ClientBridge, ToolRouter } from "./tools/types.js";

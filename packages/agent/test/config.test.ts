@@ -9,7 +9,7 @@ import {
   type AgentConfig,
   ConfigError,
   CostMeter,
-  compactThreshold,
+  compactionThresholdOf,
   contextWindowOf,
   createModelRouter,
   crowHome,
@@ -319,8 +319,8 @@ describe("config.yaml", () => {
     assert.deepEqual(Object.keys(config.mcpServers), ["docs", "crow-mcp"]);
     assert.deepEqual(config.mcpServers["crow-mcp"]?.args, ["/opt/my-crow-mcp.js", "1"]);
     assert.equal(contextWindowOf(config, "small"), 8000);
-    assert.equal(compactThreshold(config, "small"), 6400);
-    assert.equal(compactThreshold(config, "big"), 120_000);
+    assert.equal(compactionThresholdOf(config, "small", {}), 6400);
+    assert.equal(compactionThresholdOf(config, "big", {}), 120_000);
     // CROW_MODEL picks among the configured models, by name or provider id.
     assert.equal(loadConfig({ ...env, CROW_MODEL: "org/small-1" }).model, "small");
   });
@@ -393,7 +393,7 @@ describe("config.yaml and the environment: the environment wins for what it name
         reasoningEfforts: ["low", "high"],
       },
     ]);
-    assert.equal(compactThreshold(config, "mock-model"), 8000);
+    assert.equal(compactionThresholdOf(config, "mock-model", {}), 8000);
     // The same name on both sides: the notice does not say "model X instead of the default model X".
     assert.deepEqual(config.notices, [
       'OPENAI_BASE_URL is set in the environment: model "mock-model" at http://127.0.0.1:18099/v1 instead of its provider in ~/.crow/config.yaml (unset OPENAI_BASE_URL to use ~/.crow/config.yaml)',
@@ -404,9 +404,9 @@ describe("config.yaml and the environment: the environment wins for what it name
     const { env } = await crow();
     const base = { ...env, OPENAI_BASE_URL: "http://127.0.0.1:1/v1" };
     const given = loadConfig({ ...base, CROW_MODEL: "m", CROW_CONTEXT_WINDOW: "10000" });
-    assert.equal(compactThreshold(given, "m"), 8000);
+    assert.equal(compactionThresholdOf(given, "m", {}), 8000);
     // Nobody gave a window: the 120 000 default, not 80 % of the assumed 128 000.
-    assert.equal(compactThreshold(loadConfig({ ...base, CROW_MODEL: "m" }), "m"), 120_000);
+    assert.equal(compactionThresholdOf(loadConfig({ ...base, CROW_MODEL: "m" }), "m", {}), 120_000);
   });
 
   test("OPENAI_BASE_URL in .env does not override config.yaml (both are the saved setup): no notice", async () => {

@@ -2,7 +2,7 @@
  * @crow/core: the agent runtime. Layers, each knowing only the ones before it:
  * messages → llm (OpenAI-compatible streaming client) → tools (executor interface, kinds, name matching)
  * → hooks (typed bus) → loop (ReAct turns, one event union out) → api (the runtime's public types) → extensions
- * (permissions, doom-loop guard) → runtime (createCrow, sessions);
+ * (permissions, doom-loop guard) → runtime (createRuntime, sessions);
  * store (sessions and prompts on SQLite/PostgreSQL, next to messages); skills (discovery, ranking, triggers).
  */
 export type * from "./api/permissions.js";

@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { createCrow } from "@crow/core";
+import { createRuntime } from "@crow/core";
 
 describe("extension prompt variables and opening problems", () => {
   let home: string;
@@ -31,7 +31,7 @@ describe("extension prompt variables and opening problems", () => {
   });
 
   test("variables reach the user template and the store; built-ins win; hints join; a throwing provider is skipped", async () => {
-    const crow = await createCrow({
+    const crow = await createRuntime({
       home,
       logger,
       disableBuiltins: ["skills"],
@@ -60,7 +60,7 @@ describe("extension prompt variables and opening problems", () => {
   });
 
   test("warnings published while a session opens are in problems(); later info notices are not", async () => {
-    const crow = await createCrow({
+    const crow = await createRuntime({
       home,
       logger,
       disableBuiltins: ["skills"],

@@ -5,12 +5,12 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import {
   type CrowEvent,
-  type CrowOptions,
-  createCrow,
   createLlmClient,
+  createRuntime,
   type ExtensionAPI,
   MethodError,
   openStore,
+  type RuntimeOptions,
   type Store,
 } from "@crow/core";
 import { type MockLlm, reply, startMockLlm, textReply } from "@crow/testkit";
@@ -18,10 +18,10 @@ import { z } from "zod";
 
 const quiet = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 
-describe("the SDK without ACP (createCrow against the mock LLM)", () => {
+describe("the SDK without ACP (createRuntime against the mock LLM)", () => {
   let mock: MockLlm;
   let dir: string;
-  let options: CrowOptions;
+  let options: RuntimeOptions;
 
   before(async () => {
     mock = await startMockLlm();
@@ -41,7 +41,7 @@ describe("the SDK without ACP (createCrow against the mock LLM)", () => {
   });
 
   test("prompt() is an async iterable of typed events with a final result", async () => {
-    const crow = await createCrow(options);
+    const crow = await createRuntime(options);
     try {
       const session = await crow.newSession({ cwd: dir });
       mock.script(reply().text("Hello ").text("there."));
@@ -71,13 +71,13 @@ describe("the SDK without ACP (createCrow against the mock LLM)", () => {
   });
 
   test("a stored session loads with its history in a new runtime and continues", async () => {
-    const first = await createCrow(options);
+    const first = await createRuntime(options);
     const session = await first.newSession({ cwd: dir });
     mock.script(textReply("The answer is 42."));
     assert.equal((await session.prompt("What is the answer?").result).text, "The answer is 42.");
     await first.close();
 
-    const second = await createCrow(options);
+    const second = await createRuntime(options);
     try {
       const listed = await second.listSessions({ cwd: dir });
       assert.ok(listed.sessions.some((s) => s.id === session.id && s.title === "What is the answer?"));
@@ -125,7 +125,7 @@ describe("the SDK without ACP (createCrow against the mock LLM)", () => {
         },
       });
     };
-    const crow = await createCrow({ ...options, mode: "read-only", extensions: [extension] });
+    const crow = await createRuntime({ ...options, mode: "read-only", extensions: [extension] });
     try {
       const session = await crow.newSession({ cwd: dir });
       mock.script(reply().toolCall("update_report", {}).toolCall("view_and_fix", {}), textReply("done"));
@@ -161,7 +161,7 @@ describe("the SDK without ACP (createCrow against the mock LLM)", () => {
         messages: draft.messages.map((m) => (m.role === "system" ? { ...m, content: `${m.content} Be brief.` } : m)),
       }));
     };
-    const crow = await createCrow({ ...options, extensions: [extension] });
+    const crow = await createRuntime({ ...options, extensions: [extension] });
     try {
       const session = await crow.newSession({ cwd: dir });
       mock.script(
@@ -199,7 +199,7 @@ describe("the SDK without ACP (createCrow against the mock LLM)", () => {
         };
       },
     });
-    const crow = await createCrow({ ...options, store: slow });
+    const crow = await createRuntime({ ...options, store: slow });
     try {
       const session = await crow.newSession({ cwd: dir });
       session.setMode("ask");
@@ -212,7 +212,7 @@ describe("the SDK without ACP (createCrow against the mock LLM)", () => {
   });
 
   test("compact(), the built-in commands and _crow/compact", async () => {
-    const crow = await createCrow(options);
+    const crow = await createRuntime(options);
     try {
       const session = await crow.newSession({ cwd: dir });
       mock.script(textReply("one"), textReply("two"), textReply("three"));
@@ -240,7 +240,7 @@ describe("the SDK without ACP (createCrow against the mock LLM)", () => {
   });
 
   test("a throwing extension is reported, at load and in a hook, and the turn completes", async () => {
-    const crow = await createCrow({
+    const crow = await createRuntime({
       ...options,
       extensions: [
         {
@@ -276,7 +276,7 @@ describe("the SDK without ACP (createCrow against the mock LLM)", () => {
   });
 
   test("an extension provider serves the models that name it", async () => {
-    const crow = await createCrow({
+    const crow = await createRuntime({
       ...options,
       llm: undefined,
       model: "local",

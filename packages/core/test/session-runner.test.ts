@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import {
   type CrowEvent,
-  createCrow,
+  createRuntime,
   defaultSystemPrompt,
   type LlmClient,
   type LlmRequest,
@@ -28,7 +28,7 @@ function llm(text: string, seen: LlmRequest[] = []): LlmClient {
 }
 
 async function session(client: LlmClient) {
-  const crow = await createCrow({
+  const crow = await createRuntime({
     llm: client,
     model: "m",
     store: false,

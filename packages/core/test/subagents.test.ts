@@ -12,11 +12,11 @@ import { after, before, describe, test } from "node:test";
 import {
   type Crow,
   type CrowEvent,
-  type CrowOptions,
-  createCrow,
   createLlmClient,
+  createRuntime,
   MAX_SUBAGENT_DEPTH,
   MethodError,
+  type RuntimeOptions,
   SUBAGENT_METHOD,
   type SubagentResponse,
 } from "@crow/core";
@@ -43,7 +43,7 @@ function progressText(events: CrowEvent[], callId: string): string {
 describe("subagents through the SDK", () => {
   let mock: MockLlm;
   let dir: string;
-  let options: CrowOptions;
+  let options: RuntimeOptions;
   /** Resolves when the `slow` tool starts; the tool itself waits for its signal. */
   let slowStarted: () => void = () => {};
 
@@ -94,7 +94,7 @@ describe("subagents through the SDK", () => {
   });
 
   test("task: the child runs its own turn and tool call; its answer is the tool result; it is stored as a child", async () => {
-    const crow = await createCrow(options);
+    const crow = await createRuntime(options);
     try {
       const parent = await crow.newSession({ cwd: dir });
       mock.script(
@@ -165,7 +165,7 @@ describe("subagents through the SDK", () => {
   });
 
   test(`children nest ${MAX_SUBAGENT_DEPTH} deep; deeper delegation is refused in the tool result`, async () => {
-    const crow = await createCrow(options);
+    const crow = await createRuntime(options);
     try {
       const top = await crow.newSession({ cwd: dir });
       const task = (id: string) => reply().toolCall("task", { description: "go deeper", prompt: "Go deeper." }, { id });
@@ -197,7 +197,7 @@ describe("subagents through the SDK", () => {
   });
 
   test("cancelling the parent mid-child cancels the child; both histories stay valid", async () => {
-    const crow = await createCrow(options);
+    const crow = await createRuntime(options);
     try {
       const parent = await crow.newSession({ cwd: dir });
       const started = new Promise<void>((resolve) => {
@@ -242,7 +242,7 @@ describe("subagents through the SDK", () => {
 
   test("ask mode: the child's mutating calls are asked about through the parent, on the task's tool call", async () => {
     const asked: Array<{ id: string; name: string; sessionId: string | undefined }> = [];
-    const crow = await createCrow(options);
+    const crow = await createRuntime(options);
     try {
       const parent = await crow.newSession({
         cwd: dir,
@@ -271,7 +271,7 @@ describe("subagents through the SDK", () => {
   });
 
   test(`${SUBAGENT_METHOD} runs a stored child of a parent and answers its result`, async () => {
-    const crow = await createCrow(options);
+    const crow = await createRuntime(options);
     try {
       const parent = await crow.newSession({ cwd: dir, mode: "read-only" });
       mock.script(textReply("Child answer.").usage(20, 3));
@@ -294,7 +294,7 @@ describe("subagents through the SDK", () => {
   });
 
   test(`${SUBAGENT_METHOD} refuses bad params with clear JSON-RPC errors`, async () => {
-    const crow = await createCrow(options);
+    const crow = await createRuntime(options);
     try {
       const top = await crow.newSession({ cwd: dir });
       const child = await crow.newSession({ cwd: dir, parentId: top.id });

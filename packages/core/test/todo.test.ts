@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { type CrowEvent, type CrowOptions, createCrow, createLlmClient, type PlanEntry } from "@crow/core";
+import { type CrowEvent, createLlmClient, createRuntime, type PlanEntry, type RuntimeOptions } from "@crow/core";
 import { type MockLlm, reply, startMockLlm, textReply } from "@crow/testkit";
 import { keepPlan, planFromHistory, planText } from "../src/extensions/todo.js";
 import type { AssistantMessage, ChatMessage } from "../src/messages.js";
@@ -18,7 +18,7 @@ const PLAN: PlanEntry[] = [
 describe("the SDK: the todo tool's plan", () => {
   let mock: MockLlm;
   let dir: string;
-  let options: CrowOptions;
+  let options: RuntimeOptions;
 
   before(async () => {
     mock = await startMockLlm();
@@ -38,7 +38,7 @@ describe("the SDK: the todo tool's plan", () => {
   });
 
   test("a todo call is a plan event in the prompt's events and for subscribers; a reopened session has it", async () => {
-    const crow = await createCrow(options);
+    const crow = await createRuntime(options);
     let id: string;
     try {
       const session = await crow.newSession({ cwd: dir });
@@ -61,7 +61,7 @@ describe("the SDK: the todo tool's plan", () => {
       await crow.close();
     }
 
-    const again = await createCrow(options);
+    const again = await createRuntime(options);
     try {
       const session = await again.loadSession(id);
       assert.deepEqual(session.plan, PLAN, "the plan is restored from the stored history");
@@ -73,7 +73,7 @@ describe("the SDK: the todo tool's plan", () => {
   });
 
   test("disableBuiltins: ['todo'] removes the tool", async () => {
-    const crow = await createCrow({ ...options, disableBuiltins: ["todo"] });
+    const crow = await createRuntime({ ...options, disableBuiltins: ["todo"] });
     try {
       const session = await crow.newSession({ cwd: dir });
       mock.script(

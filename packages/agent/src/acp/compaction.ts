@@ -4,8 +4,7 @@
  * `_crow/compact` method itself is a built-in extension of the runtime (core).
  */
 import type { ClientCapabilities, SessionUpdate } from "@agentclientprotocol/sdk";
-import type { CompactionEvent } from "@crow/core";
-import { compactedText } from "../config/compaction.js";
+import { type CompactionEvent, compactedText } from "@crow/core";
 import { messageChunk } from "./translate.js";
 
 const WHY: Record<CompactionEvent["reason"], string> = {

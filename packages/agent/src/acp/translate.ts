@@ -9,15 +9,16 @@ import type {
   ToolCallContent,
   ToolCallUpdate,
 } from "@agentclientprotocol/sdk";
-import type { ContentPart, ToolCallInfo, ToolCallStatus, ToolProgress, ToolResult, Usage } from "@crow/core";
+import type {
+  CommandInfo,
+  ContentPart,
+  ToolCallInfo,
+  ToolCallStatus,
+  ToolProgress,
+  ToolResult,
+  Usage,
+} from "@crow/core";
 import { locationsFor, toolCallData, toolCallTitle } from "../tools/data.js";
-
-/** A slash command as advertised to the client. */
-export interface CommandInfo {
-  name: string;
-  description: string;
-  hint?: string;
-}
 
 export function messageChunk(text: string): SessionUpdate {
   return { sessionUpdate: "agent_message_chunk", content: { type: "text", text } };

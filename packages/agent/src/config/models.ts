@@ -44,20 +44,6 @@ export function contextWindowOf(config: AgentConfig, model: string | undefined):
   return findModel(config, model)?.contextWindow ?? config.contextWindow;
 }
 
-/** Fraction of a configured context window at which compaction starts when `MAX_COMPACT_TOKENS` is not set. */
-export const COMPACT_FRACTION = 0.8;
-
-/**
- * Prompt tokens above which a session of `model` is compacted: `MAX_COMPACT_TOKENS` when set, else 80 % of the
- * model's context window however it was given (`context_window`, `CROW_CONTEXT_WINDOW`), else 120 000.
- */
-export function compactThreshold(config: AgentConfig, model: string | undefined): number {
-  if (config.maxCompactTokens !== undefined) return config.maxCompactTokens;
-  const found = findModel(config, model);
-  if (found && !found.contextWindowAssumed) return Math.floor(found.contextWindow * COMPACT_FRACTION);
-  return 120_000;
-}
-
 /** Cost of one response's usage at `price` (per million tokens). */
 export function usageCost(price: Price, usage: Usage): number {
   const cached = Math.min(usage.cachedTokens ?? 0, usage.promptTokens);

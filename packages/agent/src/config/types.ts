@@ -126,7 +126,7 @@ export interface AgentConfig {
   retry: RetryPolicy;
   /** Context window of models that do not set one (`CROW_CONTEXT_WINDOW`, default 128 000). */
   contextWindow: number;
-  /** `MAX_COMPACT_TOKENS` when set explicitly; see `compactThreshold` for the effective value. */
+  /** `MAX_COMPACT_TOKENS` when set explicitly; see `compactionThresholdOf` (compaction.ts) for the effective value. */
   maxCompactTokens?: number;
   /** `N_STEPS_BACK_COMPACT` (default 8). */
   nStepsBackCompact: number;

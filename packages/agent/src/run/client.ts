@@ -224,7 +224,7 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
   );
   process.on("SIGINT", interrupt);
 
-  const runTurn = async (text: string): Promise<number> => {
+  const submitPrompt = async (text: string): Promise<number> => {
     const state = { cancelled: false };
     turn = state;
     output.turnStart(text);
@@ -267,12 +267,12 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
     for (const notification of early ?? []) output.update(notification.update, false);
     early = undefined;
     await configure(agent, opened.sessionId, options, opened.modes, opened.configOptions);
-    if (first !== undefined) code = await runTurn(first);
+    if (first !== undefined) code = await submitPrompt(first);
     if (options.interactive) {
       const select = opened.configOptions?.find((o) => o.category === "model");
       output.notice(replBanner(options.model ?? (select ? String(select.currentValue) : undefined), options.cwd));
       // Quitting an idle REPL cancels nothing: Ctrl-C twice ends it as Ctrl-D and /exit do (0).
-      await runRepl({ keyboard, output, tty, runTurn });
+      await runRepl({ keyboard, output, tty, submitPrompt });
       code = EXIT.ok;
     }
   } catch (error) {

@@ -20,7 +20,7 @@ export interface ReplContext {
   /** Styled prompt on a terminal. */
   tty: boolean;
   /** Runs one prompt (the agent answers slash commands too). */
-  runTurn(text: string): Promise<unknown>;
+  submitPrompt(text: string): Promise<unknown>;
 }
 
 /** Reads and runs prompts; resolves "quit" (/exit, Ctrl-D) or "interrupted" (Ctrl-C twice). */
@@ -40,7 +40,7 @@ export async function runRepl(context: ReplContext): Promise<"quit" | "interrupt
     const text = line.text.trim();
     if (!text) continue;
     if (text === "/exit" || text === "/quit") return "quit";
-    await context.runTurn(line.text);
+    await context.submitPrompt(line.text);
     if (text === "/help") output.notice(REPL_HELP);
   }
 }

@@ -10,10 +10,10 @@
 import path from "node:path";
 import {
   type Crow,
-  type CrowOptions,
-  createCrow as createCoreCrow,
   createLlmClient,
+  createRuntime,
   type Logger,
+  type RuntimeOptions,
   type ToolSourceFactory,
 } from "@crow/core";
 import { log } from "../base/log.js";
@@ -25,7 +25,7 @@ import { checkSandbox, sandboxPolicy } from "../tools/sandbox.js";
 import type { AcpMcpServer, ClientBridge } from "../tools/types.js";
 
 /** Options of the agent's `createCrow`: core's options (each overrides what the config says) plus these. */
-export interface AgentCrowOptions extends Omit<CrowOptions, "config"> {
+export interface CrowOptions extends Omit<RuntimeOptions, "config"> {
   /** The configuration (default: `loadConfig()` from `CROW_HOME` / `~/.crow` and the environment). */
   config?: AgentConfig;
   /** Spawn the built-in crow-mcp in each session (default true). */
@@ -88,7 +88,7 @@ export function mcpToolSource(config: AgentConfig, options: McpToolSourceOptions
 }
 
 /** Core's options for an agent configuration (what `crow acp` runs with). */
-export function crowOptionsFor(config: AgentConfig, options: AgentCrowOptions = {}): CrowOptions {
+export function runtimeOptionsFor(config: AgentConfig, options: CrowOptions = {}): RuntimeOptions {
   const { config: _config, builtinTools, extensions, ...overrides } = options;
   const llm = Object.keys(config.providers).length > 0 ? createModelRouter(config, createLlmClient) : undefined;
   return {
@@ -104,7 +104,7 @@ export function crowOptionsFor(config: AgentConfig, options: AgentCrowOptions = 
     mode: config.mode,
     permissions: config.permissions,
     maxStepsPerTurn: config.maxStepsPerTurn,
-    compactThreshold: (model) => compactionThresholdOf(config, model),
+    compactionThreshold: (model) => compactionThresholdOf(config, model),
     config: config as unknown as Record<string, unknown>,
     logger: agentLogger,
     extensionBaseDir: config.home,
@@ -116,9 +116,9 @@ export function crowOptionsFor(config: AgentConfig, options: AgentCrowOptions = 
  * Creates a Crow runtime configured like `crow acp`: providers, models, store, extensions and MCP servers from the
  * Crow configuration. Every option overrides the configuration's value.
  */
-export async function createCrow(options: AgentCrowOptions = {}): Promise<Crow> {
+export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
   const config = options.config ?? loadConfig();
   // What processes the sessions spawn may see (no keys, no .env but what crow-mcp reads), as under `crow acp`.
   useConfigEnvironment(config);
-  return createCoreCrow(crowOptionsFor(config, options));
+  return createRuntime(runtimeOptionsFor(config, options));
 }

@@ -1,5 +1,5 @@
 /**
- * The SDK's public types: `createCrow(options)` (options.ts) → {@link Crow} → {@link CrowSession} → `prompt()` → {@link PromptRun}.
+ * The SDK's public types: `createRuntime(options)` (options.ts) → {@link Crow} → {@link CrowSession} → `prompt()` → {@link PromptRun}.
  * The same runtime serves `crow acp` (the ACP layer translates its events) and library users (no ACP at all).
  */
 import type { CompactionEvent, CompactionResult } from "../compaction/compaction.js";
@@ -49,9 +49,9 @@ export interface ModelInfo {
   name: string;
   /** The id sent to the provider (default: `name`). */
   id?: string;
-  /** A provider registered by an extension (`registerProvider`); else `CrowOptions.llm` serves the model. */
+  /** A provider registered by an extension (`registerProvider`); else `RuntimeOptions.llm` serves the model. */
   provider?: string;
-  /** Context window in tokens (compaction starts at 80 % of it unless `compactThreshold` says otherwise). */
+  /** Context window in tokens (compaction starts at 80 % of it unless `compactionThreshold` says otherwise). */
   contextWindow?: number;
 }
 

@@ -184,7 +184,7 @@ export interface ExtensionAPI {
 /** An extension: the default export of an extension module. */
 export type Extension = (crow: ExtensionAPI) => Awaitable<void>;
 
-/** An extension given to `createCrow`: a function, or a module to import (path or package name) with options. */
+/** An extension given to `createRuntime`: a function, or a module to import (path or package name) with options. */
 export type ExtensionSpec =
   | Extension
   | { name?: string; extension: Extension; options?: Record<string, unknown> }

@@ -1,7 +1,7 @@
 /**
  * The built-in features as extensions on the public API (DESIGN.md §5: that they fit proves the API is sufficient):
  * the doom-loop guard, the permission modes, the compaction watcher, persistence, the slash commands
- * `/compact /clear /stop /help` and the `_crow/compact` method. `createCrow` loads them before user extensions, in
+ * `/compact /clear /stop /help` and the `_crow/compact` method. `createRuntime` loads them before user extensions, in
  * this order (the guard gates before permissions, so a looping model does not keep prompting the user).
  */
 

@@ -106,7 +106,7 @@ function describeProblems(problems: readonly SkillProblem[]): string {
   return problems.map((p) => `- ${p.path}: ${p.message}`).join("\n");
 }
 
-/** The skills extension. `createCrow` loads it as the built-in `skills`. */
+/** The skills extension. `createRuntime` loads it as the built-in `skills`. */
 export function skillsExtension(options: SkillsExtensionOptions): Extension {
   return (crow) => {
     const settings = options.settings ?? skillsSettings(crow.config.skills);

@@ -1,5 +1,5 @@
 /**
- * `createCrow(options)`: the runtime as a library. It loads the built-in extensions and the given ones, opens the
+ * `createRuntime(options)`: the runtime as a library. It loads the built-in extensions and the given ones, opens the
  * store, and makes sessions (new or loaded) whose tools are the extensions' in-process tools plus the session's tool
  * source. `crow acp` is one host of this runtime (a translator over it); SDK users are another.
  */
@@ -36,8 +36,8 @@ import { sessionSlug } from "../store/ids.js";
 import { openStore } from "../store/open.js";
 import { SessionNotFoundError, type SessionRecord, type Store } from "../store/types.js";
 import { stderrLogger } from "./logger.js";
-import type { CrowOptions } from "./options.js";
-import { RuntimeSession } from "./session.js";
+import type { RuntimeOptions } from "./options.js";
+import { CrowSessionImpl } from "./session.js";
 import { loadStoredHistory, recordOf } from "./stored-history.js";
 import { defaultSystemPrompt } from "./system-prompt.js";
 import { liveSessionAccess, openToolSource } from "./tool-source-request.js";
@@ -54,16 +54,16 @@ function failed(message: string): LlmResult {
  * Creates the runtime. Rejects only when the store cannot be opened or a permission rule is invalid; extensions
  * that fail to load are reported in `extensionErrors` (and to each session's listeners as a problem).
  */
-export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
+export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow> {
   const logger = options.logger ?? stderrLogger;
   const home = options.home ?? crowHome();
   const registry = new ExtensionRegistry(logger, options.config ?? {});
-  const live = new Map<string, RuntimeSession>();
+  const live = new Map<string, CrowSessionImpl>();
   // Before the store opens: invalid permission rules reject here, leaving nothing open.
   const gates = permissionGates(
-    (session, name) => (session as RuntimeSession).tools.isReadOnly(name),
+    (session, name) => (session as CrowSessionImpl).tools.isReadOnly(name),
     options.permissions,
-    (session, name) => (session as RuntimeSession).tools.isConfined(name),
+    (session, name) => (session as CrowSessionImpl).tools.isConfined(name),
   );
 
   let store: Store | undefined;
@@ -84,7 +84,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
     {
       name: "compaction",
       extension: compactionWatcher((session, tokens) => {
-        (session as RuntimeSession).compaction.lastPromptTokens = tokens;
+        (session as CrowSessionImpl).compaction.lastPromptTokens = tokens;
       }),
     },
     ...(store
@@ -92,7 +92,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
           {
             name: "persistence",
             extension: persistenceExtension(store, (session, title, at) =>
-              (session as RuntimeSession).setTitle(title, at),
+              (session as CrowSessionImpl).setTitle(title, at),
             ),
           },
         ]
@@ -105,7 +105,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
     {
       name: "subagents",
       extension: subagentsExtension({
-        toolsOf: (session) => (session as RuntimeSession).tools,
+        toolsOf: (session) => (session as CrowSessionImpl).tools,
         knowsModel: (name) => !options.models?.length || options.models.some((m) => m.name === name),
       }),
     },
@@ -154,7 +154,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
       : undefined;
 
   const threshold = (model: string | undefined): number => {
-    const configured = options.compactThreshold;
+    const configured = options.compactionThreshold;
     if (typeof configured === "function") return configured(model);
     return compactionThreshold(configured, models.find((m) => m.name === model)?.contextWindow);
   };
@@ -174,8 +174,8 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
       /** The stored history's last prompt size (see stored-history.ts). */
       lastPromptTokens?: number;
     },
-  ): Promise<RuntimeSession> {
-    let session: RuntimeSession | undefined;
+  ): Promise<CrowSessionImpl> {
+    let session: CrowSessionImpl | undefined;
     const mode =
       record.mode === "code" || record.mode === "ask" || record.mode === "read-only" ? record.mode : undefined;
     // A stored model that is no longer known falls back to the default.
@@ -186,7 +186,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
       if (!session) throw new Error("the session is not open yet");
       return { session, crow };
     });
-    session = new RuntimeSession({
+    session = new CrowSessionImpl({
       id: record.id,
       cwd: record.cwd,
       ...(record.parentId ? { parentId: record.parentId } : {}),

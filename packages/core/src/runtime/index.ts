@@ -1,6 +1,6 @@
-/** The SDK: `createCrow` and its sessions (their contracts: ../api/types.ts). */
+/** The SDK: `createRuntime` and its sessions (their contracts: ../api/types.ts). */
 export { parseSlashCommand } from "./commands.js";
-export { createCrow } from "./crow.js";
+export { createRuntime } from "./crow.js";
 export { stderrLogger } from "./logger.js";
 export * from "./options.js";
 export { defaultSystemPrompt } from "./system-prompt.js";

@@ -1,5 +1,5 @@
 /**
- * The options of `createCrow` (the SDK's entry; the handles it returns are in types.ts). Apart from types.ts because
+ * The options of `createRuntime` (the SDK's entry; the handles it returns are in types.ts). Apart from types.ts because
  * they name the extension API (extensions to load, the logger), which itself names the handles.
  */
 
@@ -21,8 +21,8 @@ export type SystemPromptOption =
   /** Computed per session. */
   | ((cwd: string) => Awaitable<string>);
 
-/** Options of `createCrow`. Everything is optional except a way to reach a model for prompting. */
-export interface CrowOptions {
+/** Options of `createRuntime`. Everything is optional except a way to reach a model for prompting. */
+export interface RuntimeOptions {
   /** The LLM for every model not served by an extension provider (requests carry the model's `id`). */
   llm?: LlmClient;
   /** Model new sessions start with. */
@@ -47,7 +47,7 @@ export interface CrowOptions {
   mode?: PermissionMode;
   /**
    * Allow / ask / deny rules applied before the mode's default (config.yaml's `permissions`, syntax in
-   * permission-rules.ts). An invalid rule makes `createCrow` reject with PermissionRuleError.
+   * permission-rules.ts). An invalid rule makes `createRuntime` reject with PermissionRuleError.
    */
   permissions?: PermissionRules;
   /** Answers permission questions in `ask` mode (default: none, so `ask` rejects). Sessions may set their own. */
@@ -57,7 +57,7 @@ export interface CrowOptions {
   /** Sampling params of every request. */
   params?: RequestParams;
   /** `MAX_COMPACT_TOKENS`: a number, or per model (default: 80 % of the model's context window, else 120 000). */
-  compactThreshold?: number | ((model: string | undefined) => number);
+  compactionThreshold?: number | ((model: string | undefined) => number);
   /** What extensions see as `crow.config` (the agent passes its loaded `AgentConfig`). */
   config?: Record<string, unknown>;
   /** Where the runtime and extensions log (default: stderr). */

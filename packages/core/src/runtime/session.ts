@@ -47,17 +47,17 @@ export interface SessionInit {
   title: string | null;
   tools: SessionTools;
   askPermission?: (request: PermissionRequest) => Promise<PermissionAnswer>;
-  makeCompaction: (session: RuntimeSession) => Compaction;
+  makeCompaction: (session: CrowSessionImpl) => Compaction;
   maxStepsPerTurn?: number;
   params?: RequestParams;
   logger: Logger;
   /** Archives the stored history and empties it (`/clear`); undefined without a store. */
   clearStored?: (sessionId: string) => Promise<string>;
   /** Called once the session is closed (the runtime forgets it). */
-  onClose: (session: RuntimeSession) => void;
+  onClose: (session: CrowSessionImpl) => void;
 }
 
-export class RuntimeSession implements CrowSession {
+export class CrowSessionImpl implements CrowSession {
   readonly id: string;
   readonly cwd: string;
   readonly parentId: string | undefined;

@@ -1,7 +1,7 @@
 /** Sessions between the runtime and the store: a stored history as `loadSession` resumes it, a live session as a record. */
 import { type ChatMessage, repairToolPairs } from "../messages.js";
 import type { SessionRecord, Store } from "../store/types.js";
-import type { RuntimeSession } from "./session.js";
+import type { CrowSessionImpl } from "./session.js";
 
 export interface StoredHistory {
   history: ChatMessage[];
@@ -22,7 +22,7 @@ export async function loadStoredHistory(store: Store, sessionId: string): Promis
 }
 
 /** A store-less session's listing row. */
-export function recordOf(session: RuntimeSession): SessionRecord {
+export function recordOf(session: CrowSessionImpl): SessionRecord {
   const now = new Date().toISOString();
   return {
     id: session.id,
