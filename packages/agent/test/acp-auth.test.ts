@@ -182,7 +182,9 @@ describe("crow acp: signing in (Terminal Auth running crow init) and logout", ()
     assert.equal(init.code, 0, init.out);
     const yaml = await readFile(path.join(home.CROW_HOME, "config.yaml"), "utf8");
     const agent = await agentIn(home, { auth: { terminal: true } });
-    await agent.newSession(ws.dir);
+    const { sessionId } = await agent.newSession(ws.dir);
+    mock.script(textReply("Stored."));
+    await agent.prompt(sessionId, "keep this");
 
     const answer = await agent.agent.request(methods.agent.logout, {});
     const said = answer?._meta?.["crow/logout"] as { removed?: string[]; message?: string } | undefined;
@@ -196,6 +198,14 @@ describe("crow acp: signing in (Terminal Auth running crow init) and logout", ()
       agent.newSession(ws.dir),
       authRequired(/Provider "mock" has no API key: MOCK_API_KEY is empty/),
     );
+    // Nor does a fork of the stored session open; and it leaves no copy behind in the store.
+    const stored = async () => (await agent.agent.request(methods.agent.session.list, {})).sessions.length;
+    const before = await stored();
+    await assert.rejects(
+      agent.agent.request("session/fork", { sessionId, cwd: ws.dir, mcpServers: [] }),
+      authRequired(/MOCK_API_KEY is empty/),
+    );
+    assert.equal(await stored(), before);
     // The configuration still loads, with its model and the other settings.
     const config = loadConfig(home);
     assert.equal(config.model, "mock-model");

@@ -383,6 +383,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
   registerSessionMethods(app, {
     sessions,
     crow: crowOrError,
+    ready: signedIn,
     open,
     dispose,
     replay: (entry, updates) => entry.outbox.sendEach(updates),
