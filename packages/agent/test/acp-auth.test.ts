@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { lookup } from "node:dns/promises";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -165,6 +166,37 @@ describe("crow acp: signing in (Terminal Auth running crow init) and logout", ()
     mock.script(textReply("Up."));
     assert.equal((await agent.prompt(sessionId, "hi")).stopReason, "end_turn");
     mock.assertDone();
+  });
+
+  test("a remote provider whose host name does not exist is auth-required, found by a lookup session/new never waits for", async (t) => {
+    const host = "api.crow-test.invalid";
+    // RFC 6761: .invalid never resolves. A resolver that cannot say so (offline, no DNS at all) cannot show this.
+    const code = await lookup(host).then(
+      () => "resolved",
+      (error: NodeJS.ErrnoException) => error.code,
+    );
+    if (code !== "ENOTFOUND") {
+      t.skip(`this machine's resolver answers ${code} for ${host}, not ENOTFOUND`);
+      return;
+    }
+    const home = await freshHome();
+    await writeFile(
+      path.join(home.CROW_HOME, "config.yaml"),
+      `providers: { remote: { base_url: "https://${host}/v1", api_key: k } }\nmodels: { m: { provider: remote, model: x } }\n`,
+    );
+    const agent = await agentIn(home, { auth: { terminal: true } });
+    // The lookup started at initialize; a session/new before its answer opens (it does not wait), later ones are refused.
+    let refused: RpcError | undefined;
+    for (let attempt = 0; attempt < 100 && !refused; attempt++) {
+      refused = await agent.newSession(ws.dir).then(
+        () => undefined,
+        (error: RpcError) => error,
+      );
+    }
+    assert.ok(refused, "session/new was refused once the lookup answered");
+    authRequired(/https:\/\/api\.crow-test\.invalid\/v1 cannot be reached: the host name .* does not exist \(DNS\)/)(
+      refused,
+    );
   });
 
   test("logout empties the key crow init saved and says so; config.yaml and the other settings stay", async () => {
