@@ -56,7 +56,8 @@ function connect(host: string, port: number, timeoutMs: number): Promise<Reach> 
           : { ok: true },
       ),
     );
-    socket.connect({ host: host === "localhost" ? "127.0.0.1" : host, port });
+    // `localhost` may be 127.0.0.1 or ::1 (from the hosts file, no network): both are tried, as fetch does.
+    socket.connect({ host, port, autoSelectFamily: true });
   });
 }
 
