@@ -21,7 +21,7 @@ import { type AgentConfig, CostMeter, contextWindowOf, findModel, providerProble
 import { shortReason } from "../config/provider-errors.js";
 import { log } from "../log.js";
 import type { AcpMcpServer } from "../tools/types.js";
-import { logoutHandler, SETUP_METHOD_ID, SignIn, type SignInOptions } from "./auth.js";
+import { registerAuthMethods, SignIn, type SignInOptions } from "./auth.js";
 import { clientBridge } from "./client-bridge.js";
 import { configOptions, configOptionsUpdate, findMode, modeState, setConfigOption } from "./config-options.js";
 import { EventRelay } from "./event-relay.js";
@@ -322,19 +322,6 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
       });
       return initializeResponse(crow?.methods() ?? BUILTIN_METHODS, auth);
     })
-    // Terminal Auth is run by the client, not passed here; a client that asks anyway learns whether it worked.
-    .onRequest(methods.agent.authenticate, async ({ params }) => {
-      if (!signIn || params.methodId !== SETUP_METHOD_ID) {
-        const offered = signIn ? `Crow's is "${SETUP_METHOD_ID}"` : "Crow offers none";
-        throw RequestError.invalidParams(undefined, `unknown auth method "${params.methodId}": ${offered}`);
-      }
-      await signedIn();
-      return {};
-    })
-    .onRequest(methods.agent.logout, async () => {
-      if (!signIn) throw RequestError.methodNotFound(methods.agent.logout);
-      return logoutHandler(signIn, config, adopt);
-    })
     .onRequest(methods.agent.session.new, async ({ params, client }) => {
       if (!path.isAbsolute(params.cwd))
         throw RequestError.invalidParams(undefined, `cwd must be absolute: ${params.cwd}`);
@@ -380,6 +367,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
         throw new RequestError(typeof code === "number" ? code : -32603, message, (error as { data?: unknown }).data);
       }
     });
+  registerAuthMethods(app, { signIn, config: () => config, signedIn, adopt });
   registerSessionMethods(app, {
     sessions,
     crow: crowOrError,

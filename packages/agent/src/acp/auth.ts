@@ -12,7 +12,14 @@
  * When something is missing and no session of this connection is open, the configuration is read again first:
  * that is how the `crow init` the user just ran takes effect without restarting the agent.
  */
-import { type AuthMethod, type ClientCapabilities, type LogoutResponse, RequestError } from "@agentclientprotocol/sdk";
+import {
+  type AgentApp,
+  type AuthMethod,
+  type ClientCapabilities,
+  type LogoutResponse,
+  methods,
+  RequestError,
+} from "@agentclientprotocol/sdk";
 import {
   type AgentConfig,
   ConfigError,
@@ -195,4 +202,35 @@ export async function logoutHandler(
     if (next) await adopt(next);
   }
   return { _meta: { "crow/logout": { removed: result.removed, file: result.file, message } } };
+}
+
+/** What the agent gives the auth methods: its sign-in (when offered), configuration, and how to check and replace it. */
+export interface AuthHost {
+  signIn: SignIn | undefined;
+  config(): AgentConfig;
+  /** Throws the auth-required error unless a session may open now (reading the configuration again if allowed). */
+  signedIn(): Promise<void>;
+  /** Makes a configuration read again the agent's (closing its open sessions). */
+  adopt(next: AgentConfig): Promise<void>;
+}
+
+/** Registers `authenticate` and `logout` on the agent app. */
+export function registerAuthMethods(app: AgentApp, host: AuthHost): AgentApp {
+  const { signIn } = host;
+  return (
+    app
+      // Terminal Auth is run by the client, not passed here; a client that asks anyway learns whether it worked.
+      .onRequest(methods.agent.authenticate, async ({ params }) => {
+        if (!signIn || params.methodId !== SETUP_METHOD_ID) {
+          const offered = signIn ? `Crow's is "${SETUP_METHOD_ID}"` : "Crow offers none";
+          throw RequestError.invalidParams(undefined, `unknown auth method "${params.methodId}": ${offered}`);
+        }
+        await host.signedIn();
+        return {};
+      })
+      .onRequest(methods.agent.logout, async () => {
+        if (!signIn) throw RequestError.methodNotFound(methods.agent.logout);
+        return logoutHandler(signIn, host.config(), host.adopt);
+      })
+  );
 }
