@@ -142,6 +142,19 @@ describe("crow acp: signing in (Terminal Auth running crow init) and logout", ()
     mock.assertDone();
   });
 
+  test("two session/new at once after crow init both open, and both sessions stay open", async () => {
+    const home = await freshHome();
+    const agent = await agentIn(home, { auth: { terminal: true } });
+    await assert.rejects(agent.newSession(ws.dir), authRequired(/No LLM provider configured/));
+    const setup = await runCrow(["init", `--provider=mock=${mock.url}`, "--model=mock-model"], home);
+    assert.equal(setup.code, 0, setup.out);
+    const [a, b] = await Promise.all([agent.newSession(ws.dir), agent.newSession(ws.dir)]);
+    mock.script(textReply("A."), textReply("B."));
+    assert.equal((await agent.prompt(a.sessionId, "a")).stopReason, "end_turn");
+    assert.equal((await agent.prompt(b.sessionId, "b")).stopReason, "end_turn");
+    mock.assertDone();
+  });
+
   test("a local provider with nothing listening is auth-required (connection refused); once it listens, sessions open", async () => {
     const home = await freshHome();
     const port = await closedPort();

@@ -21,7 +21,7 @@ import { type AgentConfig, CostMeter, contextWindowOf, findModel, providerProble
 import { shortReason } from "../config/provider-errors.js";
 import { log } from "../log.js";
 import type { AcpMcpServer } from "../tools/types.js";
-import { registerAuthMethods, SignIn, type SignInOptions } from "./auth.js";
+import { registerAuthMethods, SignIn, type SignInOptions, signInCheck } from "./auth.js";
 import { clientBridge } from "./client-bridge.js";
 import { configOptions, configOptionsUpdate, findMode, modeState, setConfigOption } from "./config-options.js";
 import { EventRelay } from "./event-relay.js";
@@ -140,12 +140,14 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
     await previous?.then((c) => c.close()).catch(() => {});
   }
 
-  /** With sign-in offered: throws the auth-required error until a usable model is configured (see auth.ts). */
-  async function signedIn(): Promise<void> {
-    if (!signIn) return;
+  // With sign-in offered: the auth-required error until a usable model is configured (auth.ts), one check at a time.
+  const signedIn = signInCheck(signIn, {
+    config: () => config,
     // The configuration is read again only while no session of this connection holds the runtime.
-    await adopt(await signIn.usable(config, sessions.size === 0, signIn.methods(capabilities)));
-  }
+    canReload: () => sessions.size === 0,
+    capabilities: () => capabilities,
+    adopt,
+  });
 
   /** Opens a runtime session for this connection (its tools see the editor) and starts relaying its events. */
   async function open(client: AgentContext, request: OpenSession): Promise<Entry> {

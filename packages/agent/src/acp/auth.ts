@@ -204,6 +204,31 @@ export async function logoutHandler(
   return { _meta: { "crow/logout": { removed: result.removed, file: result.file, message } } };
 }
 
+/**
+ * The agent's sign-in check (a no-op without sign-in): `usable`, then adopting what it returns. One check at a time:
+ * two session/new racing after `crow init` must not each adopt their own reading (each adopt closes the sessions of
+ * the configuration it replaces).
+ */
+export function signInCheck(
+  signIn: SignIn | undefined,
+  agent: {
+    config(): AgentConfig;
+    canReload(): boolean;
+    capabilities(): ClientCapabilities | undefined;
+    adopt(next: AgentConfig): Promise<void>;
+  },
+): () => Promise<void> {
+  let previous: Promise<void> = Promise.resolve();
+  return () => {
+    if (!signIn) return Promise.resolve();
+    const check = previous.then(async () =>
+      agent.adopt(await signIn.usable(agent.config(), agent.canReload(), signIn.methods(agent.capabilities()))),
+    );
+    previous = check.catch(() => {});
+    return check;
+  };
+}
+
 /** What the agent gives the auth methods: its sign-in (when offered), configuration, and how to check and replace it. */
 export interface AuthHost {
   signIn: SignIn | undefined;
