@@ -199,17 +199,24 @@ describe("crow acp: signing in (Terminal Auth running crow init) and logout", ()
     );
     const agent = await agentIn(home, { auth: { terminal: true } });
     // The lookup started at initialize; a session/new before its answer opens (it does not wait), later ones are refused.
+    const opened: string[] = [];
     let refused: RpcError | undefined;
     for (let attempt = 0; attempt < 100 && !refused; attempt++) {
       refused = await agent.newSession(ws.dir).then(
-        () => undefined,
+        ({ sessionId }) => {
+          opened.push(sessionId);
+          return undefined;
+        },
         (error: RpcError) => error,
       );
     }
+    const unreachable =
+      /https:\/\/api\.crow-test\.invalid\/v1 cannot be reached: the host name .* does not exist \(DNS\)/;
     assert.ok(refused, "session/new was refused once the lookup answered");
-    authRequired(/https:\/\/api\.crow-test\.invalid\/v1 cannot be reached: the host name .* does not exist \(DNS\)/)(
-      refused,
-    );
+    authRequired(unreachable)(refused);
+    // With no session open the configuration is read again before answering: the host still does not exist.
+    for (const sessionId of opened) await agent.agent.request(methods.agent.session.close, { sessionId });
+    await assert.rejects(agent.newSession(ws.dir), authRequired(unreachable));
   });
 
   test("logout empties the key crow init saved and says so; config.yaml and the other settings stay", async () => {

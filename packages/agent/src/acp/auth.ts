@@ -100,8 +100,8 @@ function providerURL(config: AgentConfig): string | undefined {
 /** The sign-in state of one agent: probes its provider and tells whether a session may open. */
 export class SignIn {
   readonly launch: Launch;
-  /** The lookups of remote providers, by base URL, with their answer once they have one. */
-  private readonly remote = new Map<string, { answer?: Reach }>();
+  /** The lookups of remote providers, by base URL: the latest answer, and whether a newer lookup is under way. */
+  private readonly remote = new Map<string, { answer?: Reach; asking: boolean }>();
 
   constructor(private readonly options: SignInOptions) {
     this.launch = options.launch ?? { command: process.execPath, args: process.argv.slice(1, 2) };
@@ -121,10 +121,18 @@ export class SignIn {
   warm(config: AgentConfig): void {
     const url = providerURL(config);
     if (url === undefined || isLoopback(url) || this.remote.has(url)) return;
-    const entry: { answer?: Reach } = {};
+    this.ask(url);
+  }
+
+  /** Looks `url` up in the background; its answer replaces the previous one when it comes. */
+  private ask(url: string): void {
+    const entry = this.remote.get(url) ?? { asking: false };
     this.remote.set(url, entry);
+    if (entry.asking) return;
+    entry.asking = true;
     void probeEndpoint(url).then((answer) => {
       entry.answer = answer;
+      entry.asking = false;
     });
   }
 
@@ -139,8 +147,8 @@ export class SignIn {
     else {
       this.warm(config);
       reach = this.remote.get(url)?.answer;
-      // Asked again next time: the network (or the DNS entry) may be back.
-      if (reach && !reach.ok) this.remote.delete(url);
+      // The failure stands until a newer lookup says otherwise (the DNS entry may have been fixed meanwhile).
+      if (reach && !reach.ok) this.ask(url);
     }
     return reach && !reach.ok ? `The provider at ${url} cannot be reached: ${reach.reason}` : undefined;
   }
