@@ -169,12 +169,12 @@ describe("crow acp: without a provider", () => {
   // Two models at the endpoint: without CROW_MODEL none is chosen (one alone would be taken, with a notice).
   const fx = useAcpFixture({ startAgent: false, mock: { models: ["mock-model", "other-model"] } });
 
-  test("a missing base URL or model is a clear error at prompt time, not a crash", async () => {
+  test("a missing base URL or model is the auth-required error at session/new (what to set), not a crash", async () => {
     const agent = await fx.spawn({ env: { CROW_MODEL: "", OPENAI_BASE_URL: "" } });
     try {
-      const { sessionId } = await agent.newSession(fx.ws.dir);
-      await assert.rejects(agent.prompt(sessionId, "hi"), (error: RpcError) => {
-        assert.match(error.message ?? "", /OPENAI_BASE_URL/);
+      await assert.rejects(agent.newSession(fx.ws.dir), (error: RpcError) => {
+        assert.equal(error.code, -32000);
+        assert.match(error.message ?? "", /OPENAI_BASE_URL.*Run crow init in a terminal/);
         return true;
       });
       assert.equal(agent.process.exitCode, null, "still running");
@@ -183,9 +183,9 @@ describe("crow acp: without a provider", () => {
     }
     const noModel = await fx.spawn({ env: { CROW_MODEL: "" } });
     try {
-      const { sessionId } = await noModel.newSession(fx.ws.dir);
-      await assert.rejects(noModel.prompt(sessionId, "hi"), (error: RpcError) =>
-        /CROW_MODEL/.test(error.message ?? ""),
+      await assert.rejects(
+        noModel.newSession(fx.ws.dir),
+        (error: RpcError) => error.code === -32000 && /CROW_MODEL/.test(error.message ?? ""),
       );
     } finally {
       await noModel.close();

@@ -235,3 +235,37 @@ describe("crow acp: every message of a full session validates against the SDK's 
     assert.ok(checked > 50, `validated ${checked} messages`);
   });
 });
+
+describe("crow acp: signing in and out validates against the SDK's JSON schema", () => {
+  test("initialize offering Terminal Auth, an auth-required session/new, authenticate, logout", async () => {
+    const home = await mkdtemp(path.join(tmpdir(), "crow-home-"));
+    const agent = await spawnAcpAgent({
+      env: { HOME: home, CROW_HOME: home, CROW_MODEL: "", OPENAI_BASE_URL: "" },
+      auth: { terminal: true },
+    });
+    try {
+      await assert.rejects(agent.newSession(home), (error: { code?: number }) => error.code === -32000);
+      await assert.rejects(
+        agent.agent.request(methods.agent.authenticate, { methodId: "crow-init" }),
+        (error: { code?: number }) => error.code === -32000,
+      );
+      await agent.agent.request(methods.agent.logout, {});
+      const validate = await wireValidator();
+      const kinds = new Set<string>();
+      for (const line of agent.stdoutLines) {
+        if (line.trim() === "") continue;
+        const { kind, errors } = validate(JSON.parse(line) as Record<string, unknown>);
+        assert.equal(errors, undefined, `the agent sent an invalid ${kind}: ${line}\n${JSON.stringify(errors)}`);
+        kinds.add(kind);
+      }
+      assert.deepEqual([...kinds].sort(), ["InitializeResponse", "error", "response"]);
+      assert.ok(
+        agent.stdoutLines.some((line) => line.includes('"type":"terminal"')),
+        "the terminal method was sent",
+      );
+    } finally {
+      await agent.close();
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+});

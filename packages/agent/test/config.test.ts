@@ -248,6 +248,7 @@ describe("config.yaml", () => {
       urlFrom: "providers.openrouter.base_url in ~/.crow/config.yaml",
       // Where the key came from, for error messages: the variable and the file that set it, never the value.
       keyFrom: "OPENROUTER_API_KEY (from ~/.crow/.env), via providers.openrouter.api_key in ~/.crow/config.yaml",
+      keyVariable: "OPENROUTER_API_KEY",
     });
     assert.deepEqual(config.models, [
       { name: "glm-5", id: "z-ai/glm-5", provider: "openrouter", contextWindow: 128_000, contextWindowAssumed: true },

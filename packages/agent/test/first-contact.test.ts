@@ -225,7 +225,7 @@ describe("first contact: errors that say what failed and what to try", { timeout
     }
   });
 
-  test("over ACP the editor gets the same message (401 and a closed port)", async () => {
+  test("over ACP the editor gets the same message (401; a closed port already at session/new)", async () => {
     const agent = await spawnAcpAgent({ llmUrl: mock.url, env: { OPENAI_API_KEY: KEY } });
     try {
       const { sessionId } = await agent.newSession(ws.dir);
@@ -246,9 +246,10 @@ describe("first contact: errors that say what failed and what to try", { timeout
     const url = `http://127.0.0.1:${await closedPort()}/v1`;
     const down = await spawnAcpAgent({ llmUrl: url, env: { CROW_MAX_RETRIES: "4", CROW_RETRY_BASE_MS: "60000" } });
     try {
-      const { sessionId } = await down.newSession(ws.dir);
-      await assert.rejects(down.prompt(sessionId, "hi"), (error: RpcError) => {
-        assert.match(error.message ?? "", /connection refused\. Is the server running\?/);
+      // Nothing listens: the session is refused as not signed in (ACP's auth-required), not its first prompt.
+      await assert.rejects(down.newSession(ws.dir), (error: RpcError) => {
+        assert.equal(error.code, -32000);
+        assert.match(error.message ?? "", /connection refused\)\. Is the server running\?/);
         return true;
       });
     } finally {

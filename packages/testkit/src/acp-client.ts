@@ -15,6 +15,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Readable, Transform, Writable } from "node:stream";
 import {
+  type AuthCapabilities,
   type ClientConnection,
   type ClientContext,
   type ClientSessionCapabilities,
@@ -60,6 +61,10 @@ export interface AcpClientOptions {
   terminal?: boolean;
   /** `clientCapabilities.session` to advertise (e.g. `{ compaction: {} }`, `{ notices: {} }`). */
   session?: ClientSessionCapabilities;
+  /** `clientCapabilities.auth` to advertise (e.g. `{ terminal: true }`: the client can run Terminal Auth). */
+  auth?: AuthCapabilities;
+  /** `clientCapabilities._meta` to advertise (e.g. the older `{ "terminal-auth": true }`). */
+  capabilitiesMeta?: Record<string, unknown>;
   /** Command to spawn (default: node CROW_BIN acp). */
   command?: { file: string; args: string[] };
   /** Working directory of the agent process (default: this process's; editors start it in the project). */
@@ -275,6 +280,8 @@ export async function spawnAcpAgent(options: AcpClientOptions = {}): Promise<Acp
       fs: { readTextFile: !!options.fs, writeTextFile: !!options.fs },
       terminal: !!options.terminal,
       ...(options.session ? { session: options.session } : {}),
+      ...(options.auth ? { auth: options.auth } : {}),
+      ...(options.capabilitiesMeta ? { _meta: options.capabilitiesMeta } : {}),
     },
     clientInfo: { name: "crow-test-client", version: "0.0.0" },
   });

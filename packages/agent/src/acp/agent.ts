@@ -21,6 +21,7 @@ import { log } from "../base/log.js";
 import { type AgentConfig, CostMeter, contextWindowOf, findModel, providerProblem } from "../config/index.js";
 import { shortReason } from "../config/provider-errors.js";
 import type { AcpMcpServer } from "../tools/types.js";
+import { registerAuthMethods, SignIn, type SignInOptions, signInCheck } from "./auth.js";
 import { clientBridge } from "./client-bridge.js";
 import { configOptions, configOptionsUpdate, findMode, modeState, setConfigOption } from "./config-options.js";
 import { EventRelay } from "./event-relay.js";
@@ -77,13 +78,17 @@ export interface AgentOptions {
   llm?: LlmClient;
   /** Spawn the built-in crow-mcp (default true). */
   builtinTools?: boolean;
+  /** Offer signing in (`crow acp`): Terminal Auth running `crow init`, auth-required sessions, logout (auth.ts). */
+  signIn?: SignInOptions;
 }
 
 /** Builds the agent app. `close()` on the returned handle closes the runtime (every session, the store). */
 export function createAgent(options: AgentOptions): { app: AgentApp; close: () => Promise<void> } {
-  const { config } = options;
+  // Replaced when signing in (or out) reads the configuration again (see adopt).
+  let config = options.config;
   const sessions = new Map<string, Entry>();
   let capabilities: ClientCapabilities | undefined;
+  const signIn = options.signIn ? new SignIn(options.signIn) : undefined;
 
   // The runtime loads on first use (initialize answers before the loop, the LLM client and MCP are parsed, unless
   // extensions must be loaded to advertise their methods). A failed start is retried by the next request.
@@ -122,8 +127,31 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
     configOptions: configOptions(config, entry.session),
   });
 
+  /**
+   * Makes `next` the configuration: the open sessions are closed (they are stored; nothing keeps using what was
+   * replaced, a removed key say) and the runtime starts again with it on the next request.
+   */
+  async function adopt(next: AgentConfig): Promise<void> {
+    if (next === config) return;
+    await Promise.allSettled([...sessions.values()].map((e) => dispose(e)));
+    config = next;
+    const previous = starting;
+    starting = undefined;
+    await previous?.then((c) => c.close()).catch(() => {});
+  }
+
+  // With sign-in offered: the auth-required error until a usable model is configured (auth.ts), one check at a time.
+  const signedIn = signInCheck(signIn, {
+    config: () => config,
+    // The configuration is read again only while no session of this connection holds the runtime.
+    canReload: () => sessions.size === 0,
+    capabilities: () => capabilities,
+    adopt,
+  });
+
   /** Opens a runtime session for this connection (its tools see the editor) and starts relaying its events. */
   async function open(client: AgentContext, request: OpenSession): Promise<Entry> {
+    await signedIn();
     const crow = await crowOrError();
     let entry: Entry | undefined;
     const { mcpToolSource } = await import("../sdk/create-crow.js");
@@ -283,20 +311,18 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
   const app = agent({ name: "crow" })
     .onRequest(methods.agent.initialize, async ({ params }) => {
       capabilities = params.clientCapabilities ?? undefined;
+      signIn?.warm(config);
+      const auth = signIn ? { methods: signIn.methods(capabilities) } : undefined;
       if (config.extensions.length === 0) {
         runtime().catch((error: unknown) => log.error("failed to start the agent runtime", error));
-        return initializeResponse();
+        return initializeResponse(BUILTIN_METHODS, auth);
       }
       // Extensions may add methods: advertise them all (a runtime that fails to start is retried by session/new).
       const crow = await runtime().catch((error: unknown) => {
         log.error("failed to start the agent runtime", error);
         return undefined;
       });
-      return initializeResponse(crow?.methods() ?? BUILTIN_METHODS);
-    })
-    // Crow offers no auth methods (the provider's key is configuration), so every method id is unknown.
-    .onRequest(methods.agent.authenticate, ({ params }) => {
-      throw RequestError.invalidParams(undefined, `unknown auth method "${params.methodId}": Crow offers none`);
+      return initializeResponse(crow?.methods() ?? BUILTIN_METHODS, auth);
     })
     .onRequest(methods.agent.session.new, async ({ params, client }) => {
       if (!path.isAbsolute(params.cwd))
@@ -343,9 +369,11 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
         throw new RequestError(typeof code === "number" ? code : -32603, message, (error as { data?: unknown }).data);
       }
     });
+  registerAuthMethods(app, { signIn, config: () => config, signedIn, adopt });
   registerSessionMethods(app, {
     sessions,
     crow: crowOrError,
+    ready: signedIn,
     open,
     dispose,
     replay: (entry, updates) => entry.outbox.sendEach(updates),

@@ -1,5 +1,5 @@
 /** What Crow answers to ACP's `initialize`: its capabilities (only what is implemented) and its custom methods. */
-import { type InitializeResponse, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
+import { type AuthMethod, type InitializeResponse, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 import type { SessionCapabilities as UnstableSessionCapabilities } from "@agentclientprotocol/sdk/unstable";
 import { VERSION } from "../base/version.js";
 
@@ -9,8 +9,16 @@ export const BUILTIN_METHODS = ["_crow/compact", "_crow/subagent"];
 /** `fork` is unstable ACP (typed from the SDK's unstable schema; see sessions.ts); other clients ignore the key. */
 const SESSION_CAPABILITIES: UnstableSessionCapabilities = { list: {}, resume: {}, close: {}, delete: {}, fork: {} };
 
+/** Signing in, when the agent offers it (`crow acp`, see auth.ts): the methods for this client, and `logout`. */
+export interface AuthOffer {
+  methods: AuthMethod[];
+}
+
 /** What `initialize` answers (capabilities only for what is implemented). */
-export function initializeResponse(customMethods: readonly string[] = BUILTIN_METHODS): InitializeResponse {
+export function initializeResponse(
+  customMethods: readonly string[] = BUILTIN_METHODS,
+  auth?: AuthOffer,
+): InitializeResponse {
   return {
     protocolVersion: PROTOCOL_VERSION,
     agentCapabilities: {
@@ -18,9 +26,10 @@ export function initializeResponse(customMethods: readonly string[] = BUILTIN_ME
       promptCapabilities: { image: true, audio: false, embeddedContext: true },
       mcpCapabilities: { http: true, sse: true },
       sessionCapabilities: SESSION_CAPABILITIES,
+      ...(auth ? { auth: { logout: {} } } : {}),
       _meta: { crow: { version: VERSION, methods: [...customMethods] } },
     },
-    authMethods: [],
+    authMethods: auth?.methods ?? [],
     agentInfo: { name: "crow", title: "Crow", version: VERSION },
   };
 }

@@ -7,9 +7,10 @@ import { boundedInput } from "./bounded-input.js";
 
 /**
  * Serves ACP on stdin/stdout until stdin closes, then stops every session's tools. Resolves when done. stdout must
- * carry nothing else (the CLI routes console output to stderr before calling this).
+ * carry nothing else (the CLI routes console output to stderr before calling this). With `reload` (how the
+ * configuration is read again), signing in is offered: see auth.ts.
  */
-export async function runAcp(config: AgentConfig): Promise<void> {
+export async function runAcp(config: AgentConfig, reload?: () => Promise<AgentConfig>): Promise<void> {
   // One writer for everything that goes out: the connection's messages, and the answers to requests too long to
   // read (bounded-input.ts), so the two never interleave within a line.
   const writer = batchedOutput(process.stdout).getWriter();
@@ -22,7 +23,7 @@ export async function runAcp(config: AgentConfig): Promise<void> {
     writer.write(Buffer.from(line)).catch((error: unknown) => log.debug("could not answer an oversize request", error));
   };
   const stream = ndJsonStream(output, boundedInput(process.stdin, answer));
-  const { app, close } = createAgent({ config });
+  const { app, close } = createAgent({ config, ...(reload ? { signIn: { reload } } : {}) });
   const connection = app.connect(stream);
   await connection.closed.catch((error: unknown) => log.debug("connection closed with an error", error));
   await close();

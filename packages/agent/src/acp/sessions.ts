@@ -37,6 +37,8 @@ export interface HostedSession {
 export interface SessionHost<E extends HostedSession> {
   readonly sessions: Map<string, E>;
   crow(): Promise<Crow>;
+  /** Throws when no session may open now (not signed in, see auth.ts); `open` checks it too, fork before it forks. */
+  ready(): Promise<void>;
   open(client: AgentContext, request: OpenSession): Promise<E>;
   /** Stops a live session (cancels its turn, waits for its writes, stops its tools) and forgets it. */
   dispose(entry: E): Promise<void>;
@@ -111,6 +113,8 @@ export function registerSessionMethods<E extends HostedSession>(app: AgentApp, h
       if (!path.isAbsolute(params.cwd)) {
         throw RequestError.invalidParams(undefined, `cwd must be absolute: ${params.cwd}`);
       }
+      // Before the copy is stored: a fork that cannot open must leave nothing behind.
+      await host.ready();
       const crow = await host.crow();
       if (!crow.store) throw new RequestError(-32603, "no session store is configured");
       let forkId: string;

@@ -46,6 +46,7 @@ export function fileProviders(
       keyFrom: variable
         ? `${origin(variable)}, via providers.${name}.api_key in ${shown}`
         : `providers.${name}.api_key in ${shown}`,
+      ...(variable ? { keyVariable: variable } : {}),
     };
   }
   return providers;

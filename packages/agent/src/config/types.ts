@@ -31,6 +31,11 @@ export interface ProviderConfig {
    */
   urlFrom?: string;
   keyFrom?: string;
+  /**
+   * The variable config.yaml's `api_key` is written as (`${OPENROUTER_API_KEY}`), when it is one: where `crow init`
+   * saved the key (in `.env`), what `crow logout` empties, and how a key that is gone is told from one never needed.
+   */
+  keyVariable?: string;
 }
 
 /** Price per million tokens. */

@@ -1,12 +1,11 @@
 // The crow command line: what `crow <command>` does, once the process is set up (process-setup.ts).
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { loadAcpConfig } from "../acp/load-config.js";
 import { EXIT_CODES_HELP } from "../base/exit-codes.js";
 import { log } from "../base/log.js";
 import { VERSION } from "../base/version.js";
-import { adoptSingleModel, ConfigError, configFiles, crowHome, loadConfig, preloadYaml } from "../config/index.js";
-import { useConfigEnvironment } from "../tools/child-env.js";
-import { startSharedToolserver } from "../tools/shared.js";
+import { type AgentConfig, ConfigError, configFiles, crowHome, preloadYaml } from "../config/index.js";
 
 const HELP = `crow ${VERSION} — a coding agent: ACP to the editor, MCP to its tools, any OpenAI-compatible LLM.
 
@@ -14,6 +13,7 @@ Usage:
   crow acp            run the agent on stdio (what an editor launches, e.g. Zed's agent_servers)
   crow run [prompt]   run a prompt (or a REPL with -i) in this terminal; see 'crow run --help'
   crow init           set up ~/.crow/config.yaml and .env (a wizard, or flags: see 'crow init --help')
+  crow logout         remove the API keys crow init saved in .env (config.yaml and other settings stay)
   crow sessions       list, show, export, delete, fork or serve stored sessions (see 'crow sessions --help')
   crow eval           measure prompt versions and models on task suites (see 'crow eval --help')
   crow doctor         check the installation and the setup: ✓ fine, ✗ broken with what to do
@@ -36,7 +36,7 @@ Environment:
 
 ${EXIT_CODES_HELP}`;
 
-const CONFIGURED_COMMANDS = new Set(["acp", "run", "sessions", "init", "eval", "doctor"]);
+const CONFIGURED_COMMANDS = new Set(["acp", "run", "sessions", "init", "logout", "eval", "doctor"]);
 
 /** Runs `crow <args>` and exits the process with its code; a failure is logged and exits 1. */
 export function runCrowAndExit(args: readonly string[]): void {
@@ -58,6 +58,9 @@ export async function runCrow(args: readonly string[]): Promise<number> {
   if (first === "sessions") return (await import("../commands/sessions.js")).runSessions(args.slice(1));
   if (first === "eval") return (await import("../eval/command.js")).runEval(args.slice(1));
   if (first === "init") return (await import("../commands/init.js")).runInit(args.slice(1));
+  // Terminal Auth: an editor appends the method's `init` to the configured `crow acp` (see acp/auth.ts).
+  if (first === "acp" && args[1] === "init") return (await import("../commands/init.js")).runInit(args.slice(2));
+  if (first === "logout") return (await import("../commands/logout.js")).runLogout(args.slice(1));
   if (first === "doctor") return (await import("../commands/doctor/index.js")).runDoctor(args.slice(1));
   // `crow run` has its own options: everything after "run" is its own (see run/args.ts).
   if (first === "run") return (await import("../run/index.js")).runCommand(args.slice(1));
@@ -87,26 +90,15 @@ export async function runCrow(args: readonly string[]): Promise<number> {
       process.stderr.write(`crow acp takes no arguments (got: ${rest.join(" ")})\n`);
       return 2;
     }
-    let config: ReturnType<typeof loadConfig>;
+    let config: AgentConfig;
     try {
-      config = loadConfig();
+      config = await loadAcpConfig();
     } catch (error) {
       if (error instanceof ConfigError) {
         process.stderr.write(`crow: ${error.message}\n`);
         return 2;
       }
       throw error;
-    }
-    // What child processes may see: no keys, no .env but what crow-mcp reads and child_env.allow names.
-    useConfigEnvironment(config);
-    // The shared crow-mcp boots while the ACP layer and the runtime load, so the first session's tools are ready
-    // sooner (every session, in any directory, is an MCP session of it; see tools/shared.ts). The head start's is
-    // kept unless the configuration changes its environment.
-    startSharedToolserver();
-    for (const note of config.notes) log.info(note);
-    const adopted = await adoptSingleModel(config);
-    for (const notice of adopted ? [...config.notices, adopted] : config.notices) {
-      process.stderr.write(`crow: ${notice}\n`);
     }
     // Started by hand in a terminal, it would otherwise sit silent: say what it expects (stderr; stdout is ACP).
     if (process.stdin.isTTY) {
@@ -115,7 +107,7 @@ export async function runCrow(args: readonly string[]): Promise<number> {
       );
     }
     const { runAcp } = await import("../acp/run.js");
-    await runAcp(config);
+    await runAcp(config, loadAcpConfig);
     return 0;
   }
   process.stderr.write(`crow: unknown command "${command}". Run 'crow --help' for usage.\n`);
