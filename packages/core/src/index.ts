@@ -6,6 +6,7 @@
  */
 export * from "./compaction/index.js";
 export * from "./extensions/api.js";
+export { ASK_USER_TOOL } from "./extensions/ask-user.js";
 export {
   COMPACT_METHOD,
   type CompactResponse,

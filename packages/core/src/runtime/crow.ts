@@ -5,6 +5,7 @@
  */
 import { Compaction, compactionThreshold } from "../compaction/index.js";
 import { MethodError, type ProviderFactory } from "../extensions/api.js";
+import { askUserExtension } from "../extensions/ask-user.js";
 import {
   commandsExtension,
   compactionWatcher,
@@ -109,6 +110,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
       }),
     },
     { name: "todo", extension: todoExtension },
+    { name: "ask-user", extension: askUserExtension },
   ].filter((b) => !disabled.has(b.name));
   const say = (message: string) => logger.warn(message);
   const builtinErrors = await loadExtensions(builtins, registry, { baseDir: home, log: say });
@@ -167,6 +169,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
       systemPrompt: string;
       tools: ToolSource | undefined;
       askPermission: NewSessionOptions["askPermission"];
+      askUser: NewSessionOptions["askUser"];
       resumed: boolean;
       /** Problems found while preparing it, shown when it opens (a user prompt template that failed). */
       problems?: string[];
@@ -200,6 +203,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
       title: record.title,
       tools,
       ...(init.askPermission ? { askPermission: init.askPermission } : {}),
+      ...(init.askUser ? { askUser: init.askUser } : {}),
       makeCompaction: (s) =>
         new Compaction({
           sessionId: record.id,
@@ -301,6 +305,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
           systemPrompt: prompt.systemPrompt,
           tools,
           askPermission: request.askPermission ?? options.askPermission,
+          askUser: request.askUser ?? options.askUser,
           resumed: false,
           ...(prompt.warning ? { problems: [prompt.warning] } : {}),
         },
@@ -335,6 +340,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
           systemPrompt: record.systemPrompt ?? defaultSystemPrompt(cwd),
           tools,
           askPermission: request.askPermission ?? options.askPermission,
+          askUser: request.askUser ?? options.askUser,
           resumed: true,
           ...(lastPromptTokens !== undefined ? { lastPromptTokens } : {}),
         },

@@ -8,6 +8,7 @@ import type { PermissionAnswer, PermissionMode, PermissionRequest } from "../ext
 import type { LlmClient, RequestParams } from "../llm/types.js";
 import type { Store } from "../store/types.js";
 import type { ModelInfo, ToolSourceFactory } from "./types.js";
+import type { UserAsker } from "./user-question.js";
 
 type Awaitable<T> = T | Promise<T>;
 
@@ -40,7 +41,7 @@ export interface CrowOptions {
   /** Extensions, loaded in order after the built-in ones. */
   extensions?: ExtensionSpec[];
   /** Skip the built-in extensions by name (`persistence`, `compaction`, `permissions`, `doom-loop`, `commands`,
-   * `skills`, `subagents`, `todo`). */
+   * `skills`, `subagents`, `todo`, `ask-user`). */
   disableBuiltins?: string[];
   /** Permission mode of new sessions (default `code`). */
   mode?: PermissionMode;
@@ -51,6 +52,8 @@ export interface CrowOptions {
   permissions?: PermissionRules;
   /** Answers permission questions in `ask` mode (default: none, so `ask` rejects). Sessions may set their own. */
   askPermission?: (request: PermissionRequest) => Promise<PermissionAnswer>;
+  /** Puts questions to the user (the `ask_user` tool, tool servers'); default none: they are declined. */
+  askUser?: UserAsker;
   /** LLM requests per turn (default 100). */
   maxStepsPerTurn?: number;
   /** Sampling params of every request. */

@@ -14,9 +14,9 @@ import { HookBus } from "../hooks/bus.js";
 import type { HookContext, HookError } from "../hooks/types.js";
 import type { LlmClient, RequestParams } from "../llm/types.js";
 import type { ChatMessage, ContentPart, ToolOutcome, Usage } from "../messages.js";
-import { runCommand } from "./commands.js";
+import { commandList, runCommand } from "./commands.js";
 import { PromptRunImpl } from "./run.js";
-import { runPromptTurn, type Turn, type TurnModel } from "./turn.js";
+import { runPromptTurn, type Turn, type TurnModel, withReasoningEffort } from "./turn.js";
 import {
   type CommandInfo,
   type Crow,
@@ -28,6 +28,7 @@ import {
   type PromptRun,
   SessionBusyError,
 } from "./types.js";
+import { askThrough, canAsk, type UserAnswer, type UserAsker, type UserQuestion } from "./user-question.js";
 
 /** Everything a session is made of (the runtime builds it in `newSession`/`loadSession`). */
 export interface SessionInit {
@@ -46,6 +47,7 @@ export interface SessionInit {
   title: string | null;
   tools: SessionTools;
   askPermission?: (request: PermissionRequest) => Promise<PermissionAnswer>;
+  askUser?: UserAsker;
   makeCompaction: (session: RuntimeSession) => Compaction;
   maxStepsPerTurn?: number;
   params?: RequestParams;
@@ -189,8 +191,19 @@ export class RuntimeSession implements CrowSession {
   }
 
   async askPermission(request: PermissionRequest): Promise<PermissionAnswer> {
-    if (!this.init.askPermission) return "reject";
-    return this.init.askPermission(request);
+    return this.init.askPermission ? this.init.askPermission(request) : "reject";
+  }
+
+  canAskUser(mode: UserQuestion["mode"] = "form"): boolean {
+    return canAsk(this.init.askUser, mode);
+  }
+
+  askUser(question: UserQuestion): Promise<UserAnswer> {
+    return askThrough(this.init.askUser, question);
+  }
+
+  completeUserQuestion(id: string): void {
+    this.init.askUser?.completed?.(id);
   }
 
   /** The one event stream: every event (loop's, session's) to every listener, in order; writes join `this.writes`. */
@@ -280,7 +293,7 @@ export class RuntimeSession implements CrowSession {
       const llm = this.init.llm;
       const model = this.currentModel;
       if (!llm || !model) throw new Error("no provider or model configured");
-      const params = this.requestParams();
+      const params = withReasoningEffort(this.init.params, this.currentEffort);
       const target: TurnModel = {
         llm,
         model,
@@ -291,13 +304,6 @@ export class RuntimeSession implements CrowSession {
     } finally {
       this.turn = undefined;
     }
-  }
-
-  /** The configured request params with the session's `reasoning_effort` (a provider field: it goes in `extra`). */
-  private requestParams(): RequestParams | undefined {
-    const params = this.init.params;
-    if (this.currentEffort === undefined) return params;
-    return { ...params, extra: { ...params?.extra, reasoning_effort: this.currentEffort } };
   }
 
   /** Compaction inside a turn (threshold or context overflow). A failure is reported and the turn goes on. */
@@ -354,11 +360,7 @@ export class RuntimeSession implements CrowSession {
   }
 
   commands(): CommandInfo[] {
-    return [...this.init.registry.commands].map(([name, { value }]) => ({
-      name,
-      description: value.description,
-      ...(value.hint ? { hint: value.hint } : {}),
-    }));
+    return commandList(this.init.registry);
   }
 
   command(name: string, args = ""): Promise<string> {
