@@ -68,14 +68,20 @@ describe("crow acp: questions to a client that can answer them (elicitation capa
     const turn = await agent().prompt(sessionId, "book a table");
     assert.equal(turn.stopReason, "end_turn");
     fx.mock.assertDone();
-    const asked = agent().elicitations.slice(before);
-    assert.equal(asked.length, 1);
-    const request = formQuestion(asked[0]?.request);
+    const questions = agent().elicitations.slice(before);
+    assert.equal(questions.length, 1);
+    const request = formQuestion(questions[0]?.request);
     assert.equal(request.sessionId, sessionId);
     assert.equal(request.toolCallId, toolCallIdOf(turn.updates, "book_table"));
     assert.ok(request.toolCallId, "the question names the tool call waiting for it");
     assert.equal(request.message, "booking: How many guests?");
     assert.equal(request.requestedSchema.properties?.guests?.type, "number");
+    // On the wire, the question comes after the tool call it is about (the session's outbox keeps the order).
+    const id = `"${request.toolCallId}"`;
+    const lines = agent().stdoutLines;
+    const announced = lines.findIndex((l) => l.includes('"sessionUpdate":"tool_call"') && l.includes(id));
+    const asked = lines.findIndex((l) => l.includes('"method":"elicitation/create"') && l.includes(id));
+    assert.ok(announced !== -1 && announced < asked, "tool_call before elicitation/create");
     assert.deepEqual(request.requestedSchema.required, ["guests"]);
   });
 
