@@ -124,6 +124,9 @@ describe("crow acp: questions to a client that can answer them (elicitation capa
     const turn = await agent().prompt(sessionId, "set up the database");
     assert.equal(turn.stopReason, "end_turn");
     fx.mock.assertDone();
+    // The editor's tool call says what is asked.
+    const call = turn.updates.find((u) => u.sessionUpdate === "tool_call" && u.title.startsWith("ask_user"));
+    assert.equal(call?.sessionUpdate === "tool_call" ? call.title : undefined, "ask_user: Which database?");
     const request = formQuestion(agent().elicitations[before]?.request);
     assert.equal(request.message, "Which database?");
     assert.equal(request.toolCallId, toolCallIdOf(turn.updates, "ask_user"));
