@@ -59,6 +59,23 @@ describe("crow run: questions to the user (MCP elicitation, ask_user)", { timeou
     fx.mock.assertDone();
   });
 
+  test("in a terminal: a server's URL question shows the address; Enter accepts it, and its completion is told", async () => {
+    fx.mock.script(
+      reply().toolCall("sign_in", {}),
+      textReply("Signed in.").expect((request) => {
+        assert.match(lastToolText(request.body.messages), /"action":"accept"/);
+      }),
+    );
+    const run = start(["sign in"]);
+    const seen = await run.waitFor(/Enter once you opened it, Ctrl-D to decline: $/);
+    assert.match(seen, /\? booking: Sign in to the booking service\n {2}Open: https:\/\/booking\.example\/sign-in\n/);
+    run.write("\r");
+    assert.equal(await run.exited, 0);
+    assert.match(run.text, /The web page you were asked to open reports it is done\./);
+    assert.match(run.text, /Signed in\./);
+    fx.mock.assertDone();
+  });
+
   test("in a terminal: ask_user is offered, its choices shown, the pick is the tool result", async () => {
     fx.mock.script(
       reply()
