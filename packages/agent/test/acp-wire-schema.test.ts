@@ -6,7 +6,9 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { methods } from "@agentclientprotocol/sdk";
 import {
+  type AcpClientOptions,
   type AcpTestClient,
+  ELICIT_MCP_SERVER,
   type MockLlm,
   reply,
   spawnAcpAgent,
@@ -29,6 +31,9 @@ const PARAMS: Record<string, string> = {
   "terminal/wait_for_exit": "WaitForTerminalExitRequest",
   "terminal/kill": "KillTerminalRequest",
   "terminal/release": "ReleaseTerminalRequest",
+  "elicitation/create": "CreateElicitationRequest",
+  "elicitation/complete": "CompleteElicitationNotification",
+  "$/cancel_request": "CancelRequestNotification",
 };
 
 /** The result definition of a response, told by its shape (the wire does not say which request it answers). */
@@ -99,7 +104,7 @@ describe("crow acp: every message of a full session validates against the SDK's 
   let ws: TempWorkspace;
   let home: string;
   const agents: AcpTestClient[] = [];
-  const spawn = async () => {
+  const spawn = async (extra: Omit<AcpClientOptions, "llmUrl"> = {}) => {
     const agent = await spawnAcpAgent({
       llmUrl: mock.url,
       models: ["mock-model", "other-model"],
@@ -108,6 +113,7 @@ describe("crow acp: every message of a full session validates against the SDK's 
       terminal: true,
       session: { notices: {} },
       permissions: ["allow_once", "allow_always"],
+      ...extra,
     });
     agents.push(agent);
     return agent;
@@ -233,6 +239,51 @@ describe("crow acp: every message of a full session validates against the SDK's 
       assert.ok(kinds.has(kind), `the recorded wire has ${kind} (seen: ${[...kinds].join(", ")})`);
     }
     assert.ok(checked > 50, `validated ${checked} messages`);
+  });
+
+  test("questions: an MCP server's form and URL questions, ask_user, and a question withdrawn by a cancel", async () => {
+    let waiting = false;
+    const agent = await spawn({
+      elicitation: { form: true, url: true },
+      elicit: (request) => {
+        if (request.message === "Deploy now?") {
+          waiting = true;
+          return "wait";
+        }
+        if (request.mode === "url") return { action: "accept" };
+        if (request.message === "Which database?") return { action: "accept", content: { answer: ["postgres"] } };
+        return { action: "accept", content: { guests: 2, terrace: false, dishes: ["fish"] } };
+      },
+    });
+    const { sessionId } = await agent.newSession(ws.dir, [
+      { name: "booking", command: process.execPath, args: [ELICIT_MCP_SERVER], env: [] },
+    ]);
+    mock.script(
+      reply().toolCall("book_table", {}),
+      reply().toolCall("sign_in", {}),
+      reply().toolCall("ask_user", { question: "Which database?", choices: ["sqlite", "postgres"], multiSelect: true }),
+      textReply("Done."),
+      reply().toolCall("ask_user", { question: "Deploy now?" }),
+    );
+    assert.equal((await agent.prompt(sessionId, "book, sign in, pick a database")).stopReason, "end_turn");
+    const cancelled = agent.prompt(sessionId, "deploy");
+    while (!waiting) await new Promise((resolve) => setTimeout(resolve, 10));
+    await agent.cancel(sessionId);
+    assert.equal((await cancelled).stopReason, "cancelled");
+    mock.assertDone();
+
+    const validate = await wireValidator();
+    const kinds = new Set<string>();
+    for (const line of agent.stdoutLines) {
+      if (line.trim() === "") continue;
+      const { kind, errors } = validate(JSON.parse(line) as Record<string, unknown>);
+      assert.equal(errors, undefined, `the agent sent an invalid ${kind}: ${line}\n${JSON.stringify(errors)}`);
+      kinds.add(kind);
+    }
+    for (const kind of ["elicitation/create", "elicitation/complete", "$/cancel_request", "tool_call"]) {
+      assert.ok(kinds.has(kind), `the recorded wire has ${kind} (seen: ${[...kinds].join(", ")})`);
+    }
+    assert.equal(agent.elicitations.length, 4);
   });
 });
 

@@ -7,8 +7,10 @@
  */
 export type * from "./api/permissions.js";
 export * from "./api/types.js";
+export * from "./api/user-question.js";
 export * from "./compaction/index.js";
 export * from "./extensions/api.js";
+export { ASK_USER_TOOL } from "./extensions/ask-user.js";
 export {
   COMPACT_METHOD,
   type CompactResponse,

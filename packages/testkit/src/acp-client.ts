@@ -20,6 +20,8 @@ import {
   type ClientContext,
   type ClientSessionCapabilities,
   type ContentBlock,
+  type CreateElicitationRequest,
+  type CreateElicitationResponse,
   client,
   type InitializeResponse,
   type McpServer,
@@ -59,6 +61,12 @@ export interface AcpClientOptions {
   buffers?: Map<string, string>;
   /** Serve `terminal/*` with real processes (and advertise it). */
   terminal?: boolean;
+  /**
+   * Advertise `clientCapabilities.elicitation` with these modes and answer `elicitation/create` with `elicit`
+   * (default: decline).
+   */
+  elicitation?: { form?: boolean; url?: boolean };
+  elicit?: (request: CreateElicitationRequest) => ElicitationChoice;
   /** `clientCapabilities.session` to advertise (e.g. `{ compaction: {} }`, `{ notices: {} }`). */
   session?: ClientSessionCapabilities;
   /** `clientCapabilities.auth` to advertise (e.g. `{ terminal: true }`: the client can run Terminal Auth). */
@@ -71,7 +79,16 @@ export interface AcpClientOptions {
   cwd?: string;
 }
 
-/** A client-side terminal started by the agent. */
+/** How the scripted user answers a question (`elicitation/create`); `wait` answers only when it is withdrawn. */
+export type ElicitationChoice = CreateElicitationResponse | "wait";
+
+/** A question the agent asked, with the answer given (`withdrawn`: the agent cancelled it while it waited). */
+export interface ReceivedElicitation {
+  request: CreateElicitationRequest;
+  choice: ElicitationChoice;
+  withdrawn: boolean;
+}
+
 export interface PromptResult {
   stopReason: StopReason;
   /** The updates of this session received while the prompt ran, in order. */
@@ -86,6 +103,10 @@ export interface AcpTestClient {
   readonly notifications: readonly SessionNotification[];
   /** Every permission request received, with the choice made. */
   readonly permissionRequests: ReadonlyArray<{ request: RequestPermissionRequest; choice: PermissionChoice }>;
+  /** Every `elicitation/create` received, in order. */
+  readonly elicitations: readonly ReceivedElicitation[];
+  /** The elicitation ids of every `elicitation/complete` received. */
+  readonly completedElicitations: readonly string[];
   /** fs requests served: `read <path>` / `write <path>`. */
   readonly fsCalls: readonly string[];
   /** Every `fs/write_text_file` received, with the text the agent sent. */
@@ -192,6 +213,8 @@ export async function spawnAcpAgent(options: AcpClientOptions = {}): Promise<Acp
   }> = [];
   const permissionRequests: Array<{ request: RequestPermissionRequest; choice: PermissionChoice }> = [];
   const pendingPermissions = new Map<string, Set<() => void>>();
+  const elicitations: ReceivedElicitation[] = [];
+  const completedElicitations: string[] = [];
   const fsCalls: string[] = [];
   const fsWrites: Array<{ path: string; content: string }> = [];
   const terminals = new TestTerminals();
@@ -239,6 +262,21 @@ export async function spawnAcpAgent(options: AcpClientOptions = {}): Promise<Acp
         return { outcome: { outcome: "selected", optionId: option.optionId } };
       },
     );
+  if (options.elicitation) {
+    app
+      .onRequest(methods.client.elicitation.create, async ({ params, signal }) => {
+        const choice = options.elicit?.(params) ?? { action: "decline" };
+        const received: ReceivedElicitation = { request: params, choice, withdrawn: false };
+        elicitations.push(received);
+        if (choice !== "wait") return choice;
+        await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+        received.withdrawn = true;
+        return { action: "cancel" };
+      })
+      .onNotification(methods.client.elicitation.complete, ({ params }) => {
+        completedElicitations.push(params.elicitationId);
+      });
+  }
   if (options.fs) {
     app
       .onRequest(methods.client.fs.readTextFile, async ({ params }) => {
@@ -282,6 +320,14 @@ export async function spawnAcpAgent(options: AcpClientOptions = {}): Promise<Acp
       ...(options.session ? { session: options.session } : {}),
       ...(options.auth ? { auth: options.auth } : {}),
       ...(options.capabilitiesMeta ? { _meta: options.capabilitiesMeta } : {}),
+      ...(options.elicitation
+        ? {
+            elicitation: {
+              ...(options.elicitation.form ? { form: {} } : {}),
+              ...(options.elicitation.url ? { url: {} } : {}),
+            },
+          }
+        : {}),
     },
     clientInfo: { name: "crow-test-client", version: "0.0.0" },
   });
@@ -294,6 +340,8 @@ export async function spawnAcpAgent(options: AcpClientOptions = {}): Promise<Acp
     initialize,
     notifications,
     permissionRequests,
+    elicitations,
+    completedElicitations,
     fsCalls,
     fsWrites,
     terminalCalls: terminals.calls,

@@ -8,3 +8,9 @@ export const CROW_BIN = fileURLToPath(new URL("../../agent/bundle/crow.js", impo
 
 /** Root of the repository. */
 export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+
+/**
+ * The testkit's MCP server that asks its client questions during a tool call (elicit-mcp-server.ts), as built by
+ * `npm run build`: run it with `node`.
+ */
+export const ELICIT_MCP_SERVER = fileURLToPath(new URL("../dist/elicit-mcp-server.js", import.meta.url));

@@ -24,6 +24,7 @@ import type { AcpMcpServer } from "../tools/types.js";
 import { registerAuthMethods, SignIn, type SignInOptions, signInCheck } from "./auth.js";
 import { clientBridge } from "./client-bridge.js";
 import { configOptions, configOptionsUpdate, findMode, modeState, setConfigOption } from "./config-options.js";
+import { elicitationAsker } from "./elicitation.js";
 import { EventRelay } from "./event-relay.js";
 import { BUILTIN_METHODS, initializeResponse } from "./initialize.js";
 import { Outbox } from "./outbox.js";
@@ -167,6 +168,11 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
         editor: () => (entry ? clientBridge(client, entry.session.id, capabilities) : undefined),
         announced: (callId) => entry?.relay.announced(callId),
         onCancelled: () => entry?.session.cancel(),
+      }),
+      // Questions to the user (ask_user, MCP elicitations): only when the client can show them.
+      askUser: elicitationAsker(capabilities, {
+        outbox: () => entry?.outbox,
+        toolCallId: (callId) => entry?.relay.announced(callId)?.toolCallId,
       }),
     };
     const session =

@@ -1,5 +1,6 @@
 /**
- * The only writer of one session's `session/update` notifications and `session/request_permission` requests. Every
+ * The only writer of one session's `session/update` notifications and of its questions to the user
+ * (`session/request_permission`, `elicitation/create` and `elicitation/complete`). Every
  * message is handed to the connection in the order it was handed in here (the connection writes in call order), so
  * the wire order is the order of the session's events without timers or hand-offs to restore it.
  *
@@ -11,6 +12,8 @@
  */
 import {
   type AgentContext,
+  type CreateElicitationRequest,
+  type CreateElicitationResponse,
   methods,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
@@ -19,6 +22,18 @@ import {
 import { log } from "../base/log.js";
 
 type TextKind = "agent_message_chunk" | "agent_thought_chunk";
+
+/** How a question waits: the signal withdraws it (`$/cancel_request`), and stops the wait for its answer. */
+interface QuestionOptions {
+  cancellationSignal: AbortSignal;
+  stopWaitingOnCancel: boolean;
+}
+
+/** `elicitation/create` params of one of this session's questions (the outbox adds the session id). */
+export type ElicitationParams =
+  | { mode: "form"; message: string; toolCallId?: string; requestedSchema: CreateElicitationFormSchema }
+  | { mode: "url"; message: string; toolCallId?: string; elicitationId: string; url: string };
+type CreateElicitationFormSchema = Extract<CreateElicitationRequest, { mode: "form" }>["requestedSchema"];
 
 export class Outbox {
   /** Settles once everything handed to the connection so far was written (or failed to be). */
@@ -77,14 +92,39 @@ export class Outbox {
    */
   ask(
     params: Omit<RequestPermissionRequest, "sessionId">,
-    options: { cancellationSignal: AbortSignal; stopWaitingOnCancel: boolean },
+    options: QuestionOptions,
   ): Promise<RequestPermissionResponse> {
+    return this.question(() =>
+      this.client.request(methods.client.session.requestPermission, { sessionId: this.sessionId, ...params }, options),
+    );
+  }
+
+  /**
+   * Puts a question to the user (`elicitation/create`, scoped to this session) after everything handed in before it
+   * (the tool call that waits for it). Resolves with the answer; rejects when the request fails or is withdrawn.
+   */
+  elicit(params: ElicitationParams, options: QuestionOptions): Promise<CreateElicitationResponse> {
+    return this.question(() =>
+      this.client.request(methods.client.elicitation.create, { sessionId: this.sessionId, ...params }, options),
+    );
+  }
+
+  /** Tells the client a URL question is done (`elicitation/complete`), after everything handed in before. */
+  completeElicitation(elicitationId: string): void {
+    this.flushText();
+    this.out(() => {
+      this.last = this.client
+        .notify(methods.client.elicitation.complete, { elicitationId })
+        .catch((error: unknown) => log.debug("elicitation/complete not delivered", error));
+    });
+  }
+
+  /** Sends a request in order (after the pending text) and resolves with its answer. */
+  private question<T>(request: () => Promise<T>): Promise<T> {
     this.flushText();
     return new Promise((resolve, reject) => {
       this.out(() => {
-        this.client
-          .request(methods.client.session.requestPermission, { sessionId: this.sessionId, ...params }, options)
-          .then(resolve, reject);
+        request().then(resolve, reject);
       });
     });
   }

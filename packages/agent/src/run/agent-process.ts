@@ -8,6 +8,8 @@
 import {
   type ClientConnection,
   type ClientContext,
+  type CreateElicitationRequest,
+  type CreateElicitationResponse,
   client,
   methods,
   ndJsonStream,
@@ -39,6 +41,10 @@ export class AgentExitedError extends Error {
 export interface AgentHandlers {
   onUpdate(notification: SessionNotification): void;
   requestPermission(request: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse>;
+  /** A question to the user (asked only when `crow run` advertised it can show them). */
+  elicit(request: CreateElicitationRequest, signal: AbortSignal): Promise<CreateElicitationResponse>;
+  /** A URL question is done on the server's side. */
+  elicitationComplete(elicitationId: string): void;
 }
 
 export interface AgentProcess {
@@ -120,6 +126,10 @@ export function startAgent(
     .onNotification(methods.client.session.update, ({ params }) => handlers.onUpdate(params))
     .onRequest(methods.client.session.requestPermission, ({ params, signal }) =>
       handlers.requestPermission(params, signal),
+    )
+    .onRequest(methods.client.elicitation.create, ({ params, signal }) => handlers.elicit(params, signal))
+    .onNotification(methods.client.elicitation.complete, ({ params }) =>
+      handlers.elicitationComplete(params.elicitationId),
     );
   const connection = app.connect(ndJsonStream(toAgent.writable, toClient.readable));
 

@@ -17,7 +17,7 @@ Options:
       --mode M          permission mode: code (tools run freely), ask (confirm changes), read-only
       --thought LEVEL   thought level (reasoning_effort) for a model configured with levels, e.g. low or high
       --json            one JSON event per line on stdout (session, update, plan, permission, notice, stop, error)
-  -y, --yes             allow every permission request without asking
+  -y, --yes             allow every permission request without asking (questions to you are declined)
   -h, --help            show this help
 
 In the REPL: /exit or Ctrl-D quits (or Ctrl-C twice at an empty prompt); the agent's commands (/help, /compact,

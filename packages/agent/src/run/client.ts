@@ -5,6 +5,8 @@
  * (`session/cancel`) and a second Ctrl-C quits at once.
  */
 import {
+  type CreateElicitationRequest,
+  type CreateElicitationResponse,
   methods,
   type PermissionOption,
   type RequestPermissionRequest,
@@ -16,6 +18,7 @@ import { UNCONFINED_META_KEY } from "../acp/permission.js";
 import type { AgentConfig } from "../config/index.js";
 import { AgentExitedError, type AgentProcess, startAgent } from "./agent-process.js";
 import { type RunOptions, UsageError } from "./args.js";
+import { answerAtKeyboard } from "./form.js";
 import { Keyboard, type KeyboardInput } from "./keyboard.js";
 import { promptBlocks } from "./mentions.js";
 import { JsonOutput, type RunOutput } from "./output.js";
@@ -206,18 +209,41 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
     return selected(answer);
   };
 
+  /** Whether a person answers questions here: the agent is told it may ask only then (else it declines them). */
+  const canAsk = keyboard.isTTY && !options.yes;
+  const elicit = async (request: CreateElicitationRequest, signal: AbortSignal): Promise<CreateElicitationResponse> => {
+    if (turn?.cancelled) return { action: "cancel" };
+    if (!canAsk) {
+      output.notice(`Declined a question (${options.yes ? "--yes answers no questions" : "no terminal to ask"}).`);
+      return { action: "decline" };
+    }
+    question = new AbortController();
+    held = [];
+    const show = (text: string) => output.question(text);
+    const answer = await answerAtKeyboard(request, keyboard, show, AbortSignal.any([signal, question.signal]));
+    question = undefined;
+    const later = held;
+    held = undefined;
+    for (const notification of later) output.update(notification.update, false);
+    if (answer.interrupted) interrupt();
+    return answer.response;
+  };
+
+  /** One question at a time: parallel tool calls in `ask` mode, or several servers' questions, are asked in turn. */
+  const oneAtATime = <T>(ask: () => Promise<T>): Promise<T> => {
+    const answer = questions.then(ask);
+    questions = answer.then(
+      () => {},
+      () => {},
+    );
+    return answer;
+  };
   agent = startAgent(
     {
       onUpdate,
-      // One question at a time: parallel tool calls in `ask` mode are asked in turn.
-      requestPermission: (request, signal) => {
-        const answer = questions.then(() => ask(request, signal));
-        questions = answer.then(
-          () => {},
-          () => {},
-        );
-        return answer;
-      },
+      requestPermission: (request, signal) => oneAtATime(() => ask(request, signal)),
+      elicit: (request, signal) => oneAtATime(() => elicit(request, signal)),
+      elicitationComplete: () => output.notice("The web page you were asked to open reports it is done."),
     },
     config,
     io.env,
@@ -252,10 +278,16 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
 
   let code: number = EXIT.ok;
   try {
-    const opened = await openSession(agent, options, config, (id) => {
-      sessionId = id;
-      replaying = true;
-    });
+    const opened = await openSession(
+      agent,
+      options,
+      config,
+      (id) => {
+        sessionId = id;
+        replaying = true;
+      },
+      canAsk,
+    );
     replaying = false;
     sessionId = opened.sessionId;
     openedId = opened.sessionId;

@@ -15,6 +15,7 @@ export interface KeyboardInput extends NodeJS.ReadableStream {
 }
 
 const CTRL_C = "\x03";
+const CTRL_D = "\x04";
 
 export class Keyboard {
   private readonly history: string[] = [];
@@ -118,6 +119,45 @@ export class Keyboard {
         if (key.includes(CTRL_C)) return done("interrupt");
         const found = choices.find((c) => c.keys.includes(key));
         if (found) done(found.value);
+      });
+    });
+  }
+
+  /**
+   * Reads one answer line in raw mode (TTY only), while a turn runs: typed characters are echoed through `echo`,
+   * Backspace erases, Enter ends the line. Ctrl-C is `interrupt`, Ctrl-D on an empty line is `eof`, and the signal
+   * firing (the question was withdrawn) ends it as `aborted`.
+   */
+  readAnswer(echo: (text: string) => void, signal?: AbortSignal): Promise<LineResult | { kind: "aborted" }> {
+    return new Promise((resolve) => {
+      let line = "";
+      let stop = () => {};
+      const done = (result: LineResult | { kind: "aborted" }) => {
+        stop();
+        signal?.removeEventListener("abort", onAbort);
+        resolve(result);
+      };
+      const onAbort = () => done({ kind: "aborted" });
+      if (signal?.aborted) return resolve({ kind: "aborted" });
+      signal?.addEventListener("abort", onAbort, { once: true });
+      stop = this.raw((key) => {
+        // Arrow keys and other escape sequences: no line editing here.
+        if (key.startsWith("\x1b")) return;
+        for (const char of key) {
+          if (char === CTRL_C) return done({ kind: "interrupt" });
+          if (char === CTRL_D && line === "") return done({ kind: "eof" });
+          if (char === "\r" || char === "\n") {
+            echo("\n");
+            return done({ kind: "line", text: line });
+          }
+          if (char === "\x7f" || char === "\b") {
+            if (line.length > 0) echo("\b \b");
+            line = [...line].slice(0, -1).join("");
+          } else if (char >= " ") {
+            line += char;
+            echo(char);
+          }
+        }
       });
     });
   }

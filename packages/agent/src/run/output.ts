@@ -24,6 +24,11 @@ export interface RunOutput {
   /** The answer given (by the user, `--yes`, or the lack of a terminal). */
   permissionAnswer(request: RequestPermissionRequest, outcome: string, how: "keyboard" | "yes" | "no-tty"): void;
   notice(text: string): void;
+  /**
+   * Shows part of a question to the person at the keyboard (the message, a field's prompt, the echo of what they
+   * type), as given: the caller strips what came from the agent.
+   */
+  question(text: string): void;
   /** An error for the user (also on stderr in every mode). */
   error(message: string): void;
   /** Erases transient output (the spinner) before something else writes to the terminal. */
@@ -85,6 +90,11 @@ export class JsonOutput implements RunOutput {
 
   notice(text: string): void {
     this.emit({ type: "notice", sessionId: this.sessionId, message: text });
+  }
+
+  question(text: string): void {
+    // For the person at the keyboard, not the event stream (like a permission question).
+    this.stderr.write(text);
   }
 
   error(message: string): void {

@@ -39,6 +39,8 @@ export async function openSession(
   options: RunOptions,
   config: AgentConfig,
   beforeLoad: (sessionId: string) => void,
+  /** Whether a person can answer questions at the keyboard (a TTY, without --yes): then they may be asked. */
+  canAsk = false,
 ): Promise<OpenedSession> {
   const conn: ClientContext = agent.agent;
   const init = await agent.guard(
@@ -50,6 +52,8 @@ export async function openSession(
         fs: { readTextFile: false, writeTextFile: false },
         terminal: false,
         session: { notices: {} },
+        // Questions (ask_user, MCP servers'): only when someone can answer them; otherwise the agent declines them.
+        ...(canAsk ? { elicitation: { form: {}, url: {} } } : {}),
       },
       clientInfo: { name: "crow-run", title: "crow run", version: VERSION },
     }),

@@ -80,6 +80,11 @@ export class StrippedOutput implements RunOutput {
     this.inner.notice(stripControls(text));
   }
 
+  question(text: string): void {
+    // Stripped by its caller (run/form.ts), which also echoes the erasing of a typed character (\b).
+    this.inner.question(text);
+  }
+
   error(message: string): void {
     this.inner.error(stripControls(message));
   }

@@ -198,6 +198,13 @@ export class TerminalOutput implements RunOutput {
     this.wait();
   }
 
+  question(text: string): void {
+    this.pause();
+    this.enter("other");
+    this.activity.write(text);
+    this.live = [];
+  }
+
   error(message: string): void {
     this.spinner?.stop();
     this.text.newline();

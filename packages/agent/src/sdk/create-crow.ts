@@ -52,7 +52,7 @@ export interface McpToolSourceOptions {
 
 /** A tool source factory over MCP: the built-in crow-mcp, the config's `mcpServers` and `options.mcpServers`. */
 export function mcpToolSource(config: AgentConfig, options: McpToolSourceOptions = {}): ToolSourceFactory {
-  return ({ sessionId, cwd, mode, askPermission }) => {
+  return ({ sessionId, cwd, mode, askPermission, askUser, completeUserQuestion }) => {
     const builtin = options.builtin ?? true;
     // sandbox: required and no usable bubblewrap: the session is refused here (session/new answers with the reason).
     // Otherwise a missing bubblewrap is one notice when the session opens (the editor's notice, a line in crow run).
@@ -83,6 +83,8 @@ export function mcpToolSource(config: AgentConfig, options: McpToolSourceOptions
         return answer === "allow_once" || answer === "allow_always";
       },
       ...(notice ? { sandboxNotice: notice } : {}),
+      // The servers' questions go to the session's user (or are declined with the reason when nobody can answer).
+      ...(askUser ? { user: { askUser, ...(completeUserQuestion ? { completeUserQuestion } : {}) } } : {}),
     });
   };
 }

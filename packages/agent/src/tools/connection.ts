@@ -3,6 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type CallToolResult, ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { ELICITATION_CAPABILITIES, type RunningCall, relayElicitations, type UserRelay } from "./elicitation.js";
 import type { ServerSpec } from "./servers.js";
 import { holdSharedToolserver, type SharedEndpoint, sharedEndpoint } from "./shared.js";
 import { SharedSocketTransport } from "./socket-transport.js";
@@ -23,6 +24,8 @@ export interface CallOptions {
   onProgress: (progress: { progress: number; total?: number; message?: string }) => void;
   /** More `_meta` for this call (the user's permission to run it once outside the sandbox). */
   meta?: Record<string, unknown>;
+  /** The model's call id (a question the server asks during the call is tied to it). */
+  callId?: string;
 }
 
 /** A call that did not produce a tool result: cancelled, timed out, or the server went away. */
@@ -71,6 +74,8 @@ export class ServerConnection {
   private sharedEnded: string | undefined;
   private stderrTail = "";
   private restarting: Promise<boolean> | undefined;
+  /** Tool calls in flight (a server's question during one of them belongs to it). */
+  private readonly running = new Set<RunningCall>();
 
   constructor(
     readonly spec: ServerSpec,
@@ -78,6 +83,8 @@ export class ServerConnection {
     private readonly onStderr?: (server: string, text: string) => void,
     /** `_meta` for this server's `initialize` and every call (the built-in's sandbox policy), read each time. */
     private readonly meta?: () => Record<string, unknown>,
+    /** Where the server's questions to the user go (elicitation); without it the server cannot ask. */
+    private readonly user?: UserRelay,
   ) {}
 
   get name(): string {
@@ -99,7 +106,7 @@ export class ServerConnection {
     }
     this.stderrTail = "";
     const client = new Client(CLIENT_INFO, {
-      capabilities: {},
+      capabilities: this.user ? ELICITATION_CAPABILITIES : {},
       // Ajv is built only if a server's tool declares an output schema (Crow's own declare none).
       jsonSchemaValidator: new LazyJsonSchemaValidator(),
       listChanged: {
@@ -112,6 +119,7 @@ export class ServerConnection {
         },
       },
     });
+    if (this.user) relayElicitations(client, spec.name, this.user, () => this.running);
     let transport: Transport;
     try {
       transport = await this.transport();
@@ -237,6 +245,8 @@ export class ServerConnection {
     const forward = () => call.abort(options.signal.reason);
     if (options.signal.aborted) call.abort(options.signal.reason);
     else options.signal.addEventListener("abort", forward, { once: true });
+    const running: RunningCall = { signal: call.signal, ...(options.callId ? { callId: options.callId } : {}) };
+    this.running.add(running);
     try {
       const meta = this.meta || options.meta ? { ...this.meta?.(), ...options.meta } : undefined;
       return (await client.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) }, undefined, {
@@ -262,6 +272,7 @@ export class ServerConnection {
       }
       throw this.failure(error, options);
     } finally {
+      this.running.delete(running);
       options.signal.removeEventListener("abort", forward);
     }
   }

@@ -35,12 +35,13 @@ export function locationsFor(tool: string, args: Record<string, unknown>): ToolL
 }
 
 /**
- * A short title for a tool call as editors show it: `read: /a/b.ts`, `terminal: npm test`, otherwise the tool name.
+ * A short title for a tool call as editors show it: `read: /a/b.ts`, `terminal: npm test`, `ask_user: Which one?`,
+ * otherwise the tool name.
  */
 export function toolCallTitle(tool: string, args: Record<string, unknown>): string {
   const file = filePathArg(args);
   if (file) return `${tool}: ${file}`;
-  for (const key of ["command", "query", "url"]) {
+  for (const key of ["command", "query", "url", "question"]) {
     const value = args[key];
     if (typeof value === "string" && value.trim() !== "") {
       const line = value.trim().split("\n")[0] ?? "";

@@ -59,7 +59,13 @@ class Router implements ToolRouter {
     const meta = sandbox ? () => ({ [SANDBOX_META_KEY]: sandbox() }) : undefined;
     this.connections = specs.map(
       (spec) =>
-        new ServerConnection(spec, changed, options.onServerStderr, spec.name === BUILTIN_SERVER ? meta : undefined),
+        new ServerConnection(
+          spec,
+          changed,
+          options.onServerStderr,
+          spec.name === BUILTIN_SERVER ? meta : undefined,
+          options.user,
+        ),
     );
   }
 
@@ -197,6 +203,7 @@ class Router implements ToolRouter {
         signal: context.signal,
         timeoutMs: this.timeoutFor(args),
         onProgress: (p: ToolProgress) => context.onProgress(p),
+        ...(call ? { callId: call.id } : {}),
       };
       let raw = await connection.call(tool, args, options);
       const askEscape = this.options.sandboxEscape;

@@ -1,6 +1,7 @@
 import type { ToolCallRequest, ToolExecutor } from "@crow/core";
 import type { SandboxPolicy } from "@crow/mcp/sandbox";
 import type { ConfigMcpServer } from "../config/types.js";
+import type { UserRelay } from "./elicitation.js";
 
 /** `{name, value}` pairs, as ACP sends environment variables and HTTP headers. */
 export interface NameValue {
@@ -84,6 +85,11 @@ export interface ToolRouterOptions {
    * resolves true to run it. Absent, or resolving false: the blocked result stands. The agent offers it in `ask` mode.
    */
   sandboxEscape?: (call: ToolCallRequest, why: string, signal: AbortSignal) => Promise<boolean>;
+  /**
+   * Where the servers' questions to the user go (MCP elicitation, see elicitation.ts). Absent: servers are told
+   * Crow cannot ask (no elicitation capability).
+   */
+  user?: UserRelay;
 }
 
 /** How one MCP server's connection went. */

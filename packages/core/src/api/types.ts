@@ -10,6 +10,7 @@ import type { ChatMessage, ContentPart, Usage } from "../messages.js";
 import type { SessionRecord, Store } from "../store/types.js";
 import type { ToolExecutor } from "../tools.js";
 import type { PermissionAnswer, PermissionMode, PermissionRequest } from "./permissions.js";
+import type { UserAnswer, UserAsker, UserQuestion } from "./user-question.js";
 
 type Awaitable<T> = T | Promise<T>;
 
@@ -39,6 +40,10 @@ export interface ToolSourceRequest {
   mode?: () => PermissionMode;
   /** Asks the session's user (ACP `session/request_permission`), e.g. to run a blocked command outside the sandbox. */
   askPermission?: (request: PermissionRequest) => Promise<PermissionAnswer>;
+  /** Puts a tool server's question to the session's user (see `CrowSession.askUser`). */
+  askUser?: (question: UserQuestion) => Promise<UserAnswer>;
+  /** A tool server's URL question is done (see `CrowSession.completeUserQuestion`). */
+  completeUserQuestion?: (id: string) => void;
 }
 
 /** Makes one session's tool source (called when the session opens). */
@@ -67,6 +72,8 @@ export interface NewSessionOptions {
   tools?: ToolSourceFactory | ToolSource | false;
   /** This session's permission asker (the ACP layer asks its client). */
   askPermission?: (request: PermissionRequest) => Promise<PermissionAnswer>;
+  /** Who puts questions to this session's user (the ACP layer, when its client can show them). */
+  askUser?: UserAsker;
   /** A fixed system prompt for this session. */
   systemPrompt?: string;
 }
@@ -77,6 +84,7 @@ export interface LoadSessionOptions {
   cwd?: string;
   tools?: ToolSourceFactory | ToolSource | false;
   askPermission?: (request: PermissionRequest) => Promise<PermissionAnswer>;
+  askUser?: UserAsker;
 }
 
 /**
@@ -207,6 +215,15 @@ export interface CrowSession {
   notify(message: string, level?: "info" | "warning" | "error"): void;
   /** Asks the user about a tool call through the session's asker (`reject` without one). */
   askPermission(request: PermissionRequest): Promise<PermissionAnswer>;
+  /** Whether the session's host can put a question of this kind (default a form) to a person now. */
+  canAskUser(mode?: UserQuestion["mode"]): boolean;
+  /**
+   * Asks the user (the `ask_user` tool, a tool server's question). Never rejects: without a host that can ask, the
+   * answer is a decline with the reason; a question whose signal aborts is withdrawn (`cancel`).
+   */
+  askUser(question: UserQuestion): Promise<UserAnswer>;
+  /** A URL question (`askUser` with mode `url`) is done on the asker's side: the host may stop showing it. */
+  completeUserQuestion(id: string): void;
   /**
    * Problems to show the user when the session opens: tool servers that failed, extensions that did not load, and
    * warnings extensions published while it opened (before any host could subscribe), e.g. invalid skills.

@@ -65,6 +65,11 @@ export interface ToolRegistration<S extends z.ZodType = z.ZodType> {
   kind?: ToolKind;
   /** Whether the tool only reads (permission modes let read-only tools of kind `other` run without asking). */
   readOnly?: boolean;
+  /**
+   * Whether the session gets the tool now (read before every LLM request; default always). A tool it leaves out is
+   * neither offered to the model nor run when the model names it anyway.
+   */
+  available?(session: CrowSession): boolean;
   execute(args: z.infer<S>, ctx: ToolExecuteContext): Awaitable<string | ToolResult>;
 }
 

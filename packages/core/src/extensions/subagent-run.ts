@@ -6,6 +6,7 @@
 
 import type { PermissionAnswer, PermissionMode, PermissionRequest } from "../api/permissions.js";
 import type { Crow, CrowEvent, CrowSession, ToolSource } from "../api/types.js";
+import type { UserAsker } from "../api/user-question.js";
 import type { StopReason } from "../hooks/types.js";
 import type { Usage } from "../messages.js";
 
@@ -25,6 +26,8 @@ export interface SubagentRequest {
   /** The child's tools (undefined: the runtime's default tool source). */
   tools?: ToolSource;
   askPermission?: (request: PermissionRequest) => Promise<PermissionAnswer>;
+  /** Puts the child's questions to the user (through the parent). */
+  askUser?: UserAsker;
   /** Cancels the child's turn (it then ends `cancelled`, its history stays valid). */
   signal?: AbortSignal;
   /** Called with the child's id as soon as it exists (before its turn starts). */
@@ -161,6 +164,7 @@ export async function runSubagent(crow: Crow, request: SubagentRequest): Promise
     ...(request.mode ? { mode: request.mode } : {}),
     ...(request.tools ? { tools: request.tools } : {}),
     ...(request.askPermission ? { askPermission: request.askPermission } : {}),
+    ...(request.askUser ? { askUser: request.askUser } : {}),
   });
   try {
     request.onStart?.(child.id);

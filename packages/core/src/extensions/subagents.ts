@@ -139,6 +139,11 @@ export function subagentsExtension(host: SubagentHost): Extension {
           // the client knows of).
           askPermission: (request) =>
             session.askPermission({ ...request, call: { ...request.call, id: callId }, sessionId: session.id }),
+          askUser: {
+            modes: (["form", "url"] as const).filter((mode) => session.canAskUser(mode)),
+            ask: (question) => session.askUser({ ...question, callId }),
+            completed: (id) => session.completeUserQuestion(id),
+          },
           signal,
           onStart: (sessionId) =>
             onProgress({ message: `Subagent ${sessionId}: ${description}\n`, data: { subagent: { sessionId } } }),

@@ -79,8 +79,23 @@ export class SessionTools implements ToolSource {
     private readonly context: () => { session: CrowSession; crow: Crow },
   ) {}
 
+  /** The in-process tools the session gets now (see `ToolRegistration.available`). */
+  private offered(): Array<Registered<ToolRegistration>> {
+    const all = [...this.tools.values()];
+    if (all.every(({ value }) => !value.available)) return all;
+    const { session } = this.context();
+    const available = (tool: ToolRegistration): boolean => {
+      try {
+        return tool.available?.(session) ?? true;
+      } catch {
+        return false; // isolated like any extension failure: a tool that cannot say is not offered
+      }
+    };
+    return all.filter(({ value }) => available(value));
+  }
+
   definitions(): ToolDefinition[] {
-    const own = [...this.tools.values()].map(({ value }) => toolDefinition(value));
+    const own = this.offered().map(({ value }) => toolDefinition(value));
     const names = new Set(own.map((d) => d.function.name));
     const external = (this.source?.definitions() ?? []).filter((d) => !names.has(d.function.name));
     return [...external, ...own];
@@ -88,10 +103,12 @@ export class SessionTools implements ToolSource {
 
   /** The registered tool a call resolves to (exact name, then tolerant matching over the merged list). */
   private inProcess(call: ToolCallRequest): Registered<ToolRegistration> | undefined {
-    const direct = this.tools.get(call.tool) ?? this.tools.get(call.name);
+    const offered = this.offered();
+    const named = (name: string) => offered.find(({ value }) => value.name === name);
+    const direct = named(call.tool) ?? named(call.name);
     if (direct) return direct;
     const found = findTool(this.definitions(), call.name);
-    return found ? this.tools.get(found.function.name) : undefined;
+    return found ? named(found.function.name) : undefined;
   }
 
   async execute(

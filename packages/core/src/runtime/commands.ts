@@ -3,8 +3,17 @@
  * registration; this file parses and dispatches. A command that throws answers with its error.
  */
 
-import { type CrowSession, SessionBusyError } from "../api/types.js";
+import { type CommandInfo, type CrowSession, SessionBusyError } from "../api/types.js";
 import type { ExtensionRegistry } from "../extensions/registry.js";
+
+/** Every registered command as advertised (`available_commands_update`). */
+export function commandList(registry: ExtensionRegistry): CommandInfo[] {
+  return [...registry.commands].map(([name, { value }]) => ({
+    name,
+    description: value.description,
+    ...(value.hint ? { hint: value.hint } : {}),
+  }));
+}
 
 /** `/name args` → `{name, args}`; undefined when the text is not a slash command. */
 export function parseSlashCommand(text: string): { name: string; args: string } | undefined {

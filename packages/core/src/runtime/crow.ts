@@ -14,6 +14,7 @@ import {
 } from "../api/types.js";
 import { Compaction, compactionThreshold } from "../compaction/index.js";
 import { MethodError, type ProviderFactory } from "../extensions/api.js";
+import { askUserExtension } from "../extensions/ask-user.js";
 import {
   commandsExtension,
   compactionWatcher,
@@ -110,6 +111,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
       }),
     },
     { name: "todo", extension: todoExtension },
+    { name: "ask-user", extension: askUserExtension },
   ].filter((b) => !disabled.has(b.name));
   const say = (message: string) => logger.warn(message);
   const builtinErrors = await loadExtensions(builtins, registry, { baseDir: home, log: say });
@@ -168,6 +170,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
       systemPrompt: string;
       tools: ToolSource | undefined;
       askPermission: NewSessionOptions["askPermission"];
+      askUser: NewSessionOptions["askUser"];
       resumed: boolean;
       /** Problems found while preparing it, shown when it opens (a user prompt template that failed). */
       problems?: string[];
@@ -201,6 +204,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
       title: record.title,
       tools,
       ...(init.askPermission ? { askPermission: init.askPermission } : {}),
+      ...(init.askUser ? { askUser: init.askUser } : {}),
       makeCompaction: (s) =>
         new Compaction({
           sessionId: record.id,
@@ -302,6 +306,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
           systemPrompt: prompt.systemPrompt,
           tools,
           askPermission: request.askPermission ?? options.askPermission,
+          askUser: request.askUser ?? options.askUser,
           resumed: false,
           ...(prompt.warning ? { problems: [prompt.warning] } : {}),
         },
@@ -336,6 +341,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
           systemPrompt: record.systemPrompt ?? defaultSystemPrompt(cwd),
           tools,
           askPermission: request.askPermission ?? options.askPermission,
+          askUser: request.askUser ?? options.askUser,
           resumed: true,
           ...(lastPromptTokens !== undefined ? { lastPromptTokens } : {}),
         },

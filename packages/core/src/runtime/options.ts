@@ -5,6 +5,7 @@
 
 import type { PermissionAnswer, PermissionMode, PermissionRequest } from "../api/permissions.js";
 import type { ModelInfo, ToolSourceFactory } from "../api/types.js";
+import type { UserAsker } from "../api/user-question.js";
 import type { ExtensionSpec, Logger } from "../extensions/api.js";
 import type { PermissionRules } from "../extensions/permission-rules.js";
 import type { LlmClient, RequestParams } from "../llm/types.js";
@@ -41,7 +42,7 @@ export interface RuntimeOptions {
   /** Extensions, loaded in order after the built-in ones. */
   extensions?: ExtensionSpec[];
   /** Skip the built-in extensions by name (`persistence`, `compaction`, `permissions`, `doom-loop`, `commands`,
-   * `skills`, `subagents`, `todo`). */
+   * `skills`, `subagents`, `todo`, `ask-user`). */
   disableBuiltins?: string[];
   /** Permission mode of new sessions (default `code`). */
   mode?: PermissionMode;
@@ -52,6 +53,8 @@ export interface RuntimeOptions {
   permissions?: PermissionRules;
   /** Answers permission questions in `ask` mode (default: none, so `ask` rejects). Sessions may set their own. */
   askPermission?: (request: PermissionRequest) => Promise<PermissionAnswer>;
+  /** Puts questions to the user (the `ask_user` tool, tool servers'); default none: they are declined. */
+  askUser?: UserAsker;
   /** LLM requests per turn (default 100). */
   maxStepsPerTurn?: number;
   /** Sampling params of every request. */

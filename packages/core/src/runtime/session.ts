@@ -17,6 +17,7 @@ import {
   type PromptRun,
   SessionBusyError,
 } from "../api/types.js";
+import { askThrough, canAsk, type UserAnswer, type UserAsker, type UserQuestion } from "../api/user-question.js";
 import { type Compaction, CompactionError, type CompactionReason, type CompactionResult } from "../compaction/index.js";
 import { errorText } from "../error-text.js";
 import type { Logger } from "../extensions/api.js";
@@ -26,9 +27,9 @@ import { HookBus } from "../hooks/bus.js";
 import type { HookContext, HookError } from "../hooks/types.js";
 import type { LlmClient, RequestParams } from "../llm/types.js";
 import type { ChatMessage, ContentPart, ToolOutcome, Usage } from "../messages.js";
-import { runCommand } from "./commands.js";
+import { commandList, runCommand } from "./commands.js";
 import { PromptRunImpl } from "./run.js";
-import { runPromptTurn, type Turn, type TurnModel } from "./turn.js";
+import { runPromptTurn, type Turn, type TurnModel, withReasoningEffort } from "./turn.js";
 
 /** Everything a session is made of (the runtime builds it in `newSession`/`loadSession`). */
 export interface SessionInit {
@@ -47,6 +48,7 @@ export interface SessionInit {
   title: string | null;
   tools: SessionTools;
   askPermission?: (request: PermissionRequest) => Promise<PermissionAnswer>;
+  askUser?: UserAsker;
   makeCompaction: (session: CrowSessionImpl) => Compaction;
   maxStepsPerTurn?: number;
   params?: RequestParams;
@@ -190,8 +192,19 @@ export class CrowSessionImpl implements CrowSession {
   }
 
   async askPermission(request: PermissionRequest): Promise<PermissionAnswer> {
-    if (!this.init.askPermission) return "reject";
-    return this.init.askPermission(request);
+    return this.init.askPermission ? this.init.askPermission(request) : "reject";
+  }
+
+  canAskUser(mode: UserQuestion["mode"] = "form"): boolean {
+    return canAsk(this.init.askUser, mode);
+  }
+
+  askUser(question: UserQuestion): Promise<UserAnswer> {
+    return askThrough(this.init.askUser, question);
+  }
+
+  completeUserQuestion(id: string): void {
+    this.init.askUser?.completed?.(id);
   }
 
   /** The one event stream: every event (loop's, session's) to every listener, in order; writes join `this.writes`. */
@@ -281,7 +294,7 @@ export class CrowSessionImpl implements CrowSession {
       const llm = this.init.llm;
       const model = this.currentModel;
       if (!llm || !model) throw new Error("no provider or model configured");
-      const params = this.requestParams();
+      const params = withReasoningEffort(this.init.params, this.currentEffort);
       const target: TurnModel = {
         llm,
         model,
@@ -292,13 +305,6 @@ export class CrowSessionImpl implements CrowSession {
     } finally {
       this.turn = undefined;
     }
-  }
-
-  /** The configured request params with the session's `reasoning_effort` (a provider field: it goes in `extra`). */
-  private requestParams(): RequestParams | undefined {
-    const params = this.init.params;
-    if (this.currentEffort === undefined) return params;
-    return { ...params, extra: { ...params?.extra, reasoning_effort: this.currentEffort } };
   }
 
   /** Compaction inside a turn (threshold or context overflow). A failure is reported and the turn goes on. */
@@ -355,11 +361,7 @@ export class CrowSessionImpl implements CrowSession {
   }
 
   commands(): CommandInfo[] {
-    return [...this.init.registry.commands].map(([name, { value }]) => ({
-      name,
-      description: value.description,
-      ...(value.hint ? { hint: value.hint } : {}),
-    }));
+    return commandList(this.init.registry);
   }
 
   command(name: string, args = ""): Promise<string> {

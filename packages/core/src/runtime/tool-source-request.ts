@@ -18,9 +18,13 @@ export function liveSessionAccess(
   live: ReadonlyMap<string, CrowSession>,
   id: string,
   fallback: PermissionMode,
-): Pick<ToolSourceRequest, "mode" | "askPermission"> {
+): Pick<ToolSourceRequest, "mode" | "askPermission" | "askUser" | "completeUserQuestion"> {
   return {
     mode: () => live.get(id)?.mode ?? fallback,
     askPermission: (asked) => live.get(id)?.askPermission(asked) ?? Promise.resolve("reject"),
+    askUser: (question) =>
+      live.get(id)?.askUser(question) ??
+      Promise.resolve({ action: "decline", reason: "the session is not open: no one to ask" }),
+    completeUserQuestion: (questionId) => live.get(id)?.completeUserQuestion(questionId),
   };
 }

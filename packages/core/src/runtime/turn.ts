@@ -14,6 +14,12 @@ import { driveLoop } from "../loop/loop.js";
 import type { LoopEvent } from "../loop/types.js";
 import { addUsage, type ChatMessage, type ContentPart, type ToolOutcome, type Usage } from "../messages.js";
 
+/** The configured request params with the session's `reasoning_effort` (a provider field: it goes in `extra`). */
+export function withReasoningEffort(params: RequestParams | undefined, effort: string | undefined) {
+  if (effort === undefined) return params;
+  return { ...params, extra: { ...params?.extra, reasoning_effort: effort } };
+}
+
 /** The running turn (or compaction, or clear) of a session. */
 export interface Turn {
   controller: AbortController;
