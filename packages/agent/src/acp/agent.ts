@@ -112,6 +112,8 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
   };
 
   const send = (entry: Entry, update: SessionUpdate) => entry.outbox.send(update);
+  /** Whether the client takes boolean config options (else on/off settings are offered as On/Off selects). */
+  const booleanOptions = () => Boolean(capabilities?.session?.configOptions?.boolean);
   const find = (sessionId: string): Entry => {
     const entry = sessions.get(sessionId);
     if (!entry) throw RequestError.sessionNotFound(sessionId);
@@ -119,7 +121,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
   };
   const sessionState = (entry: Entry) => ({
     modes: modeState(entry.session.mode),
-    configOptions: configOptions(config, entry.session),
+    configOptions: configOptions(config, entry.session, booleanOptions()),
   });
 
   /** Opens a runtime session for this connection (its tools see the editor) and starts relaying its events. */
@@ -166,7 +168,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
         for (const update of created.relay.translate(event)) send(created, update);
         // Whoever changed it (the client, a command, an extension): the config options show the new state.
         if (event.type === "mode" || event.type === "model" || event.type === "reasoning_effort")
-          send(created, configOptionsUpdate(config, session));
+          send(created, configOptionsUpdate(config, session, booleanOptions()));
       }),
     };
     entry = created;
@@ -328,7 +330,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
     .onRequest(methods.agent.session.setConfigOption, ({ params }) => {
       const entry = find(params.sessionId);
       setConfigOption(config, entry.session, params.configId, params.value);
-      return { configOptions: configOptions(config, entry.session) };
+      return { configOptions: configOptions(config, entry.session, booleanOptions()) };
     })
     // Custom methods (`_crow/compact`, extensions'): the runtime's registry answers them.
     .onRequest("*", async ({ method, params, signal }) => {
