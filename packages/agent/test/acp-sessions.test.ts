@@ -18,7 +18,14 @@ describe("crow acp: stored sessions", () => {
     try {
       const caps = agent.initialize.agentCapabilities;
       assert.equal(caps?.loadSession, true);
-      assert.deepEqual(caps?.sessionCapabilities, { list: {}, resume: {}, close: {}, delete: {}, fork: {} });
+      assert.deepEqual(caps?.sessionCapabilities, {
+        list: {},
+        resume: {},
+        close: {},
+        delete: {},
+        fork: {},
+        additionalDirectories: {},
+      });
     } finally {
       await agent.close();
     }

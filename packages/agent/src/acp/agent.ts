@@ -21,6 +21,7 @@ import { type AgentConfig, CostMeter, contextWindowOf, findModel, providerProble
 import { shortReason } from "../config/provider-errors.js";
 import { log } from "../log.js";
 import type { AcpMcpServer } from "../tools/types.js";
+import { requestedDirectories, withDirectoryErrors } from "./additional-directories.js";
 import { clientBridge } from "./client-bridge.js";
 import { configOptions, configOptionsUpdate, findMode, modeState, setConfigOption } from "./config-options.js";
 import { EventRelay } from "./event-relay.js";
@@ -143,10 +144,12 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
         onCancelled: () => entry?.session.cancel(),
       }),
     };
-    const session =
+    const { cwd, additionalDirectories } = request;
+    const session = await withDirectoryErrors(() =>
       request.kind === "new"
-        ? await crow.newSession({ cwd: request.cwd, ...perSession })
-        : await crow.loadSession(request.sessionId, { cwd: request.cwd, ...perSession });
+        ? crow.newSession({ cwd, additionalDirectories, ...perSession })
+        : crow.loadSession(request.sessionId, { cwd, additionalDirectories, ...perSession }),
+    );
     const usedIds = new Set<string>();
     const cost = new CostMeter();
     const created: Entry = {
@@ -245,6 +248,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
     try {
       content = await promptContent(blocks, session.cwd, {
         ...(session.model ? { model: session.model } : {}),
+        additionalDirectories: session.additionalDirectories,
         signal: reading.signal,
       });
     } catch (error) {
@@ -307,6 +311,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
         kind: "new",
         cwd: params.cwd,
         mcpServers: params.mcpServers as AcpMcpServer[],
+        additionalDirectories: requestedDirectories(params.additionalDirectories, "session/new"),
       });
       announce(entry);
       return { sessionId: entry.session.id, ...sessionState(entry) };

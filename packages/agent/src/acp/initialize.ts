@@ -7,7 +7,14 @@ import { VERSION } from "../version.js";
 export const BUILTIN_METHODS = ["_crow/compact", "_crow/subagent"];
 
 /** `fork` is unstable ACP (typed from the SDK's unstable schema; see sessions.ts); other clients ignore the key. */
-const SESSION_CAPABILITIES: UnstableSessionCapabilities = { list: {}, resume: {}, close: {}, delete: {}, fork: {} };
+const SESSION_CAPABILITIES: UnstableSessionCapabilities = {
+  list: {},
+  resume: {},
+  close: {},
+  delete: {},
+  fork: {},
+  additionalDirectories: {},
+};
 
 /** What `initialize` answers (capabilities only for what is implemented). */
 export function initializeResponse(customMethods: readonly string[] = BUILTIN_METHODS): InitializeResponse {

@@ -49,6 +49,7 @@ export function permissionGates(
         ...(isConfined ? { isConfined: (name: string) => isConfined(session, name) } : {}),
         rules,
         cwd: () => session.cwd,
+        extraRoots: () => session.additionalDirectories,
       }),
   );
 }

@@ -5,3 +5,4 @@ export { stderrLogger } from "./logger.js";
 export * from "./options.js";
 export { defaultSystemPrompt } from "./system-prompt.js";
 export * from "./types.js";
+export { InvalidDirectoryError } from "./workspace-roots.js";

@@ -33,6 +33,7 @@ import {
 export interface SessionInit {
   id: string;
   cwd: string;
+  additionalDirectories?: readonly string[];
   parentId?: string;
   crow: Crow;
   registry: ExtensionRegistry;
@@ -59,6 +60,7 @@ export interface SessionInit {
 export class RuntimeSession implements CrowSession {
   readonly id: string;
   readonly cwd: string;
+  readonly additionalDirectories: readonly string[];
   readonly parentId: string | undefined;
   readonly crow: Crow;
   readonly bus: HookBus;
@@ -85,6 +87,7 @@ export class RuntimeSession implements CrowSession {
   constructor(private readonly init: SessionInit) {
     this.id = init.id;
     this.cwd = init.cwd;
+    this.additionalDirectories = init.additionalDirectories ?? [];
     this.parentId = init.parentId;
     this.crow = init.crow;
     this.tools = init.tools;
@@ -99,10 +102,7 @@ export class RuntimeSession implements CrowSession {
     init.registry.installHooks(this.bus, this);
   }
 
-  /**
-   * Runs the extensions' session setups (each isolated), then `session_start`. `problems`: what the runtime found
-   * while preparing the session, reported by `problems()` with the rest.
-   */
+  /** Runs the extensions' session setups (each isolated), then `session_start`; `problems()` reports `problems`. */
   async start(resumed: boolean, problems: readonly string[] = []): Promise<void> {
     this.openingProblems.push(...problems);
     this.starting = true;
