@@ -91,6 +91,24 @@ describe("crow acp: additional directories join the session's workspace", () => 
     assert.equal(existsSync(path.join(extra, "secret", "key.txt")), false);
   });
 
+  test("a task's subagent shares them: its prompt names them and the rules apply there", async () => {
+    const { sessionId } = await newSession([extra]);
+    fx.mock.script(
+      reply().toolCall("task", { description: "Child job", prompt: "Write the key." }),
+      // The child's requests.
+      reply()
+        .toolCall("write", { file_path: path.join(extra, "secret", "child.txt"), content: "k" })
+        .expect((req) => assert.ok(systemPrompt(req).includes(`- ${extra}`), "the child is told")),
+      textReply("child done").expect((req) =>
+        assert.match(toolResults(req).at(-1) ?? "", /permission rule "write\(secret\/\*\*\)"/),
+      ),
+      textReply("parent done"),
+    );
+    assert.equal((await fx.agent.prompt(sessionId, "delegate")).stopReason, "end_turn");
+    fx.mock.assertDone();
+    assert.equal(existsSync(path.join(extra, "secret", "child.txt")), false);
+  });
+
   test("load and resume: the list given is the session's from then on (omitted: none); fork takes its own", async () => {
     const { sessionId } = await newSession([extra]);
     await fx.agent.agent.request(methods.agent.session.close, { sessionId });
