@@ -53,9 +53,12 @@ describe("crow acp: additional directories join the session's workspace", () => 
     const { sessionId } = await newSession();
     fx.mock.script(
       reply().toolCall("terminal", { command: `echo no > ${extra}/outside.txt` }),
+      reply().toolCall("write", { file_path: path.join(extra, "outside.txt"), content: "no" }),
       textReply("ok").expect((req) => {
         assert.doesNotMatch(systemPrompt(req), /Additional directories/);
-        assert.match(toolResults(req).at(-1) ?? "", /Read-only file system/);
+        const [terminal, write] = toolResults(req);
+        assert.match(terminal ?? "", /Read-only file system/);
+        assert.match(write ?? "", /sandbox/i);
       }),
     );
     await fx.agent.prompt(sessionId, "write there");
@@ -68,6 +71,7 @@ describe("crow acp: additional directories join the session's workspace", () => 
     assert.deepEqual((await listed(sessionId))?.additionalDirectories, [extra]);
     fx.mock.script(
       reply().toolCall("terminal", { command: `echo made > ${extra}/made.txt` }),
+      reply().toolCall("write", { file_path: path.join(extra, "written.txt"), content: "by the write tool\n" }),
       reply().toolCall("write", { file_path: path.join(extra, "secret", "key.txt"), content: "k" }),
       textReply("ok").expect((req) => {
         const prompt = systemPrompt(req);
@@ -76,8 +80,9 @@ describe("crow acp: additional directories join the session's workspace", () => 
         // The relative link named nothing in the cwd: it was found in the extra root and inlined.
         const user = JSON.stringify(req.body.messages.find((m) => m.role === "user")?.content);
         assert.match(user, /NOTES-IN-THE-EXTRA-ROOT/);
-        const [made, secret] = toolResults(req);
+        const [made, written, secret] = toolResults(req);
         assert.match(made ?? "", /exit code 0/);
+        assert.doesNotMatch(written ?? "", /sandbox|denied|error/i);
         assert.match(secret ?? "", /permission rule "write\(secret\/\*\*\)"/);
       }),
     );
@@ -88,6 +93,7 @@ describe("crow acp: additional directories join the session's workspace", () => 
     assert.equal(turn.stopReason, "end_turn");
     fx.mock.assertDone();
     assert.equal(await readFile(path.join(extra, "made.txt"), "utf8"), "made\n");
+    assert.equal(await readFile(path.join(extra, "written.txt"), "utf8"), "by the write tool\n");
     assert.equal(existsSync(path.join(extra, "secret", "key.txt")), false);
   });
 
