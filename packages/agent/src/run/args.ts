@@ -58,14 +58,7 @@ export function parseRunArgs(argv: readonly string[], base: string = process.cwd
   }
   const { values, positionals } = parsed;
   if (values.help) return { help: true };
-  const cwd = path.resolve(base, values.cwd ?? ".");
-  let isDir = false;
-  try {
-    isDir = statSync(cwd).isDirectory();
-  } catch {
-    throw new UsageError(`--cwd ${values.cwd}: no such directory`);
-  }
-  if (!isDir) throw new UsageError(`--cwd ${values.cwd}: not a directory`);
+  const cwd = existingDir(base, values.cwd ?? ".", "--cwd");
   const addDirs = (values["add-dir"] ?? []).map((dir) => existingDir(base, dir, "--add-dir"));
   for (const name of ["session", "model", "mode", "thought"] as const) {
     if (values[name] !== undefined && values[name].trim() === "") throw new UsageError(`--${name} needs a value`);
