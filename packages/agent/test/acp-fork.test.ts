@@ -51,6 +51,7 @@ function behaves(kind: string, store: () => Promise<{ env: Record<string, string
       assert.ok(line, "the initialize answer was written");
       const answer = JSON.parse(line) as { result: { agentCapabilities: { sessionCapabilities: object } } };
       assert.deepEqual(Object.keys(answer.result.agentCapabilities.sessionCapabilities).sort(), [
+        "additionalDirectories",
         "close",
         "delete",
         "fork",

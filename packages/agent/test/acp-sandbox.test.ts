@@ -21,7 +21,8 @@ function toolResults(req: { body: { messages: Array<{ role: string; content?: un
 describe("crow acp: commands run in the sandbox chosen by the session's mode", () => {
   const answers: PermissionChoice[] = [];
   const fx = useAcpFixture({
-    agent: { permissions: () => answers.shift() ?? "reject" },
+    // An editor that takes boolean config options (the Sandbox switch is one).
+    agent: { permissions: () => answers.shift() ?? "reject", session: { configOptions: { boolean: {} } } },
     async prepare({ ws }) {
       await ws.write("README.md", "hello\n");
       execFileSync("git", ["init", "-q"], { cwd: ws.dir });

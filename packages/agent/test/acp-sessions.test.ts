@@ -18,7 +18,14 @@ describe("crow acp: stored sessions", () => {
     try {
       const caps = agent.initialize.agentCapabilities;
       assert.equal(caps?.loadSession, true);
-      assert.deepEqual(caps?.sessionCapabilities, { list: {}, resume: {}, close: {}, delete: {}, fork: {} });
+      assert.deepEqual(caps?.sessionCapabilities, {
+        list: {},
+        resume: {},
+        close: {},
+        delete: {},
+        fork: {},
+        additionalDirectories: {},
+      });
     } finally {
       await agent.close();
     }
@@ -80,7 +87,12 @@ describe("crow acp: stored sessions", () => {
         .slice(before)
         .filter((n) => n.sessionId === sessionId)
         .map((n) => n.update)
-        .filter((u) => u.sessionUpdate !== "available_commands_update" && u.sessionUpdate !== "session_info_update");
+        .filter((u) => u.sessionUpdate !== "available_commands_update" && u.sessionUpdate !== "session_info_update")
+        // Message ids have their own test (acp-message-ids): here, what is shown.
+        .map((update) => {
+          const { messageId: _id, ...rest } = update as typeof update & { messageId?: unknown };
+          return rest;
+        });
       const text = (t: string) => ({ type: "text" as const, text: t });
       assert.deepEqual(replayed, [
         { sessionUpdate: "user_message_chunk", content: text("  Create notes.txt\nwith two lines  ") },

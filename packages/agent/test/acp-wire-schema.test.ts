@@ -99,6 +99,23 @@ async function wireValidator(): Promise<(message: Record<string, unknown>) => { 
   };
 }
 
+/** Validates every line the agents wrote; returns the kinds of message seen and how many were checked. */
+async function validateWire(recorded: readonly AcpTestClient[]): Promise<{ kinds: Set<string>; checked: number }> {
+  const validate = await wireValidator();
+  const kinds = new Set<string>();
+  let checked = 0;
+  for (const [n, agent] of recorded.entries()) {
+    for (const line of agent.stdoutLines) {
+      if (line.trim() === "") continue;
+      const { kind, errors } = validate(JSON.parse(line) as Record<string, unknown>);
+      assert.equal(errors, undefined, `agent ${n + 1} sent an invalid ${kind}: ${line}\n${JSON.stringify(errors)}`);
+      kinds.add(kind);
+      checked++;
+    }
+  }
+  return { kinds, checked };
+}
+
 describe("crow acp: every message of a full session validates against the SDK's JSON schema", () => {
   let mock: MockLlm;
   let ws: TempWorkspace;
@@ -204,17 +221,7 @@ describe("crow acp: every message of a full session validates against the SDK's 
     const badPlan = { sessionUpdate: "plan", entries: [{ content: "x", status: "done", priority: "high" }] };
     const bad = validate({ jsonrpc: "2.0", method: "session/update", params: { sessionId, update: badPlan } });
     assert.ok(bad.errors, "an invalid plan entry is refused");
-    const kinds = new Set<string>();
-    let checked = 0;
-    for (const [n, recorded] of [agent, second].entries()) {
-      for (const line of recorded.stdoutLines) {
-        if (line.trim() === "") continue;
-        const { kind, errors } = validate(JSON.parse(line) as Record<string, unknown>);
-        assert.equal(errors, undefined, `agent ${n + 1} sent an invalid ${kind}: ${line}\n${JSON.stringify(errors)}`);
-        kinds.add(kind);
-        checked++;
-      }
-    }
+    const { kinds, checked } = await validateWire([agent, second]);
     // The session exercised what editors render (so the validation covered it).
     for (const kind of [
       "plan",
@@ -284,6 +291,96 @@ describe("crow acp: every message of a full session validates against the SDK's 
       assert.ok(kinds.has(kind), `the recorded wire has ${kind} (seen: ${[...kinds].join(", ")})`);
     }
     assert.equal(agent.elicitations.length, 4);
+  });
+
+  test("additional directories, message ids, $/cancel_request and on/off options, for clients with and without booleans", async () => {
+    const extra = await mkdtemp(path.join(tmpdir(), "crow-wire-extra-"));
+    try {
+      const withBooleans = await spawnAcpAgent({
+        llmUrl: mock.url,
+        env: { CROW_HOME: home },
+        session: { configOptions: { boolean: {} } },
+      });
+      agents.push(withBooleans);
+      const plain = await spawnAcpAgent({ llmUrl: mock.url, env: { CROW_HOME: home } });
+      agents.push(plain);
+
+      const { sessionId } = await withBooleans.agent.request(methods.agent.session.new, {
+        cwd: ws.dir,
+        mcpServers: [],
+        additionalDirectories: [extra],
+      });
+      await assert.rejects(
+        withBooleans.agent.request(methods.agent.session.new, {
+          cwd: ws.dir,
+          mcpServers: [],
+          additionalDirectories: ["not/absolute"],
+        }),
+      );
+      await withBooleans.agent.request(methods.agent.session.setConfigOption, {
+        sessionId,
+        configId: "sandbox",
+        type: "boolean",
+        value: false,
+      });
+      mock.script(reply().reasoning("Hm.").text("Answer.", 3));
+      await withBooleans.prompt(sessionId, "hello");
+      // A prompt cancelled with $/cancel_request (sent raw: its answer is the agent's, not the SDK client's).
+      mock.script(reply().text("Long").hang());
+      const answered = withBooleans.waitForLine((l) => l.includes('"id":"wire-cancel"'));
+      withBooleans.writeRaw(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: "wire-cancel",
+          method: "session/prompt",
+          params: { sessionId, prompt: [{ type: "text", text: "long" }] },
+        }),
+      );
+      await withBooleans.waitForUpdate(
+        sessionId,
+        (u) => u.sessionUpdate === "agent_message_chunk" && JSON.stringify(u).includes("Long"),
+      );
+      withBooleans.writeRaw(
+        JSON.stringify({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: "wire-cancel" } }),
+      );
+      assert.match(await answered, /"stopReason":"cancelled"/);
+      const listed = await withBooleans.agent.request(methods.agent.session.list, {});
+      assert.deepEqual(listed.sessions.find((s) => s.sessionId === sessionId)?.additionalDirectories, [extra]);
+      await withBooleans.agent.request(methods.agent.session.close, { sessionId });
+
+      // The other client: the switch as a select, and a load that replays message ids.
+      await plain.agent.request(methods.agent.session.load, {
+        sessionId,
+        cwd: ws.dir,
+        mcpServers: [],
+        additionalDirectories: [extra],
+      });
+      await plain.agent.request(methods.agent.session.setConfigOption, { sessionId, configId: "sandbox", value: "on" });
+      mock.assertDone();
+
+      const { kinds, checked } = await validateWire([withBooleans, plain]);
+      for (const kind of [
+        "agent_thought_chunk",
+        "agent_message_chunk",
+        "user_message_chunk",
+        "NewSessionResponse",
+        "ListSessionsResponse",
+        "LoadSessionResponse",
+        "SetSessionConfigOptionResponse",
+        "PromptResponse",
+        "error",
+      ]) {
+        assert.ok(kinds.has(kind), `the recorded wire has ${kind} (seen: ${[...kinds].join(", ")})`);
+      }
+      // What this test is about did go over the wire.
+      const wire = [...withBooleans.stdoutLines, ...plain.stdoutLines].join("\n");
+      for (const piece of ['"messageId":"', '"additionalDirectories":[', '"type":"boolean"', '"currentValue":"on"']) {
+        assert.ok(wire.includes(piece), `the wire has ${piece}`);
+      }
+      assert.ok(checked > 10, `validated ${checked} messages`);
+    } finally {
+      await rm(extra, { recursive: true, force: true });
+    }
   });
 });
 

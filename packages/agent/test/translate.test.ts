@@ -213,12 +213,12 @@ describe("EventRelay", () => {
     const error = { kind: "network" as const, message: "reset", retryable: true, attempts: 1 };
     assert.deepEqual(
       texts([
-        { type: "request_start", step: 1 },
+        { type: "request_start", step: 1, messageId: "m1" },
         { type: "text_delta", text: "Hi" },
         { type: "retry", attempt: 1, delayMs: 0, error },
         { type: "text_delta", text: "Hi" },
         { type: "text_delta", text: "!" },
-        { type: "request_start", step: 2 },
+        { type: "request_start", step: 2, messageId: "m2" },
         { type: "text_delta", text: "Hi" },
       ]),
       ["Hi", "!", "Hi"],

@@ -32,6 +32,8 @@ export interface SystemMessage {
 export interface UserMessage {
   role: "user";
   content: string | ContentPart[];
+  /** See {@link AssistantMessage.id}. Minted by the runtime for each prompt. */
+  id?: string;
   /**
    * The content as the host received it, before it became `content` (the ACP layer keeps a prompt's resource blocks
    * here so a loaded session shows them again). Stored with the message, never sent to the model.
@@ -50,6 +52,12 @@ export interface AssistantMessage {
   role: "assistant";
   /** Visible text; `null` when the message only carries tool calls. */
   content: string | null;
+  /**
+   * The message's identity (a UUID), the same while it streams (`request_start.messageId`), stored and loaded with
+   * it, never sent to the model: hosts show it as the message's id (ACP `messageId`). Absent on messages stored
+   * before ids existed and on compaction summaries.
+   */
+  id?: string;
   /** The model's reasoning ("thoughts"), from `reasoning_content` or `reasoning` deltas. Sent back as is. */
   reasoning_content?: string;
   tool_calls?: ToolCall[];

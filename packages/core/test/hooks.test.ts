@@ -103,7 +103,10 @@ describe("hooks in the loop", () => {
       hooks: bus.loopHooks(),
     });
     assert.equal(stop.reason, "end_turn");
-    assert.deepEqual(stop.messages, [{ role: "assistant", content: "ok" }]);
+    assert.deepEqual(
+      stop.messages.map(({ role, content }) => ({ role, content })),
+      [{ role: "assistant", content: "ok" }],
+    );
     const hookErrors = events.filter((e) => e.type === "hook_error");
     assert.equal(hookErrors.length, 1);
     assert.equal(hookErrors[0]?.type === "hook_error" && hookErrors[0].error.message, "broken transform");

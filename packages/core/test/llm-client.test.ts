@@ -240,6 +240,25 @@ describe("LLM client against the mock provider", () => {
     mock.assertDone();
   });
 
+  test("message ids are Crow's: stored with the messages, never sent to the provider", async () => {
+    const history = [
+      { role: "user" as const, id: "u-1", content: "q", original: [{ type: "text", text: "q" }] },
+      { role: "assistant" as const, id: "a-1", content: "a", reasoning_content: "because" },
+      { role: "user" as const, id: "u-2", content: "q2" },
+    ];
+    const sent = (req: { body: { messages: unknown[] } }) =>
+      assert.deepEqual(req.body.messages, [
+        { role: "user", content: "q" },
+        { role: "assistant", content: "a", reasoning_content: "because" },
+        { role: "user", content: "q2" },
+      ]);
+    mock.script(reply().text("1").expect(sent), reply().text("2").expect(sent));
+    await llm.stream({ model: "m", messages: history });
+    // Again from the per-message cache.
+    await llm.stream({ model: "m", messages: history });
+    mock.assertDone();
+  });
+
   test("the body carries the params, tools, extra fields and the whole history, also when the history grows", async () => {
     const tools = [{ type: "function" as const, function: { name: "read", parameters: { type: "object" } } }];
     const history: Array<{ role: "user" | "assistant"; content: string }> = [

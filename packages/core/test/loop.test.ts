@@ -28,7 +28,11 @@ describe("the loop", () => {
     mock.script(reply().reasoning("hmm").text("Hello!").usage(20, 3));
     const { events, stop } = await runTurn(ask("hi"), { llm, model: "m", tools: fakeTools({}) });
     assert.equal(stop.reason, "end_turn");
-    assert.deepEqual(stop.messages, [{ role: "assistant", content: "Hello!", reasoning_content: "hmm" }]);
+    // The message carries the id its request announced (never sent to the model: see the llm body tests).
+    const start = events.find((e) => e.type === "request_start");
+    const id = start?.type === "request_start" ? start.messageId : "";
+    assert.match(id, /^[0-9a-f-]{36}$/);
+    assert.deepEqual(stop.messages, [{ role: "assistant", id, content: "Hello!", reasoning_content: "hmm" }]);
     assert.deepEqual(stop.usage, { promptTokens: 20, completionTokens: 3, totalTokens: 23 });
     const types = events.map((e) => e.type);
     assert.deepEqual(types, [
@@ -135,7 +139,9 @@ describe("the loop", () => {
       },
     );
     assert.equal(first.stop.reason, "cancelled");
-    assert.deepEqual(first.stop.messages, [{ role: "assistant", content: "I will now " }]);
+    const start = first.events.find((e) => e.type === "request_start");
+    const id = start?.type === "request_start" ? start.messageId : "";
+    assert.deepEqual(first.stop.messages, [{ role: "assistant", id, content: "I will now " }]);
     mock.script(reply().text("again"));
     const second = await runTurn([...first.history, { role: "user", content: "continue" }], {
       llm,
@@ -300,7 +306,10 @@ describe("the loop", () => {
   test("a stream dropped midway is retried; the stored text is not duplicated", async () => {
     mock.script(reply().text("Hel").dropConnection(), reply().text("Hello"));
     const { stop, events } = await runTurn(ask("go"), { llm, model: "m", tools: fakeTools({}) });
-    assert.deepEqual(stop.messages, [{ role: "assistant", content: "Hello" }]);
+    // A retry is the same message: one id, kept.
+    const start = events.find((e) => e.type === "request_start");
+    const id = start?.type === "request_start" ? start.messageId : "";
+    assert.deepEqual(stop.messages, [{ role: "assistant", id, content: "Hello" }]);
     assert.ok(events.some((e) => e.type === "retry"));
     mock.assertDone();
   });

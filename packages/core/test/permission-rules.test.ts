@@ -141,6 +141,20 @@ describe("permission rule matching", () => {
     assert.equal(matches("write(*.md)", "write", { file_path: "/work/project/docs/a.md" }, cwd), false);
   });
 
+  test("relative path patterns also match inside the session's additional directories (other workspace roots)", () => {
+    const cwd = "/work/project";
+    const roots = ["/work/shared-lib"];
+    const hit = (file: string) => ruleMatches(rule("write(src/**)"), "write", { file_path: file }, cwd, roots);
+    assert.equal(hit("/work/shared-lib/src/a.ts"), true);
+    assert.equal(hit("/work/project/src/a.ts"), true);
+    assert.equal(hit("/work/shared-lib/lib/a.ts"), false);
+    assert.equal(hit("/work/elsewhere/src/a.ts"), false, "a path outside every root never matches");
+    assert.equal(matches("write(src/**)", "write", { file_path: "/work/shared-lib/src/a.ts" }, cwd), false);
+    const allow = parsePermissionRule("write(**)", "allow");
+    assert.equal(matchPermissionRule([allow], "write", { file_path: "/work/shared-lib/x" }, cwd, roots), allow);
+    assert.equal(matchPermissionRule([allow], "write", { file_path: "/work/other/x" }, cwd, roots), undefined);
+  });
+
   test("URL patterns, and calls without a subject never match a pattern", () => {
     const rule = "web_fetch(https://intranet.example/*)";
     assert.equal(matches(rule, "web_fetch", { url: "https://intranet.example/a/b?c" }), true);

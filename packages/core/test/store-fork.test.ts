@@ -132,6 +132,20 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
       assert.equal(await store.countMessages(fork.id), history.length + 1);
     });
 
+    test("additional directories are stored, updated, and kept by a fork unless it is given its own", async () => {
+      const session = await store.createSession({ cwd: "/work/a", additionalDirectories: ["/work/b", "/work/c"] });
+      assert.deepEqual(session.additionalDirectories, ["/work/b", "/work/c"]);
+      assert.deepEqual((await store.getSession(session.id))?.additionalDirectories, ["/work/b", "/work/c"]);
+      const listed = (await store.listSessions({ cwd: "/work/a" })).sessions.find((s) => s.id === session.id);
+      assert.deepEqual(listed?.additionalDirectories, ["/work/b", "/work/c"]);
+      assert.deepEqual((await store.forkSession(session.id)).additionalDirectories, ["/work/b", "/work/c"]);
+      const own = await store.forkSession(session.id, { additionalDirectories: ["/work/d"] });
+      assert.deepEqual(own.additionalDirectories, ["/work/d"]);
+      const cleared = await store.updateSession(session.id, { additionalDirectories: [] });
+      assert.deepEqual(cleared.additionalDirectories, []);
+      assert.deepEqual((await store.createSession({ cwd: "/work/a" })).additionalDirectories, []);
+    });
+
     test("unknown sessions and archives cannot be forked", async () => {
       await assert.rejects(store.forkSession("no-such-session"), SessionNotFoundError);
       const original = await source();
@@ -141,7 +155,12 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
     });
 
     test("a store made before forks existed is upgraded when opened", async () => {
-      assert.deepEqual(MIGRATIONS.slice(1), ["0002_session_forks", "0003_eval", "0004_tool_result_outcome"]);
+      assert.deepEqual(MIGRATIONS.slice(1), [
+        "0002_session_forks",
+        "0003_eval",
+        "0004_tool_result_outcome",
+        "0005_additional_directories",
+      ]);
       const before = await source();
       // Back to the 0001 schema: what an earlier Crow left behind (the later migrations undone too).
       const db = (store as unknown as { db: Kysely<unknown> }).db;
@@ -150,11 +169,13 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
       await sql`alter table messages drop column is_error`.execute(db);
       await sql`alter table messages drop column duration_ms`.execute(db);
       await sql`alter table sessions drop column forked_from`.execute(db);
+      await sql`alter table sessions drop column additional_directories`.execute(db);
       await sql`delete from crow_migrations where name >= '0002'`.execute(db);
       await store.close();
       store = await openStore(uri);
       const kept = await store.getSession(before.id);
       assert.equal(kept?.forkedFrom, null);
+      assert.deepEqual(kept?.additionalDirectories, []);
       assert.equal(kept?.title, "Fix the test");
       const fork = await store.forkSession(before.id);
       assert.equal(fork.forkedFrom, before.id);

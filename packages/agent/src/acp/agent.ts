@@ -21,6 +21,7 @@ import { log } from "../base/log.js";
 import { type AgentConfig, CostMeter, contextWindowOf, findModel, providerProblem } from "../config/index.js";
 import { shortReason } from "../config/provider-errors.js";
 import type { AcpMcpServer } from "../tools/types.js";
+import { requestedDirectories, withDirectoryErrors } from "./additional-directories.js";
 import { registerAuthMethods, SignIn, type SignInOptions, signInCheck } from "./auth.js";
 import { clientBridge } from "./client-bridge.js";
 import { configOptions, configOptionsUpdate, findMode, modeState, setConfigOption } from "./config-options.js";
@@ -118,6 +119,8 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
   };
 
   const send = (entry: Entry, update: SessionUpdate) => entry.outbox.send(update);
+  /** Whether the client takes boolean config options (else on/off settings are offered as On/Off selects). */
+  const booleanOptions = () => Boolean(capabilities?.session?.configOptions?.boolean);
   const find = (sessionId: string): Entry => {
     const entry = sessions.get(sessionId);
     if (!entry) throw RequestError.sessionNotFound(sessionId);
@@ -125,7 +128,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
   };
   const sessionState = (entry: Entry) => ({
     modes: modeState(entry.session.mode),
-    configOptions: configOptions(config, entry.session),
+    configOptions: configOptions(config, entry.session, booleanOptions()),
   });
 
   /**
@@ -175,10 +178,12 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
         toolCallId: (callId) => entry?.relay.announced(callId)?.toolCallId,
       }),
     };
-    const session =
+    const { cwd, additionalDirectories } = request;
+    const session = await withDirectoryErrors(() =>
       request.kind === "new"
-        ? await crow.newSession({ cwd: request.cwd, ...perSession })
-        : await crow.loadSession(request.sessionId, { cwd: request.cwd, ...perSession });
+        ? crow.newSession({ cwd, additionalDirectories, ...perSession })
+        : crow.loadSession(request.sessionId, { cwd, additionalDirectories, ...perSession }),
+    );
     const usedIds = new Set<string>();
     const cost = new CostMeter();
     const created: Entry = {
@@ -200,7 +205,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
         for (const update of created.relay.translate(event)) send(created, update);
         // Whoever changed it (the client, a command, an extension): the config options show the new state.
         if (event.type === "mode" || event.type === "model" || event.type === "reasoning_effort")
-          send(created, configOptionsUpdate(config, session));
+          send(created, configOptionsUpdate(config, session, booleanOptions()));
       }),
     };
     entry = created;
@@ -277,6 +282,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
     try {
       content = await promptContent(blocks, session.cwd, {
         ...(session.model ? { model: session.model } : {}),
+        additionalDirectories: session.additionalDirectories,
         signal: reading.signal,
       });
     } catch (error) {
@@ -337,6 +343,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
         kind: "new",
         cwd: params.cwd,
         mcpServers: params.mcpServers as AcpMcpServer[],
+        additionalDirectories: requestedDirectories(params.additionalDirectories, "session/new"),
       });
       announce(entry);
       return { sessionId: entry.session.id, ...sessionState(entry) };
@@ -360,7 +367,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
     .onRequest(methods.agent.session.setConfigOption, ({ params }) => {
       const entry = find(params.sessionId);
       setConfigOption(config, entry.session, params.configId, params.value);
-      return { configOptions: configOptions(config, entry.session) };
+      return { configOptions: configOptions(config, entry.session, booleanOptions()) };
     })
     // Custom methods (`_crow/compact`, extensions'): the runtime's registry answers them.
     .onRequest("*", async ({ method, params, signal }) => {

@@ -15,6 +15,7 @@ import type { CrowSession, PermissionMode } from "@crow/core";
 import { type AgentConfig, findModel } from "../config/index.js";
 import { MODES } from "../config/modes.js";
 import { sandboxSwitchable, sessionSandboxOn, setSessionSandbox } from "../tools/sandbox.js";
+import { switchOption, switchValue } from "./switch-option.js";
 
 /** The id of the mode select (the model's is `model`). */
 export const MODE_OPTION = "mode";
@@ -54,8 +55,12 @@ function noEffortValue(levels: readonly string[]): string {
   return levels.includes(DEFAULT_THOUGHT) ? PROVIDER_THOUGHT : DEFAULT_THOUGHT;
 }
 
-/** The model select (when models are configured), the thought level (when the model has levels), the mode. */
-export function configOptions(config: AgentConfig, state: SelectorState): SessionConfigOption[] {
+/**
+ * The model select (when models are configured), the thought level (when the model has levels), the mode, and the
+ * on/off switches (the Sandbox): boolean options for clients that declared `session.configOptions.boolean`, an
+ * On/Off select for the others (ACP lets an agent send `type: "boolean"` only to clients that declared it).
+ */
+export function configOptions(config: AgentConfig, state: SelectorState, booleans = false): SessionConfigOption[] {
   const options: SessionConfigOption[] = [];
   if (state.model && config.models.length > 0) {
     options.push({
@@ -94,14 +99,18 @@ export function configOptions(config: AgentConfig, state: SelectorState): Sessio
     options: MODES.map(({ id, name, description }) => ({ value: id, name, description })),
   });
   if (state.id !== undefined && sandboxSwitchable(config.sandbox)) {
-    options.push({
-      id: SANDBOX_OPTION,
-      name: "Sandbox",
-      description:
-        "Commands run confined (bubblewrap): writes only in the workspace and /tmp, nothing in read-only mode. Off: unconfined.",
-      type: "boolean",
-      currentValue: sessionSandboxOn(state.id),
-    });
+    options.push(
+      switchOption(
+        {
+          id: SANDBOX_OPTION,
+          name: "Sandbox",
+          description:
+            "Commands run confined (bubblewrap): writes only in the workspace and /tmp, nothing in read-only mode. Off: unconfined.",
+        },
+        sessionSandboxOn(state.id),
+        booleans,
+      ),
+    );
   }
   return options;
 }
@@ -126,8 +135,7 @@ export function setConfigOption(config: AgentConfig, session: CrowSession, confi
     return;
   }
   if (configId === SANDBOX_OPTION && sandboxSwitchable(config.sandbox)) {
-    if (typeof value !== "boolean") throw RequestError.invalidParams(undefined, "the Sandbox option is true or false");
-    setSessionSandbox(session.id, value);
+    setSessionSandbox(session.id, switchValue("Sandbox", value));
     return;
   }
   const levels = thoughtLevels(config, session.model);
@@ -144,7 +152,7 @@ export function setConfigOption(config: AgentConfig, session: CrowSession, confi
     session.setReasoningEffort(value);
     return;
   }
-  const known = configOptions(config, session).map((o) => o.id);
+  const known = configOptions(config, session, true).map((o) => o.id);
   throw RequestError.invalidParams(undefined, `unknown config option "${configId}" (${known.join(", ")})`);
 }
 
@@ -155,9 +163,9 @@ export function modeState(current: PermissionMode): SessionModeState {
   };
 }
 
-/** The update that tells the client the selectors' new state. */
-export function configOptionsUpdate(config: AgentConfig, state: SelectorState): SessionUpdate {
-  return { sessionUpdate: "config_option_update", configOptions: configOptions(config, state) };
+/** The update that tells the client the selectors' new state (`booleans`: see {@link configOptions}). */
+export function configOptionsUpdate(config: AgentConfig, state: SelectorState, booleans = false): SessionUpdate {
+  return { sessionUpdate: "config_option_update", configOptions: configOptions(config, state, booleans) };
 }
 
 /** A mode by id, or undefined. */

@@ -25,6 +25,8 @@ import {
 export class EventRelay {
   private text: StreamRelay = newRelay();
   private reasoning: StreamRelay = newRelay();
+  /** The id of the assistant message streaming now (every chunk of it carries it). */
+  private messageId: string | undefined;
   private readonly ids = new Map<string, string>();
   /** Progress text per model call id, accumulated (each update carries it all: ACP replaces a call's content). */
   private readonly progress = new Map<string, string>();
@@ -74,16 +76,17 @@ export class EventRelay {
       case "request_start":
         this.text = newRelay();
         this.reasoning = newRelay();
+        this.messageId = event.messageId;
         return [];
       case "text_delta": {
         const { relay, out } = relayDelta(this.text, event.text);
         this.text = relay;
-        return out ? [messageChunk(out)] : [];
+        return out ? [messageChunk(out, this.messageId)] : [];
       }
       case "reasoning_delta": {
         const { relay, out } = relayDelta(this.reasoning, event.text);
         this.reasoning = relay;
-        return out ? [thoughtChunk(out)] : [];
+        return out ? [thoughtChunk(out, this.messageId)] : [];
       }
       case "retry":
         this.text = relayRetry(this.text);

@@ -7,7 +7,14 @@ import { VERSION } from "../base/version.js";
 export const BUILTIN_METHODS = ["_crow/compact", "_crow/subagent"];
 
 /** `fork` is unstable ACP (typed from the SDK's unstable schema; see sessions.ts); other clients ignore the key. */
-const SESSION_CAPABILITIES: UnstableSessionCapabilities = { list: {}, resume: {}, close: {}, delete: {}, fork: {} };
+const SESSION_CAPABILITIES: UnstableSessionCapabilities = {
+  list: {},
+  resume: {},
+  close: {},
+  delete: {},
+  fork: {},
+  additionalDirectories: {},
+};
 
 /** Signing in, when the agent offers it (`crow acp`, see auth.ts): the methods for this client, and `logout`. */
 export interface AuthOffer {

@@ -4,9 +4,9 @@
  * message is handed to the connection in the order it was handed in here (the connection writes in call order), so
  * the wire order is the order of the session's events without timers or hand-offs to restore it.
  *
- * Streamed text is joined: the chunks of one kind (message or thought) handed in during one turn of the event loop
- * (every delta parsed from one network read) go out as one `agent_message_chunk` when that turn ends, or before any
- * other message, whichever comes first. A fast provider's tiny deltas cost one JSON-RPC message per read, not one
+ * Streamed text is joined: the chunks of one kind (message or thought) and one message (`messageId`) handed in
+ * during one turn of the event loop (every delta parsed from one network read) go out as one chunk when that turn
+ * ends, or before any other message, whichever comes first. A fast provider's tiny deltas cost one JSON-RPC message per read, not one
  * each (the deltas of one read reach here a few microtasks apart, so the end of the turn is the first point that
  * has them all). This joins text only; it never reorders: any other message sends the pending text first.
  */
@@ -39,7 +39,7 @@ export class Outbox {
   /** Settles once everything handed to the connection so far was written (or failed to be). */
   private last: Promise<void>;
   /** Text not yet handed to the connection: text of its kind that arrives meanwhile joins it. */
-  private text: { kind: TextKind; text: string } | undefined;
+  private text: { kind: TextKind; text: string; messageId: string | undefined } | undefined;
   private held = true;
   /** Messages that came while the outbox was held (before the session's id was answered). */
   private waiting: Array<() => void> = [];
@@ -64,12 +64,13 @@ export class Outbox {
   send(update: SessionUpdate): void {
     const kind = update.sessionUpdate;
     if ((kind === "agent_message_chunk" || kind === "agent_thought_chunk") && update.content.type === "text") {
-      if (this.text?.kind === kind) {
+      const messageId = update.messageId ?? undefined;
+      if (this.text?.kind === kind && this.text.messageId === messageId) {
         this.text.text += update.content.text;
         return;
       }
       this.flushText();
-      this.text = { kind, text: update.content.text };
+      this.text = { kind, text: update.content.text, messageId };
       const pending = this.text;
       setImmediate(() => {
         if (this.text === pending) this.flushText();
@@ -140,7 +141,10 @@ export class Outbox {
     const pending = this.text;
     if (!pending) return;
     this.text = undefined;
-    this.out(() => this.notify({ sessionUpdate: pending.kind, content: { type: "text", text: pending.text } }));
+    const { kind, text, messageId } = pending;
+    this.out(() =>
+      this.notify({ sessionUpdate: kind, content: { type: "text", text }, ...(messageId ? { messageId } : {}) }),
+    );
   }
 
   private out(send: () => void): void {

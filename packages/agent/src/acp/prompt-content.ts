@@ -12,7 +12,7 @@
  * URLs fetched under web_fetch's (`@crow/mcp/guarded-fetch`: address guard, size cap, deadline); all of it stops
  * when the turn is cancelled.
  */
-import type { Dirent } from "node:fs";
+import { type Dirent, existsSync } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -59,6 +59,11 @@ export interface PromptContentOptions {
   audio?: boolean;
   /** Aborts file reads and image downloads (the turn was cancelled): `promptContent` then rejects. */
   signal?: AbortSignal;
+  /**
+   * The session's other workspace roots: a relative path that names nothing in the cwd is looked for in them, in
+   * order (an `@src/x.ts` of a second repository opened next to the first).
+   */
+  additionalDirectories?: readonly string[];
 }
 
 /** Parses `#L10:20`, `#L10-20` or `#L10` (line 10 to the end, as upstream) at the end of a URI. */
@@ -71,11 +76,16 @@ export function lineRange(uri: string): { base: string; start?: number; end?: nu
   return { base, ...(start !== undefined ? { start } : {}), ...(end !== undefined ? { end } : {}) };
 }
 
-/** The local path a URI names (`file://` or a path relative to the session's cwd), or undefined for other schemes. */
-function localPath(uri: string, cwd: string): string | undefined {
+/**
+ * The local path a URI names (`file://`, or a path relative to the session's cwd, else to the first other workspace
+ * root where it exists), or undefined for other schemes.
+ */
+function localPath(uri: string, cwd: string, roots: readonly string[] = []): string | undefined {
   if (uri.startsWith("file://")) return fileURLToPath(uri);
   if (/^[a-z][a-z0-9+.-]*:/i.test(uri)) return undefined;
-  return path.resolve(cwd, uri);
+  const inCwd = path.resolve(cwd, uri);
+  if (path.isAbsolute(uri) || roots.length === 0 || existsSync(inCwd)) return inCwd;
+  return roots.map((root) => path.resolve(root, uri)).find((file) => existsSync(file)) ?? inCwd;
 }
 
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -200,7 +210,7 @@ async function convert(
       if (block.data) return image(block.mimeType || "image/png", block.data);
       if (!block.uri) return undefined;
       if (/^https?:\/\//i.test(block.uri)) return fetchedImage(block.uri, block.mimeType, options.signal);
-      const file = localPath(block.uri, cwd);
+      const file = localPath(block.uri, cwd, options.additionalDirectories);
       if (file) return imageFile(block.uri, file, block.mimeType, options.signal);
       return text(`[Image ${block.uri}: unsupported URI scheme; not sent]`);
     }
@@ -208,7 +218,7 @@ async function convert(
       return audioPart(block.data, block.mimeType, options);
     case "resource_link": {
       const { base, start, end } = lineRange(block.uri);
-      const file = localPath(base, cwd);
+      const file = localPath(base, cwd, options.additionalDirectories);
       if (!file) return text(`[Resource: ${block.name}](${block.uri})`);
       return linkedFile(block.uri, file, start, end, options.signal);
     }

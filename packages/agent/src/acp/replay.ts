@@ -5,7 +5,8 @@
  * each tool call a `tool_call` followed (at its result) by a `tool_call_update` with the result text; write and edit
  * calls get their diff back from the stored arguments (`content`, or `old_string` → `new_string`), since the file's
  * state at the time is not stored. Tool call ids are assigned exactly as the live turns did (see EventRelay), and the
- * set of used ids is returned so the loaded session keeps them unique.
+ * set of used ids is returned so the loaded session keeps them unique. Each message's chunks carry the id it had
+ * when it streamed (`messageId`; messages stored before ids existed have none).
  */
 import path from "node:path";
 import type { ContentBlock, SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
@@ -17,7 +18,12 @@ import {
   type ToolCall,
   toolKind,
 } from "@crow/core";
-import { toolCallFinished, toolCallStarted } from "./translate.js";
+import { messageChunk, thoughtChunk, toolCallFinished, toolCallStarted } from "./translate.js";
+
+/** A stored message's id as ACP's `messageId` (messages stored before ids existed have none). */
+function idOf(message: { id?: string }): { messageId?: string } {
+  return message.id ? { messageId: message.id } : {};
+}
 
 /** User content as ACP content blocks (text, images, audio). */
 export function userBlocks(content: string | ContentPart[]): ContentBlock[] {
@@ -98,18 +104,15 @@ export function replayHistory(messages: readonly ChatMessage[], cwd: string): Re
         break;
       case "user":
         for (const content of originalBlocks(message.original) ?? userBlocks(message.content))
-          updates.push({ sessionUpdate: "user_message_chunk", content });
+          updates.push({ sessionUpdate: "user_message_chunk", content, ...idOf(message) });
         break;
       case "assistant": {
         calls = new Map();
         if (message.reasoning_content) {
-          updates.push({
-            sessionUpdate: "agent_thought_chunk",
-            content: { type: "text", text: message.reasoning_content },
-          });
+          updates.push(thoughtChunk(message.reasoning_content, message.id));
         }
         if (message.content) {
-          updates.push({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: message.content } });
+          updates.push(messageChunk(message.content, message.id));
         }
         for (const call of message.tool_calls ?? []) {
           let id = call.id;

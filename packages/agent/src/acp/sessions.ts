@@ -20,11 +20,12 @@ import type { ForkSessionRequest, ForkSessionResponse } from "@agentclientprotoc
 import type { Crow, CrowSession, Store } from "@crow/core";
 import { log } from "../base/log.js";
 import type { AcpMcpServer } from "../tools/types.js";
+import { listedDirectories, requestedDirectories, withDirectoryErrors } from "./additional-directories.js";
 
 /** How the runtime opens a session for a connection: new or stored. */
 export type OpenSession =
-  | { kind: "new"; cwd: string; mcpServers: AcpMcpServer[] }
-  | { kind: "load"; sessionId: string; cwd: string; mcpServers: AcpMcpServer[] };
+  | { kind: "new"; cwd: string; mcpServers: AcpMcpServer[]; additionalDirectories: string[] }
+  | { kind: "load"; sessionId: string; cwd: string; mcpServers: AcpMcpServer[]; additionalDirectories: string[] };
 
 /** The part of a live session this file needs. */
 export interface HostedSession {
@@ -65,7 +66,7 @@ async function storeOf<E extends HostedSession>(host: SessionHost<E>): Promise<S
 async function reopen<E extends HostedSession>(
   host: SessionHost<E>,
   client: AgentContext,
-  params: Pick<LoadSessionRequest, "sessionId" | "cwd" | "mcpServers">,
+  params: Pick<LoadSessionRequest, "sessionId" | "cwd" | "mcpServers" | "additionalDirectories">,
 ): Promise<{ entry: E; replay: SessionUpdate[] }> {
   if (!path.isAbsolute(params.cwd)) throw RequestError.invalidParams(undefined, `cwd must be absolute: ${params.cwd}`);
   const live = host.sessions.get(params.sessionId);
@@ -81,6 +82,7 @@ async function reopen<E extends HostedSession>(
     sessionId: record.id,
     cwd: params.cwd,
     mcpServers: (params.mcpServers ?? []) as AcpMcpServer[],
+    additionalDirectories: requestedDirectories(params.additionalDirectories, "session/load"),
   });
   // Loaded lazily like the rest of the runtime (initialize answers before @crow/core is parsed).
   const { replayHistory } = await import("./replay.js");
@@ -95,7 +97,9 @@ async function reopen<E extends HostedSession>(
 /** `session/fork` is unstable ACP: the stable SDK entry point Crow uses has no parser for it, so this is its own. */
 const FORK_METHOD = "session/fork";
 
-function forkParams(params: unknown): Pick<ForkSessionRequest, "sessionId" | "cwd" | "mcpServers"> {
+function forkParams(
+  params: unknown,
+): Pick<ForkSessionRequest, "sessionId" | "cwd" | "mcpServers"> & { additionalDirectories: string[] } {
   const p = (params ?? {}) as Record<string, unknown>;
   if (typeof p.sessionId !== "string" || typeof p.cwd !== "string") {
     throw RequestError.invalidParams(undefined, `${FORK_METHOD} expects {"sessionId": "<id>", "cwd": "/abs/path"}`);
@@ -103,7 +107,12 @@ function forkParams(params: unknown): Pick<ForkSessionRequest, "sessionId" | "cw
   if (p.mcpServers !== undefined && p.mcpServers !== null && !Array.isArray(p.mcpServers)) {
     throw RequestError.invalidParams(undefined, `${FORK_METHOD}: mcpServers must be a list`);
   }
-  return { sessionId: p.sessionId, cwd: p.cwd, mcpServers: (p.mcpServers ?? []) as ForkSessionRequest["mcpServers"] };
+  return {
+    sessionId: p.sessionId,
+    cwd: p.cwd,
+    mcpServers: (p.mcpServers ?? []) as ForkSessionRequest["mcpServers"],
+    additionalDirectories: requestedDirectories(p.additionalDirectories, FORK_METHOD),
+  };
 }
 
 /** Registers session/load, resume, fork, list, close and delete on the agent app. */
@@ -119,7 +128,12 @@ export function registerSessionMethods<E extends HostedSession>(app: AgentApp, h
       if (!crow.store) throw new RequestError(-32603, "no session store is configured");
       let forkId: string;
       try {
-        forkId = (await crow.forkSession(params.sessionId, { cwd: params.cwd })).id;
+        const { additionalDirectories } = params;
+        forkId = (
+          await withDirectoryErrors(() =>
+            crow.forkSession(params.sessionId, { cwd: params.cwd, additionalDirectories }),
+          )
+        ).id;
       } catch (error) {
         if ((error as { code?: unknown }).code === -32002) throw RequestError.sessionNotFound(params.sessionId);
         throw error;
@@ -130,6 +144,7 @@ export function registerSessionMethods<E extends HostedSession>(app: AgentApp, h
         sessionId: forkId,
         cwd: params.cwd,
         mcpServers: (params.mcpServers ?? []) as AcpMcpServer[],
+        additionalDirectories: params.additionalDirectories,
       });
       host.announce(entry);
       log.info(`session ${params.sessionId} forked as ${forkId}`);
@@ -169,6 +184,7 @@ export function registerSessionMethods<E extends HostedSession>(app: AgentApp, h
           cwd: s.cwd,
           title: s.title,
           updatedAt: s.updatedAt,
+          ...listedDirectories(s.additionalDirectories),
         })),
         ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
       };

@@ -20,12 +20,14 @@ import type {
 } from "@crow/core";
 import { locationsFor, toolCallData, toolCallTitle } from "../tools/data.js";
 
-export function messageChunk(text: string): SessionUpdate {
-  return { sessionUpdate: "agent_message_chunk", content: { type: "text", text } };
+/** Text of the agent; `messageId`: the message it belongs to (every chunk of one message carries the same). */
+export function messageChunk(text: string, messageId?: string): SessionUpdate {
+  return { sessionUpdate: "agent_message_chunk", content: { type: "text", text }, ...(messageId ? { messageId } : {}) };
 }
 
-export function thoughtChunk(text: string): SessionUpdate {
-  return { sessionUpdate: "agent_thought_chunk", content: { type: "text", text } };
+/** Reasoning of the agent, with the id of the message it belongs to (as {@link messageChunk}). */
+export function thoughtChunk(text: string, messageId?: string): SessionUpdate {
+  return { sessionUpdate: "agent_thought_chunk", content: { type: "text", text }, ...(messageId ? { messageId } : {}) };
 }
 
 /** `tool_call` (pending): announced as soon as the model's message is complete. */

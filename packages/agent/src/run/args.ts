@@ -13,6 +13,7 @@ Options:
   -i, --interactive     REPL: type prompts one after another (after the prompt, if one is given)
   -s, --session ID      continue a saved session
   -c, --cwd DIR         working directory of the session (default: the current directory)
+      --add-dir DIR     another directory the session works in (repeatable; give them again with -s)
       --model M         model for this session (one of the configured models)
       --mode M          permission mode: code (tools run freely), ask (confirm changes), read-only
       --thought LEVEL   thought level (reasoning_effort) for a model configured with levels, e.g. low or high
@@ -32,6 +33,8 @@ export interface RunOptions {
   session?: string;
   /** Absolute, existing directory. */
   cwd: string;
+  /** `--add-dir`: the session's other workspace roots (absolute, existing directories; ACP additionalDirectories). */
+  addDirs: string[];
   model?: string;
   mode?: string;
   /** `--thought`: the session's thought level (the `thought_level` select). */
@@ -55,14 +58,8 @@ export function parseRunArgs(argv: readonly string[], base: string = process.cwd
   }
   const { values, positionals } = parsed;
   if (values.help) return { help: true };
-  const cwd = path.resolve(base, values.cwd ?? ".");
-  let isDir = false;
-  try {
-    isDir = statSync(cwd).isDirectory();
-  } catch {
-    throw new UsageError(`--cwd ${values.cwd}: no such directory`);
-  }
-  if (!isDir) throw new UsageError(`--cwd ${values.cwd}: not a directory`);
+  const cwd = existingDir(base, values.cwd ?? ".", "--cwd");
+  const addDirs = (values["add-dir"] ?? []).map((dir) => existingDir(base, dir, "--add-dir"));
   for (const name of ["session", "model", "mode", "thought"] as const) {
     if (values[name] !== undefined && values[name].trim() === "") throw new UsageError(`--${name} needs a value`);
   }
@@ -74,6 +71,7 @@ export function parseRunArgs(argv: readonly string[], base: string = process.cwd
       interactive: values.interactive ?? false,
       ...(values.session ? { session: values.session } : {}),
       cwd,
+      addDirs,
       ...(values.model ? { model: values.model } : {}),
       ...(values.mode ? { mode: values.mode } : {}),
       ...(values.thought ? { thought: values.thought } : {}),
@@ -83,6 +81,19 @@ export function parseRunArgs(argv: readonly string[], base: string = process.cwd
   };
 }
 
+/** `dir` (relative to `base`) as an absolute path; throws UsageError when it is not an existing directory. */
+function existingDir(base: string, dir: string, flag: string): string {
+  const abs = path.resolve(base, dir);
+  let isDir = false;
+  try {
+    isDir = statSync(abs).isDirectory();
+  } catch {
+    throw new UsageError(`${flag} ${dir}: no such directory`);
+  }
+  if (!isDir) throw new UsageError(`${flag} ${dir}: not a directory`);
+  return abs;
+}
+
 function parse(argv: readonly string[]) {
   return parseArgs({
     args: [...argv],
@@ -90,6 +101,7 @@ function parse(argv: readonly string[]) {
       interactive: { type: "boolean", short: "i" },
       session: { type: "string", short: "s" },
       cwd: { type: "string", short: "c" },
+      "add-dir": { type: "string", multiple: true },
       model: { type: "string" },
       mode: { type: "string" },
       thought: { type: "string" },

@@ -254,7 +254,7 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
     const state = { cancelled: false };
     turn = state;
     output.turnStart(text);
-    const { blocks, missing } = promptBlocks(text, options.cwd);
+    const { blocks, missing } = promptBlocks(text, options.cwd, options.addDirs);
     for (const mention of missing) output.notice(`@${mention}: no such file in ${options.cwd}; sent as plain text`);
     const stopKeys = keyboard.watchInterrupts(interrupt);
     try {

@@ -1,7 +1,7 @@
 /**
  * `@path` mentions in a typed prompt: each mention of an existing file or directory (relative to the session's cwd,
- * optionally with a `#L10:20` line range) is attached as an ACP `resource_link`, which the agent inlines (files,
- * ranges, images, directory listings). The text itself is sent unchanged; mentions of nothing are reported back.
+ * else to the first of its additional directories, `--add-dir`, where it exists; optionally with a `#L10:20` line
+ * range) is attached as an ACP `resource_link`, which the agent inlines (files, ranges, images, directory listings). The text itself is sent unchanged; mentions of nothing are reported back.
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
@@ -14,7 +14,11 @@ const MENTION = /(?:^|\s)@((?:[^\s#]|\\ )+)(#L\d+(?:[:-]L?\d+)?)?/g;
  * The prompt as ACP content: the text, then one resource link per distinct mention that exists on disk; `missing`
  * lists the mentions that name nothing (reported to the user: the text still carries them).
  */
-export function promptBlocks(text: string, cwd: string): { blocks: ContentBlock[]; missing: string[] } {
+export function promptBlocks(
+  text: string,
+  cwd: string,
+  extraRoots: readonly string[] = [],
+): { blocks: ContentBlock[]; missing: string[] } {
   const blocks: ContentBlock[] = [{ type: "text", text }];
   const missing: string[] = [];
   const seen = new Set<string>();
@@ -22,7 +26,11 @@ export function promptBlocks(text: string, cwd: string): { blocks: ContentBlock[
     // A mention at the end of a sentence keeps its punctuation out of the path.
     const raw = (match[1] ?? "").replace(/[.,;:!?)]+$/, "").replace(/\\ /g, " ");
     if (!raw) continue;
-    const file = path.resolve(cwd, raw.startsWith("~/") ? path.join(process.env.HOME ?? "", raw.slice(2)) : raw);
+    const relative = raw.startsWith("~/") ? path.join(process.env.HOME ?? "", raw.slice(2)) : raw;
+    const inCwd = path.resolve(cwd, relative);
+    const file = existsSync(inCwd)
+      ? inCwd
+      : (extraRoots.map((root) => path.resolve(root, relative)).find((f) => existsSync(f)) ?? inCwd);
     const range = match[2] ?? "";
     const key = `${file}${range}`;
     if (seen.has(key)) continue;

@@ -33,6 +33,11 @@ export interface OpenedSession {
 /** JSON-RPC "resource not found" (ACP's answer to session/load of an unknown id). */
 const NOT_FOUND = -32002;
 
+/** `--add-dir` as ACP's `additionalDirectories` (none: the field is left out). */
+function directories(options: RunOptions): { additionalDirectories?: string[] } {
+  return options.addDirs.length > 0 ? { additionalDirectories: options.addDirs } : {};
+}
+
 /** initialize, then session/new or session/load (`beforeLoad` runs first so the replay is attributed). */
 export async function openSession(
   agent: AgentProcess,
@@ -59,7 +64,9 @@ export async function openSession(
     }),
   );
   if (options.session === undefined) {
-    const created = await agent.guard(conn.request(methods.agent.session.new, { cwd: options.cwd, mcpServers: [] }));
+    const created = await agent.guard(
+      conn.request(methods.agent.session.new, { cwd: options.cwd, mcpServers: [], ...directories(options) }),
+    );
     return created;
   }
   if (!init.agentCapabilities?.loadSession) {
@@ -68,7 +75,12 @@ export async function openSession(
   const load = async (sessionId: string): Promise<OpenedSession> => {
     beforeLoad(sessionId);
     const loaded = await agent.guard(
-      conn.request(methods.agent.session.load, { sessionId, cwd: options.cwd, mcpServers: [] }),
+      conn.request(methods.agent.session.load, {
+        sessionId,
+        cwd: options.cwd,
+        mcpServers: [],
+        ...directories(options),
+      }),
     );
     return { sessionId, ...loaded };
   };

@@ -52,14 +52,19 @@ export interface McpToolSourceOptions {
 
 /** A tool source factory over MCP: the built-in crow-mcp, the config's `mcpServers` and `options.mcpServers`. */
 export function mcpToolSource(config: AgentConfig, options: McpToolSourceOptions = {}): ToolSourceFactory {
-  return ({ sessionId, cwd, mode, askPermission, askUser, completeUserQuestion }) => {
+  return ({ sessionId, cwd, additionalDirectories = [], mode, askPermission, askUser, completeUserQuestion }) => {
     const builtin = options.builtin ?? true;
     // sandbox: required and no usable bubblewrap: the session is refused here (session/new answers with the reason).
     // Otherwise a missing bubblewrap is one notice when the session opens (the editor's notice, a line in crow run).
     const notice = builtin ? checkSandbox(config.sandbox) : undefined;
     const settings = {
       config: config.sandbox,
-      protectedDirs: [config.home, ...config.skills.dirs, path.join(cwd, ".crow")],
+      // A workspace root's own `.crow` (its project extensions and skills) stays read-only in every root.
+      protectedDirs: [
+        config.home,
+        ...config.skills.dirs,
+        ...[cwd, ...additionalDirectories].map((d) => path.join(d, ".crow")),
+      ],
       hidden: Object.values(configFiles(config.home)),
     };
     return createToolRouter({
@@ -68,7 +73,7 @@ export function mcpToolSource(config: AgentConfig, options: McpToolSourceOptions
       builtin,
       ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
       ...(options.client ? { client: options.client(sessionId) } : {}),
-      sandbox: () => sandboxPolicy(settings, mode?.() ?? config.mode, cwd, sessionId),
+      sandbox: () => sandboxPolicy(settings, mode?.() ?? config.mode, [cwd, ...additionalDirectories], sessionId),
       // In ask mode a command the sandbox blocked can run once outside it, if the user says so: never silently.
       sandboxEscape: async (call, why, signal) => {
         if ((mode?.() ?? config.mode) !== "ask" || !askPermission) return false;

@@ -54,11 +54,14 @@ export function setSessionSandbox(sessionId: string, on: boolean): void {
   else switchedOff.add(sessionId);
 }
 
-/** The policy for session `sessionId` in `mode`, working in `cwd`. */
+/**
+ * The policy for session `sessionId` in `mode`, whose workspace is `roots` (its cwd, then its additional directories:
+ * all writable in workspace-write mode), or just its cwd.
+ */
 export function sandboxPolicy(
   settings: SandboxSettings,
   mode: PermissionMode,
-  cwd: string,
+  roots: string | readonly string[],
   sessionId?: string,
 ): SandboxPolicy {
   const { config } = settings;
@@ -69,7 +72,7 @@ export function sandboxPolicy(
   }
   return {
     mode: "workspace-write",
-    writable: [cwd, ...config.writable],
+    writable: [...(typeof roots === "string" ? [roots] : roots), ...config.writable],
     readOnly: settings.protectedDirs,
     network: config.network ?? true,
     hidden: settings.hidden,

@@ -34,6 +34,8 @@ export interface ToolSourceRequest {
   sessionId: string;
   /** Absolute working directory. */
   cwd: string;
+  /** The session's workspace roots besides `cwd` (the sandbox makes them writable like it). */
+  additionalDirectories?: readonly string[];
   /** The parent session of a subagent. */
   parentId?: string;
   /** The session's current mode (it can change while the session lives; the sandbox follows it). */
@@ -64,6 +66,8 @@ export interface ModelInfo {
 export interface NewSessionOptions {
   /** Absolute working directory. */
   cwd: string;
+  /** More workspace roots (absolute paths of existing directories; rejects with InvalidDirectoryError otherwise). */
+  additionalDirectories?: readonly string[];
   mode?: PermissionMode;
   model?: string;
   /** The session that spawned this one (subagents): stored as the parent link. */
@@ -82,6 +86,8 @@ export interface NewSessionOptions {
 export interface LoadSessionOptions {
   /** Where the project is now (default: the stored cwd); a new cwd is stored. */
   cwd?: string;
+  /** The workspace roots besides cwd from now on, stored (default: the stored ones); checked as in `newSession`. */
+  additionalDirectories?: readonly string[];
   tools?: ToolSourceFactory | ToolSource | false;
   askPermission?: (request: PermissionRequest) => Promise<PermissionAnswer>;
   askUser?: UserAsker;
@@ -172,6 +178,9 @@ export interface MethodContext {
 export interface CrowSession {
   readonly id: string;
   readonly cwd: string;
+  /** Workspace roots besides `cwd` (absolute, existing directories): named in the system prompt, writable in the
+   * sandbox, relative permission patterns apply in them too. */
+  readonly additionalDirectories: readonly string[];
   readonly parentId: string | undefined;
   /** The conversation without the system prompt, in order. */
   readonly history: readonly ChatMessage[];
@@ -254,7 +263,10 @@ export interface Crow {
    * live source's pending writes are stored first), linked by `forkedFrom`. Open it with `loadSession`. Rejects
    * without a store, and with MethodError -32002 for an unknown session.
    */
-  forkSession(id: string, options?: { cwd?: string }): Promise<SessionRecord>;
+  forkSession(
+    id: string,
+    options?: { cwd?: string; additionalDirectories?: readonly string[] },
+  ): Promise<SessionRecord>;
   /** A live session by id. */
   session(id: string): CrowSession | undefined;
   /** Stored sessions, most recently updated first. */

@@ -50,6 +50,7 @@ export function permissionGates(
         ...(isConfined ? { isConfined: (name: string) => isConfined(session, name) } : {}),
         rules,
         cwd: () => session.cwd,
+        extraRoots: () => session.additionalDirectories,
       }),
   );
 }
@@ -182,6 +183,11 @@ export interface CompactResponse {
   messagesAfter?: number;
 }
 
+/** A `_crow/compact` whose request was cancelled (JSON-RPC -32800, as ACP answers a cancelled request). */
+function cancelled(): MethodError {
+  return new MethodError(-32800, `${COMPACT_METHOD} was cancelled; the history is unchanged`);
+}
+
 function compactResponse(result: CompactionResult): CompactResponse {
   if (!result.compacted) return { compacted: false, message: result.message };
   return {
@@ -227,18 +233,27 @@ export function commandsExtension(isBusy: (error: unknown) => error is SessionBu
       run: (_args, { commands }) =>
         `Available commands:\n${commands.map((c) => `  /${c.name} - ${c.description}`).join("\n")}`,
     });
-    crow.registerMethod(COMPACT_METHOD, async (params, { crow: runtime }) => {
+    crow.registerMethod(COMPACT_METHOD, async (params, { crow: runtime, signal }) => {
       const sessionId = (params as { sessionId?: unknown } | null)?.sessionId;
       if (typeof sessionId !== "string" || sessionId === "") {
         throw MethodError.invalidParams(`${COMPACT_METHOD} expects {"sessionId": "<id>"}`);
       }
       const session = runtime.session(sessionId);
       if (!session) throw MethodError.sessionNotFound(sessionId);
+      // The request cancelled (ACP `$/cancel_request`) stops the compaction it started, as `/stop` would.
+      const stop = () => session.cancel();
+      signal.addEventListener("abort", stop, { once: true });
       try {
-        return compactResponse(await session.compact());
+        const result = await session.compact();
+        if (!result.compacted && signal.aborted) throw cancelled();
+        return compactResponse(result);
       } catch (error) {
+        if (error instanceof MethodError) throw error;
         if (isBusy(error)) throw MethodError.invalidRequest(error.message);
+        if (signal.aborted) throw cancelled();
         throw new MethodError(-32603, error instanceof Error ? error.message : String(error));
+      } finally {
+        signal.removeEventListener("abort", stop);
       }
     });
   };

@@ -7,8 +7,9 @@
  *     does, so `cd x && git push` is caught by `terminal(git push*)`;
  *   - the path of tools with a `file_path` or `path` argument (`edit(/etc/**)`, `write(src/**)`): `**` matches
  *     across directories, `*` and `?` within one. An absolute (or `~/`) pattern is matched against the absolute
- *     path; a relative one against the path relative to the session's working directory (a path outside it never
- *     matches a relative pattern, not even `**`);
+ *     path; a relative one against the path relative to the session's working directory, or to one of its
+ *     additional directories (other workspace roots): a path outside all of them never matches a relative pattern,
+ *     not even `**`;
  *   - the URL of tools with a `url` argument (`web_fetch(https://intranet.example/*)`), like a command.
  *   A call without such an argument never matches a rule with a pattern.
  * Commands and command patterns are compared with runs of whitespace collapsed to one space and trimmed, so
@@ -117,14 +118,27 @@ export function normalizeCommand(command: string): string {
   return command.replace(/\s+/g, " ").trim();
 }
 
-/** Whether path glob `pattern` matches absolute path `absolute` of a session working in `cwd`. */
-function pathMatches(pattern: string, absolute: string, cwd: string | undefined, subject: string): boolean {
+/**
+ * Whether path glob `pattern` matches absolute path `absolute` of a session working in `cwd` with the other
+ * workspace roots `extraRoots`.
+ */
+function pathMatches(
+  pattern: string,
+  absolute: string,
+  cwd: string | undefined,
+  subject: string,
+  extraRoots: readonly string[],
+): boolean {
   const expanded = expandTilde(pattern);
   if (path.isAbsolute(expanded)) return globRegExp(expanded, "path").test(absolute);
-  const relative = cwd ? path.relative(cwd, absolute) : subject;
-  // A relative pattern speaks of the working directory: paths outside it never match.
-  if (relative === ".." || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) return false;
-  return globRegExp(expanded, "path").test(relative.split(path.sep).join("/"));
+  const glob = globRegExp(expanded, "path");
+  // A relative pattern speaks of the workspace, in each of its roots: paths outside all of them never match.
+  const relatives = cwd ? [cwd, ...extraRoots].map((root) => path.relative(root, absolute)) : [subject];
+  return relatives.some(
+    (relative) =>
+      !(relative === ".." || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) &&
+      glob.test(relative.split(path.sep).join("/")),
+  );
 }
 
 /**
@@ -132,17 +146,24 @@ function pathMatches(pattern: string, absolute: string, cwd: string | undefined,
  * resolved too (an absolute pattern) or against the real working directory (a relative one). `every`: both forms
  * must match (allow rules), else either one (deny and ask).
  */
-function pathRuleMatches(pattern: string, file: string, cwd: string | undefined, every: boolean): boolean {
+function pathRuleMatches(
+  pattern: string,
+  file: string,
+  cwd: string | undefined,
+  every: boolean,
+  extraRoots: readonly string[],
+): boolean {
   const absolute = cwd ? path.resolve(cwd, expandTilde(file)) : path.normalize(file);
-  const literal = pathMatches(pattern, absolute, cwd, file);
+  const literal = pathMatches(pattern, absolute, cwd, file, extraRoots);
   if (literal !== every) return literal;
   const real = realPathOf(absolute);
   const expanded = expandTilde(pattern);
   const realPattern = path.isAbsolute(expanded) ? realGlobOf(expanded) : pattern;
   const realCwd = cwd === undefined ? undefined : realPathOf(cwd);
+  const realRoots = extraRoots.map(realPathOf);
   return (
-    pathMatches(pattern, real, realCwd, file) ||
-    (realPattern !== pattern && pathMatches(realPattern, real, realCwd, file))
+    pathMatches(pattern, real, realCwd, file, realRoots) ||
+    (realPattern !== pattern && pathMatches(realPattern, real, realCwd, file, realRoots))
   );
 }
 
@@ -150,8 +171,11 @@ function subjectMatches(
   rule: PermissionRule & { pattern: string },
   subject: Subject,
   cwd: string | undefined,
+  extraRoots: readonly string[],
 ): boolean {
-  if (subject.kind === "path") return pathRuleMatches(rule.pattern, subject.value, cwd, rule.action === "allow");
+  if (subject.kind === "path") {
+    return pathRuleMatches(rule.pattern, subject.value, cwd, rule.action === "allow", extraRoots);
+  }
   if (subject.kind === "url") return globRegExp(rule.pattern, "plain").test(subject.value.trim());
   const glob = globRegExp(normalizeCommand(rule.pattern), "plain");
   const command = normalizeCommand(subject.value);
@@ -159,12 +183,21 @@ function subjectMatches(
   return commandParts(subject.value).some((part) => glob.test(normalizeCommand(part)));
 }
 
-/** Whether a rule applies to a call of tool `name` with `args` in a session working in `cwd`. */
-export function ruleMatches(rule: PermissionRule, name: string, args: Record<string, unknown>, cwd?: string): boolean {
+/**
+ * Whether a rule applies to a call of tool `name` with `args` in a session working in `cwd` (with the other
+ * workspace roots `extraRoots`, its additional directories).
+ */
+export function ruleMatches(
+  rule: PermissionRule,
+  name: string,
+  args: Record<string, unknown>,
+  cwd?: string,
+  extraRoots: readonly string[] = [],
+): boolean {
   if (!rule.tool.test(name)) return false;
   if (rule.pattern === undefined) return true;
   const subject = subjectOf(args);
-  return subject !== undefined && subjectMatches({ ...rule, pattern: rule.pattern }, subject, cwd);
+  return subject !== undefined && subjectMatches({ ...rule, pattern: rule.pattern }, subject, cwd, extraRoots);
 }
 
 /**
@@ -176,9 +209,10 @@ export function matchPermissionRule(
   name: string,
   args: Record<string, unknown>,
   cwd?: string,
+  extraRoots: readonly string[] = [],
 ): PermissionRule | undefined {
   for (const action of ["deny", "ask", "allow"] as const) {
-    const hit = rules.find((rule) => rule.action === action && ruleMatches(rule, name, args, cwd));
+    const hit = rules.find((rule) => rule.action === action && ruleMatches(rule, name, args, cwd, extraRoots));
     if (hit) return hit;
   }
   return undefined;

@@ -25,6 +25,8 @@ export interface PermissionOptions {
   rules?: PermissionRules;
   /** The session's working directory, for rules with a relative path pattern. */
   cwd?: () => string | undefined;
+  /** The session's other workspace roots (additional directories): relative path patterns apply in them too. */
+  extraRoots?: () => readonly string[];
 }
 
 /** Handle on the installed permission extension. */
@@ -108,7 +110,9 @@ export function permissionGate(
     isMutatingKind(kind) || (kind === "other" && options.isReadOnly?.(name) !== true);
   const isMutating = (name: string): boolean => mutating(name, toolKind(name));
   const ruleFor = (call: ToolCallRequest, name: string) =>
-    rules.length === 0 ? undefined : matchPermissionRule(rules, name, call.args, options.cwd?.());
+    rules.length === 0
+      ? undefined
+      : matchPermissionRule(rules, name, call.args, options.cwd?.(), options.extraRoots?.() ?? []);
 
   type Event = Parameters<HookHandlers["before_tool_call"]>[0];
   type Ctx = Parameters<HookHandlers["before_tool_call"]>[1];

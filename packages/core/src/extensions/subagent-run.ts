@@ -17,6 +17,8 @@ export const MAX_SUBAGENT_DEPTH = 2;
 export interface SubagentRequest {
   /** Absolute working directory. */
   cwd: string;
+  /** The child's other workspace roots (a task's child shares its parent's workspace). */
+  additionalDirectories?: readonly string[];
   /** The child's first (and only) user message. */
   prompt: string;
   /** The parent's id: stored as the child's `parentId`. */
@@ -159,6 +161,7 @@ export class ProgressRelay {
 export async function runSubagent(crow: Crow, request: SubagentRequest): Promise<SubagentOutcome> {
   const child: CrowSession = await crow.newSession({
     cwd: request.cwd,
+    ...(request.additionalDirectories ? { additionalDirectories: request.additionalDirectories } : {}),
     ...(request.parentId ? { parentId: request.parentId } : {}),
     ...(request.model ? { model: request.model } : {}),
     ...(request.mode ? { mode: request.mode } : {}),

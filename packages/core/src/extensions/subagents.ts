@@ -130,6 +130,7 @@ export function subagentsExtension(host: SubagentHost): Extension {
         const tools = host.toolsOf(session);
         const outcome = await runSubagent(runtime, {
           cwd: session.cwd,
+          additionalDirectories: session.additionalDirectories,
           prompt: prompt + SUBAGENT_NOTE,
           parentId: session.id,
           ...(session.model ? { model: session.model } : {}),

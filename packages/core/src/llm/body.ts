@@ -18,15 +18,17 @@ function messageJson(message: ChatMessage, sendReasoning: boolean): Buffer {
   const cache = sendReasoning ? asSent : withoutReasoning;
   let json = cache.get(message);
   if (json === undefined) {
-    if (!sendReasoning && message.role === "assistant" && message.reasoning_content !== undefined) {
-      const { reasoning_content: _dropped, ...rest } = message;
+    // The message's id is Crow's own: not part of the chat-completions message.
+    const { id: _id, ...sent } = message as ChatMessage & { id?: string };
+    if (!sendReasoning && sent.role === "assistant" && sent.reasoning_content !== undefined) {
+      const { reasoning_content: _dropped, ...rest } = sent;
       json = Buffer.from(JSON.stringify(rest));
-    } else if (message.role === "user" && message.original !== undefined) {
+    } else if (sent.role === "user" && sent.original !== undefined) {
       // The host's own record of the prompt: not part of the chat-completions message.
-      const { original: _kept, ...rest } = message;
+      const { original: _kept, ...rest } = sent;
       json = Buffer.from(JSON.stringify(rest));
     } else {
-      json = Buffer.from(JSON.stringify(message));
+      json = Buffer.from(JSON.stringify(sent));
     }
     cache.set(message, json);
   }

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { HookError, LoopHookContext, LoopHooks, StopReason } from "../hooks/types.js";
 import type { LlmError, LlmStreamEvent } from "../llm/types.js";
 import {
@@ -157,7 +158,8 @@ async function loopSteps(
       ctx,
     );
     if (signal.aborted) return stop("cancelled");
-    emit({ type: "request_start", step });
+    const id = randomUUID();
+    emit({ type: "request_start", step, messageId: id });
     const result = await config.llm.stream(
       { model: draft.model, messages: draft.messages, tools: draft.tools, params: draft.params },
       { signal, onEvent: relay },
@@ -168,7 +170,7 @@ async function loopSteps(
         const { content, reasoning } = result.partial;
         if (content || reasoning) {
           void append(
-            { role: "assistant", content, ...(reasoning ? { reasoning_content: reasoning } : {}) },
+            { role: "assistant", id, content, ...(reasoning ? { reasoning_content: reasoning } : {}) },
             result.usage,
           );
         }
@@ -178,7 +180,8 @@ async function loopSteps(
     }
     usage = addUsage(usage, result.usage);
     lastUsage = result.usage ?? lastUsage;
-    const { message, finishReason, toolCalls } = result;
+    const { finishReason, toolCalls } = result;
+    const message = { ...result.message, id };
     emit({
       type: "assistant_message",
       message,

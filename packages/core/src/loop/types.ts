@@ -57,7 +57,8 @@ export type ToolCallStatus = "completed" | "failed" | "blocked" | "cancelled";
  * - `stop`: always last, exactly once.
  */
 export type LoopEvent =
-  | { type: "request_start"; step: number }
+  /** `messageId`: the id of the assistant message this request produces (on its deltas' message and the stored one). */
+  | { type: "request_start"; step: number; messageId: string }
   | { type: "text_delta"; text: string }
   | { type: "reasoning_delta"; text: string }
   | { type: "retry"; attempt: number; delayMs: number; error: LlmError }

@@ -61,10 +61,17 @@ export async function readAgentsMd(cwd: string, maxChars = AGENTS_MD_MAX_CHARS):
 
 export interface PromptArgsOptions {
   now?: Date;
+  /** The session's workspace roots besides `cwd` (ACP `additionalDirectories`). */
+  additionalDirectories?: readonly string[];
   skillsHint?: string;
   tree?: TreeOptions;
   /** Extensions' variables (`registerPromptArgs`); the built-in ones win over them. */
   extraArgs?: Record<string, unknown>;
+}
+
+/** The template variable `additional_directories`: one `- /path` line per directory ("" for none). */
+export function directoriesArg(dirs: readonly string[]): string {
+  return dirs.map((dir) => `- ${dir}`).join("\n");
 }
 
 /** The arguments a system prompt for `cwd` is rendered with (reads the tree and AGENTS.md now). */
@@ -73,6 +80,7 @@ export async function systemPromptArgs(cwd: string, options: PromptArgsOptions =
   return {
     ...options.extraArgs,
     workspace: cwd,
+    additional_directories: directoriesArg(options.additionalDirectories ?? []),
     display_tree: tree.text,
     agents_content: agents ?? NO_AGENTS_MD,
     has_agents_md: agents !== undefined,

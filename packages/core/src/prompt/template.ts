@@ -18,6 +18,8 @@ export const SYSTEM_PROMPT_NAME = "system_prompt";
 export interface PromptArgs {
   /** Absolute workspace path. */
   workspace: string;
+  /** The session's other workspace roots, one `- /path` line each ("" for none; absent in older sessions' args). */
+  additional_directories?: string;
   /** The directory tree drawing (see `directoryTree`). */
   display_tree: string;
   /** The workspace's AGENTS.md, or upstream's literal "No AGENTS.md found". */
@@ -107,6 +109,10 @@ Today's date: {{ date }}
 Platform: {{ platform }}
 Workspace: {{ workspace }}
 (the directory the user opened; relative paths in the conversation are relative to it)
+{% if additional_directories %}
+Additional directories, also part of the workspace (you may read and change files there; use absolute paths):
+{{ additional_directories }}
+{% endif %}
 
 Directory tree (depth-limited; dependency and build directories and .gitignore'd files are hidden):
 {{ display_tree }}

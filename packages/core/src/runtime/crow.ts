@@ -13,7 +13,7 @@ import {
   type ToolSource,
 } from "../api/types.js";
 import { Compaction, compactionThreshold } from "../compaction/index.js";
-import { MethodError, type ProviderFactory } from "../extensions/api.js";
+import { MethodError } from "../extensions/api.js";
 import { askUserExtension } from "../extensions/ask-user.js";
 import {
   commandsExtension,
@@ -30,26 +30,25 @@ import { subagentsExtension } from "../extensions/subagents.js";
 import { todoExtension } from "../extensions/todo.js";
 import { SessionTools } from "../extensions/tool-source.js";
 import { crowHome } from "../home.js";
-import type { LlmClient, LlmResult } from "../llm/types.js";
 import type { ChatMessage } from "../messages.js";
 import { prepareSystemPrompt } from "../prompt/system-prompt.js";
 import { sessionSlug } from "../store/ids.js";
 import { openStore } from "../store/open.js";
 import { SessionNotFoundError, type SessionRecord, type Store } from "../store/types.js";
 import { stderrLogger } from "./logger.js";
+import { modelRouter } from "./model-routing.js";
 import type { RuntimeOptions } from "./options.js";
 import { CrowSessionImpl } from "./session.js";
 import { loadStoredHistory, recordOf } from "./stored-history.js";
 import { defaultSystemPrompt } from "./system-prompt.js";
 import { liveSessionAccess, openToolSource } from "./tool-source-request.js";
+import { checkAdditionalDirectories, storeDirectories } from "./workspace-roots.js";
 
-function failed(message: string): LlmResult {
-  return {
-    ok: false,
-    error: { kind: "invalid_response", message, retryable: false, attempts: 0 },
-    partial: { content: "", reasoning: "" },
-  };
-}
+/** What opening a live session needs of its record. */
+type SessionBasics = Pick<
+  SessionRecord,
+  "id" | "cwd" | "title" | "mode" | "model" | "requestParams" | "additionalDirectories"
+> & { parentId?: string | null };
 
 /**
  * Creates the runtime. Rejects only when the store cannot be opened or a permission rule is invalid; extensions
@@ -124,36 +123,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
   ];
 
   const models = options.models ?? [];
-  const providerClients = new Map<string, LlmClient>();
-  const providerClient = (name: string, factory: ProviderFactory): LlmClient => {
-    let client = providerClients.get(name);
-    if (!client) {
-      client = factory({ name, options: {} });
-      providerClients.set(name, client);
-    }
-    return client;
-  };
-  /** Routes each request by model: an extension provider when the model names one, else `options.llm`. */
-  const llm: LlmClient | undefined =
-    options.llm || registry.providers.size > 0
-      ? {
-          async stream(request, streamOptions) {
-            const info = models.find((m) => m.name === request.model);
-            const provider = info?.provider ? registry.providers.get(info.provider) : undefined;
-            const routed = { ...request, model: info?.id ?? request.model };
-            try {
-              if (provider)
-                return await providerClient(info?.provider ?? "", provider.value).stream(routed, streamOptions);
-            } catch (error) {
-              return failed(
-                `provider "${info?.provider}" failed: ${error instanceof Error ? error.message : String(error)}`,
-              );
-            }
-            if (!options.llm) return failed(`no LLM provider serves model "${request.model}"`);
-            return options.llm.stream(routed, streamOptions);
-          },
-        }
-      : undefined;
+  const llm = modelRouter(options.llm, models, registry.providers);
 
   const threshold = (model: string | undefined): number => {
     const configured = options.compactionThreshold;
@@ -162,9 +132,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
   };
 
   async function open(
-    record: Pick<SessionRecord, "id" | "cwd" | "title" | "mode" | "model" | "requestParams"> & {
-      parentId?: string | null;
-    },
+    record: SessionBasics,
     init: {
       history: ChatMessage[];
       systemPrompt: string;
@@ -192,6 +160,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
     session = new CrowSessionImpl({
       id: record.id,
       cwd: record.cwd,
+      additionalDirectories: record.additionalDirectories,
       ...(record.parentId ? { parentId: record.parentId } : {}),
       crow,
       registry,
@@ -228,7 +197,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
     return session;
   }
 
-  async function systemPromptFor(cwd: string): Promise<{
+  async function systemPromptFor(
+    cwd: string,
+    additionalDirectories: readonly string[],
+  ): Promise<{
     systemPrompt: string;
     promptId: string | null;
     promptArgs: Record<string, unknown> | null;
@@ -243,6 +215,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
       .filter((hint) => hint !== "")
       .join("\n");
     const prepared = await prepareSystemPrompt(cwd, {
+      additionalDirectories,
       home: choice.home ?? home,
       ...(store ? { store } : {}),
       ...(skillsHint ? { skillsHint } : {}),
@@ -261,26 +234,26 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
     async newSession(request: NewSessionOptions): Promise<CrowSession> {
       const mode = request.mode ?? options.mode ?? "code";
       const model = request.model ?? options.model ?? null;
+      const additionalDirectories = await checkAdditionalDirectories(request.additionalDirectories ?? [], request.cwd);
       const id = sessionSlug();
       // The tool source (spawning MCP servers) is the slow part of opening a session: start it first and render the
       // prompt and store the row meanwhile.
       const toolsReady = openToolSource(request.tools ?? options.tools, {
         sessionId: id,
         cwd: request.cwd,
+        additionalDirectories,
         ...liveSessionAccess(live, id, mode),
         ...(request.parentId ? { parentId: request.parentId } : {}),
       });
       // Handled below (awaited); this only keeps an early failure from counting as unhandled meanwhile.
       toolsReady.catch(() => undefined);
       let prompt: Awaited<ReturnType<typeof systemPromptFor>>;
-      let record: Pick<SessionRecord, "id" | "cwd" | "title" | "mode" | "model" | "requestParams"> & {
-        parentId?: string | null;
-      };
+      let record: SessionBasics;
       let tools: ToolSource | undefined;
       try {
         prompt = request.systemPrompt
           ? { systemPrompt: request.systemPrompt, promptId: null, promptArgs: null }
-          : await systemPromptFor(request.cwd);
+          : await systemPromptFor(request.cwd, additionalDirectories);
         record = store
           ? await store.createSession({
               id,
@@ -290,9 +263,19 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
               systemPrompt: prompt.systemPrompt,
               promptId: prompt.promptId,
               promptArgs: prompt.promptArgs,
+              additionalDirectories,
               ...(request.parentId ? { parentId: request.parentId } : {}),
             })
-          : { id, cwd: request.cwd, title: null, mode, model, requestParams: null, parentId: request.parentId ?? null };
+          : {
+              id,
+              cwd: request.cwd,
+              title: null,
+              mode,
+              model,
+              requestParams: null,
+              additionalDirectories,
+              parentId: request.parentId ?? null,
+            };
         tools = await toolsReady;
       } catch (error) {
         // Do not leave spawned servers behind when the session could not be created.
@@ -318,15 +301,22 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
       if (running?.running)
         throw new SessionBusyError("this session is running a prompt; cancel it before loading it again");
       if (running) await running.close();
-      const record = await store.getSession(id);
-      if (!record || record.archivedFrom !== null) throw new MethodError(-32002, `session not found: ${id}`);
+      const stored = await store.getSession(id);
+      if (!stored || stored.archivedFrom !== null) throw new MethodError(-32002, `session not found: ${id}`);
+      const cwd = request.cwd ?? stored.cwd;
+      const dirs = request.additionalDirectories;
+      const record = await storeDirectories(
+        store,
+        stored,
+        dirs === undefined ? stored.additionalDirectories : await checkAdditionalDirectories(dirs, cwd),
+      );
       const { history, lastPromptTokens } = await loadStoredHistory(store, record.id);
-      const cwd = request.cwd ?? record.cwd;
       // The host says where the project is now (it may have moved); remember it.
       if (cwd !== record.cwd) await store.updateSession(record.id, { cwd });
       const tools = await openToolSource(request.tools ?? options.tools, {
         sessionId: record.id,
         cwd,
+        additionalDirectories: record.additionalDirectories,
         ...liveSessionAccess(
           live,
           record.id,
@@ -352,7 +342,17 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
       // A live source may still be storing its latest messages: the fork copies them too.
       await live.get(id)?.flush();
       try {
-        return await store.forkSession(id, request.cwd ? { cwd: request.cwd } : {});
+        return await store.forkSession(id, {
+          ...(request.cwd ? { cwd: request.cwd } : {}),
+          ...(request.additionalDirectories
+            ? {
+                additionalDirectories: await checkAdditionalDirectories(
+                  request.additionalDirectories,
+                  request.cwd ?? "/",
+                ),
+              }
+            : {}),
+        });
       } catch (error) {
         if (error instanceof SessionNotFoundError) throw new MethodError(-32002, `session not found: ${id}`);
         throw error;

@@ -4,3 +4,4 @@ export { createRuntime } from "./crow.js";
 export { stderrLogger } from "./logger.js";
 export * from "./options.js";
 export { defaultSystemPrompt } from "./system-prompt.js";
+export { InvalidDirectoryError } from "./workspace-roots.js";

@@ -35,6 +35,7 @@ import { runPromptTurn, type Turn, type TurnModel, withReasoningEffort } from ".
 export interface SessionInit {
   id: string;
   cwd: string;
+  additionalDirectories?: readonly string[];
   parentId?: string;
   crow: Crow;
   registry: ExtensionRegistry;
@@ -62,6 +63,7 @@ export interface SessionInit {
 export class CrowSessionImpl implements CrowSession {
   readonly id: string;
   readonly cwd: string;
+  readonly additionalDirectories: readonly string[];
   readonly parentId: string | undefined;
   readonly crow: Crow;
   readonly bus: HookBus;
@@ -88,6 +90,7 @@ export class CrowSessionImpl implements CrowSession {
   constructor(private readonly init: SessionInit) {
     this.id = init.id;
     this.cwd = init.cwd;
+    this.additionalDirectories = init.additionalDirectories ?? [];
     this.parentId = init.parentId;
     this.crow = init.crow;
     this.tools = init.tools;
@@ -102,10 +105,7 @@ export class CrowSessionImpl implements CrowSession {
     init.registry.installHooks(this.bus, this);
   }
 
-  /**
-   * Runs the extensions' session setups (each isolated), then `session_start`. `problems`: what the runtime found
-   * while preparing the session, reported by `problems()` with the rest.
-   */
+  /** Runs the extensions' session setups (each isolated), then `session_start`; `problems()` reports `problems`. */
   async start(resumed: boolean, problems: readonly string[] = []): Promise<void> {
     this.openingProblems.push(...problems);
     this.starting = true;

@@ -38,6 +38,7 @@ export function recordOf(session: CrowSessionImpl): SessionRecord {
     parentId: session.parentId ?? null,
     archivedFrom: null,
     forkedFrom: null,
+    additionalDirectories: [...session.additionalDirectories],
     createdAt: now,
     updatedAt: now,
   };

@@ -4,6 +4,7 @@
  * and retry once on "context length exceeded"). The session (session.ts) owns the state and decides when a turn may
  * start; this file is what happens inside one.
  */
+import { randomUUID } from "node:crypto";
 
 import type { CrowEvent, PromptResult } from "../api/types.js";
 import type { Compaction, CompactionReason } from "../compaction/index.js";
@@ -74,7 +75,9 @@ export async function runPromptTurn(
   /** The prompt as the host received it, kept with the user message (`original`). */
   original?: unknown,
 ): Promise<PromptResult> {
-  const user: ChatMessage = original === undefined ? { role: "user", content } : { role: "user", content, original };
+  const id = randomUUID();
+  const user: ChatMessage =
+    original === undefined ? { role: "user", id, content } : { role: "user", id, content, original };
   session.history.push(user);
   void session.record(user); // ordered before every later write, which the loop may await
   // The last request was over MAX_COMPACT_TOKENS: compact first, with this prompt as the latest user message.

@@ -123,6 +123,16 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable("messages").dropColumn("is_error").execute();
     },
   },
+  "0005_additional_directories": {
+    // ACP `additionalDirectories`: the workspace roots a session has besides its cwd (a JSON list of absolute paths;
+    // null: none).
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable("sessions").addColumn("additional_directories", "text").execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable("sessions").dropColumn("additional_directories").execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

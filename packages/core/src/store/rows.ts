@@ -1,8 +1,12 @@
-/** Row ↔ record conversions shared by the store's writes (store.ts) and its read queries (queries.ts). */
+/** Row ↔ record conversions shared by the store's writes (store.ts) and its read queries (queries.ts), both ways. */
 import type { Selectable } from "kysely";
 import type { ChatMessage, Usage } from "../messages.js";
 import type { MessagesTable, SessionsTable } from "./schema.js";
-import type { SessionRecord, StoredMessage } from "./types.js";
+import type { SessionPatch, SessionRecord, StoredMessage } from "./types.js";
+
+/** A value as a JSON column (null stays null). */
+export const json = (value: unknown): string | null =>
+  value === null || value === undefined ? null : JSON.stringify(value);
 
 export function parse<T>(text: string | null): T | null {
   return text === null ? null : (JSON.parse(text) as T);
@@ -23,6 +27,7 @@ export function toSession(row: Selectable<SessionsTable>): SessionRecord {
     parentId: row.parent_id,
     archivedFrom: row.archived_from,
     forkedFrom: row.forked_from,
+    additionalDirectories: parse<string[]>(row.additional_directories) ?? [],
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -42,4 +47,27 @@ export function toMessage(
     stored.outcome = { isError: Number(row.is_error) !== 0, durationMs: Number(row.duration_ms ?? 0) };
   }
   return stored;
+}
+
+/** A session's additional directories as stored: a JSON list, or null for none. */
+export function directoriesColumn(dirs: readonly string[] | null | undefined): string | null {
+  return dirs && dirs.length > 0 ? JSON.stringify(dirs) : null;
+}
+
+/** The columns a patch sets (undefined fields are left alone). */
+export function patchColumns(patch: SessionPatch): Partial<SessionsTable> {
+  const set: Partial<SessionsTable> = {};
+  if (patch.cwd !== undefined) set.cwd = patch.cwd;
+  if (patch.title !== undefined) set.title = patch.title;
+  if (patch.mode !== undefined) set.mode = patch.mode;
+  if (patch.model !== undefined) set.model = patch.model;
+  if (patch.promptId !== undefined) set.prompt_id = patch.promptId;
+  if (patch.promptArgs !== undefined) set.prompt_args = json(patch.promptArgs);
+  if (patch.systemPrompt !== undefined) set.system_prompt = patch.systemPrompt;
+  if (patch.toolDefinitions !== undefined) set.tool_definitions = json(patch.toolDefinitions);
+  if (patch.requestParams !== undefined) set.request_params = json(patch.requestParams);
+  if (patch.parentId !== undefined) set.parent_id = patch.parentId;
+  if (patch.additionalDirectories !== undefined)
+    set.additional_directories = directoriesColumn(patch.additionalDirectories);
+  return set;
 }

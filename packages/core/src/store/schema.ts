@@ -29,6 +29,8 @@ export interface SessionsTable {
   archived_from: string | null;
   /** The session this one was forked from (migration 0002). */
   forked_from: string | null;
+  /** JSON list of absolute paths: workspace roots besides `cwd` (migration 0005); null: none. */
+  additional_directories: string | null;
   created_at: string;
   updated_at: string;
 }

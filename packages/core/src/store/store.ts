@@ -10,7 +10,7 @@ import { kyselyEvalStore } from "./eval.js";
 import type { EvalStore } from "./eval-types.js";
 import { archiveSlug, sessionSlug } from "./ids.js";
 import { listSessions, listUsage, loadMessagePage, sessionStats } from "./queries.js";
-import { toMessage, toSession } from "./rows.js";
+import { directoriesColumn, json, patchColumns, toMessage, toSession } from "./rows.js";
 import type { Database, MessagesTable, PromptsTable, SessionsTable } from "./schema.js";
 import {
   type ForkOptions,
@@ -22,7 +22,6 @@ import {
   type ReplaceOptions,
   SessionNotFoundError,
   type SessionPage,
-  type SessionPatch,
   type SessionRecord,
   type SessionStats,
   type Store,
@@ -34,7 +33,6 @@ import {
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-const json = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
 function toPrompt(row: Selectable<PromptsTable>): PromptRecord {
   return {
     id: row.id,
@@ -44,22 +42,6 @@ function toPrompt(row: Selectable<PromptsTable>): PromptRecord {
     content: row.content,
     createdAt: row.created_at,
   };
-}
-
-/** The columns a patch sets (undefined fields are left alone). */
-function patchColumns(patch: SessionPatch): Partial<SessionsTable> {
-  const set: Partial<SessionsTable> = {};
-  if (patch.cwd !== undefined) set.cwd = patch.cwd;
-  if (patch.title !== undefined) set.title = patch.title;
-  if (patch.mode !== undefined) set.mode = patch.mode;
-  if (patch.model !== undefined) set.model = patch.model;
-  if (patch.promptId !== undefined) set.prompt_id = patch.promptId;
-  if (patch.promptArgs !== undefined) set.prompt_args = json(patch.promptArgs);
-  if (patch.systemPrompt !== undefined) set.system_prompt = patch.systemPrompt;
-  if (patch.toolDefinitions !== undefined) set.tool_definitions = json(patch.toolDefinitions);
-  if (patch.requestParams !== undefined) set.request_params = json(patch.requestParams);
-  if (patch.parentId !== undefined) set.parent_id = patch.parentId;
-  return set;
 }
 
 function messageRows(sessionId: string, first: number, messages: readonly MessageInput[], at: string): MessagesTable[] {
@@ -219,6 +201,7 @@ export class KyselyStore implements Store {
           parent_id: init.parentId ?? null,
           archived_from: null,
           forked_from: null,
+          additional_directories: directoriesColumn(init.additionalDirectories),
           created_at: at,
           updated_at: at,
         };
@@ -235,7 +218,7 @@ export class KyselyStore implements Store {
     });
   }
 
-  updateSession(id: string, patch: SessionPatch): Promise<SessionRecord> {
+  updateSession(id: string, patch: Parameters<Store["updateSession"]>[1]): Promise<SessionRecord> {
     return this.guard("updating a session", () =>
       this.db.transaction().execute(async (trx) => {
         const result = await trx
@@ -367,6 +350,9 @@ export class KyselyStore implements Store {
           id: await freeSessionId(trx),
           cwd: options.cwd ?? source.cwd,
           forked_from: sessionId,
+          ...(options.additionalDirectories
+            ? { additional_directories: directoriesColumn(options.additionalDirectories) }
+            : {}),
           created_at: at,
           updated_at: at,
         };

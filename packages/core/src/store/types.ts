@@ -42,6 +42,8 @@ export interface SessionRecord {
   archivedFrom: string | null;
   /** Set on forks: the session whose history this one started as a copy of. */
   forkedFrom: string | null;
+  /** Workspace roots besides `cwd` (absolute paths, in the order given; ACP `additionalDirectories`). */
+  additionalDirectories: string[];
   createdAt: string;
   updatedAt: string;
 }
@@ -59,6 +61,8 @@ export interface NewSession {
   toolDefinitions?: ToolDefinition[] | null;
   requestParams?: Record<string, unknown> | null;
   parentId?: string | null;
+  /** Workspace roots besides `cwd` (absolute paths); empty or null: none. */
+  additionalDirectories?: readonly string[] | null;
 }
 
 /** Updatable session fields (`updatedAt` is always bumped). */
@@ -133,6 +137,8 @@ export interface SessionPage {
 export interface ForkOptions {
   /** The fork's working directory (default: the source's). */
   cwd?: string;
+  /** The fork's workspace roots besides its cwd (default: the source's). */
+  additionalDirectories?: readonly string[];
 }
 
 /** What `replaceMessages` does besides swapping the history. */
