@@ -6,7 +6,11 @@
 //   CROW_BENCH_RUNS=10 npm run bench -- first-request
 //
 // A build is a `crow.js` bundle (run as `node crow.js`, as npm's shim does) or any other executable (run as is: the
-// launcher of a build with a start-up snapshot). Without CROW_BENCH_BUILDS, this checkout's bundle alone.
+// launcher of a build with a start-up snapshot); `name=path/crow.js+--flag+--flag` runs the bundle with Node flags (to
+// try V8 flags). Each build gets its own CROW_HOME (builds of different ages may not share a store). The CPU columns
+// are the agent's (all threads, and its main thread) and its crow-mcp's when the request reached the mock: on a
+// loaded machine the wall clock mostly measures the neighbours, the CPU much less. Without CROW_BENCH_BUILDS, this
+// checkout's bundle alone.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
