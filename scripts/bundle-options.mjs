@@ -38,6 +38,29 @@ export const lazyJsonSchemaValidator = {
   },
 };
 
+/**
+ * The MCP SDK accepts Zod 3 schemas too: its server keeps Zod 3 (`zod/v3`, to build an object schema from a shape of
+ * Zod 3 schemas) and a Zod 3 to JSON Schema converter (`zod-to-json-schema`), ~95 kB that crow-mcp parsed at every
+ * start. Every schema Crow gives the SDK is Zod 4 (the SDK takes the Zod 4 branch, decided per schema), so the bundles
+ * get stand-ins that say so if a Zod 3 schema ever reaches them.
+ */
+export const mcpZod4Only = {
+  name: "mcp-zod4-only",
+  setup(build) {
+    const fromMcpSdk = (importer) => /[/\\]node_modules[/\\]@modelcontextprotocol[/\\]sdk[/\\]/.test(importer);
+    build.onResolve({ filter: /^(zod\/v3|zod-to-json-schema)$/ }, (args) =>
+      fromMcpSdk(args.importer) ? { path: args.path, namespace: "mcp-zod4-only" } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "mcp-zod4-only" }, (args) => {
+      const name = args.path === "zod/v3" ? "object" : "zodToJsonSchema";
+      return {
+        contents: `export function ${name}() { throw new Error("Crow's bundle has no Zod 3 (${args.path}): give the MCP SDK Zod 4 schemas"); }`,
+        loader: "js",
+      };
+    });
+  },
+};
+
 /** Options shared by both executables. */
 export const common = {
   bundle: true,
@@ -58,8 +81,12 @@ export const common = {
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: "none",
-  plugins: [zodEnglishOnly, lazyJsonSchemaValidator],
+  plugins: [zodEnglishOnly, lazyJsonSchemaValidator, mcpZod4Only],
+  // unique-names-generator's `main` is one CommonJS file with all nine dictionaries (67 kB: names, countries, Star Wars
+  // characters…), parsed and built at every start for the three that session ids use. Its ES module build lets the
+  // unused ones be left out (18 kB).
+  alias: { "unique-names-generator": "unique-names-generator/dist/index.m.js" },
   logLevel: "warning",
-  // Flat: every output sits one level below the package root, where version.ts looks for ../package.json.
+  // Flat: every output sits in bundle/, one level below the package root.
   chunkNames: "[name]-[hash]",
 };

@@ -8,6 +8,7 @@
 import { log } from "../base/log.js";
 import { type AgentConfig, adoptSingleModel, loadConfig } from "../config/index.js";
 import { useConfigEnvironment } from "../tools/child-env.js";
+import { startSandboxCheck } from "../tools/sandbox.js";
 import { startSharedToolserver } from "../tools/shared.js";
 
 export async function loadAcpConfig(): Promise<AgentConfig> {
@@ -18,6 +19,8 @@ export async function loadAcpConfig(): Promise<AgentConfig> {
   // sooner (every session, in any directory, is an MCP session of it; see tools/shared.ts). The head start's is
   // kept unless the configuration changes its environment.
   startSharedToolserver();
+  // Whether bubblewrap works here is known by the time the first session opens (tools/sandbox.ts).
+  startSandboxCheck(config.sandbox);
   for (const note of config.notes) log.info(note);
   const adopted = await adoptSingleModel(config);
   for (const notice of adopted ? [...config.notices, adopted] : config.notices) {

@@ -20,6 +20,7 @@ import {
 import { routeLog } from "../base/log.js";
 import { type AgentConfig, ConfigError } from "../config/index.js";
 import { useConfigEnvironment } from "../tools/child-env.js";
+import { startSandboxCheck } from "../tools/sandbox.js";
 import { startSharedToolserver, stopSharedToolserver } from "../tools/shared.js";
 
 const LOG_TAIL = 8 * 1024;
@@ -111,6 +112,7 @@ export function startAgent(
       useConfigEnvironment(config);
       // The toolserver boots while the agent's modules load (the head start `crow acp` gives its first session).
       startSharedToolserver();
+      startSandboxCheck(config.sandbox);
       const { createAgent } = await import("../acp/agent.js");
       const hosted = createAgent({ config });
       hosted.app.connect(ndJsonStream(toClient.writable, toAgent.readable));

@@ -52,11 +52,11 @@ export interface McpToolSourceOptions {
 
 /** A tool source factory over MCP: the built-in crow-mcp, the config's `mcpServers` and `options.mcpServers`. */
 export function mcpToolSource(config: AgentConfig, options: McpToolSourceOptions = {}): ToolSourceFactory {
-  return ({ sessionId, cwd, additionalDirectories = [], mode, askPermission, askUser, completeUserQuestion }) => {
+  return async ({ sessionId, cwd, additionalDirectories = [], mode, askPermission, askUser, completeUserQuestion }) => {
     const builtin = options.builtin ?? true;
     // sandbox: required and no usable bubblewrap: the session is refused here (session/new answers with the reason).
     // Otherwise a missing bubblewrap is one notice when the session opens (the editor's notice, a line in crow run).
-    const notice = builtin ? checkSandbox(config.sandbox) : undefined;
+    const notice = builtin ? await checkSandbox(config.sandbox) : undefined;
     const settings = {
       config: config.sandbox,
       // A workspace root's own `.crow` (its project extensions and skills) stays read-only in every root.

@@ -3,7 +3,7 @@
  * crow-mcp's shell and write/edit may do. Computed again for every call, so a mode change applies to the next one.
  */
 import type { PermissionMode } from "@crow/core";
-import { type SandboxPolicy, sandboxAvailability, UNCONFINED } from "@crow/mcp/sandbox";
+import { probeSandbox, type SandboxPolicy, sandboxAvailability, UNCONFINED } from "@crow/mcp/sandbox";
 import type { SandboxConfig } from "../config/types.js";
 
 /** What the agent knows to pick a session's policy. */
@@ -19,12 +19,21 @@ export interface SandboxSettings {
 export class SandboxUnavailableError extends Error {}
 
 /**
- * Whether this session's commands will be confined: undefined when they will (or the user turned the sandbox off),
- * else the notice to show once (sandbox: auto). Throws {@link SandboxUnavailableError} with `sandbox: required`.
+ * Starts checking whether bubblewrap works here, in the background (a bwrap child process), unless the sandbox is
+ * off: the agent calls it when it starts, so the answer is ready when the first session opens instead of that
+ * session waiting for the check (~10 ms, more on a busy machine, when it ran synchronously).
  */
-export function checkSandbox(config: SandboxConfig): string | undefined {
+export function startSandboxCheck(config: SandboxConfig): void {
+  if (config.enabled !== "off") void probeSandbox();
+}
+
+/**
+ * Whether this session's commands will be confined: undefined when they will (or the user turned the sandbox off),
+ * else the notice to show once (sandbox: auto). Rejects with {@link SandboxUnavailableError} with `sandbox: required`.
+ */
+export async function checkSandbox(config: SandboxConfig): Promise<string | undefined> {
   if (config.enabled === "off") return undefined;
-  const available = sandboxAvailability();
+  const available = await probeSandbox();
   if (available.ok) return undefined;
   if (config.enabled === "required") {
     throw new SandboxUnavailableError(`sandbox: required in config.yaml, but ${available.reason}`);

@@ -8,7 +8,7 @@
  * background jobs). The usual reason for `--new-session` is TIOCSTI, typing into the caller's terminal; here that
  * terminal is the shell's own PTY, which only crow-mcp reads, so a typed-in line lands in the same sandboxed shell.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import type { SandboxPolicy } from "./policy.js";
@@ -17,53 +17,117 @@ import type { SandboxPolicy } from "./policy.js";
 export type SandboxAvailability = { ok: true; bwrap: string } | { ok: false; reason: string };
 
 let cached: SandboxAvailability | undefined;
+let probing: Promise<SandboxAvailability> | undefined;
 
 /** The bwrap to run: `CROW_BWRAP` (tests, unusual installs) or `bwrap` from PATH. */
 function bwrapCommand(): string {
   return process.env.CROW_BWRAP || "bwrap";
 }
 
-/**
- * Checks once per process that bwrap runs and can create the namespaces the sandbox needs (some containers forbid
- * user namespaces). Synchronous: it runs once, takes a few milliseconds, and callers are about to start a shell.
- */
-export function sandboxAvailability(): SandboxAvailability {
-  if (cached) return cached;
-  if (process.platform !== "linux") {
-    cached = {
-      ok: false,
-      reason: `commands run unconfined: Crow's sandbox uses bubblewrap, which exists only on Linux (this is ${process.platform}).`,
-    };
-    return cached;
-  }
-  const bwrap = bwrapCommand();
-  const probe = spawnSync(
-    bwrap,
-    ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--die-with-parent", "true"],
-    { encoding: "utf8", timeout: 10_000 },
-  );
-  const error = probe.error as NodeJS.ErrnoException | undefined;
+/** The probe: bwrap with the namespaces the sandbox needs, running `true`. */
+const PROBE_ARGS = [
+  "--ro-bind",
+  "/",
+  "/",
+  "--dev",
+  "/dev",
+  "--proc",
+  "/proc",
+  "--unshare-pid",
+  "--die-with-parent",
+  "true",
+];
+const PROBE_TIMEOUT_MS = 10_000;
+
+const NOT_LINUX = (): SandboxAvailability => ({
+  ok: false,
+  reason: `commands run unconfined: Crow's sandbox uses bubblewrap, which exists only on Linux (this is ${process.platform}).`,
+});
+
+/** The verdict on one run of the probe: how it failed to start (`error`), or its exit status and stderr. */
+function verdict(
+  bwrap: string,
+  error: NodeJS.ErrnoException | undefined,
+  status: number | null,
+  stderr: string,
+): SandboxAvailability {
   if (error?.code === "ENOENT") {
-    cached = {
+    return {
       ok: false,
       reason:
         "commands run unconfined: bubblewrap (bwrap) is not installed. Install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap) to confine them, or set sandbox: off in config.yaml to silence this notice.",
     };
-  } else if (error || probe.status !== 0) {
-    const why = (error?.message ?? probe.stderr ?? "").trim() || `exit code ${probe.status}`;
-    cached = {
+  }
+  if (error || status !== 0) {
+    const why = (error?.message ?? stderr).trim() || `exit code ${status}`;
+    return {
       ok: false,
       reason: `commands run unconfined: bubblewrap cannot create a sandbox here (${why}). This usually means user namespaces are disabled (containers, kernel.unprivileged_userns_clone=0 or an AppArmor restriction); allow them, or set sandbox: off in config.yaml to silence this notice.`,
     };
-  } else {
-    cached = { ok: true, bwrap };
   }
+  return { ok: true, bwrap };
+}
+
+/**
+ * Checks once per process that bwrap runs and can create the namespaces the sandbox needs (some containers forbid
+ * user namespaces). Synchronous: it runs once and takes a few milliseconds. A process that knows early it will need
+ * the answer starts {@link probeSandbox} instead, so the check runs while it does other things; this then returns its
+ * answer.
+ */
+export function sandboxAvailability(): SandboxAvailability {
+  if (cached) return cached;
+  if (process.platform !== "linux") {
+    cached = NOT_LINUX();
+    return cached;
+  }
+  const bwrap = bwrapCommand();
+  const probe = spawnSync(bwrap, PROBE_ARGS, { encoding: "utf8", timeout: PROBE_TIMEOUT_MS });
+  cached = verdict(bwrap, probe.error as NodeJS.ErrnoException | undefined, probe.status, probe.stderr ?? "");
   return cached;
+}
+
+/**
+ * The same check as {@link sandboxAvailability}, without blocking: bwrap runs as a child process while the caller
+ * goes on (the agent starts it when it starts, and awaits it when a session opens). Once per process; never rejects.
+ */
+export function probeSandbox(): Promise<SandboxAvailability> {
+  if (cached) return Promise.resolve(cached);
+  if (process.platform !== "linux") return Promise.resolve(sandboxAvailability());
+  probing ??= new Promise((resolve) => {
+    const bwrap = bwrapCommand();
+    let stderr = "";
+    let failure: NodeJS.ErrnoException | undefined;
+    let settled = false;
+    const settle = (status: number | null) => {
+      // `close` follows `error` too: the first decides.
+      if (settled) return;
+      settled = true;
+      // A synchronous check that ran meanwhile already decided: one answer per process.
+      cached ??= verdict(bwrap, failure, status, stderr);
+      resolve(cached);
+    };
+    const child = spawn(bwrap, PROBE_ARGS, { stdio: ["ignore", "ignore", "pipe"], timeout: PROBE_TIMEOUT_MS });
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (text: string) => {
+      stderr += text;
+    });
+    // ENOENT and the like: no `close` follows a spawn that failed.
+    child.once("error", (error: NodeJS.ErrnoException) => {
+      failure = error;
+      settle(null);
+    });
+    child.once("close", (code, signal) => {
+      if (signal) failure = new Error(`bwrap was killed by ${signal}`);
+      settle(code);
+    });
+  });
+  return probing;
 }
 
 /** Forgets the cached availability (tests that point CROW_BWRAP elsewhere). */
 export function resetSandboxAvailability(): void {
   cached = undefined;
+  probing = undefined;
 }
 
 function real(p: string): string | undefined {

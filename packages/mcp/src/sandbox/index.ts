@@ -1,6 +1,7 @@
 export {
   type BwrapLayout,
   bwrapArgs,
+  probeSandbox,
   resetSandboxAvailability,
   type SandboxAvailability,
   sandboxAvailability,
