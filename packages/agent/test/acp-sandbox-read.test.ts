@@ -69,3 +69,26 @@ describe("crow acp: the editor-side read and edit keep Crow's provider keys hidd
     assert.match(asked, /read .*notes\.md/, "an ordinary file still goes through the editor");
   });
 });
+
+describe("crow acp: an AGENTS.md linked to Crow's .env stays out of the system prompt", () => {
+  const fx = useAcpFixture({
+    async prepare({ crowHome, ws }) {
+      await writeFile(path.join(crowHome, ".env"), `CROW_READGUARD_TOKEN=${SECRET}\n`);
+      // What a sandboxed `ln -s ~/.crow/.env AGENTS.md` leaves for the next session (or a subagent) to pick up.
+      await symlink(path.join(crowHome, ".env"), ws.path("AGENTS.md"));
+    },
+  });
+
+  test("the next session's prompt says it was left out instead of quoting the keys", async () => {
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    fx.mock.script(
+      textReply("ok").expect((req) => {
+        const system = JSON.stringify(req.body.messages.filter((m) => m.role === "system"));
+        assert.doesNotMatch(system, new RegExp(SECRET));
+        assert.match(system, /AGENTS\.md was left out: it is .*\.env, one of Crow's own files/);
+      }),
+    );
+    await fx.agent.prompt(sessionId, "hello");
+    fx.mock.assertDone();
+  });
+});
