@@ -106,7 +106,8 @@ export function runtimeOptionsFor(config: AgentConfig, options: CrowOptions = {}
     store: config.dbUri,
     home: config.home,
     tools: mcpToolSource(config, { builtin: builtinTools ?? true }),
-    systemPrompt: { home: config.home },
+    // An AGENTS.md linked to Crow's .env or config.yaml (provider keys) is left out of every session's prompt.
+    systemPrompt: { home: config.home, hidden: Object.values(configFiles(config.home)) },
     extensions: [...config.extensions.map((e) => ({ module: e.module, options: e.options })), ...(extensions ?? [])],
     mode: config.mode,
     permissions: config.permissions,

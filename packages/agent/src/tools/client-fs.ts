@@ -3,6 +3,7 @@ import path from "node:path";
 import type { ToolResult } from "@crow/core";
 import { countLines } from "@crow/mcp/edit";
 import { DEFAULT_LINE_LIMIT, formatLines } from "@crow/mcp/read-format";
+import { checkReadable, type SandboxPolicy } from "@crow/mcp/sandbox";
 import { firstChangedLine } from "./diff.js";
 import type { ClientBridge, ToolCallData } from "./types.js";
 
@@ -20,15 +21,22 @@ function onlyKeys(args: Record<string, unknown>, allowed: readonly string[]): bo
 /**
  * `read` through the editor (`fs/read_text_file`), so the model sees unsaved buffers. Returns undefined to leave the
  * call to crow-mcp: arguments it would reject, images, and files the editor cannot read (crow-mcp then gives the
- * precise error, e.g. a dangling symlink, or reads the file from disk).
+ * precise error, e.g. a dangling symlink, or reads the file from disk). Under the session's sandbox `policy` the
+ * files the shell may not read (Crow's provider keys) are refused without asking the editor.
  */
-export async function clientRead(client: ClientBridge, args: Record<string, unknown>): Promise<ToolResult | undefined> {
+export async function clientRead(
+  client: ClientBridge,
+  args: Record<string, unknown>,
+  policy?: SandboxPolicy,
+): Promise<ToolResult | undefined> {
   const file = args.file_path;
   const offset = args.offset ?? 1;
   const limit = args.limit ?? DEFAULT_LINE_LIMIT;
   if (typeof file !== "string" || !path.isAbsolute(file) || !isInt(offset, 0) || !isInt(limit, 1)) return undefined;
   if (!onlyKeys(args, ["file_path", "offset", "limit"]) || !client.readTextFile) return undefined;
   const normalized = path.normalize(file);
+  const hidden = policy && checkReadable(normalized, policy);
+  if (hidden) return { content: hidden, isError: true, data: { via: "client", locations: [{ path: normalized }] } };
   if (IMAGE_EXTENSIONS.has(path.extname(normalized).toLowerCase())) return undefined;
   let text: string;
   try {

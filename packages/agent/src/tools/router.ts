@@ -1,7 +1,7 @@
 import path from "node:path";
 import { findTool, type ToolCallRequest, type ToolDefinition, type ToolProgress, type ToolResult } from "@crow/core";
 import { diffFromMeta } from "@crow/mcp/edit";
-import { checkWritable, SANDBOX_META_KEY, UNSANDBOXED_META_KEY } from "@crow/mcp/sandbox";
+import { checkReadable, checkWritable, SANDBOX_META_KEY, UNSANDBOXED_META_KEY } from "@crow/mcp/sandbox";
 import { clientEdit } from "./client-edit.js";
 import { clientRead, clientWrite } from "./client-fs.js";
 import { clientTerminal } from "./client-terminal.js";
@@ -161,8 +161,9 @@ class Router implements ToolRouter {
       if (blocked) return { content: blocked, isError: true, data: { via: BUILTIN_SERVER } };
       const cwd = this.options.cwd;
       let routed: ToolResult | undefined;
-      if (route.tool === "read" && client.readTextFile) routed = await clientRead(client, call.args);
-      else if (route.tool === "write" && client.writeTextFile) routed = await clientWrite(client, call.args);
+      if (route.tool === "read" && client.readTextFile) {
+        routed = await clientRead(client, call.args, this.options.sandbox?.());
+      } else if (route.tool === "write" && client.writeTextFile) routed = await clientWrite(client, call.args);
       else if (route.tool === "edit" && client.readTextFile && client.writeTextFile) {
         return clientEdit(client, call.args, () => this.callMcp(route, call.args, context));
       } else if (route.tool === "terminal" && client.createTerminal) {
@@ -178,11 +179,14 @@ class Router implements ToolRouter {
     return this.callMcp(route, call.args, context, call);
   }
 
-  /** The sandbox's refusal of a write or edit through the editor outside the writable roots, if any. */
+  /** The sandbox's refusal of a write or edit through the editor (outside the writable roots, a hidden file), if any. */
   private outsideWritableRoots(tool: string, args: Record<string, unknown>): string | undefined {
     if ((tool !== "write" && tool !== "edit") || !this.options.sandbox) return undefined;
     const file = filePathArg(args);
-    return file !== undefined && path.isAbsolute(file) ? checkWritable(file, this.options.sandbox()) : undefined;
+    if (file === undefined || !path.isAbsolute(file)) return undefined;
+    const policy = this.options.sandbox();
+    // An edit reads the buffer too: a hidden file (Crow's provider keys) says so rather than "not writable".
+    return (tool === "edit" ? checkReadable(file, policy) : undefined) ?? checkWritable(file, policy);
   }
 
   /**

@@ -3,7 +3,7 @@
  * (workspace, directory tree, AGENTS.md, date…), the version of the template in the store, and the rendered text.
  * `reproduceSystemPrompt` renders a stored session's prompt again from its prompt version and arguments.
  */
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import type { PromptRecord, SessionRecord } from "../store/types.js";
 import {
@@ -46,17 +46,41 @@ export async function loadSystemTemplate(home: string): Promise<SystemTemplate> 
   return { content: DEFAULT_SYSTEM_PROMPT, source: "built-in" };
 }
 
-/** The workspace's `AGENTS.md` (only the workspace root is looked at), capped; undefined when there is none. */
-export async function readAgentsMd(cwd: string, maxChars = AGENTS_MD_MAX_CHARS): Promise<string | undefined> {
+/** Which of `files` `file` is (the same device and inode: a symbolic or hard link to it counts), if any. */
+async function sameFileAs(file: string, files: readonly string[]): Promise<string | undefined> {
+  const own = await stat(file).catch(() => undefined);
+  if (!own) return undefined;
+  for (const other of files) {
+    const theirs = await stat(other).catch(() => undefined);
+    if (theirs && theirs.dev === own.dev && theirs.ino === own.ino) return other;
+  }
+  return undefined;
+}
+
+/**
+ * The workspace's `AGENTS.md` (only the workspace root is looked at), capped; undefined when there is none. An
+ * AGENTS.md that is one of the `hidden` files (a link to Crow's `.env`, which anything that can write the workspace
+ * can plant for the next session or subagent) is left out, with a note saying so.
+ */
+export async function readAgentsMd(
+  cwd: string,
+  maxChars = AGENTS_MD_MAX_CHARS,
+  hidden: readonly string[] = [],
+): Promise<string | undefined> {
+  const file = path.join(cwd, "AGENTS.md");
+  const secret = hidden.length > 0 ? await sameFileAs(file, hidden) : undefined;
+  if (secret) {
+    return `[${file} was left out: it is ${secret}, one of Crow's own files, which hold provider keys. Ask the user to replace the link with real instructions.]`;
+  }
   let text: string;
   try {
-    text = await readFile(path.join(cwd, "AGENTS.md"), "utf8");
+    text = await readFile(file, "utf8");
   } catch {
     return undefined;
   }
   text = text.trim();
   if (text.length <= maxChars) return text;
-  return `${text.slice(0, maxChars)}\n\n[AGENTS.md truncated: ${text.length - maxChars} more characters in ${path.join(cwd, "AGENTS.md")}]`;
+  return `${text.slice(0, maxChars)}\n\n[AGENTS.md truncated: ${text.length - maxChars} more characters in ${file}]`;
 }
 
 export interface PromptArgsOptions {
@@ -67,6 +91,8 @@ export interface PromptArgsOptions {
   tree?: TreeOptions;
   /** Extensions' variables (`registerPromptArgs`); the built-in ones win over them. */
   extraArgs?: Record<string, unknown>;
+  /** Files whose text never goes into the prompt (Crow's `.env` and config.yaml), see {@link readAgentsMd}. */
+  hidden?: readonly string[];
 }
 
 /** The template variable `additional_directories`: one `- /path` line per directory ("" for none). */
@@ -76,7 +102,10 @@ export function directoriesArg(dirs: readonly string[]): string {
 
 /** The arguments a system prompt for `cwd` is rendered with (reads the tree and AGENTS.md now). */
 export async function systemPromptArgs(cwd: string, options: PromptArgsOptions = {}): Promise<PromptArgs> {
-  const [tree, agents] = await Promise.all([directoryTree(cwd, options.tree), readAgentsMd(cwd)]);
+  const [tree, agents] = await Promise.all([
+    directoryTree(cwd, options.tree),
+    readAgentsMd(cwd, AGENTS_MD_MAX_CHARS, options.hidden),
+  ]);
   return {
     ...options.extraArgs,
     workspace: cwd,

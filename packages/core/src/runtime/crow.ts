@@ -219,6 +219,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
       home: choice.home ?? home,
       ...(store ? { store } : {}),
       ...(skillsHint ? { skillsHint } : {}),
+      ...(choice.hidden ? { hidden: choice.hidden } : {}),
       extraArgs,
     });
     if (prepared.warning) logger.warn(prepared.warning);

@@ -18,7 +18,12 @@ export type SystemPromptOption =
   /** A fixed text. */
   | string
   /** Rendered per session (the default: Crow's versioned template with tree and AGENTS.md, see `prepareSystemPrompt`). */
-  | { home?: string; skillsHint?: string }
+  | {
+      home?: string;
+      skillsHint?: string;
+      /** Files never put into the prompt (Crow's `.env`, config.yaml): an AGENTS.md linked to one is left out. */
+      hidden?: readonly string[];
+    }
   /** Computed per session. */
   | ((cwd: string) => Awaitable<string>);
 

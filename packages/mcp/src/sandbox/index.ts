@@ -7,6 +7,7 @@ export {
   sandboxAvailability,
 } from "./bwrap.js";
 export { explainBlocked } from "./explain.js";
+export { checkReadable } from "./hidden.js";
 export {
   describePolicy,
   parseSandboxPolicy,

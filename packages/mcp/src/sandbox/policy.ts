@@ -35,7 +35,7 @@ export interface SandboxPolicy {
   /**
    * Absolute paths the shell must not even read (Crow's `.env` and config.yaml, which hold provider keys): a file
    * is replaced by /dev/null on a nodev mount (reading it says "Permission denied"), a directory by an empty one.
-   * Optional on the wire.
+   * The `read` and `edit` tools refuse them too, on their real path (`checkReadable`). Optional on the wire.
    */
   hidden?: string[];
 }

@@ -7,6 +7,9 @@ import type { ToolContext } from "../context.js";
 import { checkAbsolutePath, describeMissing, errorCode, isPermissionError } from "../fs/paths.js";
 import { classifyHead, decodeUtf8, sniffImage } from "../fs/sniff.js";
 import { DEFAULT_LINE_LIMIT, formatLines, MAX_LINE_LENGTH } from "../read-format.js";
+import { checkReadable } from "../sandbox/hidden.js";
+import { takeCallPolicy } from "../sandbox/meta.js";
+import type { SandboxPolicy } from "../sandbox/policy.js";
 import { errorResult, guarded, textResult } from "./result.js";
 
 export { DEFAULT_LINE_LIMIT, formatLines, MAX_LINE_LENGTH };
@@ -45,15 +48,30 @@ export function registerReadTool(server: McpServer, context: ToolContext): void 
       inputSchema,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
-    guarded("read", async (args) => readFile(args.file_path, args.offset, args.limit, context.cwd)),
+    guarded("read", async (args, extra) => {
+      const badPolicy = takeCallPolicy(context, extra._meta);
+      if (badPolicy) return errorResult(badPolicy);
+      return readFile(args.file_path, args.offset, args.limit, context.cwd, context.sandbox.current);
+    }),
   );
 }
 
-/** The read tool's behaviour, independent of MCP: the result the model sees for one call. */
-export async function readFile(filePath: string, offset: number, limit: number, cwd: string): Promise<CallToolResult> {
+/**
+ * The read tool's behaviour, independent of MCP: the result the model sees for one call. Under a sandbox `policy`
+ * the files the shell may not read (Crow's provider keys) are refused here too.
+ */
+export async function readFile(
+  filePath: string,
+  offset: number,
+  limit: number,
+  cwd: string,
+  policy?: SandboxPolicy,
+): Promise<CallToolResult> {
   const checked = checkAbsolutePath(filePath, cwd);
   if (!checked.ok) return errorResult(checked.error);
   const file = checked.path;
+  const hidden = policy && checkReadable(file, policy);
+  if (hidden) return errorResult(hidden);
 
   let size: number;
   try {
