@@ -154,6 +154,7 @@ const folderOrder = {
     ["prompt"],
     ["skills"],
     ["compaction"],
+    ["checkpoints"],
     ["loop"],
     ["extensions"],
     ["runtime"],

@@ -4,6 +4,10 @@
  * → hooks (typed bus) → loop (ReAct turns, one event union out) → extensions (permissions, doom-loop guard);
  * store (sessions and prompts on SQLite/PostgreSQL, next to messages); skills (discovery, ranking, triggers).
  */
+export { collectCheckpoints, type GcReport } from "./checkpoints/gc.js";
+export { RewindError } from "./checkpoints/rewind.js";
+export { shadowGitDir } from "./checkpoints/shadow-repo.js";
+export type * from "./checkpoints/types.js";
 export * from "./compaction/index.js";
 export * from "./extensions/api.js";
 export {
@@ -12,6 +16,7 @@ export {
   compactedText,
   titleFrom,
 } from "./extensions/builtin.js";
+export { parseRewindArgs, REWIND_METHOD } from "./extensions/checkpoints.js";
 export * from "./extensions/doom-loop.js";
 export * from "./extensions/permission-rules.js";
 export * from "./extensions/permissions.js";

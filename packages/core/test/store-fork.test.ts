@@ -141,10 +141,16 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
     });
 
     test("a store made before forks existed is upgraded when opened", async () => {
-      assert.deepEqual(MIGRATIONS.slice(1), ["0002_session_forks", "0003_eval", "0004_tool_result_outcome"]);
+      assert.deepEqual(MIGRATIONS.slice(1), [
+        "0002_session_forks",
+        "0003_eval",
+        "0004_tool_result_outcome",
+        "0005_checkpoints",
+      ]);
       const before = await source();
       // Back to the 0001 schema: what an earlier Crow left behind (the later migrations undone too).
       const db = (store as unknown as { db: Kysely<unknown> }).db;
+      await sql`drop table checkpoints`.execute(db);
       await sql`drop table eval_trials`.execute(db);
       await sql`drop table eval_runs`.execute(db);
       await sql`alter table messages drop column is_error`.execute(db);

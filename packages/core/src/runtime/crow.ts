@@ -26,6 +26,7 @@ import { prepareSystemPrompt } from "../prompt/system-prompt.js";
 import { sessionSlug } from "../store/ids.js";
 import { openStore } from "../store/open.js";
 import { SessionNotFoundError, type SessionRecord, type Store } from "../store/types.js";
+import { setupCheckpoints } from "./checkpointing.js";
 import { stderrLogger } from "./logger.js";
 import type { CrowOptions } from "./options.js";
 import { RuntimeSession } from "./session.js";
@@ -75,6 +76,10 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
     }
   }
 
+  const checkpoints = setupCheckpoints(store, home, options.checkpoints, logger, (session, name) =>
+    (session as RuntimeSession).tools.isReadOnly(name),
+  );
+
   // Built-ins first, through the same API as everyone else.
   const disabled = new Set(options.disableBuiltins ?? []);
   const builtins = [
@@ -96,6 +101,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
           },
         ]
       : []),
+    ...checkpoints.builtins,
     {
       name: "commands",
       extension: commandsExtension((error): error is SessionBusyError => error instanceof SessionBusyError),
@@ -213,6 +219,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
       ...(options.params ? { params: options.params } : {}),
       logger,
       ...(store ? { clearStored: (id: string) => (store as Store).replaceMessages(id, []) } : {}),
+      rewinder: checkpoints.rewinder,
       onClose: (s) => {
         if (live.get(s.id) === s) live.delete(s.id);
       },

@@ -2,6 +2,7 @@
  * The options of `createCrow` (the SDK's entry; the handles it returns are in types.ts). Apart from types.ts because
  * they name the extension API (extensions to load, the logger), which itself names the handles.
  */
+import type { CheckpointSettings } from "../checkpoints/types.js";
 import type { ExtensionSpec, Logger } from "../extensions/api.js";
 import type { PermissionRules } from "../extensions/permission-rules.js";
 import type { PermissionAnswer, PermissionMode, PermissionRequest } from "../extensions/permissions.js";
@@ -40,7 +41,7 @@ export interface CrowOptions {
   /** Extensions, loaded in order after the built-in ones. */
   extensions?: ExtensionSpec[];
   /** Skip the built-in extensions by name (`persistence`, `compaction`, `permissions`, `doom-loop`, `commands`,
-   * `skills`, `subagents`, `todo`). */
+   * `checkpoints`, `rewind`, `skills`, `subagents`, `todo`). */
   disableBuiltins?: string[];
   /** Permission mode of new sessions (default `code`). */
   mode?: PermissionMode;
@@ -61,6 +62,11 @@ export interface CrowOptions {
   config?: Record<string, unknown>;
   /** Where the runtime and extensions log (default: stderr). */
   logger?: Logger;
+  /**
+   * Workspace checkpoints before each turn's first change, for `session.rewind` (default: on, kept in
+   * `<home>/checkpoints/`; needs a store). `false` or `{enabled: false}` turns them off.
+   */
+  checkpoints?: CheckpointSettings | false;
   /** Where a module extension path is resolved from (default: `home`, then the process cwd). */
   extensionBaseDir?: string;
 }

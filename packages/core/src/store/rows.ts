@@ -1,8 +1,8 @@
 /** Row ↔ record conversions shared by the store's writes (store.ts) and its read queries (queries.ts). */
 import type { Selectable } from "kysely";
 import type { ChatMessage, Usage } from "../messages.js";
-import type { MessagesTable, SessionsTable } from "./schema.js";
-import type { SessionRecord, StoredMessage } from "./types.js";
+import type { MessagesTable, PromptsTable, SessionsTable } from "./schema.js";
+import type { PromptRecord, SessionRecord, StoredMessage } from "./types.js";
 
 export function parse<T>(text: string | null): T | null {
   return text === null ? null : (JSON.parse(text) as T);
@@ -42,4 +42,15 @@ export function toMessage(
     stored.outcome = { isError: Number(row.is_error) !== 0, durationMs: Number(row.duration_ms ?? 0) };
   }
   return stored;
+}
+
+export function toPrompt(row: Selectable<PromptsTable>): PromptRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    version: Number(row.version),
+    hash: row.hash,
+    content: row.content,
+    createdAt: row.created_at,
+  };
 }

@@ -3,15 +3,17 @@
  * transaction; JSON is TEXT on both (parsed here), timestamps are ISO strings.
  */
 import { createHash } from "node:crypto";
-import type { Kysely, Selectable, Transaction } from "kysely";
+import type { Kysely, Transaction } from "kysely";
 import { insertOne, nextSeq } from "./append.js";
+import type { CheckpointStore } from "./checkpoint-types.js";
+import { archiveCheckpoints, copyCheckpoints, deleteCheckpoints, kyselyCheckpointStore } from "./checkpoints.js";
 import { now } from "./clock.js";
 import { kyselyEvalStore } from "./eval.js";
 import type { EvalStore } from "./eval-types.js";
 import { archiveSlug, sessionSlug } from "./ids.js";
 import { listSessions, listUsage, loadMessagePage, sessionStats } from "./queries.js";
-import { toMessage, toSession } from "./rows.js";
-import type { Database, MessagesTable, PromptsTable, SessionsTable } from "./schema.js";
+import { toMessage, toPrompt, toSession } from "./rows.js";
+import type { Database, MessagesTable, SessionsTable } from "./schema.js";
 import {
   type ForkOptions,
   type ListSessionsOptions,
@@ -35,17 +37,6 @@ import {
 type Db = Kysely<Database> | Transaction<Database>;
 
 const json = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
-function toPrompt(row: Selectable<PromptsTable>): PromptRecord {
-  return {
-    id: row.id,
-    name: row.name,
-    version: Number(row.version),
-    hash: row.hash,
-    content: row.content,
-    createdAt: row.created_at,
-  };
-}
-
 /** The columns a patch sets (undefined fields are left alone). */
 function patchColumns(patch: SessionPatch): Partial<SessionsTable> {
   const set: Partial<SessionsTable> = {};
@@ -120,6 +111,7 @@ async function insertMessages(db: Db, rows: ReturnType<typeof messageRows>): Pro
 
 export class KyselyStore implements Store {
   readonly evals: EvalStore;
+  readonly checkpoints: CheckpointStore;
 
   constructor(
     readonly db: Kysely<Database>,
@@ -127,6 +119,7 @@ export class KyselyStore implements Store {
     readonly location: string,
   ) {
     this.evals = kyselyEvalStore(db, location);
+    this.checkpoints = kyselyCheckpointStore(db, location);
   }
 
   /** Runs `fn`, turning driver errors into StoreErrors that name the store. */
@@ -263,6 +256,7 @@ export class KyselyStore implements Store {
         const ids = [id, ...archives.map((a) => a.id)];
         await trx.deleteFrom("messages").where("session_id", "in", ids).execute();
         await trx.deleteFrom("sessions").where("id", "in", ids).execute();
+        await deleteCheckpoints(trx, ids);
         return true;
       }),
     );
@@ -321,6 +315,7 @@ export class KyselyStore implements Store {
           .execute();
         await trx.updateTable("messages").set({ session_id: archiveId }).where("session_id", "=", sessionId).execute();
         await insertMessages(trx, messageRows(sessionId, 0, messages, at));
+        await archiveCheckpoints(trx, sessionId, archiveId, options.checkpointsFrom);
         await trx
           .updateTable("sessions")
           .set({ ...patchColumns(options.patch ?? {}), updated_at: at })
@@ -382,6 +377,7 @@ export class KyselyStore implements Store {
               .where("session_id", "=", sessionId),
           )
           .execute();
+        await copyCheckpoints(trx, sessionId, row.id);
         return toSession(row);
       }),
     );

@@ -1,0 +1,184 @@
+/**
+ * The shadow repository of one workspace: a plain git repository under the Crow home whose work tree is the
+ * workspace, so snapshots cover uncommitted work, untracked files and whatever a command changed, and the user's own
+ * `.git` is never read or written. Its index is kept between snapshots: git's stat cache then rehashes only the files
+ * that changed, which keeps a snapshot of a 20 000-file workspace cheap (bench/checkpoint.bench.ts).
+ *
+ * Snapshots are commits without parents, each kept alive by a ref `refs/crow/<commit>` (garbage collection drops the
+ * refs no checkpoint names any more); `refs/heads/main` is the latest, so `git status` compares against it.
+ */
+import { createHash } from "node:crypto";
+import { lstat, mkdir, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { nulList, runGit } from "./git.js";
+
+/** One changed path between two snapshots (`git diff --name-status`: A added, M modified, D deleted, T type). */
+export interface FileChange {
+  path: string;
+  status: string;
+}
+
+/** A snapshot: the commit, whether it is the previous one reused (nothing changed), and files over the size cap. */
+export interface Snapshot {
+  commit: string;
+  reused: boolean;
+  /** Paths left out because they are larger than the cap (workspace-relative). */
+  skipped: string[];
+}
+
+/** The directory of a workspace's shadow repository under `<home>/checkpoints/`. */
+export function shadowGitDir(home: string, workspace: string): string {
+  const hash = createHash("sha256").update(path.resolve(workspace)).digest("hex").slice(0, 20);
+  return path.join(home, "checkpoints", `${hash}.git`);
+}
+
+const MAIN = "refs/heads/main";
+
+export class ShadowRepo {
+  private ready: Promise<void> | undefined;
+
+  constructor(
+    readonly gitDir: string,
+    readonly workTree: string,
+    /** Files larger than this many bytes are not captured (and listed). */
+    readonly maxFileBytes: number,
+  ) {}
+
+  private git(args: readonly string[], options?: { input?: string | Buffer; allowFailure?: boolean }) {
+    return runGit(this.gitDir, this.workTree, args, options);
+  }
+
+  /** Creates the repository once (idempotent): byte-exact storage, no hooks, no automatic gc. */
+  init(): Promise<void> {
+    this.ready ??= (async () => {
+      await mkdir(path.dirname(this.gitDir), { recursive: true });
+      await this.git(["init", "--quiet", "--initial-branch=main"]);
+      const settings: Array<[string, string]> = [
+        ["core.autocrlf", "false"],
+        ["core.fileMode", "true"],
+        ["core.symlinks", "true"],
+        ["core.quotePath", "false"],
+        ["core.untrackedCache", "true"],
+        ["core.hooksPath", "/dev/null"],
+        ["gc.auto", "0"],
+        ["index.version", "4"],
+      ];
+      for (const [key, value] of settings) await this.git(["config", key, value]);
+      // Highest-precedence attributes: no end-of-line conversion, no filter (LFS…) — files are stored as bytes.
+      await writeFile(path.join(this.gitDir, "info", "attributes"), "* -text -filter -ident\n");
+    })();
+    return this.ready;
+  }
+
+  /** The latest snapshot, if any. */
+  async head(): Promise<string | undefined> {
+    const { stdout, code } = await this.git(["rev-parse", "--verify", "--quiet", MAIN], { allowFailure: true });
+    return code === 0 ? stdout.toString("utf8").trim() : undefined;
+  }
+
+  /**
+   * Snapshots the work tree (`.gitignore` honoured, `.git` never included, files over the cap skipped). When nothing
+   * changed since the latest snapshot, that commit is returned (`reused`) and nothing is written.
+   */
+  async snapshot(message = "checkpoint"): Promise<Snapshot> {
+    await this.init();
+    const previous = await this.head();
+    const status = await this.git(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"]);
+    const entries = nulList(status.stdout).map((line) => ({ tracked: !line.startsWith("??"), path: line.slice(3) }));
+    const add: string[] = [];
+    const untrack: string[] = [];
+    const skipped: string[] = [];
+    for (const entry of entries) {
+      const size = await fileSize(path.join(this.workTree, entry.path));
+      if (size !== undefined && size > this.maxFileBytes) {
+        skipped.push(entry.path);
+        if (entry.tracked) untrack.push(entry.path);
+      } else add.push(entry.path);
+    }
+    if (previous && add.length === 0 && untrack.length === 0) return { commit: previous, reused: true, skipped };
+    if (add.length > 0) await this.git(["add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"], nul(add));
+    if (untrack.length > 0) {
+      await this.git(["rm", "--cached", "-q", "--pathspec-from-file=-", "--pathspec-file-nul"], nul(untrack));
+    }
+    const tree = (await this.git(["write-tree"])).stdout.toString("utf8").trim();
+    if (previous) {
+      const previousTree = (await this.git(["rev-parse", `${previous}^{tree}`])).stdout.toString("utf8").trim();
+      if (previousTree === tree) return { commit: previous, reused: true, skipped };
+    }
+    const commit = (await this.git(["commit-tree", tree, "-m", message])).stdout.toString("utf8").trim();
+    await this.git(["update-ref", MAIN, commit]);
+    await this.keep(commit);
+    return { commit, reused: false, skipped };
+  }
+
+  /** Keeps a snapshot from garbage collection. */
+  async keep(commit: string): Promise<void> {
+    await this.git(["update-ref", `refs/crow/${commit}`, commit]);
+  }
+
+  /** The paths that differ between two snapshots, with their status. */
+  async changes(from: string, to: string): Promise<FileChange[]> {
+    const { stdout } = await this.git(["diff-tree", "-r", "-z", "--no-renames", "--name-status", from, to]);
+    const parts = nulList(stdout);
+    const changes: FileChange[] = [];
+    for (let i = 0; i + 1 < parts.length; i += 2) {
+      changes.push({ status: parts[i] ?? "", path: parts[i + 1] ?? "" });
+    }
+    return changes;
+  }
+
+  /** Which of `paths` exist (as a file, link or submodule) in `commit`. */
+  async present(commit: string, paths: readonly string[]): Promise<Set<string>> {
+    if (paths.length === 0) return new Set();
+    const input = paths.map((p) => `${commit}:${p}\n`).join("");
+    const { stdout } = await this.git(["cat-file", "--batch-check=%(objectname)"], { input });
+    const answers = stdout.toString("utf8").split("\n");
+    return new Set(paths.filter((_, i) => !(answers[i] ?? "").endsWith("missing")));
+  }
+
+  /**
+   * Puts `paths` of the work tree back as they are in `commit`, bytes and mode: paths the snapshot has are checked
+   * out, the others are deleted.
+   */
+  async restore(commit: string, paths: readonly string[]): Promise<void> {
+    const there = await this.present(commit, paths);
+    const checkout = paths.filter((p) => there.has(p));
+    const remove = paths.filter((p) => !there.has(p));
+    if (checkout.length > 0) {
+      await this.git(["checkout", commit, "--pathspec-from-file=-", "--pathspec-file-nul"], nul(checkout));
+    }
+    for (const relative of remove) await rm(path.join(this.workTree, relative), { force: true });
+  }
+
+  /** Every kept snapshot (`refs/crow/*`). */
+  async keptCommits(): Promise<string[]> {
+    const { stdout } = await this.git(["for-each-ref", "--format=%(objectname)", "refs/crow/"]);
+    return stdout
+      .toString("utf8")
+      .split("\n")
+      .filter((line) => line !== "");
+  }
+
+  /** Drops the refs of snapshots no longer needed, then the objects only they kept (slow: run rarely). */
+  async forget(commits: readonly string[], prune: boolean): Promise<void> {
+    if (commits.length > 0) {
+      const input = commits.map((c) => `delete refs/crow/${c}\n`).join("");
+      await this.git(["update-ref", "--stdin"], { input });
+    }
+    if (prune) await this.git(["gc", "--prune=now", "--quiet"]);
+  }
+}
+
+function nul(paths: readonly string[]): { input: string } {
+  return { input: `${paths.join("\0")}\0` };
+}
+
+/** A regular file's size; undefined for anything else (missing, directory, link). */
+async function fileSize(file: string): Promise<number | undefined> {
+  try {
+    const info = await lstat(file);
+    return info.isFile() ? info.size : undefined;
+  } catch {
+    return undefined;
+  }
+}
