@@ -105,6 +105,7 @@ export function crowOptionsFor(config: AgentConfig, options: AgentCrowOptions = 
     permissions: config.permissions,
     maxStepsPerTurn: config.maxStepsPerTurn,
     compactThreshold: (model) => compactionThresholdOf(config, model),
+    checkpoints: config.checkpoints,
     config: config as unknown as Record<string, unknown>,
     logger: agentLogger,
     extensionBaseDir: config.home,

@@ -6,11 +6,14 @@
  */
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
 import { chmod, readFile, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
 import { describe, test } from "node:test";
 import type { NewSessionResponse } from "@agentclientprotocol/sdk";
 import type { RewindPoint, RewindResult } from "@crow/core";
 import { type AcpTestClient, reply, textReply, useAcpFixture } from "@crow/testkit";
+import { loadConfig } from "../src/config/index.js";
 
 /** The non-system messages of a request, as `role: text` (tool calls as their names). */
 function said(req: { body: { messages: Array<{ role: string; content?: unknown }> } }): string[] {
@@ -215,5 +218,34 @@ describe("crow acp: workspace checkpoints and /rewind", () => {
     assert.match(await text("/rewind 7"), /No message 7/);
     assert.match(await text("/rewind 1 files"), /Restored slash\.txt/);
     assert.equal(await fileState(ws.path("slash.txt")), "absent");
+  });
+
+  test("config.yaml checkpoints: {enabled: false} takes none (the conversation still rewinds); a wrong key is refused", async () => {
+    const { ws, mock } = fx;
+    const crowHome = await fx.tempDir("crow-cp-off-");
+    await writeFile(path.join(crowHome, "config.yaml"), "checkpoints:\n  enabled: false\n");
+    const agent = await fx.spawn({ env: { CROW_HOME: crowHome } });
+    try {
+      const { sessionId } = await agent.newSession(ws.dir);
+      mock.script(reply().toolCall("write", { file_path: ws.path("off.txt"), content: "x\n" }), textReply("ok"));
+      await agent.prompt(sessionId, "write off");
+      const [first] = (await points(agent, sessionId)).points;
+      assert.deepEqual(first?.files, []);
+      assert.equal(existsSync(path.join(crowHome, "checkpoints")), false, "no shadow repository");
+      const result = await rewind(agent, { sessionId, seq: first?.seq });
+      assert.deepEqual([result.restored, result.messagesKept], [[], 0]);
+      assert.equal(await readFile(ws.path("off.txt"), "utf8"), "x\n");
+    } finally {
+      await agent.close();
+    }
+    await writeFile(path.join(crowHome, "config.yaml"), "checkpoints:\n  max_file: 3\n");
+    assert.throws(
+      () => loadConfig({ HOME: crowHome, CROW_HOME: crowHome }),
+      (error: Error) => {
+        assert.match(error.message, /checkpoints\.max_file/);
+        assert.match(error.message, /max_file_mb/);
+        return true;
+      },
+    );
   });
 });

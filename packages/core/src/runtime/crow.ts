@@ -101,11 +101,11 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
           },
         ]
       : []),
-    ...checkpoints.builtins,
     {
       name: "commands",
       extension: commandsExtension((error): error is SessionBusyError => error instanceof SessionBusyError),
     },
+    ...checkpoints.builtins,
     { name: "skills", extension: skillsExtension({ home }) },
     {
       name: "subagents",
