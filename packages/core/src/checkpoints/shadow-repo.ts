@@ -8,7 +8,7 @@
  * refs no checkpoint names any more); `refs/heads/main` is the latest, so `git status` compares against it.
  */
 import { createHash } from "node:crypto";
-import { lstat, mkdir, rm, writeFile } from "node:fs/promises";
+import { access, appendFile, lstat, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { nulList, runGit } from "./git.js";
 
@@ -36,6 +36,7 @@ const MAIN = "refs/heads/main";
 
 export class ShadowRepo {
   private ready: Promise<void> | undefined;
+  private readonly trees = new Map<string, string>();
 
   constructor(
     readonly gitDir: string,
@@ -48,32 +49,52 @@ export class ShadowRepo {
     return runGit(this.gitDir, this.workTree, args, options);
   }
 
-  /** Creates the repository once (idempotent): byte-exact storage, no hooks, no automatic gc. */
+  /**
+   * Creates the repository once (idempotent; a repository made before, by this process or another, is used as it
+   * is): byte-exact storage, no hooks, no automatic gc, the untracked cache on.
+   */
   init(): Promise<void> {
     this.ready ??= (async () => {
+      const attributes = path.join(this.gitDir, "info", "attributes");
+      if (await exists(attributes)) return;
       await mkdir(path.dirname(this.gitDir), { recursive: true });
       await this.git(["init", "--quiet", "--initial-branch=main"]);
-      const settings: Array<[string, string]> = [
-        ["core.autocrlf", "false"],
-        ["core.fileMode", "true"],
-        ["core.symlinks", "true"],
-        ["core.quotePath", "false"],
-        ["core.untrackedCache", "true"],
-        ["core.hooksPath", "/dev/null"],
-        ["gc.auto", "0"],
-        ["index.version", "4"],
-      ];
-      for (const [key, value] of settings) await this.git(["config", key, value]);
+      await appendFile(
+        path.join(this.gitDir, "config"),
+        "[core]\n\tautocrlf = false\n\tfileMode = true\n\tsymlinks = true\n\tquotePath = false\n" +
+          "\tuntrackedCache = true\n\thooksPath = /dev/null\n[gc]\n\tauto = 0\n[index]\n\tversion = 4\n",
+      );
       // Highest-precedence attributes: no end-of-line conversion, no filter (LFS…) — files are stored as bytes.
-      await writeFile(path.join(this.gitDir, "info", "attributes"), "* -text -filter -ident\n");
+      // Written last: its presence says the repository is ready.
+      await mkdir(path.dirname(attributes), { recursive: true });
+      await writeFile(attributes, "* -text -filter -ident\n");
     })();
     return this.ready;
   }
 
-  /** The latest snapshot, if any. */
+  /**
+   * The latest snapshot, if any: read from the ref file itself when it is loose (no git process: this is on the path of
+   * every snapshot), through git when it was packed by a gc.
+   */
   async head(): Promise<string | undefined> {
+    try {
+      const loose = (await readFile(path.join(this.gitDir, MAIN), "utf8")).trim();
+      if (/^[0-9a-f]{40,64}$/.test(loose)) return loose;
+    } catch {
+      // Packed, or no snapshot yet.
+    }
     const { stdout, code } = await this.git(["rev-parse", "--verify", "--quiet", MAIN], { allowFailure: true });
     return code === 0 ? stdout.toString("utf8").trim() : undefined;
+  }
+
+  /** A snapshot's tree (snapshots never change, so each is asked once). */
+  private async treeOf(commit: string): Promise<string> {
+    let tree = this.trees.get(commit);
+    if (tree === undefined) {
+      tree = (await this.git(["rev-parse", `${commit}^{tree}`])).stdout.toString("utf8").trim();
+      this.trees.set(commit, tree);
+    }
+    return tree;
   }
 
   /**
@@ -89,6 +110,11 @@ export class ShadowRepo {
     const untrack: string[] = [];
     const skipped: string[] = [];
     for (const entry of entries) {
+      // A nested repository (status shows its directory): not captured, as a file over the cap is not.
+      if (entry.path.endsWith("/")) {
+        skipped.push(entry.path);
+        continue;
+      }
       const size = await fileSize(path.join(this.workTree, entry.path));
       if (size !== undefined && size > this.maxFileBytes) {
         skipped.push(entry.path);
@@ -96,24 +122,18 @@ export class ShadowRepo {
       } else add.push(entry.path);
     }
     if (previous && add.length === 0 && untrack.length === 0) return { commit: previous, reused: true, skipped };
-    if (add.length > 0) await this.git(["add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"], nul(add));
-    if (untrack.length > 0) {
-      await this.git(["rm", "--cached", "-q", "--pathspec-from-file=-", "--pathspec-file-nul"], nul(untrack));
-    }
+    // Exact paths, no pathspec matching nor directory walk: status already found them.
+    if (add.length > 0) await this.git(["update-index", "--add", "--remove", "-z", "--stdin"], nul(add));
+    if (untrack.length > 0) await this.git(["update-index", "--force-remove", "-z", "--stdin"], nul(untrack));
     const tree = (await this.git(["write-tree"])).stdout.toString("utf8").trim();
-    if (previous) {
-      const previousTree = (await this.git(["rev-parse", `${previous}^{tree}`])).stdout.toString("utf8").trim();
-      if (previousTree === tree) return { commit: previous, reused: true, skipped };
-    }
+    if (previous && (await this.treeOf(previous)) === tree) return { commit: previous, reused: true, skipped };
     const commit = (await this.git(["commit-tree", tree, "-m", message])).stdout.toString("utf8").trim();
-    await this.git(["update-ref", MAIN, commit]);
-    await this.keep(commit);
+    this.trees.set(commit, tree);
+    // The latest, and kept from garbage collection, in one transaction.
+    await this.git(["update-ref", "--stdin"], {
+      input: `update ${MAIN} ${commit}\nupdate refs/crow/${commit} ${commit}\n`,
+    });
     return { commit, reused: false, skipped };
-  }
-
-  /** Keeps a snapshot from garbage collection. */
-  async keep(commit: string): Promise<void> {
-    await this.git(["update-ref", `refs/crow/${commit}`, commit]);
   }
 
   /** The paths that differ between two snapshots, with their status. */
@@ -181,4 +201,11 @@ async function fileSize(file: string): Promise<number | undefined> {
   } catch {
     return undefined;
   }
+}
+
+async function exists(file: string): Promise<boolean> {
+  return access(file).then(
+    () => true,
+    () => false,
+  );
 }
