@@ -216,7 +216,14 @@ describe("crow acp: workspace checkpoints and /rewind", () => {
     const listing = await text("/rewind");
     assert.match(listing, /1\. make slash\.txt\n\s+changed after: slash\.txt/);
     assert.match(await text("/rewind 7"), /No message 7/);
-    assert.match(await text("/rewind 1 files"), /Restored slash\.txt/);
+    await writeFile(ws.path("slash.txt"), "the user's\n");
+    const asked = await text("/rewind 1 files");
+    assert.match(asked, /Nothing rewound yet: slash\.txt changed since the agent's turn/);
+    assert.match(asked, /`\/rewind 1 files --overwrite`.*`\/rewind 1 files --keep`/s);
+    assert.equal(await readFile(ws.path("slash.txt"), "utf8"), "the user's\n", "not overwritten without saying so");
+    assert.match(await text("/rewind 1 files --keep"), /No files to restore\.\nLeft alone.*: slash\.txt/);
+    assert.equal(await readFile(ws.path("slash.txt"), "utf8"), "the user's\n");
+    assert.match(await text("/rewind 1 files --overwrite"), /Restored slash\.txt/);
     assert.equal(await fileState(ws.path("slash.txt")), "absent");
   });
 

@@ -129,7 +129,9 @@ function describe(result: Omit<RewindResult, "message">, number: number): string
     if (result.conflicts.length > 0) {
       lines.push(
         `Left alone, changed since by someone other than the agent: ${result.conflicts.join(", ")} ` +
-          "(rewind again with overwrite to put them back too).",
+          (result.scope === "files"
+            ? "(rewind the files again with overwrite to put them back too)."
+            : "(they keep their current content)."),
       );
     }
     if (result.skipped.length > 0) lines.push(`Not captured (over the size cap): ${result.skipped.join(", ")}.`);

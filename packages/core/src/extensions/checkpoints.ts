@@ -99,39 +99,69 @@ function pointsText(points: readonly RewindPoint[]): string {
   });
   return (
     `Messages you can rewind to (to just before one):\n${lines.join("\n")}\n` +
-    "Type /rewind N [both|files|conversation] [--overwrite] [--dry-run]."
+    "Type /rewind N [both|files|conversation] [--overwrite|--keep] [--dry-run]."
   );
 }
 
 const SCOPES: readonly RewindScope[] = ["both", "files", "conversation"];
 
-/** `/rewind N [scope] [--overwrite] [--dry-run]` → a request (the seq of message N), or an error text. */
-export function parseRewindArgs(args: string, points: readonly RewindPoint[]): RewindRequest | string {
+/** What `/rewind N …` asks for: the request, and `keep` (rewind the rest, leaving files changed by others as they are). */
+export interface RewindCommand {
+  request: RewindRequest;
+  keep: boolean;
+}
+
+/** `/rewind N [scope] [--overwrite|--keep] [--dry-run]` → the command (message N's seq), or an error text. */
+export function parseRewindArgs(args: string, points: readonly RewindPoint[]): RewindCommand | string {
   const words = args.split(/\s+/).filter((w) => w !== "");
   const number = Number(words[0]);
   const point = points.find((p) => p.number === number);
   if (!point) return `No message ${words[0]}: choose one of 1–${points.length} (/rewind lists them).`;
   const request: RewindRequest = { seq: point.seq };
+  let keep = false;
   for (const word of words.slice(1)) {
     if (word === "--overwrite") request.overwrite = true;
+    else if (word === "--keep") keep = true;
     else if (word === "--dry-run") request.dryRun = true;
     else if ((SCOPES as readonly string[]).includes(word)) request.scope = word as RewindScope;
-    else return `Unknown /rewind option "${word}": use both, files, conversation, --overwrite or --dry-run.`;
+    else return `Unknown /rewind option "${word}": use both, files, conversation, --overwrite, --keep or --dry-run.`;
   }
-  return request;
+  if (keep && request.overwrite) return "/rewind: --overwrite and --keep contradict each other; choose one.";
+  return { request, keep };
+}
+
+/**
+ * Runs `/rewind N …`. Files someone else changed since are never overwritten without saying so: unless the command
+ * says `--overwrite` or `--keep`, a dry run comes first, and when it finds such files nothing is rewound and the
+ * answer asks which of the two the user wants.
+ */
+async function runRewindCommand(session: CrowSession, args: string, command: RewindCommand): Promise<string> {
+  const { request, keep } = command;
+  if (!request.overwrite && !keep && !request.dryRun && request.scope !== "conversation") {
+    const plan = await session.rewind({ ...request, dryRun: true });
+    if (plan.conflicts.length > 0) {
+      const again = `/rewind ${args.replace(/\s+/g, " ").trim()}`;
+      return (
+        `Nothing rewound yet: ${plan.conflicts.join(", ")} changed since the agent's turn, by someone else.\n` +
+        `Type \`${again} --overwrite\` to put them back too, or \`${again} --keep\` to leave them as they are ` +
+        "and rewind the rest."
+      );
+    }
+  }
+  return (await session.rewind(request)).message;
 }
 
 /** `/rewind` and `_crow/rewind` (any session: they use the public `CrowSession.rewind`). */
 export const rewindCommands: Extension = (crow) => {
   crow.registerCommand("rewind", {
     description: "Go back to before one of your messages: files, conversation, or both (lists them without a number)",
-    hint: "[N [both|files|conversation] [--overwrite] [--dry-run]]",
+    hint: "[N [both|files|conversation] [--overwrite|--keep] [--dry-run]]",
     run: async (args, { session }) => {
       const points = await session.rewindPoints();
       if (args.trim() === "") return pointsText(points);
-      const request = parseRewindArgs(args, points);
-      if (typeof request === "string") return request;
-      return (await session.rewind(request)).message;
+      const command = parseRewindArgs(args, points);
+      if (typeof command === "string") return command;
+      return runRewindCommand(session, args, command);
     },
   });
   crow.registerMethod(REWIND_METHOD, async (params, { crow: runtime }) => {
