@@ -5,7 +5,8 @@
  * store (sessions and prompts on SQLite/PostgreSQL, next to messages); skills (discovery, ranking, triggers).
  */
 export { collectCheckpoints, type GcReport } from "./checkpoints/gc.js";
-export { RewindError } from "./checkpoints/rewind.js";
+export { checkpointPatch } from "./checkpoints/patch.js";
+export { promptHash, RewindError } from "./checkpoints/rewind.js";
 export { shadowGitDir } from "./checkpoints/shadow-repo.js";
 export type * from "./checkpoints/types.js";
 export * from "./compaction/index.js";
