@@ -10,7 +10,7 @@
 import { createHash } from "node:crypto";
 import { access, appendFile, lstat, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { nulList, runGit } from "./git.js";
+import { nulList, runGit, ShadowGitError } from "./git.js";
 
 /** One changed path between two snapshots (`git diff --name-status`: A added, M modified, D deleted, T type). */
 export interface FileChange {
@@ -43,6 +43,11 @@ export class ShadowRepo {
     readonly workTree: string,
     /** Files larger than this many bytes are not captured (and listed). */
     readonly maxFileBytes: number,
+    /**
+     * A snapshot that would add more paths than this at once is refused: a workspace that big (a home directory) would
+     * take minutes and gigabytes to copy, on the path of a tool call.
+     */
+    readonly maxNewFiles = 100_000,
   ) {}
 
   private git(args: readonly string[], options?: { input?: string | Buffer; allowFailure?: boolean }) {
@@ -106,6 +111,12 @@ export class ShadowRepo {
     const previous = await this.head();
     const status = await this.git(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"]);
     const entries = nulList(status.stdout).map((line) => ({ tracked: !line.startsWith("??"), path: line.slice(3) }));
+    if (entries.length > this.maxNewFiles) {
+      throw new ShadowGitError(
+        `${this.workTree} has ${entries.length} files not yet captured (more than ${this.maxNewFiles}): too many to ` +
+          "checkpoint (is it a home directory?); list the bulky ones in .gitignore or set checkpoints.enabled: false",
+      );
+    }
     const add: string[] = [];
     const untrack: string[] = [];
     const skipped: string[] = [];
