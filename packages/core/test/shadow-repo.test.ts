@@ -67,3 +67,32 @@ test("a snapshot that would copy more files at once than the cap is refused with
   const snapshot = await repo.snapshot();
   assert.equal(snapshot.reused, false, "with the bulk ignored, it is taken");
 });
+
+test("a Crow home inside the workspace is not captured (nor, when the workspace is the home, the repositories)", async () => {
+  const ws = path.join(dir, "home-inside");
+  await mkdir(path.join(ws, ".crow"), { recursive: true });
+  await writeFile(path.join(ws, ".crow", "crow.db"), "store");
+  await writeFile(path.join(ws, "work.txt"), "work\n");
+  const inHome = new ShadowRepo(path.join(ws, ".crow", "checkpoints", "ws.git"), ws, 1024 * 1024);
+  const first = await inHome.snapshot();
+  await writeFile(path.join(ws, ".crow", "crow.db"), "store changed");
+  await writeFile(path.join(ws, "later.txt"), "later\n");
+  const second = await inHome.snapshot();
+  assert.deepEqual(
+    (await inHome.changes(first.commit, second.commit)).map((c) => c.path),
+    ["later.txt"],
+  );
+
+  const home = path.join(dir, "home-is-ws");
+  await mkdir(home);
+  await writeFile(path.join(home, "crow.db"), "store");
+  const isHome = new ShadowRepo(path.join(home, "checkpoints", "ws.git"), home, 1024 * 1024);
+  const a = await isHome.snapshot();
+  await writeFile(path.join(home, "crow.db"), "store changed");
+  const b = await isHome.snapshot();
+  assert.deepEqual(
+    (await isHome.changes(a.commit, b.commit)).map((c) => c.path),
+    ["crow.db"],
+    "the repositories themselves never are",
+  );
+});

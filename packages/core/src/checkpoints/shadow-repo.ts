@@ -69,9 +69,20 @@ export class ShadowRepo {
         "[core]\n\tautocrlf = false\n\tfileMode = true\n\tsymlinks = true\n\tquotePath = false\n" +
           "\tuntrackedCache = true\n\thooksPath = /dev/null\n[gc]\n\tauto = 0\n[index]\n\tversion = 4\n",
       );
+      // The Crow home when it lies inside the workspace (crow run in ~): its store and these very repositories are
+      // Crow's own files, not the user's work, and a repository must not copy itself. (A workspace that is the home
+      // itself keeps everything but the repositories.)
+      await mkdir(path.join(this.gitDir, "info"), { recursive: true });
+      const checkpoints = path.dirname(this.gitDir);
+      const home = path.dirname(checkpoints);
+      const excluded = [home, checkpoints]
+        .map((dir) => path.relative(this.workTree, dir))
+        .find((inside) => inside !== "" && !inside.startsWith("..") && !path.isAbsolute(inside));
+      if (excluded) {
+        await writeFile(path.join(this.gitDir, "info", "exclude"), `/${excluded.split(path.sep).join("/")}/\n`);
+      }
       // Highest-precedence attributes: no end-of-line conversion, no filter (LFS…) — files are stored as bytes.
       // Written last: its presence says the repository is ready.
-      await mkdir(path.dirname(attributes), { recursive: true });
       await writeFile(attributes, "* -text -filter -ident\n");
     })();
     return this.ready;
