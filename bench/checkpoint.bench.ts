@@ -72,7 +72,7 @@ export async function run(): Promise<void> {
 
     const looseBytes = du(gitDir);
     start = performance.now();
-    await repo.forget([], true);
+    await repo.forget([], "now");
     const gcMs = performance.now() - start;
     const packedBytes = du(gitDir);
     const noChangeAfterGc = await measure(() => repo.snapshot(), 10, 1);

@@ -16,12 +16,16 @@ export interface GcReport {
   repositories: number;
 }
 
-/** Collects now (tests and the daily run call this). */
+/**
+ * Collects now (tests and the daily run call this). A snapshot younger than `minAgeMs` is kept whatever the store
+ * says: another process may have taken it and not yet stored its checkpoint.
+ */
 export async function collectCheckpoints(
   store: Store,
   home: string,
   host: string,
   keepDays: number,
+  minAgeMs = 60 * 60 * 1000,
 ): Promise<GcReport> {
   const cutoff = new Date(Date.now() - keepDays * DAY_MS).toISOString();
   const rowsDeleted = await store.checkpoints.deleteOlderThan(cutoff);
@@ -37,8 +41,12 @@ export async function collectCheckpoints(
   for (const name of entries) {
     // The work tree does not matter for ref and object maintenance.
     const repo = new ShadowRepo(path.join(dir, name), dir, 0);
-    const stale = (await repo.keptCommits()).filter((commit) => !named.has(commit));
-    if (stale.length > 0) await repo.forget(stale, true);
+    const youngest = Date.now() - minAgeMs;
+    const stale = (await repo.keptCommits())
+      .filter(({ commit, time }) => !named.has(commit) && time <= youngest)
+      .map(({ commit }) => commit);
+    if (stale.length > 0)
+      await repo.forget(stale, minAgeMs === 0 ? "now" : `${Math.ceil(minAgeMs / 1000)}.seconds.ago`);
     refsDropped += stale.length;
   }
   return { rowsDeleted, refsDropped, repositories: entries.length };

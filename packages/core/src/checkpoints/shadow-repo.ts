@@ -192,22 +192,29 @@ export class ShadowRepo {
     for (const relative of remove) await rm(path.join(this.workTree, relative), { force: true });
   }
 
-  /** Every kept snapshot (`refs/crow/*`). */
-  async keptCommits(): Promise<string[]> {
-    const { stdout } = await this.git(["for-each-ref", "--format=%(objectname)", "refs/crow/"]);
+  /** Every kept snapshot (`refs/crow/*`) with its time (ms since the epoch). */
+  async keptCommits(): Promise<Array<{ commit: string; time: number }>> {
+    const { stdout } = await this.git(["for-each-ref", "--format=%(objectname) %(committerdate:unix)", "refs/crow/"]);
     return stdout
       .toString("utf8")
       .split("\n")
-      .filter((line) => line !== "");
+      .filter((line) => line !== "")
+      .map((line) => {
+        const [commit = "", seconds = "0"] = line.split(" ");
+        return { commit, time: Number(seconds) * 1000 };
+      });
   }
 
-  /** Drops the refs of snapshots no longer needed, then the objects only they kept (slow: run rarely). */
-  async forget(commits: readonly string[], prune: boolean): Promise<void> {
+  /**
+   * Drops the refs of snapshots no longer needed, then the unreachable objects older than `pruneAgo` (a git date such
+   * as `1.hour.ago`: younger ones may belong to a snapshot another process is taking right now). Slow: run rarely.
+   */
+  async forget(commits: readonly string[], pruneAgo: string | undefined): Promise<void> {
     if (commits.length > 0) {
       const input = commits.map((c) => `delete refs/crow/${c}\n`).join("");
       await this.git(["update-ref", "--stdin"], { input });
     }
-    if (prune) await this.git(["gc", "--prune=now", "--quiet"]);
+    if (pruneAgo) await this.git(["gc", `--prune=${pruneAgo}`, "--quiet"]);
   }
 }
 
