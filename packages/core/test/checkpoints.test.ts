@@ -189,3 +189,41 @@ behaves("PostgreSQL", async () => {
   pg = await startPostgres();
   return pg.createDatabase();
 });
+
+test("a checkpoint that cannot be taken never stops the tool; the warning is said once per session", async () => {
+  const mock = await startMockLlm();
+  const dir = await mkdtemp(path.join(tmpdir(), "crow-cp-fail-"));
+  const notAHome = path.join(dir, "a-file");
+  await writeFile(notAHome, "not a directory");
+  const crow = await createCrow({
+    llm: createLlmClient({ baseURL: mock.url, retry: { maxRetries: 0 } }),
+    model: "mock-model",
+    store: `sqlite:///${dir}/crow.db`,
+    home: notAHome,
+    systemPrompt: "test",
+    logger: quiet,
+    extensions: [fileTools],
+  });
+  try {
+    const session = await crow.newSession({ cwd: dir });
+    const notices: string[] = [];
+    session.subscribe((event) => {
+      if (event.type === "notice") notices.push(event.message);
+    });
+    mock.script(
+      reply().toolCall("put", { path: path.join(dir, "one.txt"), text: "1" }),
+      textReply("ok"),
+      reply().toolCall("put", { path: path.join(dir, "two.txt"), text: "2" }),
+      textReply("ok"),
+    );
+    await session.prompt("one").result;
+    await session.prompt("two").result;
+    assert.equal(await readFile(path.join(dir, "two.txt"), "utf8"), "2", "the tools ran");
+    assert.equal(notices.length, 1, notices.join("\n"));
+    assert.match(notices[0] ?? "", /No workspace checkpoint/);
+  } finally {
+    await crow.close();
+    await mock.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});

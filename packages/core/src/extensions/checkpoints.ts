@@ -36,9 +36,16 @@ export function checkpointsExtension(options: CheckpointsExtensionOptions): Exte
   return (crow) => {
     const { store, repos } = options;
     const running = new WeakMap<CrowSession, Promise<TurnCheckpoint | undefined>>();
+    // Said once per session and reason (a workspace too big to checkpoint stays so on every turn); logged each time.
+    const told = new WeakMap<CrowSession, Set<string>>();
     const failed = (session: CrowSession, error: unknown) => {
-      crow.log.warn(`session ${session.id}: checkpoint failed: ${errorText(error)}`);
-      session.notify(`No workspace checkpoint for this turn (/rewind cannot restore its files): ${errorText(error)}`);
+      const why = errorText(error);
+      crow.log.warn(`session ${session.id}: checkpoint failed: ${why}`);
+      const said = told.get(session) ?? new Set<string>();
+      told.set(session, said);
+      if (said.has(why)) return;
+      said.add(why);
+      session.notify(`No workspace checkpoint (/rewind cannot restore files of this turn): ${why}`, "warning");
     };
     const take = async (session: CrowSession, seq: number): Promise<TurnCheckpoint | undefined> => {
       const message = session.history[seq];
