@@ -33,10 +33,13 @@ export function shadowGitDir(home: string, workspace: string): string {
 }
 
 const MAIN = "refs/heads/main";
+/** A snapshot adding at least this many files asks for a repack (`packIfDue`). */
+const PACK_AFTER = 1000;
 
 export class ShadowRepo {
   private ready: Promise<void> | undefined;
   private readonly trees = new Map<string, string>();
+  private packDue = false;
 
   constructor(
     readonly gitDir: string,
@@ -144,6 +147,8 @@ export class ShadowRepo {
       } else add.push(entry.path);
     }
     if (previous && add.length === 0 && untrack.length === 0) return { commit: previous, reused: true, skipped };
+    // Thousands of new loose objects (a workspace's first snapshot) take a file system block each: pack them soon.
+    if (add.length >= PACK_AFTER) this.packDue = true;
     // Exact paths, no pathspec matching nor directory walk: status already found them.
     if (add.length > 0) await this.git(["update-index", "--add", "--remove", "-z", "--stdin"], nul(add));
     if (untrack.length > 0) await this.git(["update-index", "--force-remove", "-z", "--stdin"], nul(untrack));
@@ -190,6 +195,16 @@ export class ShadowRepo {
       await this.git(["checkout", commit, "--pathspec-from-file=-", "--pathspec-file-nul"], nul(checkout));
     }
     for (const relative of remove) await rm(path.join(this.workTree, relative), { force: true });
+  }
+
+  /**
+   * Packs the loose objects when a snapshot wrote many (seconds on a big workspace: run it off the tool call's path,
+   * e.g. after the turn). A no-op otherwise.
+   */
+  async packIfDue(): Promise<void> {
+    if (!this.packDue) return;
+    this.packDue = false;
+    await this.git(["repack", "-d", "-q"]);
   }
 
   /** Every kept snapshot (`refs/crow/*`) with its time (ms since the epoch). */

@@ -91,6 +91,12 @@ export function checkpointsExtension(options: CheckpointsExtensionOptions): Exte
           const files = await repo.changes(record.before, after.commit);
           await store.checkpoints.finish(record.id, after.commit, files, [...record.skipped, ...after.skipped]);
         });
+        // After the turn, in the background (queued before the next snapshot of this workspace).
+        repos
+          .run(record.workspace, (repo) => repo.packIfDue())
+          .catch((error: unknown) => {
+            crow.log.warn(`packing the checkpoints of ${record.workspace} failed: ${errorText(error)}`);
+          });
       } catch (error) {
         failed(session, error);
       }
