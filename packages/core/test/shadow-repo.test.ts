@@ -4,6 +4,7 @@
  * too many files at once (a home directory).
  */
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, mkdtemp, readFile, readlink, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -95,4 +96,22 @@ test("a Crow home inside the workspace is not captured (nor, when the workspace 
     ["crow.db"],
     "the repositories themselves never are",
   );
+});
+
+test("a snapshot that wrote a thousand files or more is packed by packIfDue (a no-op otherwise)", async () => {
+  const ws = path.join(dir, "many");
+  await mkdir(ws);
+  for (let i = 0; i < 1000; i++) await writeFile(path.join(ws, `f${i}.txt`), `file ${i}\n`);
+  const gitDir = path.join(dir, "many.git");
+  const repo = new ShadowRepo(gitDir, ws, 1024 * 1024);
+  await repo.snapshot();
+  const objects = () => execFileSync("git", ["--git-dir", gitDir, "count-objects", "-v"], { encoding: "utf8" });
+  assert.match(objects(), /^count: [1-9]\d{3}/m, "loose after the snapshot");
+  await repo.packIfDue();
+  assert.match(objects(), /^count: 0$/m);
+  assert.match(objects(), /^in-pack: [1-9]\d{3}/m);
+  await writeFile(path.join(ws, "f1.txt"), "changed\n");
+  await repo.snapshot();
+  await repo.packIfDue();
+  assert.match(objects(), /^count: [1-9]$/m, "a small snapshot stays loose until the gc");
 });
