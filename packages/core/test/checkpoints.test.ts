@@ -148,9 +148,14 @@ function behaves(kind: string, storeUri: (dir: string) => Promise<string>) {
       mock.script(reply().toolCall("put", { path: path.join(ws, "far.txt"), text: "far\n" }), textReply("ok"));
       await session.prompt("write far").result;
       const db = (crow.store as unknown as { db: Kysely<unknown> }).db;
-      await sql`update checkpoints set host = 'elsewhere' where session_id = ${session.id}`.execute(db);
       const [first] = await session.rewindPoints();
       assert.ok(first);
+      await sql`update checkpoints set workspace = '/no/such/workspace' where session_id = ${session.id}`.execute(db);
+      const moved = await session.rewind({ seq: first.seq, scope: "files", dryRun: true });
+      assert.match(moved.filesRefused ?? "", /\/no\/such\/workspace, is no longer there/);
+      await sql`update checkpoints set workspace = ${ws}, host = 'elsewhere' where session_id = ${session.id}`.execute(
+        db,
+      );
       const result = await session.rewind({ seq: first.seq });
       assert.match(result.filesRefused ?? "", /taken on host "elsewhere".*on that machine only/);
       assert.match(result.message, /Files not restored/);

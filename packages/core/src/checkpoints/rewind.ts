@@ -6,6 +6,7 @@
  * from the message on goes to an archive (never deleted, as in a compaction), with the checkpoints of those turns.
  */
 import { createHash } from "node:crypto";
+import { stat } from "node:fs/promises";
 import { type ChatMessage, contentText } from "../messages.js";
 import type { CheckpointRecord } from "../store/checkpoint-types.js";
 import type { Store } from "../store/types.js";
@@ -82,6 +83,8 @@ async function rewindFiles(
         `rewind the files there (this is "${repos.host}"), or rewind the conversation alone`,
     };
   }
+  const refused = await refusal(later, first.workspace);
+  if (refused) return { restored: [], conflicts: [], skipped: [], refused };
   return repos.run(first.workspace, async (repo) => {
     const now = await repo.snapshot("before rewind");
     const lastAfter = new Map<string, string>();
@@ -111,6 +114,19 @@ async function rewindFiles(
       skipped: [...skipped].filter((p) => lastAfter.has(p)).sort(),
     };
   });
+}
+
+/** Why the files of these checkpoints cannot be restored here, if they cannot. */
+async function refusal(later: readonly CheckpointRecord[], workspace: string): Promise<string | undefined> {
+  const others = [...new Set(later.map((row) => row.workspace))].filter((w) => w !== workspace);
+  if (others.length > 0) {
+    return `the turns since that message ran in more than one workspace (${[workspace, ...others].join(", ")}); rewind to a later message, or the conversation alone`;
+  }
+  const there = await stat(workspace).then(
+    (info) => info.isDirectory(),
+    () => false,
+  );
+  return there ? undefined : `the workspace the checkpoints are of, ${workspace}, is no longer there`;
 }
 
 function describe(result: Omit<RewindResult, "message">, number: number): string {
