@@ -52,6 +52,8 @@ describe("crow acp: workspace checkpoints and /rewind", () => {
     await writeFile(ws.path("blob.bin"), randomBytes(3000));
     const before = await Promise.all(names.map((n) => fileState(ws.path(n))));
 
+    const meta = agent.initialize.agentCapabilities?._meta as { crow?: { methods?: string[] } } | undefined;
+    assert.ok(meta?.crow?.methods?.includes("_crow/rewind"), "advertised in initialize");
     const { sessionId } = await agent.newSession(ws.dir);
     mock.script(
       reply()
