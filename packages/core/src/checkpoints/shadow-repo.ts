@@ -8,7 +8,7 @@
  * refs no checkpoint names any more); `refs/heads/main` is the latest, so `git status` compares against it.
  */
 import { createHash } from "node:crypto";
-import { access, appendFile, lstat, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { access, appendFile, lstat, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { nulList, runGit, ShadowGitError } from "./git.js";
 
@@ -156,11 +156,19 @@ export class ShadowRepo {
     if (previous && (await this.treeOf(previous)) === tree) return { commit: previous, reused: true, skipped };
     const commit = (await this.git(["commit-tree", tree, "-m", message])).stdout.toString("utf8").trim();
     this.trees.set(commit, tree);
-    // The latest, and kept from garbage collection, in one transaction.
-    await this.git(["update-ref", "--stdin"], {
-      input: `update ${MAIN} ${commit}\nupdate refs/crow/${commit} ${commit}\n`,
-    });
+    // Kept from garbage collection, then the latest: loose ref files written as git does (a whole file renamed into
+    // place), without one more git process on the path of the tool call.
+    await this.writeRef(`refs/crow/${commit}`, commit);
+    await this.writeRef(MAIN, commit);
     return { commit, reused: false, skipped };
+  }
+
+  private async writeRef(name: string, commit: string): Promise<void> {
+    const file = path.join(this.gitDir, name);
+    await mkdir(path.dirname(file), { recursive: true });
+    const temporary = `${file}.${process.pid}.lock`;
+    await writeFile(temporary, `${commit}\n`);
+    await rename(temporary, file);
   }
 
   /** The paths that differ between two snapshots, with their status. */
