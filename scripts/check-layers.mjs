@@ -148,6 +148,7 @@ const folderOrder = {
     ["prompt"],
     ["skills"],
     ["compaction"],
+    ["checkpoints"],
     ["loop"],
     ["api"],
     ["extensions"],

@@ -194,7 +194,13 @@ describe("crow acp: compaction, /clear and the system prompt", () => {
     assert.equal(fx.mock.requests.length, before);
     const commands = fx.agent.updates(sessionId).find((u) => u.sessionUpdate === "available_commands_update");
     assert.ok(commands?.sessionUpdate === "available_commands_update");
-    assert.deepEqual(commands.availableCommands.map((c) => c.name).sort(), ["clear", "compact", "help", "stop"]);
+    assert.deepEqual(commands.availableCommands.map((c) => c.name).sort(), [
+      "clear",
+      "compact",
+      "help",
+      "rewind",
+      "stop",
+    ]);
   });
 
   test("/compact and /clear refuse while a turn runs, and the turn is not disturbed", async () => {

@@ -81,7 +81,7 @@ describe("crow acp: extensions from config.yaml", () => {
     const names = commands.sessionUpdate === "available_commands_update" ? commands.availableCommands : [];
     assert.deepEqual(
       names.map((c) => c.name),
-      ["compact", "clear", "stop", "help", "greet"],
+      ["compact", "clear", "stop", "help", "rewind", "greet"],
     );
     assert.deepEqual(names.at(-1)?.input, { hint: "name" });
     await fx.agent.waitForUpdate(sessionId, (u) => chunkText([u]).includes("broken on purpose"), true);

@@ -171,7 +171,8 @@ describe("crow acp: subagents", () => {
         await fx.agent.agent.request("session/load", { sessionId: childId, cwd: fx.ws.dir, mcpServers: [] });
         break;
       } catch (error) {
-        if (attempt > 200 || !/running a prompt/.test(String(error))) throw error;
+        // The refusal's text is in the error's data (the message is "Internal error").
+        if (attempt > 200 || !/running a prompt/.test(`${String(error)} ${JSON.stringify(error)}`)) throw error;
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     }

@@ -153,7 +153,7 @@ describe("crow acp: a real task over stdio with the real crow-mcp", () => {
     assert.ok(commands.sessionUpdate === "available_commands_update");
     assert.deepEqual(
       commands.availableCommands.map((c) => c.name),
-      ["compact", "clear", "stop", "help"],
+      ["compact", "clear", "stop", "help", "rewind"],
     );
     const before = fx.mock.requests.length;
     const turn = await fx.agent.prompt(session.sessionId, "/help");

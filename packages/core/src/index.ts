@@ -8,6 +8,11 @@
 export type * from "./api/permissions.js";
 export * from "./api/types.js";
 export * from "./api/user-question.js";
+export { collectCheckpoints, type GcReport } from "./checkpoints/gc.js";
+export { checkpointPatch } from "./checkpoints/patch.js";
+export { promptHash, RewindError } from "./checkpoints/rewind.js";
+export { shadowGitDir } from "./checkpoints/shadow-repo.js";
+export type * from "./checkpoints/types.js";
 export * from "./compaction/index.js";
 export * from "./extensions/api.js";
 export { ASK_USER_TOOL } from "./extensions/ask-user.js";
@@ -17,6 +22,7 @@ export {
   compactedText,
   titleFrom,
 } from "./extensions/builtin.js";
+export { parseRewindArgs, REWIND_METHOD } from "./extensions/checkpoints.js";
 export * from "./extensions/doom-loop.js";
 export * from "./extensions/permission-rules.js";
 export * from "./extensions/permissions.js";

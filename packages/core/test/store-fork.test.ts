@@ -160,10 +160,12 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         "0003_eval",
         "0004_tool_result_outcome",
         "0005_additional_directories",
+        "0006_checkpoints",
       ]);
       const before = await source();
       // Back to the 0001 schema: what an earlier Crow left behind (the later migrations undone too).
       const db = (store as unknown as { db: Kysely<unknown> }).db;
+      await sql`drop table checkpoints`.execute(db);
       await sql`drop table eval_trials`.execute(db);
       await sql`drop table eval_runs`.execute(db);
       await sql`alter table messages drop column is_error`.execute(db);

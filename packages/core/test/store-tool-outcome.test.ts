@@ -47,10 +47,11 @@ test("rows stored before migration 0003 load without an outcome; the upgraded st
   const uri = `sqlite:///${dir}/old.db`;
   let store = await openStore(uri);
   const session = await store.createSession({ cwd: "/tmp" });
-  // Back to the 0002 schema, with a tool result stored the old way.
+  // Back to the 0003 schema (the later migrations undone), with a tool result stored the old way.
   const db = (store as unknown as { db: Kysely<unknown> }).db;
   await sql`alter table messages drop column is_error`.execute(db);
   await sql`alter table messages drop column duration_ms`.execute(db);
+  await sql`drop table checkpoints`.execute(db);
   await sql`alter table sessions drop column additional_directories`.execute(db);
   await sql`delete from crow_migrations where name >= '0004'`.execute(db);
   await sql`insert into messages (session_id, seq, role, data, created_at) values (${session.id}, 0, 'tool', ${JSON.stringify(result)}, '2026-01-01T00:00:00.000Z')`.execute(

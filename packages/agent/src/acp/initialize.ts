@@ -4,7 +4,7 @@ import type { SessionCapabilities as UnstableSessionCapabilities } from "@agentc
 import { VERSION } from "../base/version.js";
 
 /** The custom methods built into every Crow (advertised without loading the runtime when no extension is configured). */
-export const BUILTIN_METHODS = ["_crow/compact", "_crow/subagent"];
+export const BUILTIN_METHODS = ["_crow/compact", "_crow/subagent", "_crow/rewind"];
 
 /** `fork` is unstable ACP (typed from the SDK's unstable schema; see sessions.ts); other clients ignore the key. */
 const SESSION_CAPABILITIES: UnstableSessionCapabilities = {

@@ -286,6 +286,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     extensions,
     dotenv,
     childEnv: { allow: file.child_env?.allow ?? [] },
+    checkpoints: {
+      enabled: file.checkpoints?.enabled ?? true,
+      maxFileMb: file.checkpoints?.max_file_mb ?? 10,
+      keepDays: file.checkpoints?.keep_days ?? 30,
+    },
     notes,
     notices,
   };

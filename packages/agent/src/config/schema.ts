@@ -231,6 +231,16 @@ export const configFileSchema = strict({
    */
   child_env: optional(strict({ allow: optional(z.array(variableName)) })),
   sandbox: optional(sandboxSchema),
+  /** Workspace checkpoints per turn for `/rewind` (README "Checkpoints and /rewind"). */
+  checkpoints: optional(
+    strict({
+      enabled: optional(z.boolean()),
+      /** Files larger than this (MB) are not captured. */
+      max_file_mb: optional(amount),
+      /** Checkpoints older than this many days are garbage-collected. */
+      keep_days: optional(count(1)),
+    }),
+  ),
 });
 
 export type ConfigFile = z.infer<typeof configFileSchema>;

@@ -144,6 +144,8 @@ export interface AgentConfig {
   skills: SkillsConfig;
   extensions: ExtensionEntry[];
   sandbox: SandboxConfig;
+  /** config.yaml's `checkpoints`: snapshots of the workspace per turn, for `/rewind`. */
+  checkpoints: { enabled: boolean; maxFileMb: number; keepDays: number };
   /** Variables defined by the `.env` file (real environment variables of the same name win). */
   dotenv: Record<string, string>;
   /** config.yaml's `child_env`: variables (names or `*` globs) passed to child processes although they look secret. */

@@ -12,6 +12,8 @@ Mention files as @path or @path#L10:20 to attach them.
 Options:
   -i, --interactive     REPL: type prompts one after another (after the prompt, if one is given)
   -s, --session ID      continue a saved session
+      --rewind          with -s: pick one of the session's messages and go back to before it (files, conversation
+                        or both), then go on with the prompt or the REPL, if any
   -c, --cwd DIR         working directory of the session (default: the current directory)
       --add-dir DIR     another directory the session works in (repeatable; give them again with -s)
       --model M         model for this session (one of the configured models)
@@ -41,6 +43,8 @@ export interface RunOptions {
   thought?: string;
   json: boolean;
   yes: boolean;
+  /** `--rewind`: the picker before anything else (needs `session`). */
+  rewind: boolean;
 }
 
 /** A bad command line; the message is shown with a pointer to --help (exit code 2). */
@@ -63,6 +67,7 @@ export function parseRunArgs(argv: readonly string[], base: string = process.cwd
   for (const name of ["session", "model", "mode", "thought"] as const) {
     if (values[name] !== undefined && values[name].trim() === "") throw new UsageError(`--${name} needs a value`);
   }
+  if (values.rewind && !values.session) throw new UsageError("--rewind needs a session: crow run -s ID --rewind");
   const prompt = positionals.join(" ");
   return {
     help: false,
@@ -77,6 +82,7 @@ export function parseRunArgs(argv: readonly string[], base: string = process.cwd
       ...(values.thought ? { thought: values.thought } : {}),
       json: values.json ?? false,
       yes: values.yes ?? false,
+      rewind: values.rewind ?? false,
     },
   };
 }
@@ -107,6 +113,7 @@ function parse(argv: readonly string[]) {
       thought: { type: "string" },
       json: { type: "boolean" },
       yes: { type: "boolean", short: "y" },
+      rewind: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,

@@ -24,6 +24,7 @@ import { promptBlocks } from "./mentions.js";
 import { JsonOutput, type RunOutput } from "./output.js";
 import { PreflightError, preflight } from "./preflight.js";
 import { replBanner, runRepl } from "./repl.js";
+import { pickRewind } from "./rewind-picker.js";
 import { configure, openSession } from "./session-setup.js";
 import { StrippedOutput } from "./stripped-output.js";
 import { TerminalOutput } from "./terminal-output.js";
@@ -111,7 +112,7 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
   }
 
   let first = options.prompt;
-  if (first === undefined && !options.interactive) {
+  if (first === undefined && !options.interactive && !options.rewind) {
     if (io.stdin.isTTY) return usage(output, "no prompt: give one as an argument, pipe it on stdin, or use -i");
     first = await readAll(io.stdin);
     if (!first.trim()) return usage(output, "the prompt on stdin is empty");
@@ -299,6 +300,7 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
     for (const notification of early ?? []) output.update(notification.update, false);
     early = undefined;
     await configure(agent, opened.sessionId, options, opened.modes, opened.configOptions);
+    if (options.rewind) await pickRewind(agent, opened.sessionId, keyboard, output);
     if (first !== undefined) code = await submitPrompt(first);
     if (options.interactive) {
       const select = opened.configOptions?.find((o) => o.category === "model");

@@ -113,6 +113,7 @@ export function runtimeOptionsFor(config: AgentConfig, options: CrowOptions = {}
     permissions: config.permissions,
     maxStepsPerTurn: config.maxStepsPerTurn,
     compactionThreshold: (model) => compactionThresholdOf(config, model),
+    checkpoints: config.checkpoints,
     config: config as unknown as Record<string, unknown>,
     logger: agentLogger,
     extensionBaseDir: config.home,

@@ -32,7 +32,7 @@ function openBrowser(url: string, err: (text: string) => void): void {
 /** Serves until a signal; resolves to the exit code. */
 export async function serve(
   store: Store,
-  config: Pick<AgentConfig, "models">,
+  config: Pick<AgentConfig, "models" | "home">,
   options: ServeOptions,
   io: { out: (text: string) => void; err: (text: string) => void },
 ): Promise<number> {
@@ -45,6 +45,7 @@ export async function serve(
       store,
       prices,
       host,
+      checkpointsHome: config.home,
       ...(options.port !== undefined ? { port: options.port } : {}),
       ...(options.token ? { token: options.token } : {}),
       ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),

@@ -12,6 +12,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { resolveSessionId, type Store } from "@crow/core";
 import { ownPackageRoot } from "../base/package-paths.js";
+import { checkpointMarks, type MarkLoader } from "./checkpoint-marks.js";
 import { comparePage } from "./compare-page.js";
 import { evalComparePage, evalRunPage, evalRunsPage, evalSide } from "./eval-page.js";
 import { allowedHostnames, check, isLoopback } from "./guard.js";
@@ -35,6 +36,8 @@ export interface ViewerOptions {
   allowedHosts?: string[];
   /** How often a live page's event stream looks at the store (default 500 ms). */
   pollMs?: number;
+  /** The Crow home whose `checkpoints/` holds the shadow repositories: the timeline then shows each turn's diff. */
+  checkpointsHome?: string;
   /** Where viewer.js and viewer.css are (default: the @crow/agent package's bundle/). */
   assetsDir?: string;
 }
@@ -98,9 +101,9 @@ async function route(
   req: IncomingMessage,
   res: ServerResponse,
   url: URL,
-  options: Required<Pick<ViewerOptions, "store" | "prices" | "pollMs" | "assetsDir">>,
+  options: Required<Pick<ViewerOptions, "store" | "prices" | "pollMs" | "assetsDir">> & { marks: MarkLoader },
 ) {
-  const { store, prices } = options;
+  const { store, prices, marks } = options;
   let parts: string[];
   try {
     parts = url.pathname.split("/").slice(1).map(decodeURIComponent);
@@ -128,12 +131,12 @@ async function route(
       }
     }
     if (!session) return page(res, 404, notFoundPage(`There is no session "${parts[1]}" in ${store.location}.`));
-    if (parts.length === 2) return page(res, 200, await sessionPage(store, session, prices));
+    if (parts.length === 2) return page(res, 200, await sessionPage(store, session, prices, marks));
     if (parts[2] === "timeline") {
       const from = Number(url.searchParams.get("from") ?? "0");
       if (!Number.isInteger(from) || from < 0) return page(res, 400, notFoundPage(`"from" must be a message number.`));
       const summary = url.searchParams.get("summary") === "1" ? 1 : undefined;
-      const result = await timelinePage(store, session.id, from, summary);
+      const result = await timelinePage(store, session.id, from, summary, marks);
       return json(res, { html: result.html.value, next: result.next, more: result.more });
     }
     if (parts[2] === "chart") return json(res, await chartData(store, session, prices));
@@ -185,6 +188,7 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
     store: options.store,
     prices: options.prices ?? new Map(),
     pollMs: options.pollMs ?? 500,
+    marks: checkpointMarks(options.store, options.checkpointsHome),
     assetsDir: options.assetsDir ?? path.join(ownPackageRoot(fileURLToPath(import.meta.url)), "bundle"),
   };
   const server = createServer((req, res) => {

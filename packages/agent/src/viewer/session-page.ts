@@ -5,6 +5,7 @@
  * subagent tree.
  */
 import type { SessionRecord, Store } from "@crow/core";
+import type { MarkLoader } from "./checkpoint-marks.js";
 import { compact, html, layout, money, q, type SafeHtml, when } from "./html.js";
 import { compactions, costOf, type Prices, priceOf, subagentTree, type TreeNode } from "./insights.js";
 import { markdown } from "./markdown.js";
@@ -34,14 +35,19 @@ ${fact("updated", html`<time class="updated">${when(session.updatedAt)}</time>`)
 </dl>`;
 }
 
-export async function sessionPage(store: Store, session: SessionRecord, prices: Prices): Promise<string> {
+export async function sessionPage(
+  store: Store,
+  session: SessionRecord,
+  prices: Prices,
+  marks?: MarkLoader,
+): Promise<string> {
   const [folds, children, stats] = await Promise.all([
     session.archivedFrom ? Promise.resolve([]) : compactions(store, session),
     subagentTree(store, session.id),
     store.sessionStats([session.id]),
   ]);
   const summarySeq = folds.at(-1)?.summary !== undefined ? 1 : undefined;
-  const first = await timelinePage(store, session.id, 0, summarySeq);
+  const first = await timelinePage(store, session.id, 0, summarySeq, marks);
   const s = stats.get(session.id);
   const price = priceOf(prices, session);
   const cost = s

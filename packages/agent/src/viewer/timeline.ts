@@ -5,6 +5,7 @@
  * message session shows its first screen without loading the rest.
  */
 import type { AssistantMessage, Store, StoredMessage, ToolMessage, UserMessage } from "@crow/core";
+import type { MarkLoader } from "./checkpoint-marks.js";
 import { html, type SafeHtml, when } from "./html.js";
 import { markdown } from "./markdown.js";
 import { type CallResult, contentParts, images, renderToolCall } from "./tool-call.js";
@@ -35,7 +36,7 @@ function userText(text: string): SafeHtml {
   return html`<details class="attachment" open><summary>${heading}</summary><pre>${text.slice(attached[0].length)}</pre></details>`;
 }
 
-function userItem(stored: StoredMessage, content: UserMessage["content"]): SafeHtml {
+function userItem(stored: StoredMessage, content: UserMessage["content"], mark?: SafeHtml): SafeHtml {
   const parts = typeof content === "string" || content === null ? [content ?? ""] : content;
   const texts = parts.map((part) => (typeof part === "string" ? part : part.type === "text" ? part.text : undefined));
   const { images: urls } = contentParts(content);
@@ -44,7 +45,7 @@ function userItem(stored: StoredMessage, content: UserMessage["content"]): SafeH
     parts.filter((part): part is Exclude<typeof part, string> => typeof part !== "string" && part.type !== "text"),
   ).text;
   return html`<article class="item user" data-seq="${stored.seq}"><div class="who">user <time>${when(stored.createdAt)}</time></div>
-${texts.filter((t): t is string => t !== undefined).map(userText)}${others ? html`<div class="md">${markdown(others)}</div>` : ""}${images(urls)}</article>`;
+${texts.filter((t): t is string => t !== undefined).map(userText)}${others ? html`<div class="md">${markdown(others)}</div>` : ""}${images(urls)}${mark ?? ""}</article>`;
 }
 
 function assistantItem(
@@ -76,6 +77,8 @@ export function renderItems(
   messages: readonly StoredMessage[],
   atEnd: boolean,
   summarySeq?: number,
+  /** Checkpoint marks by the seq of the user message they follow (checkpoint-marks.ts). */
+  marks?: ReadonlyMap<number, SafeHtml>,
 ): { html: SafeHtml; pendingFrom?: number } {
   const items: SafeHtml[] = [];
   let pendingFrom: number | undefined;
@@ -87,7 +90,7 @@ export function renderItems(
       if (!paired.has(i)) items.push(orphanResult(stored, message));
       continue;
     }
-    if (message.role === "user") items.push(userItem(stored, message.content));
+    if (message.role === "user") items.push(userItem(stored, message.content, marks?.get(stored.seq)));
     else if (message.role === "system")
       items.push(html`<article class="item system" data-seq="${stored.seq}"><pre>${message.content}</pre></article>`);
     else {
@@ -121,6 +124,7 @@ export async function timelinePage(
   sessionId: string,
   fromSeq: number,
   summarySeq?: number,
+  marks?: MarkLoader,
 ): Promise<TimelinePage> {
   const messages = await store.loadMessagePage(sessionId, { fromSeq, limit: PAGE_SIZE + 1 });
   let more = messages.length > PAGE_SIZE;
@@ -137,7 +141,7 @@ export async function timelinePage(
       messages.push(following[k++] as StoredMessage);
     more = k < following.length;
   }
-  const rendered = renderItems(messages, !more, summarySeq);
+  const rendered = renderItems(messages, !more, summarySeq, marks ? await marks(sessionId, messages) : undefined);
   const end = messages.at(-1);
   return {
     html: rendered.html,

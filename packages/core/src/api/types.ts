@@ -2,6 +2,7 @@
  * The SDK's public types: `createRuntime(options)` (options.ts) → {@link Crow} → {@link CrowSession} → `prompt()` → {@link PromptRun}.
  * The same runtime serves `crow acp` (the ACP layer translates its events) and library users (no ACP at all).
  */
+import type { RewindPoint, RewindRequest, RewindResult } from "../checkpoints/types.js";
 import type { CompactionEvent, CompactionResult } from "../compaction/compaction.js";
 import type { StopReason } from "../hooks/types.js";
 import type { LlmError } from "../llm/types.js";
@@ -206,6 +207,14 @@ export interface CrowSession {
   compact(): Promise<CompactionResult>;
   /** A fresh context: the stored history is archived; returns the archive id (none without a store). */
   clear(): Promise<string | undefined>;
+  /** The user messages this session can be rewound to, with what the agent's turn after each changed in the workspace. */
+  rewindPoints(): Promise<RewindPoint[]>;
+  /**
+   * Goes back to just before a user message: the workspace files the agent's turns changed since (a path someone
+   * else changed since is left alone and listed unless `overwrite`), the conversation (archived, never deleted), or
+   * both. Rejects with `SessionBusyError` while a turn runs, and with a `RewindError` for a seq that is no user message.
+   */
+  rewind(request: RewindRequest): Promise<RewindResult>;
   setMode(mode: PermissionMode): void;
   /** Switches the model (the next request uses it; stored with the session). */
   setModel(model: string): void;

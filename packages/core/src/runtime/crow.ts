@@ -35,6 +35,7 @@ import { prepareSystemPrompt } from "../prompt/system-prompt.js";
 import { sessionSlug } from "../store/ids.js";
 import { openStore } from "../store/open.js";
 import { SessionNotFoundError, type SessionRecord, type Store } from "../store/types.js";
+import { setupCheckpoints } from "./checkpointing.js";
 import { stderrLogger } from "./logger.js";
 import { modelRouter } from "./model-routing.js";
 import type { RuntimeOptions } from "./options.js";
@@ -76,6 +77,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
     }
   }
 
+  const checkpoints = setupCheckpoints(store, home, options.checkpoints, logger, (session, name) =>
+    (session as CrowSessionImpl).tools.isReadOnly(name),
+  );
+
   // Built-ins first, through the same API as everyone else.
   const disabled = new Set(options.disableBuiltins ?? []);
   const builtins = [
@@ -101,6 +106,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
       name: "commands",
       extension: commandsExtension((error): error is SessionBusyError => error instanceof SessionBusyError),
     },
+    ...checkpoints.builtins,
     { name: "skills", extension: skillsExtension({ home }) },
     {
       name: "subagents",
@@ -187,6 +193,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
       ...(options.params ? { params: options.params } : {}),
       logger,
       ...(store ? { clearStored: (id: string) => (store as Store).replaceMessages(id, []) } : {}),
+      rewinder: checkpoints.rewinder,
       onClose: (s) => {
         if (live.get(s.id) === s) live.delete(s.id);
       },

@@ -6,6 +6,7 @@
 import type { PermissionAnswer, PermissionMode, PermissionRequest } from "../api/permissions.js";
 import type { ModelInfo, ToolSourceFactory } from "../api/types.js";
 import type { UserAsker } from "../api/user-question.js";
+import type { CheckpointSettings } from "../checkpoints/types.js";
 import type { ExtensionSpec, Logger } from "../extensions/api.js";
 import type { PermissionRules } from "../extensions/permission-rules.js";
 import type { LlmClient, RequestParams } from "../llm/types.js";
@@ -47,7 +48,7 @@ export interface RuntimeOptions {
   /** Extensions, loaded in order after the built-in ones. */
   extensions?: ExtensionSpec[];
   /** Skip the built-in extensions by name (`persistence`, `compaction`, `permissions`, `doom-loop`, `commands`,
-   * `skills`, `subagents`, `todo`, `ask-user`). */
+   * `ask-user`, `checkpoints`, `rewind`, `skills`, `subagents`, `todo`). */
   disableBuiltins?: string[];
   /** Permission mode of new sessions (default `code`). */
   mode?: PermissionMode;
@@ -70,6 +71,11 @@ export interface RuntimeOptions {
   config?: Record<string, unknown>;
   /** Where the runtime and extensions log (default: stderr). */
   logger?: Logger;
+  /**
+   * Workspace checkpoints before each turn's first change, for `session.rewind` (default: on, kept in
+   * `<home>/checkpoints/`; needs a store). `false` or `{enabled: false}` turns them off.
+   */
+  checkpoints?: CheckpointSettings | false;
   /** Where a module extension path is resolved from (default: `home`, then the process cwd). */
   extensionBaseDir?: string;
 }

@@ -17,48 +17,18 @@ import {
   type PromptRun,
   SessionBusyError,
 } from "../api/types.js";
-import { askThrough, canAsk, type UserAnswer, type UserAsker, type UserQuestion } from "../api/user-question.js";
+import { askThrough, canAsk, type UserAnswer, type UserQuestion } from "../api/user-question.js";
+import type { RewindPoint, RewindRequest, RewindResult } from "../checkpoints/types.js";
 import { type Compaction, CompactionError, type CompactionReason, type CompactionResult } from "../compaction/index.js";
 import { errorText } from "../error-text.js";
-import type { Logger } from "../extensions/api.js";
-import type { ExtensionRegistry } from "../extensions/registry.js";
 import type { SessionTools } from "../extensions/tool-source.js";
 import { HookBus } from "../hooks/bus.js";
 import type { HookContext, HookError } from "../hooks/types.js";
-import type { LlmClient, RequestParams } from "../llm/types.js";
 import type { ChatMessage, ContentPart, ToolOutcome, Usage } from "../messages.js";
 import { commandList, runCommand } from "./commands.js";
 import { PromptRunImpl } from "./run.js";
+import type { SessionInit } from "./session-init.js";
 import { runPromptTurn, type Turn, type TurnModel, withReasoningEffort } from "./turn.js";
-
-/** Everything a session is made of (the runtime builds it in `newSession`/`loadSession`). */
-export interface SessionInit {
-  id: string;
-  cwd: string;
-  additionalDirectories?: readonly string[];
-  parentId?: string;
-  crow: Crow;
-  registry: ExtensionRegistry;
-  llm: LlmClient | undefined;
-  model: string | undefined;
-  /** The stored `reasoning_effort` choice, if any. */
-  reasoningEffort?: string;
-  mode: PermissionMode;
-  history: ChatMessage[];
-  systemPrompt: string;
-  title: string | null;
-  tools: SessionTools;
-  askPermission?: (request: PermissionRequest) => Promise<PermissionAnswer>;
-  askUser?: UserAsker;
-  makeCompaction: (session: CrowSessionImpl) => Compaction;
-  maxStepsPerTurn?: number;
-  params?: RequestParams;
-  logger: Logger;
-  /** Archives the stored history and empties it (`/clear`); undefined without a store. */
-  clearStored?: (sessionId: string) => Promise<string>;
-  /** Called once the session is closed (the runtime forgets it). */
-  onClose: (session: CrowSessionImpl) => void;
-}
 
 export class CrowSessionImpl implements CrowSession {
   readonly id: string;
@@ -333,18 +303,30 @@ export class CrowSessionImpl implements CrowSession {
     return result;
   }
 
-  async compact(): Promise<CompactionResult> {
+  /** Work between turns (compact, clear, rewind): refused while a turn runs, the session busy meanwhile. */
+  private async betweenTurns<T>(work: (turn: Turn) => Promise<T>): Promise<T> {
     const turn = this.begin("A prompt is running in this session; stop it first (/stop) or wait.");
     try {
-      return await this.compactHistory("manual", turn.controller.signal);
+      return await work(turn);
     } finally {
       this.turn = undefined;
     }
   }
 
-  async clear(): Promise<string | undefined> {
-    this.begin("A prompt is running in this session; stop it first (/stop) or wait.");
-    try {
+  compact(): Promise<CompactionResult> {
+    return this.betweenTurns((turn) => this.compactHistory("manual", turn.controller.signal));
+  }
+
+  rewindPoints(): Promise<RewindPoint[]> {
+    return this.flush().then(() => this.init.rewinder.points(this));
+  }
+
+  rewind(request: RewindRequest): Promise<RewindResult> {
+    return this.betweenTurns(() => this.flush().then(() => this.init.rewinder.rewind(this, request)));
+  }
+
+  clear(): Promise<string | undefined> {
+    return this.betweenTurns(async () => {
       let archiveId: string | undefined;
       if (this.init.clearStored) {
         await this.flush();
@@ -355,9 +337,7 @@ export class CrowSessionImpl implements CrowSession {
       // The plan belonged to the cleared conversation.
       if (this.currentPlan.length > 0) this.setPlan([]);
       return archiveId;
-    } finally {
-      this.turn = undefined;
-    }
+    });
   }
 
   commands(): CommandInfo[] {

@@ -133,6 +133,30 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable("sessions").dropColumn("additional_directories").execute();
     },
   },
+  "0006_checkpoints": {
+    // Workspace checkpoints per turn (`/rewind`): references to snapshots in a shadow git repository on `host`.
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("checkpoints")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("session_id", "text", (c) => c.notNull())
+        .addColumn("seq", "integer", (c) => c.notNull())
+        .addColumn("prompt_hash", "text", (c) => c.notNull())
+        .addColumn("workspace", "text", (c) => c.notNull())
+        .addColumn("host", "text", (c) => c.notNull())
+        .addColumn("before_commit", "text", (c) => c.notNull())
+        .addColumn("after_commit", "text")
+        .addColumn("files", "text")
+        .addColumn("skipped", "text", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("checkpoints_session").on("checkpoints").columns(["session_id", "seq"]).execute();
+      await db.schema.createIndex("checkpoints_created").on("checkpoints").column("created_at").execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropTable("checkpoints").execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

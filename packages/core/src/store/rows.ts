@@ -1,8 +1,8 @@
 /** Row ↔ record conversions shared by the store's writes (store.ts) and its read queries (queries.ts), both ways. */
 import type { Selectable } from "kysely";
 import type { ChatMessage, Usage } from "../messages.js";
-import type { MessagesTable, SessionsTable } from "./schema.js";
-import type { SessionPatch, SessionRecord, StoredMessage } from "./types.js";
+import type { MessagesTable, PromptsTable, SessionsTable } from "./schema.js";
+import type { PromptRecord, SessionPatch, SessionRecord, StoredMessage } from "./types.js";
 
 /** A value as a JSON column (null stays null). */
 export const json = (value: unknown): string | null =>
@@ -70,4 +70,15 @@ export function patchColumns(patch: SessionPatch): Partial<SessionsTable> {
   if (patch.additionalDirectories !== undefined)
     set.additional_directories = directoriesColumn(patch.additionalDirectories);
   return set;
+}
+
+export function toPrompt(row: Selectable<PromptsTable>): PromptRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    version: Number(row.version),
+    hash: row.hash,
+    content: row.content,
+    createdAt: row.created_at,
+  };
 }

@@ -86,6 +86,24 @@ export interface EvalTrialsTable {
   finished_at: string;
 }
 
+/** A turn's workspace checkpoint (migration 0005; see checkpoints.ts). */
+export interface CheckpointsTable {
+  id: string;
+  session_id: string;
+  /** The seq of the turn's user message. */
+  seq: number;
+  prompt_hash: string;
+  workspace: string;
+  host: string;
+  before_commit: string;
+  after_commit: string | null;
+  /** JSON: the turn's changed paths with their status; null until the turn ended. */
+  files: string | null;
+  /** JSON: paths over the size cap. */
+  skipped: string;
+  created_at: string;
+}
+
 /** Kysely's own bookkeeping tables (`crow_migrations`, `crow_migration_lock`) are not listed. */
 export interface Database {
   prompts: PromptsTable;
@@ -93,4 +111,5 @@ export interface Database {
   messages: MessagesTable;
   eval_runs: EvalRunsTable;
   eval_trials: EvalTrialsTable;
+  checkpoints: CheckpointsTable;
 }

@@ -3,15 +3,17 @@
  * transaction; JSON is TEXT on both (parsed here), timestamps are ISO strings.
  */
 import { createHash } from "node:crypto";
-import type { Kysely, Selectable, Transaction } from "kysely";
+import type { Kysely, Transaction } from "kysely";
 import { insertOne, nextSeq } from "./append.js";
+import type { CheckpointStore } from "./checkpoint-types.js";
+import { archiveCheckpoints, copyCheckpoints, deleteCheckpoints, kyselyCheckpointStore } from "./checkpoints.js";
 import { now } from "./clock.js";
 import { kyselyEvalStore } from "./eval.js";
 import type { EvalStore } from "./eval-types.js";
 import { archiveSlug, sessionSlug } from "./ids.js";
 import { listSessions, listUsage, loadMessagePage, sessionStats } from "./queries.js";
-import { directoriesColumn, json, patchColumns, toMessage, toSession } from "./rows.js";
-import type { Database, MessagesTable, PromptsTable, SessionsTable } from "./schema.js";
+import { directoriesColumn, json, patchColumns, toMessage, toPrompt, toSession } from "./rows.js";
+import type { Database, MessagesTable, SessionsTable } from "./schema.js";
 import {
   type ForkOptions,
   type ListSessionsOptions,
@@ -32,17 +34,6 @@ import {
 } from "./types.js";
 
 type Db = Kysely<Database> | Transaction<Database>;
-
-function toPrompt(row: Selectable<PromptsTable>): PromptRecord {
-  return {
-    id: row.id,
-    name: row.name,
-    version: Number(row.version),
-    hash: row.hash,
-    content: row.content,
-    createdAt: row.created_at,
-  };
-}
 
 function messageRows(sessionId: string, first: number, messages: readonly MessageInput[], at: string): MessagesTable[] {
   return messages.map(({ message, usage, outcome }, i) => ({
@@ -102,6 +93,7 @@ async function insertMessages(db: Db, rows: ReturnType<typeof messageRows>): Pro
 
 export class KyselyStore implements Store {
   readonly evals: EvalStore;
+  readonly checkpoints: CheckpointStore;
 
   constructor(
     readonly db: Kysely<Database>,
@@ -109,6 +101,7 @@ export class KyselyStore implements Store {
     readonly location: string,
   ) {
     this.evals = kyselyEvalStore(db, location);
+    this.checkpoints = kyselyCheckpointStore(db, location);
   }
 
   /** Runs `fn`, turning driver errors into StoreErrors that name the store. */
@@ -246,6 +239,7 @@ export class KyselyStore implements Store {
         const ids = [id, ...archives.map((a) => a.id)];
         await trx.deleteFrom("messages").where("session_id", "in", ids).execute();
         await trx.deleteFrom("sessions").where("id", "in", ids).execute();
+        await deleteCheckpoints(trx, ids);
         return true;
       }),
     );
@@ -304,6 +298,7 @@ export class KyselyStore implements Store {
           .execute();
         await trx.updateTable("messages").set({ session_id: archiveId }).where("session_id", "=", sessionId).execute();
         await insertMessages(trx, messageRows(sessionId, 0, messages, at));
+        await archiveCheckpoints(trx, sessionId, archiveId, options.checkpointsFrom);
         await trx
           .updateTable("sessions")
           .set({ ...patchColumns(options.patch ?? {}), updated_at: at })
@@ -368,6 +363,7 @@ export class KyselyStore implements Store {
               .where("session_id", "=", sessionId),
           )
           .execute();
+        await copyCheckpoints(trx, sessionId, row.id);
         return toSession(row);
       }),
     );

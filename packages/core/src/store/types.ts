@@ -8,6 +8,7 @@
  * `/clear` replaced) are sessions too, with `archivedFrom` set to the live session's id; listings leave them out.
  */
 import type { ChatMessage, ToolDefinition, ToolOutcome, Usage } from "../messages.js";
+import type { CheckpointStore } from "./checkpoint-types.js";
 import type { EvalStore } from "./eval-types.js";
 
 /** One version of a named prompt template. Versions count from 1 per name; identical content is never stored twice. */
@@ -145,6 +146,12 @@ export interface ForkOptions {
 export interface ReplaceOptions {
   /** Session fields to update at the same time (e.g. a re-rendered system prompt). */
   patch?: SessionPatch;
+  /**
+   * The seq from which the session's checkpoints go to the archive with the history (default 0: all of them, as a
+   * compaction or `/clear` renumbers the history). A rewind keeps the messages before a seq, so it keeps their
+   * checkpoints too.
+   */
+  checkpointsFrom?: number;
 }
 
 export type StoreKind = "sqlite" | "postgres";
@@ -207,6 +214,8 @@ export interface Store {
 
   /** `crow eval`'s runs and trials. */
   readonly evals: EvalStore;
+  /** Workspace checkpoint references (`/rewind`). */
+  readonly checkpoints: CheckpointStore;
 
   /** Closes the connection(s). */
   close(): Promise<void>;

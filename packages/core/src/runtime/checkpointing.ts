@@ -1,0 +1,45 @@
+/**
+ * The runtime's checkpoint setup (options `checkpoints`): the shadow repositories under `<home>/checkpoints/`, the
+ * built-in extensions that take checkpoints and answer `/rewind`, the sessions' rewinder, and the daily garbage
+ * collection, started in the background a few seconds after the runtime (it may run `git gc`).
+ */
+
+import type { CrowSession } from "../api/types.js";
+import { collectCheckpointsDaily } from "../checkpoints/gc.js";
+import { ShadowRepos } from "../checkpoints/repos.js";
+import type { CheckpointSettings } from "../checkpoints/types.js";
+import type { Extension, Logger } from "../extensions/api.js";
+import { checkpointsExtension, rewindCommands } from "../extensions/checkpoints.js";
+import type { Store } from "../store/types.js";
+import { makeRewinder, type Rewinder } from "./rewinder.js";
+
+const GC_DELAY_MS = 5_000;
+
+export interface Checkpointing {
+  /** Named built-in extensions, in order: `checkpoints` (when on) and `rewind`. */
+  builtins: Array<{ name: string; extension: Extension }>;
+  rewinder: Rewinder;
+}
+
+export function setupCheckpoints(
+  store: Store | undefined,
+  home: string,
+  settings: CheckpointSettings | false | undefined,
+  logger: Logger,
+  isReadOnly: (session: CrowSession, name: string) => boolean | undefined,
+): Checkpointing {
+  const chosen = settings === false ? { enabled: false } : (settings ?? {});
+  const repos =
+    store && chosen.enabled !== false ? new ShadowRepos(home, (chosen.maxFileMb ?? 10) * 1024 * 1024) : undefined;
+  const builtins: Checkpointing["builtins"] = [];
+  if (store && repos) {
+    builtins.push({ name: "checkpoints", extension: checkpointsExtension({ store, repos, isReadOnly }) });
+    const keepDays = chosen.keepDays ?? 30;
+    const gc = setTimeout(() => {
+      void collectCheckpointsDaily(store, home, repos.host, keepDays, (message) => logger.warn(message));
+    }, GC_DELAY_MS);
+    gc.unref();
+  }
+  builtins.push({ name: "rewind", extension: rewindCommands });
+  return { builtins, rewinder: makeRewinder(store, repos) };
+}
