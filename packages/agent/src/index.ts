@@ -28,12 +28,14 @@ export type {
   PromptRun,
   ProviderContext,
   ProviderFactory,
+  ResolvedTool,
   SessionEvent,
+  ToolDisplay,
   ToolExecuteContext,
   ToolRegistration,
-  ToolSource,
-  ToolSourceFactory,
-  ToolSourceRequest,
+  ToolSet,
+  ToolSetFactory,
+  ToolSetRequest,
 } from "@crow/core";
 export { MethodError, SessionBusyError } from "@crow/core";
 export * from "./acp/agent.js";
@@ -48,8 +50,8 @@ export {
   agentLogger,
   createCrow,
   crowOptionsFor,
-  type McpToolSourceOptions,
-  mcpToolSource,
+  type ToolRouterFactoryOptions,
+  toolRouterFactory,
 } from "./sdk/create-crow.js";
 export { createToolRouter } from "./tools/index.js";
 export type { AcpMcpServer, ClientBridge, ToolRouter } from "./tools/types.js";

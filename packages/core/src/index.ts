@@ -18,10 +18,10 @@ export {
 export * from "./extensions/doom-loop.js";
 export * from "./extensions/permission-rules.js";
 export * from "./extensions/permissions.js";
+export { toolDefinition, toolParameters } from "./extensions/session-tool-set.js";
 export { MAX_SUBAGENT_DEPTH, type SubagentOutcome } from "./extensions/subagent-run.js";
 export { SUBAGENT_METHOD, type SubagentResponse } from "./extensions/subagents.js";
 export { planFromHistory, planText, TODO_TOOL } from "./extensions/todo.js";
-export { toolDefinition, toolParameters } from "./extensions/tool-source.js";
 export { expandTilde, homeDir } from "./home.js";
 export * from "./hooks/bus.js";
 export type * from "./hooks/types.js";

@@ -10,7 +10,6 @@ import {
   type LoadSessionOptions,
   type NewSessionOptions,
   SessionBusyError,
-  type ToolSource,
 } from "../api/types.js";
 import { Compaction, compactionThreshold } from "../compaction/index.js";
 import { MethodError, type ProviderFactory } from "../extensions/api.js";
@@ -24,10 +23,10 @@ import {
 } from "../extensions/builtin.js";
 import { loadExtensions } from "../extensions/load.js";
 import { ExtensionRegistry } from "../extensions/registry.js";
+import { SessionToolSet } from "../extensions/session-tool-set.js";
 import { skillsExtension } from "../extensions/skills.js";
 import { subagentsExtension } from "../extensions/subagents.js";
 import { todoExtension } from "../extensions/todo.js";
-import { SessionTools } from "../extensions/tool-source.js";
 import { crowHome } from "../home.js";
 import type { LlmClient, LlmResult } from "../llm/types.js";
 import type { ChatMessage } from "../messages.js";
@@ -35,12 +34,13 @@ import { prepareSystemPrompt } from "../prompt/system-prompt.js";
 import { sessionSlug } from "../store/ids.js";
 import { openStore } from "../store/open.js";
 import { SessionNotFoundError, type SessionRecord, type Store } from "../store/types.js";
+import type { ToolSet } from "../tools.js";
 import { stderrLogger } from "./logger.js";
+import { liveSessionAccess, openToolSet } from "./open-tool-set.js";
 import type { CrowOptions } from "./options.js";
 import { RuntimeSession } from "./session.js";
 import { loadStoredHistory, recordOf } from "./stored-history.js";
 import { defaultSystemPrompt } from "./system-prompt.js";
-import { liveSessionAccess, openToolSource } from "./tool-source-request.js";
 
 function failed(message: string): LlmResult {
   return {
@@ -61,9 +61,9 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
   const live = new Map<string, RuntimeSession>();
   // Before the store opens: invalid permission rules reject here, leaving nothing open.
   const gates = permissionGates(
-    (session, name) => (session as RuntimeSession).tools.isReadOnly(name),
+    (session, name) => (session as RuntimeSession).tools.resolve(name)?.readOnly,
     options.permissions,
-    (session, name) => (session as RuntimeSession).tools.isConfined(name),
+    (session, name) => (session as RuntimeSession).tools.resolve(name)?.confined?.() === true,
   );
 
   let store: Store | undefined;
@@ -166,7 +166,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
     init: {
       history: ChatMessage[];
       systemPrompt: string;
-      tools: ToolSource | undefined;
+      tools: ToolSet | undefined;
       askPermission: NewSessionOptions["askPermission"];
       resumed: boolean;
       /** Problems found while preparing it, shown when it opens (a user prompt template that failed). */
@@ -182,7 +182,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
     const known = record.model && (models.length === 0 || models.some((m) => m.name === record.model));
     // The session's own request settings (the reasoning effort picked in the editor).
     const effort = record.requestParams?.reasoning_effort;
-    const tools = new SessionTools(registry.tools, init.tools, () => {
+    const tools = new SessionToolSet(registry.tools, init.tools, () => {
       if (!session) throw new Error("the session is not open yet");
       return { session, crow };
     });
@@ -258,9 +258,9 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
       const mode = request.mode ?? options.mode ?? "code";
       const model = request.model ?? options.model ?? null;
       const id = sessionSlug();
-      // The tool source (spawning MCP servers) is the slow part of opening a session: start it first and render the
+      // The tool set (spawning MCP servers) is the slow part of opening a session: start it first and render the
       // prompt and store the row meanwhile.
-      const toolsReady = openToolSource(request.tools ?? options.tools, {
+      const toolsReady = openToolSet(request.tools ?? options.tools, {
         sessionId: id,
         cwd: request.cwd,
         ...liveSessionAccess(live, id, mode),
@@ -272,7 +272,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
       let record: Pick<SessionRecord, "id" | "cwd" | "title" | "mode" | "model" | "requestParams"> & {
         parentId?: string | null;
       };
-      let tools: ToolSource | undefined;
+      let tools: ToolSet | undefined;
       try {
         prompt = request.systemPrompt
           ? { systemPrompt: request.systemPrompt, promptId: null, promptArgs: null }
@@ -319,7 +319,7 @@ export async function createCrow(options: CrowOptions = {}): Promise<Crow> {
       const cwd = request.cwd ?? record.cwd;
       // The host says where the project is now (it may have moved); remember it.
       if (cwd !== record.cwd) await store.updateSession(record.id, { cwd });
-      const tools = await openToolSource(request.tools ?? options.tools, {
+      const tools = await openToolSet(request.tools ?? options.tools, {
         sessionId: record.id,
         cwd,
         ...liveSessionAccess(

@@ -21,7 +21,7 @@ import { type Compaction, CompactionError, type CompactionReason, type Compactio
 import { errorText } from "../error-text.js";
 import type { Logger } from "../extensions/api.js";
 import type { ExtensionRegistry } from "../extensions/registry.js";
-import type { SessionTools } from "../extensions/tool-source.js";
+import type { SessionToolSet } from "../extensions/session-tool-set.js";
 import { HookBus } from "../hooks/bus.js";
 import type { HookContext, HookError } from "../hooks/types.js";
 import type { LlmClient, RequestParams } from "../llm/types.js";
@@ -45,7 +45,7 @@ export interface SessionInit {
   history: ChatMessage[];
   systemPrompt: string;
   title: string | null;
-  tools: SessionTools;
+  tools: SessionToolSet;
   askPermission?: (request: PermissionRequest) => Promise<PermissionAnswer>;
   makeCompaction: (session: RuntimeSession) => Compaction;
   maxStepsPerTurn?: number;
@@ -63,7 +63,7 @@ export class RuntimeSession implements CrowSession {
   readonly parentId: string | undefined;
   readonly crow: Crow;
   readonly bus: HookBus;
-  readonly tools: SessionTools;
+  readonly tools: SessionToolSet;
   /** The compaction handle (the built-in compaction extension feeds it the prompt sizes). */
   readonly compaction: Compaction;
   readonly history: ChatMessage[] = [];
