@@ -1,12 +1,12 @@
 import type { ContentPart, ToolDefinition } from "./messages.js";
 
-/** A tool call as handed to the executor (after the hooks' gate, with possibly rewritten args). */
+/** A tool call as handed to its tool's `run` (after the hooks' gate, with possibly rewritten args). */
 export interface ToolCallRequest {
   /** The model's tool call id. */
   id: string;
   /** The name exactly as the model wrote it. */
   name: string;
-  /** The offered tool it resolved to (`findTool`: `crow-mcp_terminal` → `terminal`). Route by this one. */
+  /** The name of the offered tool it resolved to ({@link ToolSet.resolve}: `crow-mcp_terminal` → `terminal`). */
   tool: string;
   args: Record<string, unknown>;
 }
