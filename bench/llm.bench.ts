@@ -1,15 +1,15 @@
 // LLM client and loop throughput against the zero-latency mock LLM (in-process, real HTTP on loopback).
-import { createLlmClient, runLoop, type ToolExecutor } from "@crow/core";
+import { createLlmClient, runLoop, toolSetOf } from "@crow/core";
 import { reply, startMockLlm } from "@crow/testkit";
 import { formatTiming, measure, writeReport } from "./lib.js";
 
 const CHUNKS = 10_000;
 const ROUNDS = 20;
 
-const noopTools: ToolExecutor = {
-  definitions: () => [{ type: "function", function: { name: "read", parameters: { type: "object" } } }],
-  execute: async () => ({ content: "ok" }),
-};
+const noopTools = toolSetOf(
+  () => [{ type: "function", function: { name: "read", parameters: { type: "object" } } }],
+  async () => ({ content: "ok" }),
+);
 
 export async function run(): Promise<void> {
   const mock = await startMockLlm();

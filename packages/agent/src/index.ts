@@ -27,13 +27,15 @@ export type {
   PromptRun,
   ProviderContext,
   ProviderFactory,
+  ResolvedTool,
   RuntimeOptions,
   SessionEvent,
+  ToolDisplay,
   ToolExecuteContext,
   ToolRegistration,
-  ToolSource,
-  ToolSourceFactory,
-  ToolSourceRequest,
+  ToolSet,
+  ToolSetFactory,
+  ToolSetRequest,
 } from "@crow/core";
 export { MethodError, SessionBusyError } from "@crow/core";
 export * from "./acp/agent.js";
@@ -47,9 +49,9 @@ export {
   agentLogger,
   type CrowOptions,
   createCrow,
-  type McpToolSourceOptions,
-  mcpToolSource,
   runtimeOptionsFor,
+  type ToolRouterFactoryOptions,
+  toolRouterFactory,
 } from "./sdk/create-crow.js";
 export { createToolRouter } from "./tools/index.js";
 export type { AcpMcpServer, ClientBridge, ToolRouter } from "./tools/types.js";

@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { access } from "node:fs/promises";
+import path from "node:path";
 import { describe, test } from "node:test";
 import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
 import { reply, textReply, useAcpFixture } from "@crow/testkit";
@@ -40,11 +42,34 @@ describe("crow acp: in ask mode the person sees the diff or command before allow
     const asked = fx.agent.permissionRequests.map((p) => p.request.toolCall.content ?? []);
     assert.deepEqual(asked, [
       [{ type: "diff", path: file, oldText: "port = 80\nhost = a\n", newText: "port = 8080\nhost = a\n" }],
-      [{ type: "diff", path: file, oldText: "host = a", newText: "host = b" }],
+      // crow-mcp's dry run: the whole file before and after, as the edit would leave it.
+      [{ type: "diff", path: file, oldText: "port = 8080\nhost = a\n", newText: "port = 8080\nhost = b\n" }],
       [{ type: "content", content: { type: "text", text: "```sh\ncat config.txt\n```" } }],
     ]);
     // The thread's pending call showed the same before the question came.
     assert.deepEqual(shownBefore, asked);
+    fx.mock.assertDone();
+  });
+
+  test("a write on a remote toolserver proposes the server's dry-run diff, not one from the agent's disk", async () => {
+    const server = path.join(import.meta.dirname, "fixtures", "remote-write-mcp-server.mjs");
+    const file = "/srv/elsewhere/remote-config.txt";
+    await assert.rejects(access(file), "the file exists only on the toolserver's side");
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir, [
+      { name: "remote", command: process.execPath, args: [server], env: [] },
+    ]);
+    await fx.agent.agent.request("session/set_mode", { sessionId, modeId: "ask" });
+    const before = fx.agent.permissionRequests.length;
+    fx.mock.script(
+      reply().toolCall("remote_write", { file_path: file, content: "before\nremote\n" }),
+      textReply("Done.").expect((req) => {
+        const last = req.body.messages.at(-1);
+        assert.match(String(last?.content), /Successfully wrote .* \(write #1\)/, "the proposal wrote nothing");
+      }),
+    );
+    assert.equal((await fx.agent.prompt(sessionId, "change the remote config")).stopReason, "end_turn");
+    const asked = fx.agent.permissionRequests.slice(before).map((p) => p.request.toolCall.content ?? []);
+    assert.deepEqual(asked, [[{ type: "diff", path: file, oldText: "before\n", newText: "before\nremote\n" }]]);
     fx.mock.assertDone();
   });
 });

@@ -22,7 +22,7 @@ describe("tool call progress text in ACP", () => {
     );
     relay.translate({
       type: "tool_call_pending",
-      call: { id: "c1", name: "task", kind: "other", args: {}, rawArguments: "{}" },
+      call: { id: "c1", name: "task", kind: "other", args: {}, rawArguments: "{}", display: { title: "task" } },
     });
     const first = relay.translate({ type: "tool_call_progress", id: "c1", progress: { message: "Reading.\n" } });
     const second = relay.translate({ type: "tool_call_progress", id: "c1", progress: { message: "→ read: /a.ts\n" } });
@@ -32,7 +32,7 @@ describe("tool call progress text in ACP", () => {
     const live = relay.translate({
       type: "tool_call_progress",
       id: "c1",
-      progress: { message: "ignored", data: { content: [terminal] } },
+      progress: { message: "ignored", display: { terminalId: "t-1" } },
     });
     assert.deepEqual(live, [{ sessionUpdate: "tool_call_update", toolCallId: "c1", content: [terminal] }]);
     const long = relay.translate({ type: "tool_call_progress", id: "c1", progress: { message: "x".repeat(9000) } });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { ToolCallInfo } from "@crow/core";
+import { callDisplay, type ToolCallInfo } from "@crow/core";
 import { EventRelay } from "../src/acp/event-relay.js";
 import {
   commandsUpdate,
@@ -19,14 +19,18 @@ import {
   usageUpdate,
 } from "../src/acp/translate.js";
 
-const call = (over: Partial<ToolCallInfo> = {}): ToolCallInfo => ({
-  id: "call_1",
-  name: "read",
-  kind: "read",
-  args: { file_path: "/ws/a.ts", offset: 10 },
-  rawArguments: '{"file_path":"/ws/a.ts","offset":10}',
-  ...over,
-});
+/** A call as the loop announces it: its display from the tool it resolved to (here the default one). */
+const call = (over: Partial<Omit<ToolCallInfo, "display">> = {}): ToolCallInfo => {
+  const base = {
+    id: "call_1",
+    name: "read",
+    kind: "read" as const,
+    args: { file_path: "/ws/a.ts", offset: 10 } as Record<string, unknown>,
+    rawArguments: '{"file_path":"/ws/a.ts","offset":10}',
+    ...over,
+  };
+  return { ...base, display: callDisplay(base.name, base.args) };
+};
 
 describe("translate: loop events → ACP updates", () => {
   test("text and thoughts", () => {
@@ -78,7 +82,10 @@ describe("translate: loop events → ACP updates", () => {
       status: "in_progress",
     });
     const diff = { type: "diff" as const, path: "/ws/b.ts", oldText: "a", newText: "b" };
-    const done = toolCallFinished("t", "completed", { content: "Edited.", data: { content: [diff] } });
+    const done = toolCallFinished("t", "completed", {
+      content: "Edited.",
+      display: { diff: { path: "/ws/b.ts", oldText: "a", newText: "b" } },
+    });
     assert.ok(done.sessionUpdate === "tool_call_update");
     assert.equal(done.status, "completed");
     assert.deepEqual(done.content, [diff, { type: "content", content: { type: "text", text: "Edited." } }]);
@@ -100,7 +107,7 @@ describe("translate: loop events → ACP updates", () => {
 
   test("progress relays a live terminal, and nothing for plain text", () => {
     const terminal = { type: "terminal" as const, terminalId: "term-1" };
-    assert.deepEqual(toolCallProgress("t", { data: { content: [terminal], terminalId: "term-1" } }), {
+    assert.deepEqual(toolCallProgress("t", { display: { terminalId: "term-1" } }), {
       sessionUpdate: "tool_call_update",
       toolCallId: "t",
       content: [terminal],

@@ -1,14 +1,47 @@
 import type { ContentPart, ToolDefinition } from "./messages.js";
 
-/** A tool call as handed to the executor (after the hooks' gate, with possibly rewritten args). */
+/** A tool call as handed to its tool's `run` (after the hooks' gate, with possibly rewritten args). */
 export interface ToolCallRequest {
   /** The model's tool call id. */
   id: string;
   /** The name exactly as the model wrote it. */
   name: string;
-  /** The offered tool it resolved to (`findTool`: `crow-mcp_terminal` → `terminal`). Route by this one. */
+  /** The name of the offered tool it resolved to ({@link ToolSet.resolve}: `crow-mcp_terminal` → `terminal`). */
   tool: string;
   args: Record<string, unknown>;
+}
+
+/** A file location an editor can follow (`line` is 1-based). */
+export interface ToolLocation {
+  path: string;
+  line?: number;
+}
+
+/** A change to one file: `oldText` null for a new file. */
+export interface ToolDiff {
+  path: string;
+  oldText: string | null;
+  newText: string;
+}
+
+/**
+ * What a host shows of a tool call besides the model's text, computed once by the tool set that knows it (the
+ * agent's router: the file a write changes, the diff its server returned, the editor terminal running the command)
+ * and carried unchanged on events; never sent to the model. Hosts only translate it (ACP tool-call fields).
+ */
+export interface ToolDisplay {
+  /** A short title: `read: /a/b.ts`, `terminal: npm test`, else the tool name. */
+  title?: string;
+  /** Files the call reads or changes. */
+  locations?: ToolLocation[];
+  /** The change a write or edit made (on results) or would make (on a permission question). */
+  diff?: ToolDiff;
+  /** Id of the editor terminal running (or that ran) the command. */
+  terminalId?: string;
+  /** Where the call ran: an MCP server's name, or `client` for the editor's fs/terminal. */
+  via?: string;
+  /** The child session a `task` call runs (and, on its result, how that session's turn ended). */
+  subagent?: { sessionId: string; stopReason?: string };
 }
 
 /** Output of a running tool (MCP progress notifications, terminal output so far…). */
@@ -17,34 +50,163 @@ export interface ToolProgress {
   message?: string;
   progress?: number;
   total?: number;
-  /** Anything the ACP layer wants to relay (terminal id, diff…). The loop passes it through untouched. */
-  data?: unknown;
+  /** What the host should show now (a live terminal, locations). The loop passes it through untouched. */
+  display?: ToolDisplay;
 }
 
 /**
- * A tool's answer. `content` becomes the `tool` message; `data` travels only in events (e.g. diff or terminal
- * content for the editor) and is never sent to the model.
+ * A tool's answer. `content` becomes the `tool` message; `display` travels only in events (the diff, the terminal)
+ * and is never sent to the model.
  */
 export interface ToolResult {
   content: string | ContentPart[];
   isError?: boolean;
-  data?: unknown;
+  display?: ToolDisplay;
 }
 
-/** What the loop needs from a tool source (the tool router implements it). */
-export interface ToolExecutor {
-  /** Tools offered to the model on the next request (read once per LLM request). */
-  definitions(): ToolDefinition[];
+/** What a running call may use: cancellation and progress reports. */
+export interface ToolRunContext {
+  signal: AbortSignal;
+  onProgress: (progress: ToolProgress) => void;
+}
+
+/**
+ * One tool of a {@link ToolSet}, as a call's name resolved to it ({@link ToolSet.resolve}). The loop resolves each
+ * call once and carries this to the gates and to execution: nothing looks the name up again.
+ */
+export interface ResolvedTool {
+  /** The offered definition (its name is the canonical one: `crow-mcp_read` → `read`). */
+  definition: ToolDefinition;
+  /** The declared kind, else derived from the name by {@link toolKind}. */
+  kind: ToolKind;
+  /** The tool's own read-only claim (MCP `readOnlyHint`, an in-process tool's `readOnly`): the permission modes use it. */
+  readOnly?: boolean;
+  /**
+   * True while the operating system confines this tool's effects to what the session's mode allows (the sandboxed
+   * terminal): read-only mode then lets it run. Read when a call is gated (the mode can change).
+   */
+  confined?(): boolean;
+  /** What a host shows of a call with these arguments before it runs (title, locations). */
+  display(args: Record<string, unknown>): ToolDisplay;
+  /**
+   * What the call would change, without changing anything (a write's or edit's diff, computed where the file is),
+   * for a permission question. Undefined when the tool cannot tell; rejects with the tool's own message when the
+   * call would fail.
+   */
+  propose?(args: Record<string, unknown>, signal: AbortSignal): Promise<ToolDisplay | undefined>;
   /**
    * Runs one call. Should honour `signal` (the loop stops waiting on abort anyway) and may report progress.
    * A thrown error becomes an error tool result; tool failures should rather be `isError` results.
    */
-  execute(
-    call: ToolCallRequest,
-    context: { signal: AbortSignal; onProgress: (progress: ToolProgress) => void },
-  ): Promise<ToolResult>;
-  /** The kind a tool declared (in-process tools may); undefined → derived from the name by {@link toolKind}. */
-  kindOf?(name: string): ToolKind | undefined;
+  run(call: ToolCallRequest, context: ToolRunContext): Promise<ToolResult>;
+}
+
+/**
+ * A set of tools the loop can offer and run: a session's tools (extension tools plus the session's external set),
+ * the agent's MCP/editor router, or any SDK user's own.
+ */
+export interface ToolSet {
+  /** Tools offered to the model on the next request (read once per LLM request). */
+  definitions(): ToolDefinition[];
+  /**
+   * The tool a model's name refers to (exact name first, then tolerantly as {@link findTool} does), or undefined
+   * for an unknown name.
+   */
+  resolve(name: string): ResolvedTool | undefined;
+  /** Problems worth telling the user (e.g. an MCP server that failed to start); the set works without them. */
+  failures?(): string[];
+  /** Stops what the set runs (MCP servers, terminals). Called once when the session closes. */
+  close?(): Promise<void>;
+}
+
+/**
+ * A {@link ToolSet} over fixed definitions and one function that runs any of them: names resolve with
+ * {@link findTool}, kinds come from the names, displays from {@link callDisplay}. For SDK hosts with simple tools
+ * of their own (and tests); `run` gets the canonical name as `call.tool`.
+ */
+export function toolSetOf(
+  definitions: () => ToolDefinition[],
+  run: (call: ToolCallRequest, context: ToolRunContext) => Promise<ToolResult>,
+): ToolSet {
+  return {
+    definitions,
+    resolve(name) {
+      const definition = findTool(definitions(), name);
+      if (!definition) return undefined;
+      const canonical = definition.function.name;
+      return {
+        definition,
+        kind: toolKind(canonical),
+        display: (args) => callDisplay(canonical, args),
+        run: (call, context) => run({ ...call, tool: canonical }, context),
+      };
+    },
+  };
+}
+
+/**
+ * Runs a call on `tools`: resolves its name, then runs it; an unknown name is an error result listing the tools.
+ * For callers that hold no resolution of their own (the loop resolves once and calls `run` itself).
+ */
+export async function runToolCall(
+  tools: ToolSet,
+  call: Omit<ToolCallRequest, "tool"> & { tool?: string },
+  context: ToolRunContext,
+): Promise<ToolResult> {
+  const resolved = tools.resolve(call.tool ?? call.name);
+  if (!resolved) {
+    const names =
+      tools
+        .definitions()
+        .map((d) => d.function.name)
+        .join(", ") || "none";
+    return { content: `Error: unknown tool "${call.name}". Available tools: ${names}.`, isError: true };
+  }
+  return resolved.run({ ...call, tool: resolved.definition.function.name }, context);
+}
+
+/**
+ * The display of a call known from its name and arguments alone: a title, and the file of a read/write/edit (at the
+ * read's `offset` line when there is one). Tool sets use it unless they know better.
+ */
+export function callDisplay(tool: string, args: Record<string, unknown>): ToolDisplay {
+  const display: ToolDisplay = { title: callTitle(tool, args) };
+  const locations = callLocations(tool, args);
+  if (locations.length > 0) display.locations = locations;
+  return display;
+}
+
+/** The `file_path` (or `path`) argument of a file tool call, when it is an absolute path. */
+export function filePathArg(args: Record<string, unknown>): string | undefined {
+  const value = args.file_path ?? args.path;
+  return typeof value === "string" && value.startsWith("/") ? value : undefined;
+}
+
+/** Locations of a read/write/edit call from its arguments: the file, at the read's `offset` line. Empty otherwise. */
+export function callLocations(tool: string, args: Record<string, unknown>): ToolLocation[] {
+  const base = tool.slice(tool.lastIndexOf("_") + 1);
+  if (base !== "read" && base !== "write" && base !== "edit") return [];
+  const file = filePathArg(args);
+  if (!file) return [];
+  const offset = args.offset;
+  if (base === "read" && typeof offset === "number" && Number.isInteger(offset) && offset > 1) {
+    return [{ path: file, line: offset }];
+  }
+  return [{ path: file }];
+}
+
+/** A short title for a tool call as editors show it: `read: /a/b.ts`, `terminal: npm test`, otherwise the tool name. */
+export function callTitle(tool: string, args: Record<string, unknown>): string {
+  const file = filePathArg(args);
+  if (file) return `${tool}: ${file}`;
+  for (const key of ["command", "query", "url", "question"]) {
+    const value = args[key];
+    if (typeof value === "string" && value.trim() !== "") {
+      const line = value.trim().split("\n")[0] ?? "";
+      return `${tool}: ${line.length > 80 ? `${line.slice(0, 79)}…` : line}`;
+    }
+  }
+  return tool;
 }
 
 /** ACP tool kinds. */

@@ -7,9 +7,10 @@ import {
   runLoop,
   type StopEvent,
   type ToolDefinition,
-  type ToolExecutor,
   type ToolProgress,
   type ToolResult,
+  type ToolSet,
+  toolSetOf,
 } from "@crow/core";
 
 /** A tool implementation for the fake executor. */
@@ -21,23 +22,21 @@ export type FakeTool = (
 /** An in-memory tool executor: tools by name, each call recorded. */
 export function fakeTools(
   tools: Record<string, FakeTool>,
-): ToolExecutor & { calls: Array<{ name: string; args: unknown }> } {
+): ToolSet & { calls: Array<{ name: string; args: unknown }> } {
   const calls: Array<{ name: string; args: unknown }> = [];
-  return {
-    calls,
-    definitions: (): ToolDefinition[] =>
-      Object.keys(tools).map((name) => ({
-        type: "function",
-        function: { name, description: `the ${name} tool`, parameters: { type: "object" } },
-      })),
-    async execute(call, ctx) {
-      calls.push({ name: call.tool, args: call.args });
-      const tool = tools[call.tool];
-      if (!tool) return { content: `no such tool ${call.name}`, isError: true };
-      const result = await tool(call.args, ctx);
-      return typeof result === "string" ? { content: result } : result;
-    },
-  };
+  const definitions = (): ToolDefinition[] =>
+    Object.keys(tools).map((name) => ({
+      type: "function",
+      function: { name, description: `the ${name} tool`, parameters: { type: "object" } },
+    }));
+  const set = toolSetOf(definitions, async (call, ctx) => {
+    calls.push({ name: call.tool, args: call.args });
+    const tool = tools[call.tool];
+    if (!tool) return { content: `no such tool ${call.name}`, isError: true };
+    const result = await tool(call.args, ctx);
+    return typeof result === "string" ? { content: result } : result;
+  });
+  return Object.assign(set, { calls });
 }
 
 /** A client with fast retries, for the mock. */

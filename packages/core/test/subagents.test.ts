@@ -158,7 +158,7 @@ describe("subagents through the SDK", () => {
       const done = events.find((e) => e.type === "tool_call_done" && e.id === "call_task");
       assert.ok(done?.type === "tool_call_done");
       assert.equal(done.status, "completed");
-      assert.deepEqual(done.result.data, { subagent: { sessionId: child.id, stopReason: "end_turn" } });
+      assert.deepEqual(done.result.display, { subagent: { sessionId: child.id, stopReason: "end_turn" } });
     } finally {
       await crow.close();
     }

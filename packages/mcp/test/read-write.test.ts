@@ -128,6 +128,36 @@ describe("read and write over stdio", () => {
     assert.equal(failed._meta?.["crow/diff"], undefined);
   });
 
+  test("a dry run (_meta crow/dryRun) of write and edit returns the diff, refuses as the real call would, writes nothing", async () => {
+    const dry = async (name: string, args: Record<string, unknown>) => {
+      const result = (await mcp.client.callTool({ name, arguments: args, _meta: { "crow/dryRun": true } })) as {
+        isError?: boolean;
+        content: Array<{ type: string; text?: string }>;
+        _meta?: Record<string, unknown>;
+      };
+      return { ...result, text: result.content.map((c) => c.text ?? "").join("\n") };
+    };
+    const { tools } = await mcp.client.listTools();
+    for (const name of ["write", "edit"]) {
+      assert.equal(tools.find((t) => t.name === name)?._meta?.["crow/dryRun"], true, `${name} advertises dry runs`);
+    }
+    const file = await ws.write("dry/plan.txt", "alpha\nbeta\n");
+    const written = await dry("write", { file_path: file, content: "gamma\n" });
+    assert.deepEqual(written._meta?.["crow/diff"], { path: file, oldText: "alpha\nbeta\n", newText: "gamma\n" });
+    const edited = await dry("edit", { file_path: file, old_string: "beta", new_string: "BETA" });
+    assert.deepEqual(edited._meta?.["crow/diff"], { path: file, oldText: "alpha\nbeta\n", newText: "alpha\nBETA\n" });
+    const created = await dry("edit", { file_path: ws.path("dry/new.txt"), old_string: "", new_string: "new\n" });
+    assert.deepEqual(created._meta?.["crow/diff"], { path: ws.path("dry/new.txt"), oldText: null, newText: "new\n" });
+    assert.equal(await ws.read("dry/plan.txt"), "alpha\nbeta\n", "nothing was written");
+    await assert.rejects(stat(ws.path("dry/new.txt")), "nothing was created");
+    // A bad edit fails at proposal time with the very message the real call gives.
+    const bad = { file_path: file, old_string: "absent", new_string: "x" };
+    const proposed = await dry("edit", bad);
+    const real = await callTool(mcp.client, "edit", bad);
+    assert.equal(proposed.isError, true);
+    assert.equal(proposed.text, real.text);
+  });
+
   test("write replaces atomically, keeps the file's mode and follows symlinks", async () => {
     const script = await ws.write("run.sh", "#!/bin/sh\necho old\n");
     await chmod(script, 0o750);

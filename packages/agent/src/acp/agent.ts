@@ -158,17 +158,15 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
     await signedIn();
     const crow = await crowOrError();
     let entry: Entry | undefined;
-    const { mcpToolSource } = await import("../sdk/create-crow.js");
+    const { toolRouterFactory } = await import("../sdk/create-crow.js");
     const perSession = {
-      tools: mcpToolSource(config, {
+      tools: toolRouterFactory(config, {
         mcpServers: request.mcpServers,
         client: (sessionId) => clientBridge(client, sessionId, capabilities),
         builtin: options.builtinTools ?? true,
       }),
       askPermission: permissionAsker({
         outbox: () => entry?.outbox,
-        cwd: () => entry?.session.cwd ?? request.cwd,
-        editor: () => (entry ? clientBridge(client, entry.session.id, capabilities) : undefined),
         announced: (callId) => entry?.relay.announced(callId),
         onCancelled: () => entry?.session.cancel(),
       }),

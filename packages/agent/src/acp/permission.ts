@@ -2,13 +2,11 @@
  * `ask` mode's question to the user: the permission extension's `askPermission` as an ACP
  * `session/request_permission` request (allow once / allow always / reject).
  */
-import { readFile } from "node:fs/promises";
 import type { PermissionOption, ToolCallContent, ToolCallUpdate } from "@agentclientprotocol/sdk";
-import type { PermissionAnswer, PermissionRequest } from "@crow/core";
+import { callDisplay, type PermissionAnswer, type PermissionRequest } from "@crow/core";
 import { log } from "../base/log.js";
-import { locationsFor, toolCallTitle } from "../tools/data.js";
-import type { ClientBridge } from "../tools/types.js";
 import type { Outbox } from "./outbox.js";
+import { displayContent } from "./translate.js";
 
 /**
  * `_meta` key set (true) on a permission request whose "allow" runs the call outside the sandbox. Clients that
@@ -31,37 +29,32 @@ export function permissionAnswer(
 }
 
 /**
- * What a call proposes, as tool call content the person can judge before allowing it: the diff of a write (against
- * the editor's buffer when it lends its fs, else the file on disk) or an edit (the whole buffer before and after
- * when the editor lends its fs, else old → new text), or the command a terminal call runs.
+ * What a call proposes, as tool call content the person can judge before allowing it: the command a terminal call
+ * runs, or the change a write or edit would make as its tool computed it (`propose`: a dry run on the toolserver,
+ * wherever its disk is, or the editor's buffer). A call that would fail says so with its tool's own message.
  */
 export async function proposedContent(
-  name: string,
-  args: Record<string, unknown>,
-  cwd: string,
-  editor?: ClientBridge,
+  request: Pick<PermissionRequest, "call" | "tool" | "signal">,
 ): Promise<ToolCallContent[]> {
+  const { args } = request.call;
   if (typeof args.command === "string" && args.command.trim() !== "") {
     return [{ type: "content", content: { type: "text", text: `\`\`\`sh\n${args.command}\n\`\`\`` } }];
   }
-  if (name === "edit" && editor?.readTextFile && editor.writeTextFile) {
-    // The edit will run on the buffer (tools/router.ts): show exactly what it would make of it.
-    const { previewClientEdit } = await import("../tools/client-edit.js");
-    const preview = await previewClientEdit(editor, args);
-    if (preview) return [{ type: "diff", ...preview }];
+  if (!request.tool?.propose) return [];
+  try {
+    return displayContent(await request.tool.propose(args, request.signal));
+  } catch (error) {
+    if (request.signal.aborted) return [];
+    return [
+      {
+        type: "content",
+        content: {
+          type: "text",
+          text: `This call would fail: ${error instanceof Error ? error.message : String(error)}`,
+        },
+      },
+    ];
   }
-  // Loaded with the runtime (initialize must not parse @crow/core); questions only come during turns.
-  const { diffFromArgs } = await import("./replay.js");
-  const diff = diffFromArgs(name, args, cwd);
-  if (diff?.type !== "diff") return [];
-  if (diff.oldText !== undefined) return [diff];
-  // A write replaces the whole file: diff it against what is there now (none for a new file).
-  const current =
-    name === "write" && editor?.readTextFile && editor.writeTextFile
-      ? editor.readTextFile(diff.path)
-      : readFile(diff.path, "utf8");
-  const oldText = await current.catch(() => null);
-  return [{ ...diff, oldText }];
 }
 
 export interface PermissionAskerOptions {
@@ -70,25 +63,17 @@ export interface PermissionAskerOptions {
    * question go out through it, after the updates of the events before them (the `tool_call` they are about).
    */
   outbox: () => Outbox | undefined;
-  /** The session's working directory (relative paths of proposed diffs). */
-  cwd: () => string;
-  /** The editor's fs, when the client lends it: proposed diffs are computed from its buffers. */
-  editor?: () => ClientBridge | undefined;
   /** The call as the session announced it (`tool_call`), by model call id: the question shows that very call. */
   announced: (callId: string) => ToolCallUpdate | undefined;
   /** Called when the user dismissed the question (outcome `cancelled`): the turn ends as cancelled. */
   onCancelled: () => void;
 }
 
-/** A call the session did not announce, rendered the way `tool_call` renders one. */
-function announce(call: PermissionRequest["call"]): ToolCallUpdate {
-  const toolCall: ToolCallUpdate = {
-    toolCallId: call.id,
-    title: toolCallTitle(call.name, call.args),
-    rawInput: call.args,
-  };
-  const locations = locationsFor(call.name, call.args);
-  if (locations.length > 0) toolCall.locations = locations;
+/** A call the session did not announce, rendered the way `tool_call` renders one (its tool's display). */
+function announce({ call, tool }: PermissionRequest): ToolCallUpdate {
+  const display = tool?.display(call.args) ?? callDisplay(call.name, call.args);
+  const toolCall: ToolCallUpdate = { toolCallId: call.id, title: display.title ?? call.name, rawInput: call.args };
+  if (display.locations?.length) toolCall.locations = display.locations;
   return toolCall;
 }
 
@@ -96,13 +81,13 @@ function announce(call: PermissionRequest["call"]): ToolCallUpdate {
 export function permissionAsker(
   options: PermissionAskerOptions,
 ): (request: PermissionRequest) => Promise<PermissionAnswer> {
-  return async ({ call, kind, signal, reason, unconfined }) => {
+  return async (request) => {
+    const { call, kind, signal, reason, unconfined } = request;
     const outbox = options.outbox();
     if (!outbox) return "reject";
     // The loop announces every call before it asks about it; the fallback is for an extension asking on its own.
-    const toolCall: ToolCallUpdate = { ...(options.announced(call.id) ?? announce(call)), kind, status: "pending" };
-    // By the tool it resolved to (the router's choice too), not the model's spelling of it.
-    const content = await proposedContent(call.tool, call.args, options.cwd(), options.editor?.()).catch(() => []);
+    const toolCall: ToolCallUpdate = { ...(options.announced(call.id) ?? announce(request)), kind, status: "pending" };
+    const content = await proposedContent(request);
     if (content.length > 0) {
       // The pending call in the thread shows the proposal too, before the question.
       outbox.send({ sessionUpdate: "tool_call_update", toolCallId: toolCall.toolCallId, content });

@@ -13,6 +13,7 @@ import type { ContentBlock, SessionUpdate, ToolCallContent } from "@agentclientp
 import {
   type ChatMessage,
   type ContentPart,
+  callDisplay,
   contentText,
   MISSING_TOOL_RESULT,
   type ToolCall,
@@ -123,7 +124,14 @@ export function replayHistory(messages: readonly ChatMessage[], cwd: string): Re
           calls.set(call.id, { id, name, args });
           updates.push(
             toolCallStarted(
-              { id: call.id, name, kind: toolKind(name), args, rawArguments: call.function.arguments },
+              {
+                id: call.id,
+                name,
+                kind: toolKind(name),
+                args,
+                rawArguments: call.function.arguments,
+                display: callDisplay(name, args),
+              },
               id,
             ),
           );
@@ -135,12 +143,11 @@ export function replayHistory(messages: readonly ChatMessage[], cwd: string): Re
         if (!call) break;
         const failed = failedResult(contentText(message.content, { separator: "" }).trimStart());
         const diff = failed ? undefined : diffFromArgs(call.name, call.args, cwd);
-        updates.push(
-          toolCallFinished(call.id, failed ? "failed" : "completed", {
-            content: message.content,
-            ...(diff ? { data: { content: [diff] } } : {}),
-          }),
-        );
+        const finished = toolCallFinished(call.id, failed ? "failed" : "completed", { content: message.content });
+        // The stored arguments are all that is left of the change (a write's old text is unknown).
+        if (diff && finished.sessionUpdate === "tool_call_update")
+          finished.content = [diff, ...(finished.content ?? [])];
+        updates.push(finished);
         break;
       }
     }

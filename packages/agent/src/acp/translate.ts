@@ -14,11 +14,11 @@ import type {
   ContentPart,
   ToolCallInfo,
   ToolCallStatus,
+  ToolDisplay,
   ToolProgress,
   ToolResult,
   Usage,
 } from "@crow/core";
-import { locationsFor, toolCallData, toolCallTitle } from "../tools/data.js";
 
 /** Text of the agent; `messageId`: the message it belongs to (every chunk of one message carries the same). */
 export function messageChunk(text: string, messageId?: string): SessionUpdate {
@@ -30,18 +30,28 @@ export function thoughtChunk(text: string, messageId?: string): SessionUpdate {
   return { sessionUpdate: "agent_thought_chunk", content: { type: "text", text }, ...(messageId ? { messageId } : {}) };
 }
 
-/** `tool_call` (pending): announced as soon as the model's message is complete. */
+/**
+ * A call's display as ACP tool-call content: the diff (oldText null for a new file), then the editor terminal
+ * running the command.
+ */
+export function displayContent(display: ToolDisplay | undefined): ToolCallContent[] {
+  const content: ToolCallContent[] = [];
+  if (display?.diff) content.push({ type: "diff", ...display.diff });
+  if (display?.terminalId) content.push({ type: "terminal", terminalId: display.terminalId });
+  return content;
+}
+
+/** `tool_call` (pending): announced as soon as the model's message is complete, with its display. */
 export function toolCallStarted(call: ToolCallInfo, toolCallId: string): SessionUpdate & ToolCallUpdate {
   const update: SessionUpdate & ToolCallUpdate = {
     sessionUpdate: "tool_call",
     toolCallId,
-    title: toolCallTitle(call.name, call.args),
+    title: call.display.title ?? call.name,
     kind: call.kind satisfies AcpToolKind,
     status: "pending",
     rawInput: call.args,
   };
-  const locations = locationsFor(call.name, call.args);
-  if (locations.length > 0) update.locations = locations;
+  if (call.display.locations?.length) update.locations = call.display.locations;
   return update;
 }
 
@@ -52,11 +62,12 @@ export function toolCallRunning(toolCallId: string): SessionUpdate {
 
 /** A progress report as a `tool_call_update`: editor content (a live terminal) and locations; text is not relayed. */
 export function toolCallProgress(toolCallId: string, progress: ToolProgress): SessionUpdate | undefined {
-  const data = toolCallData(progress.data);
-  if (!data?.content?.length && !data?.locations?.length) return undefined;
+  const content = displayContent(progress.display);
+  const locations = progress.display?.locations;
+  if (content.length === 0 && !locations?.length) return undefined;
   const update: SessionUpdate = { sessionUpdate: "tool_call_update", toolCallId };
-  if (data.content?.length) update.content = data.content;
-  if (data.locations?.length) update.locations = data.locations;
+  if (content.length > 0) update.content = content;
+  if (locations?.length) update.locations = locations;
   return update;
 }
 
@@ -94,19 +105,18 @@ export function resultContent(content: string | ContentPart[]): ToolCallContent[
 }
 
 /**
- * `tool_call_update` (completed/failed) with the result's content: the router's diff/terminal content first (the
+ * `tool_call_update` (completed/failed) with the result's content: the display's diff/terminal content first (the
  * editor renders those best), then the text the model got. Blocked and cancelled calls are `failed`.
  */
 export function toolCallFinished(toolCallId: string, status: ToolCallStatus, result: ToolResult): SessionUpdate {
-  const data = toolCallData(result.data);
-  const content: ToolCallContent[] = [...(data?.content ?? []), ...resultContent(result.content)];
+  const content: ToolCallContent[] = [...displayContent(result.display), ...resultContent(result.content)];
   const update: SessionUpdate = {
     sessionUpdate: "tool_call_update",
     toolCallId,
     status: status === "completed" ? "completed" : "failed",
     content,
   };
-  if (data?.locations?.length) update.locations = data.locations;
+  if (result.display?.locations?.length) update.locations = result.display.locations;
   if (typeof result.content === "string") update.rawOutput = { content: result.content, isError: !!result.isError };
   return update;
 }

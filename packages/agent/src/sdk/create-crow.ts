@@ -1,7 +1,7 @@
 /**
  * The SDK as users import it from `@crow/agent`: core's `createCrow` with Crow's configuration (`~/.crow/config.yaml`
  * + `.env`, or the environment), its providers and models, its store, the extensions listed in config.yaml, and the
- * MCP tool router (the built-in crow-mcp plus configured servers) as every session's default tool source.
+ * MCP tool router (the built-in crow-mcp plus configured servers) as every session's default tool set.
  *
  *   const crow = await createCrow();
  *   const session = await crow.newSession({ cwd: process.cwd() });
@@ -14,7 +14,7 @@ import {
   createRuntime,
   type Logger,
   type RuntimeOptions,
-  type ToolSourceFactory,
+  type ToolSetFactory,
 } from "@crow/core";
 import { log } from "../base/log.js";
 import { compactionThresholdOf } from "../config/compaction.js";
@@ -40,8 +40,8 @@ export const agentLogger: Logger = {
   error: (message, ...details) => log.error(message, details.length > 0 ? details : undefined),
 };
 
-/** Options of {@link mcpToolSource}. */
-export interface McpToolSourceOptions {
+/** Options of {@link toolRouterFactory}. */
+export interface ToolRouterFactoryOptions {
   /** Servers for this session besides the configured ones (what ACP's session/new passes). */
   mcpServers?: readonly AcpMcpServer[];
   /** The editor's fs and terminal (ACP clients that advertise them). */
@@ -50,8 +50,11 @@ export interface McpToolSourceOptions {
   builtin?: boolean;
 }
 
-/** A tool source factory over MCP: the built-in crow-mcp, the config's `mcpServers` and `options.mcpServers`. */
-export function mcpToolSource(config: AgentConfig, options: McpToolSourceOptions = {}): ToolSourceFactory {
+/**
+ * The agent's {@link ToolSetFactory}: one tool router per session over the built-in crow-mcp, the config's
+ * `mcpServers` and `options.mcpServers`, and the editor's fs/terminal.
+ */
+export function toolRouterFactory(config: AgentConfig, options: ToolRouterFactoryOptions = {}): ToolSetFactory {
   return async ({ sessionId, cwd, additionalDirectories = [], mode, askPermission, askUser, completeUserQuestion }) => {
     const builtin = options.builtin ?? true;
     // sandbox: required and no usable bubblewrap: the session is refused here (session/new answers with the reason).
@@ -105,7 +108,7 @@ export function runtimeOptionsFor(config: AgentConfig, options: CrowOptions = {}
     models: config.models.map((m) => ({ name: m.name, contextWindow: m.contextWindow })),
     store: config.dbUri,
     home: config.home,
-    tools: mcpToolSource(config, { builtin: builtinTools ?? true }),
+    tools: toolRouterFactory(config, { builtin: builtinTools ?? true }),
     // An AGENTS.md linked to Crow's .env or config.yaml (provider keys) is left out of every session's prompt.
     systemPrompt: { home: config.home, hidden: Object.values(configFiles(config.home)) },
     extensions: [...config.extensions.map((e) => ({ module: e.module, options: e.options })), ...(extensions ?? [])],

@@ -4,10 +4,10 @@
  * the result goes back through `fs/write_text_file`, so the editor neither misses nor clobbers what the person typed.
  */
 import path from "node:path";
-import type { ToolResult } from "@crow/core";
+import type { ToolDiff, ToolDisplay, ToolResult } from "@crow/core";
 import { type EditRequest, editTextAsync, fileLocks, MAX_EDIT_FILE_SIZE, tooLargeToEdit } from "@crow/mcp/edit";
-import { firstChangedLine } from "./diff.js";
-import type { ClientBridge, ToolCallData } from "./types.js";
+import { diffDisplay } from "./diff.js";
+import type { ClientBridge } from "./types.js";
 
 /** Edits through the editor queue per file, as crow-mcp's do, so parallel edits of one file all land. */
 const withFileLock = fileLocks();
@@ -65,39 +65,37 @@ export async function clientEdit(
   return withFileLock(file, async () => {
     const applied = await applyToBuffer(client, file, request);
     if (!applied) return fallback();
-    const data: ToolCallData = { via: "client", locations: [{ path: file }] };
-    if ("error" in applied) return { content: applied.error, isError: true, data };
+    const display: ToolDisplay = { via: "client", locations: [{ path: file }] };
+    if ("error" in applied) return { content: applied.error, isError: true, display };
     try {
       await writeTextFile(file, applied.after);
     } catch (error) {
       return {
         content: `Error: Failed to write file: ${(error as Error).message ?? String(error)}`,
         isError: true,
-        data,
+        display,
       };
     }
     return {
       content: applied.message,
-      data: {
-        via: "client",
-        content: [{ type: "diff", path: file, oldText: applied.before, newText: applied.after }],
-        locations: [{ path: file, line: firstChangedLine(applied.before, applied.after) }],
-      },
+      display: { via: "client", ...diffDisplay({ path: file, oldText: applied.before, newText: applied.after }) },
     };
   });
 }
 
 /**
- * What an edit would make of the editor's buffer, for the permission question: the whole buffer before and after,
- * or undefined when it cannot be computed (the editor cannot read the file, the edit would be refused).
+ * What an edit would make of the editor's buffer, for the permission question: the whole buffer before and after.
+ * Undefined when {@link clientEdit} would leave the call to crow-mcp (odd arguments, a file the editor cannot read);
+ * rejects with the refusal {@link clientEdit} would answer (no match…), so the question can say so.
  */
 export async function previewClientEdit(
   client: ClientBridge,
   args: Record<string, unknown>,
-): Promise<{ path: string; oldText: string; newText: string } | undefined> {
+): Promise<ToolDiff | undefined> {
   const request = editArgs(args);
   if (!request) return undefined;
   const applied = await applyToBuffer(client, request.file, request);
-  if (!applied || "error" in applied) return undefined;
+  if (!applied) return undefined;
+  if ("error" in applied) throw new Error(applied.error);
   return { path: request.file, oldText: applied.before, newText: applied.after };
 }

@@ -1,11 +1,11 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import type { ToolResult } from "@crow/core";
+import type { ToolDiff, ToolDisplay, ToolResult } from "@crow/core";
 import { countLines } from "@crow/mcp/edit";
 import { DEFAULT_LINE_LIMIT, formatLines } from "@crow/mcp/read-format";
 import { checkReadable, type SandboxPolicy } from "@crow/mcp/sandbox";
-import { firstChangedLine } from "./diff.js";
-import type { ClientBridge, ToolCallData } from "./types.js";
+import { diffDisplay } from "./diff.js";
+import type { ClientBridge } from "./types.js";
 
 /** Files the editor cannot give as text: left to crow-mcp, which returns them as images. */
 const IMAGE_EXTENSIONS = new Set([".png", ".jpg", ".jpeg", ".gif", ".webp"]);
@@ -36,7 +36,7 @@ export async function clientRead(
   if (!onlyKeys(args, ["file_path", "offset", "limit"]) || !client.readTextFile) return undefined;
   const normalized = path.normalize(file);
   const hidden = policy && checkReadable(normalized, policy);
-  if (hidden) return { content: hidden, isError: true, data: { via: "client", locations: [{ path: normalized }] } };
+  if (hidden) return { content: hidden, isError: true, display: { via: "client", locations: [{ path: normalized }] } };
   if (IMAGE_EXTENSIONS.has(path.extname(normalized).toLowerCase())) return undefined;
   let text: string;
   try {
@@ -45,17 +45,17 @@ export async function clientRead(
     return undefined;
   }
   if (text.includes("\0")) return undefined; // binary: crow-mcp refuses it with its usual message
-  const data: ToolCallData = {
+  const display: ToolDisplay = {
     via: "client",
     locations: [{ path: normalized, ...(offset > 1 ? { line: offset } : {}) }],
   };
   if (text.trim() === "") {
     return {
       content: `<system-reminder>\nThe file ${normalized} exists but has empty contents.\n</system-reminder>`,
-      data,
+      display,
     };
   }
-  return { content: formatLines(text, offset, limit), data };
+  return { content: formatLines(text, offset, limit), display };
 }
 
 /** The current text for the diff's old side: the editor's buffer when it can read, else the disk; null if new. */
@@ -68,6 +68,15 @@ async function previousText(client: ClientBridge, file: string): Promise<string 
   }
 }
 
+/** The file and content of a write crow-mcp would accept, with a normalized path; undefined for anything else. */
+function writeArgs(args: Record<string, unknown>): { file: string; content: string } | undefined {
+  const file = args.file_path;
+  const content = args.content;
+  if (typeof file !== "string" || !path.isAbsolute(file) || typeof content !== "string") return undefined;
+  if (!onlyKeys(args, ["file_path", "content"])) return undefined;
+  return { file: path.normalize(file), content };
+}
+
 /**
  * `write` through the editor (`fs/write_text_file`): the editor applies and tracks the change. The result carries
  * a diff from the editor's previous text. Returns undefined for arguments crow-mcp would reject (it answers them).
@@ -76,27 +85,34 @@ export async function clientWrite(
   client: ClientBridge,
   args: Record<string, unknown>,
 ): Promise<ToolResult | undefined> {
-  const file = args.file_path;
-  const content = args.content;
-  if (typeof file !== "string" || !path.isAbsolute(file) || typeof content !== "string") return undefined;
-  if (!onlyKeys(args, ["file_path", "content"]) || !client.writeTextFile) return undefined;
-  const normalized = path.normalize(file);
-  const before = await previousText(client, normalized);
+  // The change it proposes is the change it makes.
+  const change = await previewClientWrite(client, args);
+  if (!change || !client.writeTextFile) return undefined;
+  const { path: file, newText: content } = change;
   try {
-    await client.writeTextFile(normalized, content);
+    await client.writeTextFile(file, content);
   } catch (error) {
     return {
       content: `Error: Failed to write file: ${(error as Error).message ?? String(error)}`,
       isError: true,
-      data: { via: "client", locations: [{ path: normalized }] },
+      display: { via: "client", locations: [{ path: file }] },
     };
   }
   return {
-    content: `Successfully wrote ${countLines(content)} lines to ${normalized}`,
-    data: {
-      via: "client",
-      content: [{ type: "diff", path: normalized, oldText: before, newText: content }],
-      locations: [{ path: normalized, line: firstChangedLine(before, content) }],
-    },
+    content: `Successfully wrote ${countLines(content)} lines to ${file}`,
+    display: { via: "client", ...diffDisplay(change) },
   };
+}
+
+/**
+ * What a write through the editor would change, for the permission question: the editor's text (else the disk's,
+ * which is the editor's machine) against the new content. Undefined for arguments {@link clientWrite} leaves to crow-mcp.
+ */
+export async function previewClientWrite(
+  client: ClientBridge,
+  args: Record<string, unknown>,
+): Promise<ToolDiff | undefined> {
+  const write = writeArgs(args);
+  if (!write || !client.writeTextFile) return undefined;
+  return { path: write.file, oldText: await previousText(client, write.file), newText: write.content };
 }

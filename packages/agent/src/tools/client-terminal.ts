@@ -1,5 +1,5 @@
-import type { ToolProgress, ToolResult } from "@crow/core";
-import type { ClientTerminal, CreateTerminalParams, ToolCallData } from "./types.js";
+import type { ToolDisplay, ToolProgress, ToolResult } from "@crow/core";
+import type { ClientTerminal, CreateTerminalParams } from "./types.js";
 
 /** What the editor keeps of a command's output (it drops the beginning beyond this). */
 const OUTPUT_BYTE_LIMIT = 256 * 1024;
@@ -62,7 +62,7 @@ export async function clientTerminal(
       content:
         "Error: commands run in the editor's terminal, where each call runs one command to completion in a fresh shell: there is no running command to wait for, send input or keys to. Run the whole command again, with a timeout if it may take long.",
       isError: true,
-      data: { via: "client" },
+      display: { via: "client" },
     };
   }
   const seconds = typeof timeout === "number" ? timeout : context.defaultTimeoutSeconds;
@@ -84,16 +84,12 @@ export async function clientTerminal(
     return {
       content: `Error: the editor could not start a terminal: ${(error as Error).message ?? String(error)}`,
       isError: true,
-      data: { via: "client" },
+      display: { via: "client" },
     };
   }
-  const data: ToolCallData = {
-    via: "client",
-    terminalId: terminal.id,
-    content: [{ type: "terminal", terminalId: terminal.id }],
-  };
+  const display: ToolDisplay = { via: "client", terminalId: terminal.id };
   try {
-    context.onProgress({ data });
+    context.onProgress({ display });
     const ending = await waitForEnd(terminal, seconds * 1000, context.signal);
     if (ending.kind !== "exit") await terminal.kill().catch(() => {});
     const output = await terminal.currentOutput();
@@ -103,7 +99,7 @@ export async function clientTerminal(
     const parts = [text === "" ? "(no output)" : cap(text)];
     if (output.truncated) parts.push(`[The editor kept only the last ${OUTPUT_BYTE_LIMIT / 1024} KB of the output.]`);
     if (ending.kind === "aborted") {
-      return { content: `${parts.join("\n")}\n[Command cancelled: it was killed.]`, isError: true, data };
+      return { content: `${parts.join("\n")}\n[Command cancelled: it was killed.]`, isError: true, display };
     }
     if (ending.kind === "timeout") {
       parts.push(`[Command timed out after ${seconds}s and was killed. Pass a larger timeout if it needs longer.]`);
@@ -114,7 +110,7 @@ export async function clientTerminal(
         "[Note: each command runs in a fresh shell in the editor's terminal, so directory changes and exported variables do not carry over to the next command. Combine them in one command, e.g. `cd dir && make`.]",
       );
     }
-    return { content: parts.join("\n"), data };
+    return { content: parts.join("\n"), display };
   } finally {
     await terminal.release().catch(() => {});
   }

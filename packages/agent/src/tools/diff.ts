@@ -1,3 +1,5 @@
+import type { ToolDiff, ToolDisplay } from "@crow/core";
+
 /** 1-based number of the first line that differs between two texts (1 when one is empty or they are equal). */
 export function firstChangedLine(before: string | null, after: string): number {
   if (!before) return 1;
@@ -8,4 +10,9 @@ export function firstChangedLine(before: string | null, after: string): number {
     if (before.charCodeAt(i) === 10) line++;
   }
   return before.length === after.length ? 1 : line;
+}
+
+/** The display of a change to one file: the diff, and the file located at its first changed line. */
+export function diffDisplay(diff: ToolDiff): Pick<ToolDisplay, "diff" | "locations"> {
+  return { diff, locations: [{ path: diff.path, line: firstChangedLine(diff.oldText, diff.newText) }] };
 }

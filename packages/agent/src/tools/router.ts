@@ -1,16 +1,28 @@
 import path from "node:path";
-import { findTool, type ToolCallRequest, type ToolDefinition, type ToolProgress, type ToolResult } from "@crow/core";
-import { diffFromMeta } from "@crow/mcp/edit";
+import {
+  callDisplay,
+  callLocations,
+  filePathArg,
+  findTool,
+  type ResolvedTool,
+  type ToolCallRequest,
+  type ToolDefinition,
+  type ToolDisplay,
+  type ToolProgress,
+  type ToolResult,
+  type ToolRunContext,
+  toolKind,
+} from "@crow/core";
+import { DRY_RUN_META_KEY, diffFromMeta, isDryRun } from "@crow/mcp/edit";
 import { checkReadable, checkWritable, SANDBOX_META_KEY, UNSANDBOXED_META_KEY } from "@crow/mcp/sandbox";
-import { clientEdit } from "./client-edit.js";
-import { clientRead, clientWrite } from "./client-fs.js";
+import { clientEdit, previewClientEdit } from "./client-edit.js";
+import { clientRead, clientWrite, previewClientWrite } from "./client-fs.js";
 import { clientTerminal } from "./client-terminal.js";
 import { CallFailure, ServerConnection } from "./connection.js";
 import { fromMcpResult, resultText } from "./content.js";
-import { filePathArg, locationsFor } from "./data.js";
-import { firstChangedLine } from "./diff.js";
+import { diffDisplay } from "./diff.js";
 import { BUILTIN_SERVER, collectServers } from "./servers.js";
-import type { ServerStatus, ToolCallData, ToolRouter, ToolRouterOptions } from "./types.js";
+import type { ServerStatus, ToolRouter, ToolRouterOptions } from "./types.js";
 
 /** Default per-call MCP timeout; progress notifications (terminal output) reset it. */
 const DEFAULT_CALL_TIMEOUT_MS = 10 * 60_000;
@@ -18,15 +30,14 @@ const DEFAULT_CALL_TIMEOUT_MS = 10 * 60_000;
 const TIMEOUT_GRACE_MS = 60_000;
 const DEFAULT_CLIENT_TERMINAL_TIMEOUT_SECONDS = 120;
 
+/** Where a tool of the table runs. */
 interface Route {
   connection: ServerConnection;
   /** The tool's name on its server. */
   tool: string;
-  /** The server's `readOnlyHint` annotation, when it gave one. */
-  readOnly: boolean | undefined;
+  /** The server said the tool answers `_meta["crow/dryRun"]` calls without changing anything (crow-mcp's write, edit). */
+  dryRun: boolean;
 }
-
-type ExecuteContext = { signal: AbortSignal; onProgress: (progress: ToolProgress) => void };
 
 /**
  * Connects every server of a session in parallel and returns the router once all have connected or failed (a failed
@@ -40,7 +51,8 @@ export async function createToolRouter(options: ToolRouterOptions): Promise<Tool
 
 class Router implements ToolRouter {
   private readonly connections: ServerConnection[];
-  private routes = new Map<string, Route>();
+  /** The tool table: each offered name → its route and the resolved tool handed to the loop. */
+  private routes = new Map<string, { route: Route; tool: ResolvedTool }>();
   private defs: ToolDefinition[] = [];
   private stale = true;
   private closed = false;
@@ -89,12 +101,14 @@ class Router implements ToolRouter {
       for (const tool of connection.tools) {
         const name = (counts.get(tool.name) ?? 0) > 1 ? `${connection.name}_${tool.name}` : tool.name;
         if (this.routes.has(name)) continue;
-        this.routes.set(name, { connection, tool: tool.name, readOnly: tool.annotations?.readOnlyHint });
+        const route: Route = { connection, tool: tool.name, dryRun: isDryRun(tool._meta) };
         const { $schema: _schema, ...parameters } = tool.inputSchema as Record<string, unknown>;
-        this.defs.push({
+        const definition: ToolDefinition = {
           type: "function",
           function: { name, description: tool.description ?? tool.title ?? "", parameters },
-        });
+        };
+        this.defs.push(definition);
+        this.routes.set(name, { route, tool: this.resolved(name, definition, route, tool.annotations?.readOnlyHint) });
       }
     }
   }
@@ -102,12 +116,6 @@ class Router implements ToolRouter {
   definitions(): ToolDefinition[] {
     this.build();
     return this.defs;
-  }
-
-  /** The server's own read-only claim (MCP `readOnlyHint`): the permission modes let such tools of kind "other" run. */
-  isReadOnly(name: string): boolean | undefined {
-    this.build();
-    return this.routes.get(name)?.readOnly;
   }
 
   servers(): ServerStatus[] {
@@ -118,7 +126,7 @@ class Router implements ToolRouter {
       state: c.state === "failed" ? "failed" : c.state === "connected" || c.state === "lost" ? "connected" : "closed",
       ...(c.error !== undefined && c.state === "failed" ? { error: c.error } : {}),
       ...(c.pid !== undefined ? { pid: c.pid } : {}),
-      tools: [...this.routes].filter(([, r]) => r.connection === c).map(([name]) => name),
+      tools: [...this.routes].filter(([, r]) => r.route.connection === c).map(([name]) => name),
     }));
   }
 
@@ -131,34 +139,44 @@ class Router implements ToolRouter {
     ];
   }
 
-  isConfined(name: string): boolean {
-    const route = this.resolve({ id: "", name, tool: name, args: {} });
-    if (!route || route.connection.name !== BUILTIN_SERVER || route.tool !== "terminal") return false;
-    // The editor's terminal runs commands its own way: not confined by Crow.
-    if (this.options.client?.createTerminal) return false;
-    return (this.options.sandbox?.().mode ?? "off") !== "off";
-  }
-
-  private resolve(call: ToolCallRequest): Route | undefined {
+  /** The tool a model's name refers to: the table's own name, else tolerantly (`crow-mcp_read` → `read`). */
+  resolve(name: string): ResolvedTool | undefined {
     this.build();
-    const direct = this.routes.get(call.tool) ?? this.routes.get(call.name);
-    if (direct) return direct;
-    const found = findTool(this.defs, call.name);
-    return found ? this.routes.get(found.function.name) : undefined;
+    const exact = this.routes.get(name);
+    if (exact) return exact.tool;
+    const found = findTool(this.defs, name);
+    return found ? this.routes.get(found.function.name)?.tool : undefined;
   }
 
-  async execute(call: ToolCallRequest, context: ExecuteContext): Promise<ToolResult> {
+  /** The loop's handle on one tool of the table (made when the table is built, reused by every call). */
+  private resolved(
+    name: string,
+    definition: ToolDefinition,
+    route: Route,
+    readOnly: boolean | undefined,
+  ): ResolvedTool {
+    const builtinTerminal = route.connection.name === BUILTIN_SERVER && route.tool === "terminal";
+    return {
+      definition,
+      kind: toolKind(name),
+      ...(readOnly !== undefined ? { readOnly } : {}),
+      // The editor's terminal runs commands its own way: not confined by Crow.
+      ...(builtinTerminal
+        ? { confined: () => !this.options.client?.createTerminal && (this.options.sandbox?.().mode ?? "off") !== "off" }
+        : {}),
+      display: (args) => callDisplay(name, args),
+      propose: (args, signal) => this.propose(route, args, signal),
+      run: (call, context) => this.execute(route, call, context),
+    };
+  }
+
+  private async execute(route: Route, call: ToolCallRequest, context: ToolRunContext): Promise<ToolResult> {
     if (this.closed) return { content: "Error: the session's tools are closed.", isError: true };
-    const route = this.resolve(call);
-    if (!route) {
-      const names = this.defs.map((d) => d.function.name).join(", ");
-      return { content: `Error: unknown tool "${call.name}". Available tools: ${names || "none"}.`, isError: true };
-    }
     const client = this.options.client;
     if (client && route.connection.name === BUILTIN_SERVER) {
       // Writes through the editor's buffers get the sandbox's writable roots too (crow-mcp checks its own).
       const blocked = this.outsideWritableRoots(route.tool, call.args);
-      if (blocked) return { content: blocked, isError: true, data: { via: BUILTIN_SERVER } };
+      if (blocked) return { content: blocked, isError: true, display: { via: BUILTIN_SERVER } };
       const cwd = this.options.cwd;
       let routed: ToolResult | undefined;
       if (route.tool === "read" && client.readTextFile) {
@@ -179,6 +197,43 @@ class Router implements ToolRouter {
     return this.callMcp(route, call.args, context, call);
   }
 
+  /**
+   * What a write or edit would change, computed where it would run: in the editor's buffer when the call goes
+   * through the editor, else by the server itself (a dry run, for tools that offer one: the agent reads no file, so
+   * a remote toolserver's proposal is right too). Rejects with the call's own refusal when it would fail.
+   */
+  private async propose(
+    route: Route,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<ToolDisplay | undefined> {
+    if (this.closed || (route.tool !== "write" && route.tool !== "edit")) return undefined;
+    const client = this.options.client;
+    if (client && route.connection.name === BUILTIN_SERVER) {
+      const blocked = this.outsideWritableRoots(route.tool, args);
+      if (blocked) throw new Error(blocked);
+      const buffered =
+        route.tool === "edit" && client.readTextFile && client.writeTextFile
+          ? await previewClientEdit(client, args)
+          : route.tool === "write" && client.writeTextFile
+            ? await previewClientWrite(client, args)
+            : undefined;
+      if (buffered) return { via: "client", ...diffDisplay(buffered) };
+    }
+    if (!route.dryRun) return undefined;
+    const options = {
+      signal,
+      timeoutMs: this.timeoutFor(args),
+      onProgress: () => {},
+      meta: { [DRY_RUN_META_KEY]: true },
+    };
+    const raw = await route.connection.call(route.tool, args, options);
+    const result = fromMcpResult(raw);
+    if (result.isError) throw new Error(resultText(result));
+    const diff = diffFromMeta(raw._meta);
+    return diff ? { via: route.connection.name, ...diffDisplay(diff) } : undefined;
+  }
+
   /** The sandbox's refusal of a write or edit through the editor (outside the writable roots, a hidden file), if any. */
   private outsideWritableRoots(tool: string, args: Record<string, unknown>): string | undefined {
     if ((tool !== "write" && tool !== "edit") || !this.options.sandbox) return undefined;
@@ -196,7 +251,7 @@ class Router implements ToolRouter {
   private async callMcp(
     route: Route,
     args: Record<string, unknown>,
-    context: ExecuteContext,
+    context: ToolRunContext,
     call?: ToolCallRequest,
   ): Promise<ToolResult> {
     const { connection, tool } = route;
@@ -223,18 +278,13 @@ class Router implements ToolRouter {
       meta = raw._meta;
     } catch (error) {
       if (error instanceof CallFailure)
-        return { content: error.message, isError: true, data: { via: connection.name } };
+        return { content: error.message, isError: true, display: { via: connection.name } };
       throw error;
     }
-    const data: ToolCallData = { via: connection.name };
-    const locations = locationsFor(tool, args);
-    if (locations.length > 0) data.locations = locations;
+    const locations = callLocations(tool, args);
     const diff = (tool === "write" || tool === "edit") && !result.isError ? diffFromMeta(meta) : undefined;
-    if (diff) {
-      data.content = [{ type: "diff", path: diff.path, oldText: diff.oldText, newText: diff.newText }];
-      data.locations = [{ path: diff.path, line: firstChangedLine(diff.oldText, diff.newText) }];
-    }
-    return { ...result, data };
+    const display: ToolDisplay = { via: connection.name, ...(locations.length > 0 ? { locations } : {}) };
+    return { ...result, display: diff ? { ...display, ...diffDisplay(diff) } : display };
   }
 
   /** The MCP request timeout of a call: a terminal call's own `timeout` (seconds) plus a grace period, at least the default. */

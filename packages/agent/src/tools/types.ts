@@ -1,4 +1,4 @@
-import type { ToolCallRequest, ToolExecutor } from "@crow/core";
+import type { ToolCallRequest, ToolSet } from "@crow/core";
 import type { SandboxPolicy } from "@crow/mcp/sandbox";
 import type { ConfigMcpServer } from "../config/types.js";
 import type { UserRelay } from "./elicitation.js";
@@ -106,8 +106,12 @@ export interface ServerStatus {
   tools: string[];
 }
 
-/** The tool router: an executor for the loop over every MCP server of a session plus the editor's fs/terminal. */
-export interface ToolRouter extends ToolExecutor {
+/**
+ * The tool router: the agent's {@link ToolSet} over every MCP server of a session plus the editor's fs/terminal. Its
+ * tools carry their server's read-only claim, whether they run confined, their display (the diff their server
+ * returned) and, for crow-mcp's write and edit, a dry-run proposal for permission questions.
+ */
+export interface ToolRouter extends ToolSet {
   /** Every configured server and how it is doing. */
   servers(): ServerStatus[];
   /**
@@ -115,45 +119,6 @@ export interface ToolRouter extends ToolExecutor {
    * layer should show these to the user; the session works with the remaining servers.
    */
   failures(): string[];
-  /** The server's `readOnlyHint` for a tool, when it gave one. */
-  isReadOnly(name: string): boolean | undefined;
-  /** True for the built-in terminal while it runs confined by the sandbox (not in the editor's terminal). */
-  isConfined(name: string): boolean;
   /** Closes every MCP client and stops the spawned servers. Idempotent. */
   close(): Promise<void>;
-}
-
-/** ACP diff tool-call content: `oldText` null/absent for a new file. */
-export interface DiffContent {
-  type: "diff";
-  path: string;
-  oldText?: string | null;
-  newText: string;
-}
-
-/** ACP terminal tool-call content: the editor shows the live terminal. */
-export interface TerminalContent {
-  type: "terminal";
-  terminalId: string;
-}
-
-/** A file location the editor can follow (`line` is 1-based). */
-export interface ToolLocation {
-  path: string;
-  line?: number;
-}
-
-/**
- * The `data` the router puts on `ToolResult`s and `ToolProgress` reports (never sent to the model). The ACP layer
- * copies `content` into the tool call's content and `locations` into its locations. Read it with {@link toolCallData}.
- */
-export interface ToolCallData {
-  /** ACP tool-call content: a diff for write/edit, a terminal for client terminals. */
-  content?: Array<DiffContent | TerminalContent>;
-  /** Files the call touched or read. */
-  locations?: ToolLocation[];
-  /** Id of the client terminal running (or that ran) the command. */
-  terminalId?: string;
-  /** Where the call ran: an MCP server's name, or `client` for the editor's fs/terminal. */
-  via?: string;
 }

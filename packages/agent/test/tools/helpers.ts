@@ -1,9 +1,10 @@
 import { spawn } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
-import { findTool, type ToolProgress, type ToolResult } from "@crow/core";
+import { runToolCall, type ToolDisplay, type ToolProgress, type ToolResult } from "@crow/core";
+import { displayContent } from "../../src/acp/translate.js";
 import type { ClientBridge, ClientTerminal, CreateTerminalParams, ToolRouter } from "../../src/tools/index.js";
 
-/** Calls a tool the way the loop does: the model's name resolved with `findTool`, progress collected. */
+/** Calls a tool the way the loop does: the model's name resolved by the router once, progress collected. */
 export async function run(
   router: ToolRouter,
   name: string,
@@ -11,9 +12,9 @@ export async function run(
   options: { signal?: AbortSignal; onProgress?: (p: ToolProgress) => void } = {},
 ): Promise<ToolResult & { text: string; progress: ToolProgress[] }> {
   const progress: ToolProgress[] = [];
-  const tool = findTool(router.definitions(), name)?.function.name ?? name;
-  const result = await router.execute(
-    { id: `call-${Math.random().toString(36).slice(2)}`, name, tool, args },
+  const result = await runToolCall(
+    router,
+    { id: `call-${Math.random().toString(36).slice(2)}`, name, args },
     {
       signal: options.signal ?? new AbortController().signal,
       onProgress: (p) => {
@@ -23,6 +24,21 @@ export async function run(
     },
   );
   return { ...result, text: textOf(result), progress };
+}
+
+/**
+ * A call's display in the shape the ACP layer sends it: `content` (diff, editor terminal) as ACP tool-call content,
+ * plus the locations, the terminal id and where it ran.
+ */
+export function toolCallData(display: ToolDisplay | undefined) {
+  if (!display) return undefined;
+  const content = displayContent(display);
+  return {
+    ...(content.length > 0 ? { content } : {}),
+    ...(display.locations ? { locations: display.locations } : {}),
+    ...(display.terminalId !== undefined ? { terminalId: display.terminalId } : {}),
+    ...(display.via !== undefined ? { via: display.via } : {}),
+  };
 }
 
 export function textOf(result: ToolResult): string {

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { after, before, describe, test } from "node:test";
 import { type TempWorkspace, tempWorkspace } from "@crow/testkit";
-import { type ClientBridge, createToolRouter, type ToolRouter, toolCallData } from "../../src/tools/index.js";
-import { type EditorLog, fakeEditor, run } from "./helpers.js";
+import { type ClientBridge, createToolRouter, type ToolRouter } from "../../src/tools/index.js";
+import { type EditorLog, fakeEditor, run, toolCallData } from "./helpers.js";
 
 describe("tool router: edit through the editor's buffers (client bridge)", () => {
   let ws: TempWorkspace;
@@ -55,7 +55,7 @@ describe("tool router: edit through the editor's buffers (client bridge)", () =>
     assert.match(viaClient.text, /^Successfully edited .*a\.ts\nReplaced 1 occurrence \(exact match\)\./);
     assert.deepEqual(log.writes.at(-1), { path: file, content: "const a = 1;\nconst b = 3; // unsaved\n" });
     assert.equal(await readFile(file, "utf8"), "on disk, not in the buffer\n");
-    const data = toolCallData(viaClient.data);
+    const data = toolCallData(viaClient.display);
     assert.equal(data?.via, "client");
     assert.deepEqual(data?.content, [
       {
@@ -117,7 +117,7 @@ describe("tool router: edit through the editor's buffers (client bridge)", () =>
     const missing = await run(router, "edit", { file_path: ws.path("nope.txt"), old_string: "a", new_string: "b" });
     assert.equal(missing.isError, true);
     assert.match(missing.text, /^Error: File does not exist: .*nope\.txt/);
-    assert.equal(toolCallData(missing.data)?.via, "crow-mcp");
+    assert.equal(toolCallData(missing.display)?.via, "crow-mcp");
 
     const created = await run(router, "edit", { file_path: ws.path("new.txt"), old_string: "", new_string: "hi\n" });
     assert.equal(created.isError, undefined, created.text);

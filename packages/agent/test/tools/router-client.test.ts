@@ -3,8 +3,8 @@ import { readFile } from "node:fs/promises";
 import { after, before, describe, test } from "node:test";
 import type { ToolProgress } from "@crow/core";
 import { type TempWorkspace, tempWorkspace } from "@crow/testkit";
-import { createToolRouter, type ToolRouter, toolCallData } from "../../src/tools/index.js";
-import { type EditorLog, fakeEditor, run } from "./helpers.js";
+import { createToolRouter, type ToolRouter } from "../../src/tools/index.js";
+import { type EditorLog, fakeEditor, run, toolCallData } from "./helpers.js";
 
 describe("tool router with the editor's fs (client bridge)", () => {
   let ws: TempWorkspace;
@@ -29,14 +29,14 @@ describe("tool router with the editor's fs (client bridge)", () => {
     const result = await run(router, "read", { file_path: file });
     assert.equal(result.text, "1→unsaved 1\n2→unsaved 2\n3→unsaved 3");
     assert.ok(log.reads.includes(file));
-    assert.equal(toolCallData(result.data)?.via, "client");
-    assert.deepEqual(toolCallData(result.data)?.locations, [{ path: file }]);
+    assert.equal(toolCallData(result.display)?.via, "client");
+    assert.deepEqual(toolCallData(result.display)?.locations, [{ path: file }]);
     const page = await run(router, "read", { file_path: file, offset: 2, limit: 1 });
     assert.equal(
       page.text,
       "2→unsaved 2\n\n[File truncated: showing lines 2-2 of 3 total. Use offset=3 to continue, or offset and limit parameters to read other sections.]",
     );
-    assert.deepEqual(toolCallData(page.data)?.locations, [{ path: file, line: 2 }]);
+    assert.deepEqual(toolCallData(page.display)?.locations, [{ path: file, line: 2 }]);
   });
 
   test("the client read gives exactly crow-mcp's text for the same file", async () => {
@@ -46,7 +46,7 @@ describe("tool router with the editor's fs (client bridge)", () => {
     const plain = await createToolRouter({ cwd: ws.dir });
     try {
       const viaMcp = await run(plain, "read", { file_path: file, offset: 3, limit: 5 });
-      assert.equal(toolCallData(viaClient.data)?.via, "client");
+      assert.equal(toolCallData(viaClient.display)?.via, "client");
       assert.equal(viaClient.text, viaMcp.text);
       const empty = await ws.write("empty.txt", "");
       assert.equal(
@@ -75,14 +75,16 @@ describe("tool router with the editor's fs (client bridge)", () => {
     assert.equal(result.text, `Successfully wrote 2 lines to ${file}`);
     assert.deepEqual(log.writes.at(-1), { path: file, content: "new\ncontent\n" });
     assert.equal(await readFile(file, "utf8"), "disk\n", "the editor, not the router, writes");
-    const data = toolCallData(result.data);
+    const data = toolCallData(result.display);
     assert.deepEqual(data?.content, [{ type: "diff", path: file, oldText: "buffer\n", newText: "new\ncontent\n" }]);
   });
 
   test("writing a new file through the editor has no old text", async () => {
     const file = ws.path("brand-new.txt");
     const result = await run(router, "write", { file_path: file, content: "hi" });
-    assert.deepEqual(toolCallData(result.data)?.content, [{ type: "diff", path: file, oldText: null, newText: "hi" }]);
+    assert.deepEqual(toolCallData(result.display)?.content, [
+      { type: "diff", path: file, oldText: null, newText: "hi" },
+    ]);
   });
 
   test("an editor that refuses a write gives an error result", async () => {
@@ -133,14 +135,14 @@ describe("tool router with the editor's terminal (client bridge)", () => {
     assert.deepEqual(terminal.params.args, ["-c", "pwd; echo out; echo err >&2"]);
     assert.equal(terminal.params.cwd, ws.dir);
     assert.equal(terminal.released, true);
-    assert.deepEqual(toolCallData(seen[0]?.data), {
+    assert.deepEqual(toolCallData(seen[0]?.display), {
       via: "client",
       terminalId: terminal.id,
       content: [{ type: "terminal", terminalId: terminal.id }],
     });
     assert.match(result.text, new RegExp(`${ws.dir}\nout\nerr\n`));
     assert.match(result.text, /\[Current working directory: .*\]\n\[Command completed with exit code 0\]$/);
-    assert.equal(toolCallData(result.data)?.terminalId, terminal.id);
+    assert.equal(toolCallData(result.display)?.terminalId, terminal.id);
   });
 
   test("a failing command reports its exit code in crow-mcp's wording", async () => {
@@ -164,7 +166,7 @@ describe("tool router with the editor's terminal (client bridge)", () => {
       router,
       "terminal",
       { command: `sleep 2; touch ${marker}` },
-      { signal: controller.signal, onProgress: (p) => toolCallData(p.data)?.terminalId && controller.abort() },
+      { signal: controller.signal, onProgress: (p) => toolCallData(p.display)?.terminalId && controller.abort() },
     );
     assert.equal(result.isError, true);
     assert.match(result.text, /cancelled/);

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { type HttpServerProcess, startHttp, type TempWorkspace, tempWorkspace } from "@crow/testkit";
-import { createToolRouter, type ToolRouter, toolCallData } from "../../src/tools/index.js";
-import { run } from "./helpers.js";
+import { createToolRouter, type ToolRouter } from "../../src/tools/index.js";
+import { run, toolCallData } from "./helpers.js";
 
 /** A 127.0.0.1 port nothing listens on (bound, then released). */
 async function closedPort(): Promise<number> {
@@ -52,7 +52,7 @@ describe("tool router over Streamable HTTP (crow-mcp --http)", () => {
     const written = await run(router, "write", { file_path: file, content: "one\ntwo\n" });
     assert.equal(written.isError, undefined, written.text);
     const edited = await run(router, "remote_edit", { file_path: file, old_string: "two", new_string: "2" });
-    assert.deepEqual(toolCallData(edited.data)?.content, [
+    assert.deepEqual(toolCallData(edited.display)?.content, [
       { type: "diff", path: file, oldText: "one\ntwo\n", newText: "one\n2\n" },
     ]);
     assert.equal((await run(router, "read", { file_path: file })).text, "1→one\n2→2");

@@ -2,9 +2,10 @@ import assert from "node:assert/strict";
 import { realpathSync } from "node:fs";
 import { access } from "node:fs/promises";
 import { after, before, describe, test } from "node:test";
+import { runToolCall } from "@crow/core";
 import { CROW_MCP_BIN, type TempWorkspace, tempWorkspace } from "@crow/testkit";
-import { builtinServerPath, createToolRouter, type ToolRouter, toolCallData } from "../../src/tools/index.js";
-import { alive, run, until } from "./helpers.js";
+import { builtinServerPath, createToolRouter, type ToolRouter } from "../../src/tools/index.js";
+import { alive, run, toolCallData, until } from "./helpers.js";
 
 const PNG_1X1 = Buffer.from(
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=",
@@ -40,11 +41,11 @@ describe("tool router over the built-in crow-mcp (stdio)", () => {
   });
 
   test("passes on the servers' readOnlyHint for the permission modes", () => {
-    assert.equal(router.isReadOnly("read"), true);
-    assert.equal(router.isReadOnly("web_fetch"), true);
-    assert.equal(router.isReadOnly("write"), false);
-    assert.equal(router.isReadOnly("terminal"), false);
-    assert.equal(router.isReadOnly("no_such_tool"), undefined);
+    assert.equal(router.resolve("read")?.readOnly, true);
+    assert.equal(router.resolve("web_fetch")?.readOnly, true);
+    assert.equal(router.resolve("write")?.readOnly, false);
+    assert.equal(router.resolve("terminal")?.readOnly, false);
+    assert.equal(router.resolve("no_such_tool")?.readOnly, undefined);
   });
 
   test("a server that cannot start is reported by name and reason while the built-in works", async () => {
@@ -68,7 +69,8 @@ describe("tool router over the built-in crow-mcp (stdio)", () => {
       assert.equal(result.text, "1→x", name);
     }
     // Even when the caller did not resolve the name itself.
-    const direct = await router.execute(
+    const direct = await runToolCall(
+      router,
       { id: "x", name: "crow-mcp_read", tool: "crow-mcp_read", args: { file_path: ws.path("t.txt") } },
       { signal: new AbortController().signal, onProgress: () => {} },
     );
@@ -104,7 +106,7 @@ describe("tool router over the built-in crow-mcp (stdio)", () => {
     const result = await run(router, "write", { file_path: file, content: "export const a = 1;\n" });
     assert.equal(result.isError, undefined);
     assert.equal(await ws.read("new/dir/file.ts"), "export const a = 1;\n");
-    const data = toolCallData(result.data);
+    const data = toolCallData(result.display);
     assert.deepEqual(data?.content, [{ type: "diff", path: file, oldText: null, newText: "export const a = 1;\n" }]);
     assert.deepEqual(data?.locations, [{ path: file, line: 1 }]);
   });
@@ -113,7 +115,7 @@ describe("tool router over the built-in crow-mcp (stdio)", () => {
     const file = await ws.write("e.py", "def f():\n    return 1\n\nprint(f())\n");
     const result = await run(router, "edit", { file_path: file, old_string: "return 1", new_string: "return 2" });
     assert.equal(result.isError, undefined, result.text);
-    const data = toolCallData(result.data);
+    const data = toolCallData(result.display);
     assert.deepEqual(data?.content, [
       {
         type: "diff",
@@ -129,7 +131,7 @@ describe("tool router over the built-in crow-mcp (stdio)", () => {
     const file = await ws.write("f.txt", "abc\n");
     const result = await run(router, "edit", { file_path: file, old_string: "zzz", new_string: "y" });
     assert.equal(result.isError, true);
-    assert.equal(toolCallData(result.data)?.content, undefined);
+    assert.equal(toolCallData(result.display)?.content, undefined);
   });
 
   test("terminal output is relayed as progress while the command runs", async () => {
@@ -222,7 +224,7 @@ describe("tool router: server lifecycle", () => {
       assert.ok(names.includes("crow-mcp_write") && names.includes("second_write"), names.join());
       assert.ok(!names.includes("write"));
       const result = await run(router, "second_write", { file_path: ws.path("s.txt"), content: "from second\n" });
-      assert.equal(toolCallData(result.data)?.via, "second");
+      assert.equal(toolCallData(result.display)?.via, "second");
       assert.equal(await ws.read("s.txt"), "from second\n");
       // A bare "write" is ambiguous now: refused rather than guessed.
       const ambiguous = await run(router, "write", { file_path: ws.path("s.txt"), content: "?" });

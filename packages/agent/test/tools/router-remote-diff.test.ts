@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { type TempWorkspace, tempWorkspace } from "@crow/testkit";
-import { createToolRouter, type ToolRouter, toolCallData } from "../../src/tools/index.js";
-import { run } from "./helpers.js";
+import { createToolRouter, type ToolRouter } from "../../src/tools/index.js";
+import { run, toolCallData } from "./helpers.js";
 
 const SERVER = path.join(import.meta.dirname, "..", "fixtures", "remote-write-mcp-server.mjs");
 
@@ -29,8 +29,24 @@ describe("a write on a remote toolserver", () => {
     const file = "/srv/elsewhere/app.txt";
     const result = await run(router, "write", { file_path: file, content: "before\nafter\n" });
     assert.equal(result.isError, undefined, result.text);
-    const data = toolCallData(result.data);
+    const data = toolCallData(result.display);
     assert.deepEqual(data?.content, [{ type: "diff", path: file, oldText: "before\n", newText: "before\nafter\n" }]);
     assert.deepEqual(data?.locations, [{ path: file, line: 2 }]);
+  });
+
+  test("proposes a write by the server's own dry run: its diff, nothing written", async () => {
+    const file = "/srv/elsewhere/proposed.txt";
+    const tool = router.resolve("write");
+    const proposal = await tool?.propose?.(
+      { file_path: file, content: "before\nproposed\n" },
+      new AbortController().signal,
+    );
+    assert.deepEqual(proposal, {
+      via: "remote",
+      diff: { path: file, oldText: "before\n", newText: "before\nproposed\n" },
+      locations: [{ path: file, line: 2 }],
+    });
+    const written = await run(router, "write", { file_path: file, content: "x" });
+    assert.match(written.text, /\(write #2\)$/, "the dry run wrote nothing: this is the second real write");
   });
 });

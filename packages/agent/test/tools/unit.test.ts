@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { callLocations, callTitle } from "@crow/core";
 import { fromMcpResult } from "../../src/tools/content.js";
 import { firstChangedLine } from "../../src/tools/diff.js";
-import { locationsFor, toolCallData, toolCallTitle } from "../../src/tools/index.js";
 import { BUILTIN_SERVER, collectServers, fromAcp, fromConfig } from "../../src/tools/servers.js";
 
 describe("MCP content → tool result", () => {
@@ -117,24 +117,17 @@ describe("server entries", () => {
 
 describe("data for the editor", () => {
   test("locations of file tools from their arguments", () => {
-    assert.deepEqual(locationsFor("read", { file_path: "/a", offset: 10 }), [{ path: "/a", line: 10 }]);
-    assert.deepEqual(locationsFor("crow-mcp_edit", { file_path: "/a" }), [{ path: "/a" }]);
-    assert.deepEqual(locationsFor("write", { file_path: "rel" }), []);
-    assert.deepEqual(locationsFor("terminal", { command: "ls" }), []);
+    assert.deepEqual(callLocations("read", { file_path: "/a", offset: 10 }), [{ path: "/a", line: 10 }]);
+    assert.deepEqual(callLocations("crow-mcp_edit", { file_path: "/a" }), [{ path: "/a" }]);
+    assert.deepEqual(callLocations("write", { file_path: "rel" }), []);
+    assert.deepEqual(callLocations("terminal", { command: "ls" }), []);
   });
 
   test("titles", () => {
-    assert.equal(toolCallTitle("read", { file_path: "/a/b.ts" }), "read: /a/b.ts");
-    assert.equal(toolCallTitle("terminal", { command: "npm test\nmore" }), "terminal: npm test");
-    assert.equal(toolCallTitle("web_search", { query: "x" }), "web_search: x");
-    assert.equal(toolCallTitle("other", {}), "other");
-  });
-
-  test("toolCallData accepts the router's data and rejects other shapes", () => {
-    assert.deepEqual(toolCallData({ via: "client", terminalId: "t" }), { via: "client", terminalId: "t" });
-    assert.equal(toolCallData("x"), undefined);
-    assert.equal(toolCallData({ content: "not an array" }), undefined);
-    assert.equal(toolCallData(null), undefined);
+    assert.equal(callTitle("read", { file_path: "/a/b.ts" }), "read: /a/b.ts");
+    assert.equal(callTitle("terminal", { command: "npm test\nmore" }), "terminal: npm test");
+    assert.equal(callTitle("web_search", { query: "x" }), "web_search: x");
+    assert.equal(callTitle("other", {}), "other");
   });
 
   test("first changed line", () => {

@@ -1,6 +1,6 @@
 /** The permission vocabulary shared by the runtime's public types and the permission extension. */
 import type { ToolDefinition } from "../messages.js";
-import type { ToolCallRequest, ToolKind } from "../tools.js";
+import type { ResolvedTool, ToolCallRequest, ToolKind } from "../tools.js";
 
 /** Session modes (DESIGN.md §3). */
 export type PermissionMode = "code" | "ask" | "read-only";
@@ -13,6 +13,8 @@ export interface PermissionRequest {
   call: ToolCallRequest;
   kind: ToolKind;
   definition: ToolDefinition;
+  /** The tool the call resolved to, when the loop asks (hosts show its `display` and `propose` a change). */
+  tool?: ResolvedTool;
   sessionId?: string;
   /** Aborted when the turn is cancelled: answer "cancelled". */
   signal: AbortSignal;

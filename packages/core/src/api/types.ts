@@ -9,29 +9,14 @@ import type { LlmError } from "../llm/types.js";
 import type { LoopEvent } from "../loop/types.js";
 import type { ChatMessage, ContentPart, Usage } from "../messages.js";
 import type { SessionRecord, Store } from "../store/types.js";
-import type { ToolExecutor } from "../tools.js";
+import type { ToolSet } from "../tools.js";
 import type { PermissionAnswer, PermissionMode, PermissionRequest } from "./permissions.js";
 import type { UserAnswer, UserAsker, UserQuestion } from "./user-question.js";
 
 type Awaitable<T> = T | Promise<T>;
 
-/** A session's tools from outside the process (the agent's MCP router is one). */
-export interface ToolSource extends ToolExecutor {
-  /** Problems worth telling the user (e.g. an MCP server that failed to start); the session works without them. */
-  failures?(): string[];
-  /** The tool's own read-only claim (MCP `readOnlyHint`), when known: the permission modes use it. */
-  isReadOnly?(name: string): boolean | undefined;
-  /**
-   * True when the operating system confines this tool's effects to what the session's mode allows (the sandboxed
-   * terminal): read-only mode then lets it run, since nothing it runs can write.
-   */
-  isConfined?(name: string): boolean;
-  /** Stops the source (MCP servers, terminals). Called once when the session closes. */
-  close?(): Promise<void>;
-}
-
-/** What a tool source factory is told about the session it serves. */
-export interface ToolSourceRequest {
+/** What a {@link ToolSetFactory} is told about the session it serves. */
+export interface ToolSetRequest {
   sessionId: string;
   /** Absolute working directory. */
   cwd: string;
@@ -49,8 +34,8 @@ export interface ToolSourceRequest {
   completeUserQuestion?: (id: string) => void;
 }
 
-/** Makes one session's tool source (called when the session opens). */
-export type ToolSourceFactory = (request: ToolSourceRequest) => Awaitable<ToolSource>;
+/** Makes one session's external tool set (called when the session opens; the agent's makes its MCP router). */
+export type ToolSetFactory = (request: ToolSetRequest) => Awaitable<ToolSet>;
 
 /** A model the runtime knows by name (the name is what sessions store and requests carry). */
 export interface ModelInfo {
@@ -73,8 +58,8 @@ export interface NewSessionOptions {
   model?: string;
   /** The session that spawned this one (subagents): stored as the parent link. */
   parentId?: string;
-  /** This session's tools instead of the runtime's default source (or `false` for none besides extensions'). */
-  tools?: ToolSourceFactory | ToolSource | false;
+  /** This session's tools instead of the runtime's default set (or `false` for none besides extensions'). */
+  tools?: ToolSetFactory | ToolSet | false;
   /** This session's permission asker (the ACP layer asks its client). */
   askPermission?: (request: PermissionRequest) => Promise<PermissionAnswer>;
   /** Who puts questions to this session's user (the ACP layer, when its client can show them). */
@@ -89,7 +74,7 @@ export interface LoadSessionOptions {
   cwd?: string;
   /** The workspace roots besides cwd from now on, stored (default: the stored ones); checked as in `newSession`. */
   additionalDirectories?: readonly string[];
-  tools?: ToolSourceFactory | ToolSource | false;
+  tools?: ToolSetFactory | ToolSet | false;
   askPermission?: (request: PermissionRequest) => Promise<PermissionAnswer>;
   askUser?: UserAsker;
 }

@@ -169,7 +169,7 @@ export interface ExtensionAPI {
    * runs when the session closes. For per-session state.
    */
   onSession(setup: (session: CrowSession) => Awaitable<undefined | (() => Awaitable<void>)>): void;
-  /** Adds an in-process tool to every session (next to the session's tool source; the extension's name wins). */
+  /** Adds an in-process tool to every session (next to the session's external tool set; the extension's name wins). */
   registerTool<S extends z.ZodType>(tool: ToolRegistration<S>): void;
   /** Adds a slash command (a later registration of the same name replaces the earlier one). */
   registerCommand(name: string, command: CommandRegistration): void;

@@ -21,8 +21,6 @@ export const REWIND_METHOD = "_crow/rewind";
 export interface CheckpointsExtensionOptions {
   store: Store;
   repos: ShadowRepos;
-  /** The tool's own read-only claim (as the permission modes use it). */
-  isReadOnly: (session: CrowSession, name: string) => boolean | undefined;
 }
 
 /** The checkpoint of the turn running in a session. */
@@ -67,9 +65,9 @@ export function checkpointsExtension(options: CheckpointsExtensionOptions): Exte
         return undefined;
       }
     };
-    crow.on("before_tool_call", async ({ kind, definition }, { session }) => {
-      const name = definition.function.name;
-      const mutating = isMutatingKind(kind) || (kind === "other" && options.isReadOnly(session, name) !== true);
+    crow.on("before_tool_call", async ({ kind, tool }, { session }) => {
+      // The tool's own read-only claim, as the permission modes use it (resolved once by the loop).
+      const mutating = isMutatingKind(kind) || (kind === "other" && tool?.readOnly !== true);
       if (!mutating) return undefined;
       const seq = session.history.findLastIndex((m) => m.role === "user");
       if (seq < 0) return undefined;

@@ -1,7 +1,7 @@
 import type { PermissionAnswer, PermissionMode, PermissionRequest } from "../api/permissions.js";
 import type { HookBus } from "../hooks/bus.js";
 import type { HookHandlers } from "../hooks/types.js";
-import { isMutatingKind, type ToolCallRequest, type ToolKind, toolKind } from "../tools.js";
+import { isMutatingKind, type ResolvedTool, type ToolCallRequest, type ToolKind, toolKind } from "../tools.js";
 import {
   compilePermissionRules,
   matchPermissionRule,
@@ -106,8 +106,11 @@ export function permissionGate(
   const alwaysAllowed = new Set<string>();
   /** Calls the user already allowed through `confirm` (their `gate` pass must not ask again). */
   const confirmed = new Set<string>();
-  const mutating = (name: string, kind: ToolKind): boolean =>
-    isMutatingKind(kind) || (kind === "other" && options.isReadOnly?.(name) !== true);
+  // The resolved tool's own claims when the loop carried it; by name otherwise (isMutating, events built by hand).
+  const mutating = (name: string, kind: ToolKind, tool?: ResolvedTool): boolean =>
+    isMutatingKind(kind) || (kind === "other" && (tool ? tool.readOnly : options.isReadOnly?.(name)) !== true);
+  const confined = (name: string, tool?: ResolvedTool): boolean =>
+    tool ? tool.confined?.() === true : options.isConfined?.(name) === true;
   const isMutating = (name: string): boolean => mutating(name, toolKind(name));
   const ruleFor = (call: ToolCallRequest, name: string) =>
     rules.length === 0
@@ -116,10 +119,10 @@ export function permissionGate(
 
   type Event = Parameters<HookHandlers["before_tool_call"]>[0];
   type Ctx = Parameters<HookHandlers["before_tool_call"]>[1];
-  const ask = async ({ call, kind, definition }: Event, ctx: Ctx, reason?: string): Promise<PermissionAnswer> => {
+  const ask = async ({ call, kind, definition, tool }: Event, ctx: Ctx, reason?: string): Promise<PermissionAnswer> => {
     if (!options.askPermission) return "reject";
     try {
-      const request: PermissionRequest = { call, kind, definition, signal: ctx.signal };
+      const request: PermissionRequest = { call, kind, definition, signal: ctx.signal, ...(tool ? { tool } : {}) };
       if (ctx.sessionId !== undefined) request.sessionId = ctx.sessionId;
       if (reason !== undefined) request.reason = reason;
       return await options.askPermission(request);
@@ -145,14 +148,14 @@ export function permissionGate(
   };
 
   const gate: HookHandlers["before_tool_call"] = async (event, ctx) => {
-    const { call, kind, definition } = event;
+    const { call, kind, definition, tool } = event;
     const mode = options.mode();
     const name = definition.function.name;
     // The event's kind is the declared one when the tool has one (in-process tools), else derived from the name.
     const rule = ruleFor(call, name);
     if (rule?.action === "deny") return { block: true, reason: deniedReason(call, rule) };
-    const changes = mutating(name, kind);
-    if (mode === "read-only" && changes && options.isConfined?.(name) !== true) {
+    const changes = mutating(name, kind, tool);
+    if (mode === "read-only" && changes && !confined(name, tool)) {
       return {
         block: true,
         reason:

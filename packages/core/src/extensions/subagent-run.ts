@@ -5,10 +5,11 @@
  */
 
 import type { PermissionAnswer, PermissionMode, PermissionRequest } from "../api/permissions.js";
-import type { Crow, CrowEvent, CrowSession, ToolSource } from "../api/types.js";
+import type { Crow, CrowEvent, CrowSession } from "../api/types.js";
 import type { UserAsker } from "../api/user-question.js";
 import type { StopReason } from "../hooks/types.js";
 import type { Usage } from "../messages.js";
+import type { ToolSet } from "../tools.js";
 
 /** How deep subagents nest: a top-level session is depth 0, its children 1, their children 2 (who may not spawn). */
 export const MAX_SUBAGENT_DEPTH = 2;
@@ -25,8 +26,8 @@ export interface SubagentRequest {
   parentId?: string;
   model?: string;
   mode?: PermissionMode;
-  /** The child's tools (undefined: the runtime's default tool source). */
-  tools?: ToolSource;
+  /** The child's tools (undefined: the runtime's default tool set). */
+  tools?: ToolSet;
   askPermission?: (request: PermissionRequest) => Promise<PermissionAnswer>;
   /** Puts the child's questions to the user (through the parent). */
   askUser?: UserAsker;
@@ -67,15 +68,14 @@ export async function sessionDepth(crow: Crow, parentId: string | undefined): Pr
 }
 
 /**
- * A tool source that borrows another session's tools: the child calls them, but never closes them (they belong to
+ * A tool set that borrows another session's tools: the child calls them, but never closes them (they belong to
  * the parent, whose close stops them). Problems were already reported to the parent.
  */
-export function borrowedTools(source: ToolSource): ToolSource {
+export function borrowedTools(source: ToolSet): ToolSet {
   return {
     definitions: () => source.definitions(),
-    execute: (call, context) => source.execute(call, context),
+    resolve: (name) => source.resolve(name),
     failures: () => [],
-    isReadOnly: (name) => source.isReadOnly?.(name),
   };
 }
 

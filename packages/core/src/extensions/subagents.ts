@@ -9,9 +9,9 @@ import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import { z } from "zod";
 import type { PermissionMode } from "../api/permissions.js";
-import type { CrowSession, ToolSource } from "../api/types.js";
+import type { CrowSession } from "../api/types.js";
 import type { Usage } from "../messages.js";
-import type { ToolResult } from "../tools.js";
+import type { ToolResult, ToolSet } from "../tools.js";
 import { type Extension, MethodError } from "./api.js";
 import { borrowedTools, MAX_SUBAGENT_DEPTH, runSubagent, type SubagentOutcome, sessionDepth } from "./subagent-run.js";
 
@@ -33,7 +33,7 @@ export interface SubagentResponse {
 /** What the runtime lends the extension beyond the public API. */
 export interface SubagentHost {
   /** A live session's tools, shared with its children (the editor's fs/terminal and MCP servers included). */
-  toolsOf(session: CrowSession): ToolSource | undefined;
+  toolsOf(session: CrowSession): ToolSet | undefined;
   /** Whether the runtime serves a model of this name. */
   knowsModel(name: string): boolean;
 }
@@ -63,20 +63,20 @@ const taskParameters = z.object({
 /** The task tool's answer to the model. */
 export function taskResult(outcome: SubagentOutcome): ToolResult {
   const session = `(subagent session ${outcome.sessionId})`;
-  const data = { subagent: { sessionId: outcome.sessionId, stopReason: outcome.stopReason } };
+  const display = { subagent: { sessionId: outcome.sessionId, stopReason: outcome.stopReason } };
   switch (outcome.stopReason) {
     case "end_turn":
-      return { content: `${outcome.text || "The subagent finished without a final answer."}\n\n${session}`, data };
+      return { content: `${outcome.text || "The subagent finished without a final answer."}\n\n${session}`, display };
     case "cancelled": {
       const partial = outcome.text ? ` Its last words:\n\n${outcome.text}` : "";
-      return { content: `The subagent was cancelled before it finished ${session}.${partial}`, isError: true, data };
+      return { content: `The subagent was cancelled before it finished ${session}.${partial}`, isError: true, display };
     }
     case "error":
-      return { content: `The subagent failed: ${outcome.error ?? "unknown error"} ${session}`, isError: true, data };
+      return { content: `The subagent failed: ${outcome.error ?? "unknown error"} ${session}`, isError: true, display };
     default:
       return {
         content: `${outcome.text}\n\n(The subagent stopped early: ${outcome.stopReason}; its answer may be incomplete.) ${session}`,
-        data,
+        display,
       };
   }
 }
@@ -147,7 +147,7 @@ export function subagentsExtension(host: SubagentHost): Extension {
           },
           signal,
           onStart: (sessionId) =>
-            onProgress({ message: `Subagent ${sessionId}: ${description}\n`, data: { subagent: { sessionId } } }),
+            onProgress({ message: `Subagent ${sessionId}: ${description}\n`, display: { subagent: { sessionId } } }),
           onProgress: (message) => onProgress({ message }),
         });
         return taskResult(outcome);
@@ -163,7 +163,7 @@ export function subagentsExtension(host: SubagentHost): Extension {
 
       let mode: PermissionMode | undefined;
       let parentModel: string | undefined;
-      let tools: ToolSource | undefined;
+      let tools: ToolSet | undefined;
       if (request.parentSessionId !== undefined) {
         const id = request.parentSessionId;
         const live = runtime.session(id);

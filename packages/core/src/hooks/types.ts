@@ -1,6 +1,6 @@
 import type { FinishReason, LlmError, RequestParams } from "../llm/types.js";
 import type { AssistantMessage, ChatMessage, ToolDefinition, ToolOutcome, Usage } from "../messages.js";
-import type { ToolCallRequest, ToolKind, ToolResult } from "../tools.js";
+import type { ResolvedTool, ToolCallRequest, ToolKind, ToolResult } from "../tools.js";
 
 /** Why a prompt turn ended (the ACP stop reasons, plus `error` which the ACP layer turns into a JSON-RPC error). */
 export type StopReason = "end_turn" | "cancelled" | "max_tokens" | "max_turn_requests" | "refusal" | "error";
@@ -47,6 +47,8 @@ export interface BeforeToolCallEvent {
   kind: ToolKind;
   /** The definition the name resolved to (tolerant matching). */
   definition: ToolDefinition;
+  /** The tool itself, as the loop resolved it (its read-only claim, whether it runs confined, its proposal). */
+  tool?: ResolvedTool;
 }
 
 /**

@@ -199,7 +199,7 @@ async function loopSteps(
         ? "Error: not executed, the response was cut off before this call was complete. Make smaller calls."
         : undefined;
       const phase = {
-        executor: config.tools,
+        tools: config.tools,
         hooks,
         ctx,
         signal,

@@ -2,11 +2,12 @@ import type { LoopHookContext, LoopHooks } from "../hooks/types.js";
 import type { AssembledToolCall } from "../llm/types.js";
 import type { ToolDefinition, ToolMessage, ToolOutcome } from "../messages.js";
 import {
-  findTool,
+  callDisplay,
+  type ResolvedTool,
   type ToolCallRequest,
-  type ToolExecutor,
   type ToolProgress,
   type ToolResult,
+  type ToolSet,
   toolKind,
 } from "../tools.js";
 import { ABORTED, raceAbort } from "./channel.js";
@@ -22,7 +23,7 @@ type StartTimes = Map<string, number>;
 
 /** What the tool phase needs from the loop. */
 export interface ToolPhase {
-  executor: ToolExecutor;
+  tools: ToolSet;
   hooks: LoopHooks;
   ctx: LoopHookContext;
   signal: AbortSignal;
@@ -41,8 +42,8 @@ function failed(content: string): Outcome {
 }
 
 /** Why a call cannot run at all (unknown tool, unparseable arguments), as an error result for the model. */
-function refusal(call: AssembledToolCall, definition: ToolDefinition | undefined, tools: ToolDefinition[]): string {
-  if (!definition) {
+function refusal(call: AssembledToolCall, tool: ResolvedTool | undefined, tools: ToolDefinition[]): string {
+  if (!tool) {
     const names = tools.map((t) => t.function.name).join(", ") || "none";
     return `Error: there is no tool named "${call.name}". Available tools: ${names}.`;
   }
@@ -84,22 +85,27 @@ export async function runToolCalls(
   };
   const outcomes: Array<Promise<Outcome>> = [];
   // Announce every call of the message first, so a client shows them all even if the turn is cancelled early.
+  // Each call's name is resolved here, once; the gates and the execution get what it resolved to.
   const resolved = calls.map((call) => {
-    const definition = findTool(tools, call.name);
-    const name = definition?.function.name ?? call.name;
-    const kind = phase.executor.kindOf?.(name) ?? toolKind(name);
+    const tool = phase.tools.resolve(call.name);
+    const kind = tool?.kind ?? toolKind(call.name);
     const rawArguments = call.status.kind === "ok" ? call.arguments : call.status.original;
-    emit({ type: "tool_call_pending", call: { id: call.id, name: call.name, kind, args: call.args, rawArguments } });
-    return { call, definition, kind };
+    const display = tool?.display(call.args) ?? callDisplay(call.name, call.args);
+    emit({
+      type: "tool_call_pending",
+      call: { id: call.id, name: call.name, kind, args: call.args, rawArguments, display },
+    });
+    return { call, tool, kind };
   });
-  for (const { call, definition, kind } of resolved) {
-    const refused = refuseAll ?? refusal(call, definition, tools);
-    if (refused || !definition) {
+  for (const { call, tool, kind } of resolved) {
+    const refused = refuseAll ?? refusal(call, tool, tools);
+    if (refused || !tool) {
       outcomes.push(Promise.resolve(finish(call.id, failed(refused))));
       continue;
     }
+    const { definition } = tool;
     let request: ToolCallRequest = { id: call.id, name: call.name, tool: definition.function.name, args: call.args };
-    const decision = await raceAbort(hooks.beforeToolCall({ call: request, kind, definition }, ctx), signal);
+    const decision = await raceAbort(hooks.beforeToolCall({ call: request, kind, definition, tool }, ctx), signal);
     if (decision === ABORTED) break;
     if (decision && "block" in decision) {
       outcomes.push(
@@ -116,7 +122,7 @@ export async function runToolCalls(
     const run = async (): Promise<Outcome> => {
       let result: ToolResult;
       try {
-        result = await phase.executor.execute(request, { signal, onProgress });
+        result = await tool.run(request, { signal, onProgress });
       } catch (error) {
         result = { content: `Error: ${error instanceof Error ? error.message : String(error)}`, isError: true };
       }

@@ -1,13 +1,13 @@
 import type { HookError, LoopHooks, StopReason } from "../hooks/types.js";
 import type { FinishReason, LlmClient, LlmError, RequestParams } from "../llm/types.js";
 import type { AssistantMessage, ChatMessage, ToolMessage, ToolOutcome, Usage } from "../messages.js";
-import type { ToolExecutor, ToolKind, ToolProgress, ToolResult } from "../tools.js";
+import type { ToolDisplay, ToolKind, ToolProgress, ToolResult, ToolSet } from "../tools.js";
 
 /** Everything the loop needs; it knows nothing else (no ACP, MCP, store). */
 export interface LoopConfig {
   llm: LlmClient;
   model: string;
-  tools: ToolExecutor;
+  tools: ToolSet;
   /** Hooks, usually `hookBus.loopHooks()`. Omitted: no hooks. */
   hooks?: LoopHooks;
   params?: RequestParams;
@@ -38,6 +38,8 @@ export interface ToolCallInfo {
   args: Record<string, unknown>;
   /** The argument text as the model sent it (before repair). */
   rawArguments: string;
+  /** What a host shows of the call (title, locations), from the tool it resolved to. */
+  display: ToolDisplay;
 }
 
 /** How a tool call ended. */

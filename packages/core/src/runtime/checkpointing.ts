@@ -4,7 +4,6 @@
  * collection, started in the background a few seconds after the runtime (it may run `git gc`).
  */
 
-import type { CrowSession } from "../api/types.js";
 import { collectCheckpointsDaily } from "../checkpoints/gc.js";
 import { ShadowRepos } from "../checkpoints/repos.js";
 import type { CheckpointSettings } from "../checkpoints/types.js";
@@ -26,14 +25,13 @@ export function setupCheckpoints(
   home: string,
   settings: CheckpointSettings | false | undefined,
   logger: Logger,
-  isReadOnly: (session: CrowSession, name: string) => boolean | undefined,
 ): Checkpointing {
   const chosen = settings === false ? { enabled: false } : (settings ?? {});
   const repos =
     store && chosen.enabled !== false ? new ShadowRepos(home, (chosen.maxFileMb ?? 10) * 1024 * 1024) : undefined;
   const builtins: Checkpointing["builtins"] = [];
   if (store && repos) {
-    builtins.push({ name: "checkpoints", extension: checkpointsExtension({ store, repos, isReadOnly }) });
+    builtins.push({ name: "checkpoints", extension: checkpointsExtension({ store, repos }) });
     const keepDays = chosen.keepDays ?? 30;
     const gc = setTimeout(() => {
       void collectCheckpointsDaily(store, home, repos.host, keepDays, (message) => logger.warn(message));

@@ -10,7 +10,6 @@ import {
   type LoadSessionOptions,
   type NewSessionOptions,
   SessionBusyError,
-  type ToolSource,
 } from "../api/types.js";
 import { Compaction, compactionThreshold } from "../compaction/index.js";
 import { MethodError } from "../extensions/api.js";
@@ -25,24 +24,25 @@ import {
 } from "../extensions/builtin.js";
 import { loadExtensions } from "../extensions/load.js";
 import { ExtensionRegistry } from "../extensions/registry.js";
+import { SessionToolSet } from "../extensions/session-tool-set.js";
 import { skillsExtension } from "../extensions/skills.js";
 import { subagentsExtension } from "../extensions/subagents.js";
 import { todoExtension } from "../extensions/todo.js";
-import { SessionTools } from "../extensions/tool-source.js";
 import { crowHome } from "../home.js";
 import type { ChatMessage } from "../messages.js";
 import { prepareSystemPrompt } from "../prompt/system-prompt.js";
 import { sessionSlug } from "../store/ids.js";
 import { openStore } from "../store/open.js";
 import { SessionNotFoundError, type SessionRecord, type Store } from "../store/types.js";
+import type { ToolSet } from "../tools.js";
 import { setupCheckpoints } from "./checkpointing.js";
 import { stderrLogger } from "./logger.js";
 import { modelRouter } from "./model-routing.js";
+import { liveSessionAccess, openToolSet } from "./open-tool-set.js";
 import type { RuntimeOptions } from "./options.js";
 import { CrowSessionImpl } from "./session.js";
 import { loadStoredHistory, recordOf } from "./stored-history.js";
 import { defaultSystemPrompt } from "./system-prompt.js";
-import { liveSessionAccess, openToolSource } from "./tool-source-request.js";
 import { checkAdditionalDirectories, storeDirectories } from "./workspace-roots.js";
 
 /** What opening a live session needs of its record. */
@@ -62,9 +62,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
   const live = new Map<string, CrowSessionImpl>();
   // Before the store opens: invalid permission rules reject here, leaving nothing open.
   const gates = permissionGates(
-    (session, name) => (session as CrowSessionImpl).tools.isReadOnly(name),
+    (session, name) => (session as CrowSessionImpl).tools.resolve(name)?.readOnly,
     options.permissions,
-    (session, name) => (session as CrowSessionImpl).tools.isConfined(name),
+    (session, name) => (session as CrowSessionImpl).tools.resolve(name)?.confined?.() === true,
   );
 
   let store: Store | undefined;
@@ -77,9 +77,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
     }
   }
 
-  const checkpoints = setupCheckpoints(store, home, options.checkpoints, logger, (session, name) =>
-    (session as CrowSessionImpl).tools.isReadOnly(name),
-  );
+  const checkpoints = setupCheckpoints(store, home, options.checkpoints, logger);
 
   // Built-ins first, through the same API as everyone else.
   const disabled = new Set(options.disableBuiltins ?? []);
@@ -142,7 +140,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
     init: {
       history: ChatMessage[];
       systemPrompt: string;
-      tools: ToolSource | undefined;
+      tools: ToolSet | undefined;
       askPermission: NewSessionOptions["askPermission"];
       askUser: NewSessionOptions["askUser"];
       resumed: boolean;
@@ -159,7 +157,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
     const known = record.model && (models.length === 0 || models.some((m) => m.name === record.model));
     // The session's own request settings (the reasoning effort picked in the editor).
     const effort = record.requestParams?.reasoning_effort;
-    const tools = new SessionTools(registry.tools, init.tools, () => {
+    const tools = new SessionToolSet(registry.tools, init.tools, () => {
       if (!session) throw new Error("the session is not open yet");
       return { session, crow };
     });
@@ -244,9 +242,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
       const model = request.model ?? options.model ?? null;
       const additionalDirectories = await checkAdditionalDirectories(request.additionalDirectories ?? [], request.cwd);
       const id = sessionSlug();
-      // The tool source (spawning MCP servers) is the slow part of opening a session: start it first and render the
+      // The tool set (spawning MCP servers) is the slow part of opening a session: start it first and render the
       // prompt and store the row meanwhile.
-      const toolsReady = openToolSource(request.tools ?? options.tools, {
+      const toolsReady = openToolSet(request.tools ?? options.tools, {
         sessionId: id,
         cwd: request.cwd,
         additionalDirectories,
@@ -257,7 +255,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
       toolsReady.catch(() => undefined);
       let prompt: Awaited<ReturnType<typeof systemPromptFor>>;
       let record: SessionBasics;
-      let tools: ToolSource | undefined;
+      let tools: ToolSet | undefined;
       try {
         prompt = request.systemPrompt
           ? { systemPrompt: request.systemPrompt, promptId: null, promptArgs: null }
@@ -321,7 +319,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
       const { history, lastPromptTokens } = await loadStoredHistory(store, record.id);
       // The host says where the project is now (it may have moved); remember it.
       if (cwd !== record.cwd) await store.updateSession(record.id, { cwd });
-      const tools = await openToolSource(request.tools ?? options.tools, {
+      const tools = await openToolSet(request.tools ?? options.tools, {
         sessionId: record.id,
         cwd,
         additionalDirectories: record.additionalDirectories,

@@ -4,7 +4,7 @@
  */
 
 import type { PermissionAnswer, PermissionMode, PermissionRequest } from "../api/permissions.js";
-import type { ModelInfo, ToolSourceFactory } from "../api/types.js";
+import type { ModelInfo, ToolSetFactory } from "../api/types.js";
 import type { UserAsker } from "../api/user-question.js";
 import type { CheckpointSettings } from "../checkpoints/types.js";
 import type { ExtensionSpec, Logger } from "../extensions/api.js";
@@ -41,8 +41,8 @@ export interface RuntimeOptions {
   store?: Store | string | false;
   /** Base directory of relative SQLite paths (default: the Crow home). */
   home?: string;
-  /** The default tool source of new sessions (the agent's: MCP). Default: no tools besides extensions'. */
-  tools?: ToolSourceFactory;
+  /** The default external tool set of new sessions (the agent's: its MCP router). Default: no tools besides extensions'. */
+  tools?: ToolSetFactory;
   /** The system prompt (default: Crow's template rendered for the session cwd). */
   systemPrompt?: SystemPromptOption;
   /** Extensions, loaded in order after the built-in ones. */

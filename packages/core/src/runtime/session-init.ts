@@ -5,7 +5,7 @@ import type { UserAsker } from "../api/user-question.js";
 import type { Compaction } from "../compaction/index.js";
 import type { Logger } from "../extensions/api.js";
 import type { ExtensionRegistry } from "../extensions/registry.js";
-import type { SessionTools } from "../extensions/tool-source.js";
+import type { SessionToolSet } from "../extensions/session-tool-set.js";
 import type { HookBus } from "../hooks/bus.js";
 import type { LlmClient, RequestParams } from "../llm/types.js";
 import type { ChatMessage } from "../messages.js";
@@ -34,7 +34,7 @@ export interface SessionInit {
   history: ChatMessage[];
   systemPrompt: string;
   title: string | null;
-  tools: SessionTools;
+  tools: SessionToolSet;
   askPermission?: (request: PermissionRequest) => Promise<PermissionAnswer>;
   askUser?: UserAsker;
   makeCompaction: (session: CompactionHost) => Compaction;

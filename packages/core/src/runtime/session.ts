@@ -21,7 +21,7 @@ import { askThrough, canAsk, type UserAnswer, type UserQuestion } from "../api/u
 import type { RewindPoint, RewindRequest, RewindResult } from "../checkpoints/types.js";
 import { type Compaction, CompactionError, type CompactionReason, type CompactionResult } from "../compaction/index.js";
 import { errorText } from "../error-text.js";
-import type { SessionTools } from "../extensions/tool-source.js";
+import type { SessionToolSet } from "../extensions/session-tool-set.js";
 import { HookBus } from "../hooks/bus.js";
 import type { HookContext, HookError } from "../hooks/types.js";
 import type { ChatMessage, ContentPart, ToolOutcome, Usage } from "../messages.js";
@@ -37,7 +37,7 @@ export class CrowSessionImpl implements CrowSession {
   readonly parentId: string | undefined;
   readonly crow: Crow;
   readonly bus: HookBus;
-  readonly tools: SessionTools;
+  readonly tools: SessionToolSet;
   /** The compaction handle (the built-in compaction extension feeds it the prompt sizes). */
   readonly compaction: Compaction;
   readonly history: ChatMessage[] = [];

@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 
 import type { CrowEvent, PromptResult } from "../api/types.js";
 import type { Compaction, CompactionReason } from "../compaction/index.js";
-import type { SessionTools } from "../extensions/tool-source.js";
+import type { SessionToolSet } from "../extensions/session-tool-set.js";
 import type { HookBus } from "../hooks/bus.js";
 import type { LlmClient, RequestParams } from "../llm/types.js";
 import { driveLoop } from "../loop/loop.js";
@@ -32,7 +32,7 @@ export interface TurnSession {
   readonly id: string;
   readonly history: ChatMessage[];
   readonly systemPrompt: string;
-  readonly tools: SessionTools;
+  readonly tools: SessionToolSet;
   readonly bus: HookBus;
   readonly compaction: Compaction;
   /** Queues the `message` hook for a message now part of the history; resolves when it has run. */

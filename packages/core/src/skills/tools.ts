@@ -91,8 +91,7 @@ export function skillTools(index: SkillIndex): SkillTool[] {
         }
         if (index.skills.length === 0) return { content: "No skills are installed." };
         const result = await index.search(query, limit, signal);
-        const data = result.hits.map((h) => ({ name: h.skill.name, score: h.score, path: h.skill.file }));
-        return { content: formatSkillHits(result, query), data: { mode: result.mode, hits: data } };
+        return { content: formatSkillHits(result, query) };
       },
     },
     {

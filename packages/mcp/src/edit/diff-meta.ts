@@ -7,6 +7,22 @@
 /** `_meta` key of a successful write's or edit's result: `{ path, oldText, newText }`. */
 export const DIFF_META_KEY = "crow/diff";
 
+/**
+ * `_meta` key of a write or edit call asking for a dry run (`true`): the call is validated exactly as a real one
+ * (path, sandbox, the edit's match) and answers with the diff it would make, writing nothing. A tool that supports
+ * it says so with the same key (`true`) in its `tools/list` entry's `_meta`: a client asks only such tools, since
+ * another server would ignore the key and write.
+ */
+export const DRY_RUN_META_KEY = "crow/dryRun";
+
+/** Whether a call's `_meta` (or a tool's `tools/list` `_meta`) has the dry-run flag. */
+export function isDryRun(meta: unknown): boolean {
+  return typeof meta === "object" && meta !== null && (meta as Record<string, unknown>)[DRY_RUN_META_KEY] === true;
+}
+
+/** Said before a dry run's message: nothing changed. */
+export const DRY_RUN_NOTE = "Dry run: nothing was written.";
+
 /** Texts longer than this get no diff (editors choke on huge diffs, and the message would be as big as the file). */
 export const MAX_DIFF_CHARS = 1024 * 1024;
 

@@ -16,7 +16,16 @@ export {
 export { FUZZY_WORK_LIMIT, runAsync, runSync, type Work, WorkBudget, WorkBudgetExhausted } from "./budget.js";
 export { type Closest, closestLines, formatClosest } from "./closest.js";
 export { type DiffOptions, unifiedDiff } from "./diff.js";
-export { DIFF_META_KEY, diffFromMeta, diffMeta, type FileDiff, MAX_DIFF_CHARS } from "./diff-meta.js";
+export {
+  DIFF_META_KEY,
+  DRY_RUN_META_KEY,
+  DRY_RUN_NOTE,
+  diffFromMeta,
+  diffMeta,
+  type FileDiff,
+  isDryRun,
+  MAX_DIFF_CHARS,
+} from "./diff-meta.js";
 export { commonIndent, dedent, describeIndentShift, reindent } from "./indent.js";
 export { type FileLock, fileLocks } from "./lock.js";
 export {

@@ -6,10 +6,13 @@ import { z } from "zod";
 import type { ToolContext } from "../context.js";
 import {
   countLines,
+  DRY_RUN_META_KEY,
+  DRY_RUN_NOTE,
   diffMeta,
   editTextAsync,
   fileLocks,
   hasBom,
+  isDryRun,
   MAX_EDIT_FILE_SIZE,
   tooLargeToEdit,
 } from "../edit/index.js";
@@ -50,6 +53,7 @@ export function registerEditTool(server: McpServer, context: ToolContext): void 
       description: DESCRIPTION,
       inputSchema,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+      _meta: { [DRY_RUN_META_KEY]: true },
     },
     guarded("edit", async (args, extra) => {
       const badPolicy = takeCallPolicy(context, extra._meta);
@@ -61,12 +65,16 @@ export function registerEditTool(server: McpServer, context: ToolContext): void 
         args.replace_all,
         context.cwd,
         context.sandbox.current,
+        isDryRun(extra._meta),
       );
     }),
   );
 }
 
-/** The edit tool's behaviour, independent of MCP. Concurrent edits of one file are serialized. */
+/**
+ * The edit tool's behaviour, independent of MCP. Concurrent edits of one file are serialized. `dryRun`: every check
+ * and the match, then the diff, nothing written.
+ */
 export async function editFile(
   filePath: string,
   oldString: string,
@@ -74,6 +82,7 @@ export async function editFile(
   replaceAll: boolean,
   cwd: string,
   policy?: SandboxPolicy,
+  dryRun = false,
 ): Promise<CallToolResult> {
   const checked = checkAbsolutePath(filePath, cwd);
   if (!checked.ok) return errorResult(checked.error);
@@ -82,10 +91,10 @@ export async function editFile(
   // An edit reads the file too (its refusals quote it): a hidden file says so rather than "not writable".
   const blocked = policy && (checkReadable(file, policy) ?? checkWritable(file, policy));
   if (blocked) return errorResult(blocked);
-  return withFileLock(file, () => editLocked(file, oldString, newString, replaceAll));
+  return withFileLock(file, () => editLocked(file, oldString, newString, replaceAll, dryRun));
 }
 
-async function editLocked(file: string, oldString: string, newString: string, replaceAll: boolean) {
+async function editLocked(file: string, oldString: string, newString: string, replaceAll: boolean, dryRun: boolean) {
   let size: number;
   try {
     const stats = await stat(file);
@@ -94,7 +103,7 @@ async function editLocked(file: string, oldString: string, newString: string, re
     size = stats.size;
   } catch (error) {
     if (errorCode(error) === "ENOENT") {
-      if (oldString === "") return createFile(file, newString);
+      if (oldString === "") return createFile(file, newString, dryRun);
       const missing = await describeMissing(file);
       const hint = missing === "" ? "\nTo create it, call edit with an empty old_string or use the write tool." : "";
       return errorResult(`Error: File does not exist: ${file}${missing}${hint}`);
@@ -131,18 +140,20 @@ async function editLocked(file: string, oldString: string, newString: string, re
   // crow-mcp serves every session from one thread: a long fuzzy search gives the others a turn every few ms.
   const edited = await editTextAsync(file, text, bom, { oldString, newString, replaceAll }, () => nextTurn());
   if (!edited.ok) return errorResult(edited.error);
-  const failed = await saveFile(file, edited.text, { createParent: false });
   const after = edited.text.startsWith("\uFEFF") ? edited.text.slice(1) : edited.text;
+  if (dryRun) return textResult(`${DRY_RUN_NOTE}\n${edited.message}`, undefined, diffMeta(file, text, after));
+  const failed = await saveFile(file, edited.text, { createParent: false });
   return failed ?? textResult(edited.message, undefined, diffMeta(file, text, after));
 }
 
-async function createFile(file: string, content: string): Promise<CallToolResult> {
+async function createFile(file: string, content: string, dryRun: boolean): Promise<CallToolResult> {
   const link = await lstat(file).catch(() => undefined);
   if (link?.isSymbolicLink()) {
     return errorResult(
       `Error: ${file} is a symbolic link whose target does not exist${await describeMissing(file)}; edit the target path instead.`,
     );
   }
+  if (dryRun) return textResult(`${DRY_RUN_NOTE} It would create ${file}.`, undefined, diffMeta(file, null, content));
   const failed = await saveFile(file, content, { createParent: true });
   if (failed) return failed;
   return textResult(

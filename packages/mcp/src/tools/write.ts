@@ -3,7 +3,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { ToolContext } from "../context.js";
-import { diffMeta, MAX_DIFF_CHARS } from "../edit/diff-meta.js";
+import { DRY_RUN_META_KEY, DRY_RUN_NOTE, diffMeta, isDryRun, MAX_DIFF_CHARS } from "../edit/diff-meta.js";
 import { countLines } from "../edit/text.js";
 import { checkAbsolutePath } from "../fs/paths.js";
 import { takeCallPolicy } from "../sandbox/meta.js";
@@ -32,21 +32,23 @@ export function registerWriteTool(server: McpServer, context: ToolContext): void
       description: DESCRIPTION,
       inputSchema,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+      _meta: { [DRY_RUN_META_KEY]: true },
     },
     guarded("write", async (args, extra) => {
       const badPolicy = takeCallPolicy(context, extra._meta);
       if (badPolicy) return errorResult(badPolicy);
-      return writeTextFile(args.file_path, args.content, context.cwd, context.sandbox.current);
+      return writeTextFile(args.file_path, args.content, context.cwd, context.sandbox.current, isDryRun(extra._meta));
     }),
   );
 }
 
-/** The write tool's behaviour, independent of MCP. */
+/** The write tool's behaviour, independent of MCP. `dryRun`: every check, then the diff, nothing written. */
 export async function writeTextFile(
   filePath: string,
   content: string,
   cwd: string,
   policy?: SandboxPolicy,
+  dryRun = false,
 ): Promise<CallToolResult> {
   const checked = checkAbsolutePath(filePath, cwd);
   if (!checked.ok) return errorResult(checked.error);
@@ -70,6 +72,13 @@ export async function writeTextFile(
     : existing.size > MAX_DIFF_CHARS
       ? undefined
       : await readFile(file, "utf8").catch(() => undefined);
+  if (dryRun) {
+    return textResult(
+      `${DRY_RUN_NOTE} It would write ${countLines(content)} lines to ${file}`,
+      undefined,
+      diffMeta(file, before, content),
+    );
+  }
   const failed = await saveFile(file, content, { createParent: true });
   if (failed) return failed;
   return textResult(

@@ -1,13 +1,22 @@
 /**
- * A session's tools as the loop sees them: the extensions' in-process tools next to the session's tool source (the
- * agent's MCP router, or none). An in-process tool wins over a source tool of the same name. Arguments are
+ * A session's tools as the loop sees them: the extensions' in-process tools next to the session's external tool set
+ * (the agent's MCP router, or none). An in-process tool wins over an external tool of the same name. Arguments are
  * validated with the tool's zod schema before `execute`; a failure of any kind becomes an `isError` result.
  */
 import { z } from "zod";
-import type { Crow, CrowSession, ToolSource } from "../api/types.js";
+import type { Crow, CrowSession } from "../api/types.js";
 import { errorText } from "../error-text.js";
 import type { ToolDefinition } from "../messages.js";
-import { findTool, type ToolCallRequest, type ToolKind, type ToolProgress, type ToolResult } from "../tools.js";
+import {
+  callDisplay,
+  findTool,
+  type ResolvedTool,
+  type ToolCallRequest,
+  type ToolResult,
+  type ToolRunContext,
+  type ToolSet,
+  toolKind,
+} from "../tools.js";
 import type { ToolRegistration } from "./api.js";
 import type { Registered } from "./registry.js";
 
@@ -44,12 +53,7 @@ export async function runInProcessTool(
   tool: ToolRegistration,
   extension: string,
   call: ToolCallRequest,
-  ctx: {
-    session: CrowSession;
-    crow: Crow;
-    signal: AbortSignal;
-    onProgress: (progress: ToolProgress) => void;
-  },
+  ctx: ToolRunContext & { session: CrowSession; crow: Crow },
 ): Promise<ToolResult> {
   const parsed = tool.parameters.safeParse(call.args);
   if (!parsed.success) {
@@ -69,13 +73,14 @@ export async function runInProcessTool(
 }
 
 /**
- * The merged executor of one session. `tools` is read on every call, so tools registered while the session is open
- * appear on the next request.
+ * The tools of one session: the extensions' in-process tools next to the session's external tool set (the agent's
+ * router, or none). `tools` is read on every call, so tools registered while the session is open appear on the next
+ * request.
  */
-export class SessionTools implements ToolSource {
+export class SessionToolSet implements ToolSet {
   constructor(
     private readonly tools: ReadonlyMap<string, Registered<ToolRegistration>>,
-    private readonly source: ToolSource | undefined,
+    private readonly external: ToolSet | undefined,
     private readonly context: () => { session: CrowSession; crow: Crow },
   ) {}
 
@@ -97,53 +102,42 @@ export class SessionTools implements ToolSource {
   definitions(): ToolDefinition[] {
     const own = this.offered().map(({ value }) => toolDefinition(value));
     const names = new Set(own.map((d) => d.function.name));
-    const external = (this.source?.definitions() ?? []).filter((d) => !names.has(d.function.name));
+    const external = (this.external?.definitions() ?? []).filter((d) => !names.has(d.function.name));
     return [...external, ...own];
   }
 
-  /** The registered tool a call resolves to (exact name, then tolerant matching over the merged list). */
-  private inProcess(call: ToolCallRequest): Registered<ToolRegistration> | undefined {
-    const offered = this.offered();
-    const named = (name: string) => offered.find(({ value }) => value.name === name);
-    const direct = named(call.tool) ?? named(call.name);
-    if (direct) return direct;
-    const found = findTool(this.definitions(), call.name);
-    return found ? named(found.function.name) : undefined;
+  /**
+   * Exact names first (an in-process tool wins over an external one of the same name), then tolerant matching over
+   * the merged list, so an ambiguity between the two sides is one too.
+   */
+  resolve(name: string): ResolvedTool | undefined {
+    // Only the tools offered now: one that is not available (ask_user without someone to ask) is not run either.
+    const offered = new Map(this.offered().map((registered) => [registered.value.name, registered]));
+    const own = offered.get(name);
+    if (own) return this.inProcess(own);
+    const exact = this.external?.definitions().some((d) => d.function.name === name);
+    if (exact) return this.external?.resolve(name);
+    const found = findTool(this.definitions(), name)?.function.name;
+    if (found === undefined) return undefined;
+    const registered = offered.get(found);
+    return registered ? this.inProcess(registered) : this.external?.resolve(found);
   }
 
-  async execute(
-    call: ToolCallRequest,
-    context: { signal: AbortSignal; onProgress: (progress: ToolProgress) => void },
-  ): Promise<ToolResult> {
-    const own = this.inProcess(call);
-    if (own) return runInProcessTool(own.value, own.extension, call, { ...this.context(), ...context });
-    if (!this.source) return { content: `Error: unknown tool "${call.name}".`, isError: true };
-    return this.source.execute(call, context);
+  private inProcess({ value: tool, extension }: Registered<ToolRegistration>): ResolvedTool {
+    return {
+      definition: toolDefinition(tool),
+      kind: tool.kind ?? toolKind(tool.name),
+      ...(tool.readOnly !== undefined ? { readOnly: tool.readOnly } : {}),
+      display: (args) => callDisplay(tool.name, args),
+      run: (call, context) => runInProcessTool(tool, extension, call, { ...this.context(), ...context }),
+    };
   }
 
   failures(): string[] {
-    return this.source?.failures?.() ?? [];
-  }
-
-  kindOf(name: string): ToolKind | undefined {
-    const own = this.tools.get(name);
-    if (own) return own.value.kind;
-    return this.source?.kindOf?.(name);
-  }
-
-  isReadOnly(name: string): boolean | undefined {
-    const own = this.tools.get(name);
-    if (own) return own.value.readOnly;
-    return this.source?.isReadOnly?.(name);
-  }
-
-  /** Whether the source's tool runs confined by the operating system (in-process tools never are). */
-  isConfined(name: string): boolean {
-    if (this.tools.has(name)) return false;
-    return this.source?.isConfined?.(name) ?? false;
+    return this.external?.failures?.() ?? [];
   }
 
   async close(): Promise<void> {
-    await this.source?.close?.();
+    await this.external?.close?.();
   }
 }
