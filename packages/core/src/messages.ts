@@ -3,6 +3,7 @@
  * Structurally compatible with the `openai` package's request types, but owned here so the loop, the store and the
  * ACP layer do not depend on the SDK's type churn. A stored history is a `ChatMessage[]` serialised as JSON.
  */
+import type { ToolDisplay } from "./tool-display.js";
 
 /** A text part of a multi-part content array. */
 export interface TextPart {
@@ -78,6 +79,11 @@ export interface ToolOutcome {
   isError: boolean;
   /** From the call starting to run to its result, in ms (0 for a call that never ran). */
   durationMs: number;
+  /**
+   * What the host showed of the call when it ended: its announced display (title, locations) with the result's
+   * (the diff, the terminal) over it. Stored so a replay or the viewer shows what was shown live.
+   */
+  display?: ToolDisplay;
 }
 
 /** A tool as offered to the model (OpenAI function-tool shape). */

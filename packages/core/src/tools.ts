@@ -1,4 +1,7 @@
 import type { ContentPart, ToolDefinition } from "./messages.js";
+import type { ToolDisplay, ToolLocation } from "./tool-display.js";
+
+export type { ToolDiff, ToolDisplay, ToolLocation } from "./tool-display.js";
 
 /** A tool call as handed to its tool's `run` (after the hooks' gate, with possibly rewritten args). */
 export interface ToolCallRequest {
@@ -9,39 +12,6 @@ export interface ToolCallRequest {
   /** The name of the offered tool it resolved to ({@link ToolSet.resolve}: `crow-mcp_terminal` → `terminal`). */
   tool: string;
   args: Record<string, unknown>;
-}
-
-/** A file location an editor can follow (`line` is 1-based). */
-export interface ToolLocation {
-  path: string;
-  line?: number;
-}
-
-/** A change to one file: `oldText` null for a new file. */
-export interface ToolDiff {
-  path: string;
-  oldText: string | null;
-  newText: string;
-}
-
-/**
- * What a host shows of a tool call besides the model's text, computed once by the tool set that knows it (the
- * agent's router: the file a write changes, the diff its server returned, the editor terminal running the command)
- * and carried unchanged on events; never sent to the model. Hosts only translate it (ACP tool-call fields).
- */
-export interface ToolDisplay {
-  /** A short title: `read: /a/b.ts`, `terminal: npm test`, else the tool name. */
-  title?: string;
-  /** Files the call reads or changes. */
-  locations?: ToolLocation[];
-  /** The change a write or edit made (on results) or would make (on a permission question). */
-  diff?: ToolDiff;
-  /** Id of the editor terminal running (or that ran) the command. */
-  terminalId?: string;
-  /** Where the call ran: an MCP server's name, or `client` for the editor's fs/terminal. */
-  via?: string;
-  /** The child session a `task` call runs (and, on its result, how that session's turn ended). */
-  subagent?: { sessionId: string; stopReason?: string };
 }
 
 /** Output of a running tool (MCP progress notifications, terminal output so far…). */

@@ -161,6 +161,7 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
         "0004_tool_result_outcome",
         "0005_additional_directories",
         "0006_checkpoints",
+        "0007_tool_display",
       ]);
       const before = await source();
       // Back to the 0001 schema: what an earlier Crow left behind (the later migrations undone too).
@@ -170,6 +171,7 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
       await sql`drop table eval_runs`.execute(db);
       await sql`alter table messages drop column is_error`.execute(db);
       await sql`alter table messages drop column duration_ms`.execute(db);
+      await sql`alter table messages drop column display`.execute(db);
       await sql`alter table sessions drop column forked_from`.execute(db);
       await sql`alter table sessions drop column additional_directories`.execute(db);
       await sql`delete from crow_migrations where name >= '0002'`.execute(db);

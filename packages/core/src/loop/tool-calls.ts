@@ -95,7 +95,7 @@ export async function runToolCalls(
       type: "tool_call_pending",
       call: { id: call.id, name: call.name, kind, args: call.args, rawArguments, display },
     });
-    return { call, tool, kind };
+    return { call, tool, kind, display };
   });
   for (const { call, tool, kind } of resolved) {
     const refused = refuseAll ?? refusal(call, tool, tools);
@@ -137,9 +137,11 @@ export async function runToolCalls(
     const final = outcome === ABORTED ? finish(call.id, CANCELLED) : outcome;
     const from = started.get(call.id);
     const durationMs = from === undefined ? 0 : Math.max(0, (ended.get(call.id) ?? performance.now()) - from);
+    // The display as the host last showed it: the announced one with the result's over it.
+    const display = { ...resolved[i]?.display, ...final.result.display };
     phase.append(
       { role: "tool", tool_call_id: call.id, content: final.result.content },
-      { isError: final.result.isError === true, durationMs: Math.round(durationMs) },
+      { isError: final.result.isError === true, durationMs: Math.round(durationMs), display },
     );
   }
 }

@@ -76,6 +76,7 @@ function templatesFor(db: Kysely<Database>): AppendTemplates {
           usage: m("usage"),
           is_error: m("is_error") as unknown as number,
           duration_ms: m("duration_ms") as unknown as number,
+          display: m("display"),
           created_at: m("created_at"),
         }),
       ),

@@ -157,6 +157,16 @@ const migrations: Record<string, Migration> = {
       await db.schema.dropTable("checkpoints").execute();
     },
   },
+  "0007_tool_display": {
+    // A tool result's display (title, locations, the diff an edit made) as the host showed it live, JSON; null on
+    // other rows and rows stored before it was kept (a replay then rebuilds what it can from the call's arguments).
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable("messages").addColumn("display", "text").execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable("messages").dropColumn("display").execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

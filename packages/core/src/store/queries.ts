@@ -4,8 +4,9 @@
  * and 10 000-message histories, and run unchanged on SQLite and PostgreSQL.
  */
 import { type Kysely, sql } from "kysely";
-import type { Usage } from "../messages.js";
-import { parse, toMessage, toSession } from "./rows.js";
+import type { ChatMessage, Usage } from "../messages.js";
+import type { ToolDisplay } from "../tools.js";
+import { MESSAGE_FIELDS, parse, toMessage, toSession } from "./rows.js";
 import type { Database } from "./schema.js";
 import {
   type ListSessionsOptions,
@@ -13,6 +14,7 @@ import {
   type SessionPage,
   type SessionStats,
   type StoredMessage,
+  type StoredToolDisplay,
   StoreError,
   type UsagePoint,
 } from "./types.js";
@@ -80,13 +82,32 @@ export async function loadMessagePage(
   const limit = Math.min(Math.max(1, Math.floor(options.limit ?? 200)), 2000);
   const rows = await db
     .selectFrom("messages")
-    .select(["seq", "data", "usage", "is_error", "duration_ms", "created_at"])
+    .select(MESSAGE_FIELDS)
     .where("session_id", "=", sessionId)
     .where("seq", ">=", Math.max(0, Math.floor(options.fromSeq ?? 0)))
     .orderBy("seq")
     .limit(limit)
     .execute();
   return rows.map(toMessage);
+}
+
+/** The displays of a session's tool results, in seq order (rows without one are skipped by the query). */
+export async function loadToolDisplays(db: Kysely<Database>, sessionId: string): Promise<StoredToolDisplay[]> {
+  const rows = await db
+    .selectFrom("messages")
+    .select(["seq", "data", "display"])
+    .where("session_id", "=", sessionId)
+    .where("display", "is not", null)
+    .orderBy("seq")
+    .execute();
+  const displays: StoredToolDisplay[] = [];
+  for (const row of rows) {
+    const message = JSON.parse(row.data) as ChatMessage;
+    const display = parse<ToolDisplay>(row.display);
+    if (message.role === "tool" && display)
+      displays.push({ seq: Number(row.seq), toolCallId: message.tool_call_id, display });
+  }
+  return displays;
 }
 
 /** The usage column of every response, without reading the message bodies. */

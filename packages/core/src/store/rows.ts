@@ -1,6 +1,7 @@
 /** Row ↔ record conversions shared by the store's writes (store.ts) and its read queries (queries.ts), both ways. */
 import type { Selectable } from "kysely";
 import type { ChatMessage, Usage } from "../messages.js";
+import type { ToolDisplay } from "../tools.js";
 import type { MessagesTable, PromptsTable, SessionsTable } from "./schema.js";
 import type { PromptRecord, SessionPatch, SessionRecord, StoredMessage } from "./types.js";
 
@@ -33,9 +34,26 @@ export function toSession(row: Selectable<SessionsTable>): SessionRecord {
   };
 }
 
-export function toMessage(
-  row: Pick<MessagesTable, "seq" | "data" | "usage" | "is_error" | "duration_ms" | "created_at">,
-): StoredMessage {
+/** The columns a stored message is read from ({@link toMessage}). */
+export const MESSAGE_FIELDS = ["seq", "data", "usage", "is_error", "duration_ms", "display", "created_at"] as const;
+
+/**
+ * The diffs a display column keeps: up to 1 MiB of text (old and new, UTF-8). A bigger one (a generated file, a
+ * lockfile) is left out so one call cannot bloat every load and page of its session: the live view had it, a replay
+ * shows what the call's arguments tell (`diffFromArgs`), the rest of the display is kept.
+ */
+export const MAX_STORED_DIFF_BYTES = 1024 * 1024;
+
+/** A tool result's display as its column: JSON, without a diff over {@link MAX_STORED_DIFF_BYTES}; null for none. */
+export function displayColumn(display: ToolDisplay | undefined): string | null {
+  if (!display) return null;
+  const { diff, ...rest } = display;
+  const size = diff ? Buffer.byteLength(diff.newText) + Buffer.byteLength(diff.oldText ?? "") : 0;
+  const kept: ToolDisplay = diff && size <= MAX_STORED_DIFF_BYTES ? { ...rest, diff } : rest;
+  return Object.keys(kept).length > 0 ? JSON.stringify(kept) : null;
+}
+
+export function toMessage(row: Pick<MessagesTable, (typeof MESSAGE_FIELDS)[number]>): StoredMessage {
   const stored: StoredMessage = {
     seq: Number(row.seq),
     message: JSON.parse(row.data) as ChatMessage,
@@ -45,6 +63,8 @@ export function toMessage(
   if (usage) stored.usage = usage;
   if (row.is_error !== null && row.is_error !== undefined) {
     stored.outcome = { isError: Number(row.is_error) !== 0, durationMs: Number(row.duration_ms ?? 0) };
+    const display = parse<ToolDisplay>(row.display);
+    if (display) stored.outcome.display = display;
   }
   return stored;
 }

@@ -50,6 +50,11 @@ export interface MessagesTable {
   is_error: number | null;
   /** Tool results: how long the call ran, in ms; null as `is_error`. */
   duration_ms: number | null;
+  /**
+   * Tool results: the call's display as the host showed it (`ToolDisplay`), JSON; null on other rows and rows older
+   * than migration 0007. Never sent to the model.
+   */
+  display: string | null;
   created_at: string;
 }
 

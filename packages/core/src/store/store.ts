@@ -11,8 +11,17 @@ import { now } from "./clock.js";
 import { kyselyEvalStore } from "./eval.js";
 import type { EvalStore } from "./eval-types.js";
 import { archiveSlug, sessionSlug } from "./ids.js";
-import { listSessions, listUsage, loadMessagePage, sessionStats } from "./queries.js";
-import { directoriesColumn, json, patchColumns, toMessage, toPrompt, toSession } from "./rows.js";
+import { listSessions, listUsage, loadMessagePage, loadToolDisplays, sessionStats } from "./queries.js";
+import {
+  directoriesColumn,
+  displayColumn,
+  json,
+  MESSAGE_FIELDS,
+  patchColumns,
+  toMessage,
+  toPrompt,
+  toSession,
+} from "./rows.js";
 import type { Database, MessagesTable, SessionsTable } from "./schema.js";
 import {
   type ForkOptions,
@@ -28,6 +37,7 @@ import {
   type SessionStats,
   type Store,
   type StoredMessage,
+  type StoredToolDisplay,
   StoreError,
   type StoreKind,
   type UsagePoint,
@@ -47,6 +57,7 @@ function messageRows(sessionId: string, first: number, messages: readonly Messag
     usage: json(usage),
     is_error: outcome ? Number(outcome.isError) : null,
     duration_ms: outcome ? Math.round(outcome.durationMs) : null,
+    display: displayColumn(outcome?.display),
     created_at: at,
   }));
 }
@@ -63,6 +74,7 @@ const MESSAGE_COLUMNS = [
   "usage",
   "is_error",
   "duration_ms",
+  "display",
   "created_at",
 ] as const;
 
@@ -79,7 +91,7 @@ async function freeSessionId(db: Db): Promise<string> {
   throw new StoreError("could not find a free session id");
 }
 
-/** Rows per INSERT: stays under SQLite's 32 766 bound parameters (9 columns) and keeps PG statements small. */
+/** Rows per INSERT: stays under SQLite's 32 766 bound parameters (12 columns) and keeps PG statements small. */
 const INSERT_BATCH = 500;
 
 async function insertMessages(db: Db, rows: ReturnType<typeof messageRows>): Promise<void> {
@@ -266,7 +278,7 @@ export class KyselyStore implements Store {
     return this.guard("loading messages", async () => {
       const rows = await this.db
         .selectFrom("messages")
-        .select(["seq", "data", "usage", "is_error", "duration_ms", "created_at"])
+        .select(MESSAGE_FIELDS)
         .where("session_id", "=", sessionId)
         .orderBy("seq")
         .execute();
@@ -283,6 +295,10 @@ export class KyselyStore implements Store {
         .executeTakeFirst();
       return Number(row?.n ?? 0);
     });
+  }
+
+  loadToolDisplays(sessionId: string): Promise<StoredToolDisplay[]> {
+    return this.guard("loading tool displays", () => loadToolDisplays(this.db, sessionId));
   }
 
   replaceMessages(sessionId: string, messages: readonly MessageInput[], options: ReplaceOptions = {}): Promise<string> {

@@ -8,6 +8,7 @@
  * `/clear` replaced) are sessions too, with `archivedFrom` set to the live session's id; listings leave them out.
  */
 import type { ChatMessage, ToolDefinition, ToolOutcome, Usage } from "../messages.js";
+import type { ToolDisplay } from "../tools.js";
 import type { CheckpointStore } from "./checkpoint-types.js";
 import type { EvalStore } from "./eval-types.js";
 
@@ -83,6 +84,14 @@ export interface StoredMessage {
   usage?: Usage;
   outcome?: ToolOutcome;
   createdAt: string;
+}
+
+/** The display stored with one tool result ({@link Store.loadToolDisplays}). */
+export interface StoredToolDisplay {
+  seq: number;
+  /** The call the result answers (`tool_call_id`). */
+  toolCallId: string;
+  display: ToolDisplay;
 }
 
 export interface ListSessionsOptions {
@@ -189,6 +198,11 @@ export interface Store {
   /** The whole history in order. Unknown session: empty. */
   loadMessages(sessionId: string): Promise<StoredMessage[]>;
   countMessages(sessionId: string): Promise<number>;
+  /**
+   * The displays stored with the tool results of the current history, in seq order: what a replay shows of each call.
+   * Results stored before migration 0007 (and other messages) have none.
+   */
+  loadToolDisplays(sessionId: string): Promise<StoredToolDisplay[]>;
   /**
    * Compaction's and `/clear`'s id swap, atomically: the current row and history move to a new archive session
    * (`archivedFrom` = `sessionId`), and `sessionId` keeps its id with `messages` as its new history (and `patch`
