@@ -1,6 +1,6 @@
 /**
  * Stored sessions through ACP against the built `crow acp`: session/load replays the history exactly (tool calls,
- * results, diffs) before answering and restores mode/model/cwd; list, resume, close, delete; titles.
+ * results, the diffs the live session showed) before answering and restores mode/model/cwd; list, resume, close, delete; titles.
  */
 import assert from "node:assert/strict";
 import path from "node:path";
@@ -65,13 +65,21 @@ describe("crow acp: stored sessions", () => {
       await first.close();
     }
     assert.equal(await fx.ws.read("notes.txt"), "hello\ncrow\n");
-    const writeText = toolResultText(
-      live.find((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === "call_w" && u.status === "completed"),
-    );
-    const editText = toolResultText(
-      live.find((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === "call_e" && u.status === "completed"),
-    );
+    const liveDone = (id: string) =>
+      live.find((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === id && u.status === "completed");
+    const [writeDone, editDone] = [liveDone("call_w"), liveDone("call_e")];
+    const writeText = toolResultText(writeDone);
+    const editText = toolResultText(editDone);
     assert.ok(writeText && editText, "the live turn showed both results");
+    // What the live turn showed of the edit: the whole file before and after (the toolserver's diff).
+    assert.deepEqual(editDone?.sessionUpdate === "tool_call_update" && editDone.content?.[0], {
+      type: "diff",
+      path: file,
+      oldText: "hello\nworld\n",
+      newText: "hello\ncrow\n",
+    });
+    const liveLocations = (done: SessionUpdate | undefined) =>
+      done?.sessionUpdate === "tool_call_update" ? done.locations : undefined;
 
     const second = await fx.spawn();
     try {
@@ -109,18 +117,11 @@ describe("crow acp: stored sessions", () => {
           kind: "edit",
           status: "pending",
           rawInput: { file_path: file, content: "hello\nworld\n" },
-          locations: [{ path: file }],
+          // The files as the call ended (the stored display), which the live update showed last.
+          locations: liveLocations(writeDone),
         },
-        {
-          sessionUpdate: "tool_call_update",
-          toolCallId: "call_w",
-          status: "completed",
-          content: [
-            { type: "diff", path: file, newText: "hello\nworld\n" },
-            { type: "content", content: text(writeText) },
-          ],
-          rawOutput: { content: writeText, isError: false },
-        },
+        // The stored display: exactly what the live update carried (a new file's diff has no old text).
+        writeDone,
         {
           sessionUpdate: "tool_call",
           toolCallId: "call_e",
@@ -128,18 +129,10 @@ describe("crow acp: stored sessions", () => {
           kind: "edit",
           status: "pending",
           rawInput: { file_path: file, old_string: "world", new_string: "crow" },
-          locations: [{ path: file }],
+          locations: liveLocations(editDone),
         },
-        {
-          sessionUpdate: "tool_call_update",
-          toolCallId: "call_e",
-          status: "completed",
-          content: [
-            { type: "diff", path: file, oldText: "world", newText: "crow" },
-            { type: "content", content: text(editText) },
-          ],
-          rawOutput: { content: editText, isError: false },
-        },
+        // The whole-file diff the live session showed, not the call's old_string → new_string.
+        editDone,
         { sessionUpdate: "agent_message_chunk", content: text("Done: notes.txt says hello crow.") },
       ]);
       assert.equal(response.modes?.currentModeId, "ask");

@@ -2,9 +2,10 @@
  * `session/load`'s history replay, pure: a stored conversation → the `session/update`s that show it again, in order.
  * User messages become `user_message_chunk`s (the prompt's own blocks when the agent kept them: resources and links
  * come back as sent, not as the text the model got), assistant reasoning `agent_thought_chunk`, text `agent_message_chunk`,
- * each tool call a `tool_call` followed (at its result) by a `tool_call_update` with the result text; write and edit
- * calls get their diff back from the stored arguments (`content`, or `old_string` → `new_string`), since the file's
- * state at the time is not stored. Tool call ids are assigned exactly as the live turns did (see EventRelay), and the
+ * each tool call a `tool_call` followed (at its result) by a `tool_call_update` with the result text. A call shows
+ * the display stored with its result (title, locations, the whole-file diff the live session showed); results stored
+ * before displays were kept (or whose diff was too big to keep) get a write's or edit's diff back from the call's
+ * arguments (`content`, or `old_string` → `new_string`). Tool call ids are assigned exactly as the live turns did (see EventRelay), and the
  * set of used ids is returned so the loaded session keeps them unique. Each message's chunks carry the id it had
  * when it streamed (`messageId`; messages stored before ids existed have none).
  */
@@ -16,7 +17,10 @@ import {
   callDisplay,
   contentText,
   MISSING_TOOL_RESULT,
+  type StoredToolDisplay,
   type ToolCall,
+  type ToolDisplay,
+  type ToolMessage,
   toolKind,
 } from "@crow/core";
 import { messageChunk, thoughtChunk, toolCallFinished, toolCallStarted } from "./translate.js";
@@ -87,19 +91,62 @@ function failedResult(text: string): boolean {
   );
 }
 
+/**
+ * The stored display of each tool result in `messages`: per call id, the stored displays in order (a model may reuse
+ * an id in a later turn). A result a crash left unanswered (repaired with {@link MISSING_TOOL_RESULT}) was never
+ * stored, so it takes none.
+ */
+function pairDisplays(
+  messages: readonly ChatMessage[],
+  displays: readonly StoredToolDisplay[],
+): Map<ToolMessage, ToolDisplay> {
+  const queues = new Map<string, ToolDisplay[]>();
+  for (const { toolCallId, display } of displays) {
+    const queue = queues.get(toolCallId);
+    if (queue) queue.push(display);
+    else queues.set(toolCallId, [display]);
+  }
+  const paired = new Map<ToolMessage, ToolDisplay>();
+  for (const message of messages) {
+    if (message.role !== "tool" || message.content === MISSING_TOOL_RESULT) continue;
+    const display = queues.get(message.tool_call_id)?.shift();
+    if (display) paired.set(message, display);
+  }
+  return paired;
+}
+
+/** The tool results answering the calls of the assistant message at `index`, by call id. */
+function resultsOf(messages: readonly ChatMessage[], index: number): Map<string, ToolMessage> {
+  const results = new Map<string, ToolMessage>();
+  for (let i = index + 1; i < messages.length; i++) {
+    const message = messages[i];
+    if (message?.role !== "tool") break;
+    if (!results.has(message.tool_call_id)) results.set(message.tool_call_id, message);
+  }
+  return results;
+}
+
 export interface Replay {
   updates: SessionUpdate[];
   /** ACP tool call ids used by the replayed history (continue the session's EventRelay with these). */
   usedIds: Set<string>;
 }
 
-/** The updates that replay `messages` (a history without its system prompt) for a session working in `cwd`. */
-export function replayHistory(messages: readonly ChatMessage[], cwd: string): Replay {
+/**
+ * The updates that replay `messages` (a history without its system prompt) for a session working in `cwd`, with the
+ * displays stored with its tool results ({@link Store.loadToolDisplays}; none for a history stored before them).
+ */
+export function replayHistory(
+  messages: readonly ChatMessage[],
+  cwd: string,
+  displays: readonly StoredToolDisplay[] = [],
+): Replay {
   const updates: SessionUpdate[] = [];
   const usedIds = new Set<string>();
-  // Per assistant message: model call id → [ACP id, name, args]; cleared at the next assistant message.
-  let calls = new Map<string, { id: string; name: string; args: Record<string, unknown> }>();
-  for (const message of messages) {
+  const stored = pairDisplays(messages, displays);
+  // Per assistant message: model call id → [ACP id, name, args, stored display]; cleared at the next one.
+  let calls = new Map<string, { id: string; name: string; args: Record<string, unknown>; display?: ToolDisplay }>();
+  for (const [index, message] of messages.entries()) {
     switch (message.role) {
       case "system":
         break;
@@ -115,13 +162,21 @@ export function replayHistory(messages: readonly ChatMessage[], cwd: string): Re
         if (message.content) {
           updates.push(messageChunk(message.content, message.id));
         }
+        const results = resultsOf(messages, index);
         for (const call of message.tool_calls ?? []) {
           let id = call.id;
           for (let n = 2; usedIds.has(id); n++) id = `${call.id}#${n}`;
           usedIds.add(id);
           const args = parseArgs(call);
           const name = call.function.name;
-          calls.set(call.id, { id, name, args });
+          const result = results.get(call.id);
+          const display = result ? stored.get(result) : undefined;
+          calls.set(call.id, { id, name, args, ...(display ? { display } : {}) });
+          // The title and files as the live session announced them (kept with the result), else as known from
+          // the name and arguments.
+          const announced = callDisplay(name, args);
+          if (display?.title) announced.title = display.title;
+          if (display?.locations?.length) announced.locations = display.locations;
           updates.push(
             toolCallStarted(
               {
@@ -130,7 +185,7 @@ export function replayHistory(messages: readonly ChatMessage[], cwd: string): Re
                 kind: toolKind(name),
                 args,
                 rawArguments: call.function.arguments,
-                display: callDisplay(name, args),
+                display: announced,
               },
               id,
             ),
@@ -142,9 +197,16 @@ export function replayHistory(messages: readonly ChatMessage[], cwd: string): Re
         const call = calls.get(message.tool_call_id);
         if (!call) break;
         const failed = failedResult(contentText(message.content, { separator: "" }).trimStart());
-        const diff = failed ? undefined : diffFromArgs(call.name, call.args, cwd);
-        const finished = toolCallFinished(call.id, failed ? "failed" : "completed", { content: message.content });
-        // The stored arguments are all that is left of the change (a write's old text is unknown).
+        // What the live update showed, but its editor terminal: that one was released with the turn.
+        const shown: ToolDisplay = {};
+        if (call.display?.diff) shown.diff = call.display.diff;
+        if (call.display?.locations?.length) shown.locations = call.display.locations;
+        const finished = toolCallFinished(call.id, failed ? "failed" : "completed", {
+          content: message.content,
+          display: shown,
+        });
+        // No diff kept: the stored arguments are all that is left of the change (a write's old text is unknown).
+        const diff = failed || shown.diff ? undefined : diffFromArgs(call.name, call.args, cwd);
         if (diff && finished.sessionUpdate === "tool_call_update")
           finished.content = [diff, ...(finished.content ?? [])];
         updates.push(finished);

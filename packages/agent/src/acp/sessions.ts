@@ -86,7 +86,9 @@ async function reopen<E extends HostedSession>(
   });
   // Loaded lazily like the rest of the runtime (initialize answers before @crow/core is parsed).
   const { replayHistory } = await import("./replay.js");
-  const { updates, usedIds } = replayHistory(entry.session.history, params.cwd);
+  // What each call showed live; a failed read only costs the replay its stored diffs (the arguments remain).
+  const displays = await store.loadToolDisplays(record.id).catch(() => []);
+  const { updates, usedIds } = replayHistory(entry.session.history, params.cwd, displays);
   for (const id of usedIds) entry.usedIds.add(id);
   // The plan as it stands (restored from the history by the todo extension): the editor's checklist comes back.
   const plan = entry.session.plan;
