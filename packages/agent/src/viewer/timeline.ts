@@ -104,6 +104,7 @@ export function renderItems(
           // What the store kept; rows from before it did: inferred from the timestamps and the text.
           durationMs: result.outcome?.durationMs ?? Math.max(0, Date.parse(result.createdAt) - started),
           ...(result.outcome ? { isError: result.outcome.isError } : {}),
+          ...(result.outcome?.display ? { display: result.outcome.display } : {}),
         });
         paired.add(j);
       }

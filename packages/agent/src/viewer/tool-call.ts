@@ -1,10 +1,10 @@
 /**
  * One tool call in the timeline: its name, a one-line summary, status and duration, then its arguments — an edit or
- * a write as a diff, a terminal command as a shell line, anything else as JSON — and its result (monospaced, images
- * inline). Tools are recognised by their arguments' shape, not their names, so renamed or upstream-named tools
+ * a write as a diff (the one stored with its result, else from the arguments), a terminal command as a shell line,
+ * anything else as JSON — and its result (monospaced, images inline). Tools are recognised by their arguments' shape, not their names, so renamed or upstream-named tools
  * (`file_path` + `old_string`/`new_string`, `file_path` + `content`, `command`) render the same.
  */
-import type { ContentPart, ToolCall } from "@crow/core";
+import type { ContentPart, ToolCall, ToolDisplay } from "@crow/core";
 import { unifiedDiff } from "../run/diff.js";
 import { html, q, type SafeHtml } from "./html.js";
 
@@ -17,6 +17,8 @@ export interface CallResult {
   durationMs?: number;
   /** The stored error flag; absent on rows stored before it was kept (then read from the text). */
   isError?: boolean;
+  /** The display stored with the result (migration 0007): the diff the live session showed. */
+  display?: ToolDisplay;
 }
 
 /**
@@ -73,9 +75,16 @@ function diff(file: string, before: string | null, after: string): SafeHtml {
   return html`<pre class="diff">${lines.map((l) => html`<span class="d-${l.kind}">${l.text}</span>\n`)}</pre>`;
 }
 
-/** The arguments block and a one-line summary for the header. */
-function describeArgs(call: ToolCall): { summary: string; body: SafeHtml; terminal?: boolean } {
+/**
+ * The arguments block and a one-line summary for the header. A change the store kept the diff of (`shown`: the whole
+ * file before and after, as the live session showed it) is that diff; older rows get it from the arguments.
+ */
+function describeArgs(call: ToolCall, shown?: ToolDisplay): { summary: string; body: SafeHtml; terminal?: boolean } {
   const args = parseArgs(call.function.arguments);
+  if (shown?.diff) {
+    const { path, oldText, newText } = shown.diff;
+    return { summary: (args && (str(args.file_path) ?? str(args.path))) ?? path, body: diff(path, oldText, newText) };
+  }
   if (!args) return { summary: "", body: html`<pre class="args">${call.function.arguments}</pre>` };
   const file = str(args.file_path) ?? str(args.path);
   const oldText = str(args.old_string);
@@ -113,7 +122,7 @@ function subagentLink(text: string): SafeHtml | undefined {
 
 /** A tool call with its result (undefined: still running, or lost). */
 export function renderToolCall(call: ToolCall, result: CallResult | undefined): SafeHtml {
-  const { summary, body, terminal } = describeArgs(call);
+  const { summary, body, terminal } = describeArgs(call, result?.display);
   const parts = result ? contentParts(result.content) : undefined;
   const status: CallStatus = !parts ? "running" : isErrorResult(parts.text, result?.isError) ? "error" : "ok";
   const resultClass = terminal ? "result terminal" : "result";
