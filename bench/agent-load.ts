@@ -12,10 +12,13 @@ import { cpuMs, peakFootprintMb, processTree, type TreeWatch, watchTree } from "
 /**
  * The `crow` bundle these cases run: the checkout's, or CROW_BENCH_BIN (another build placed one level below an
  * installed @crow/agent root, e.g. packages/agent/bundle-before/crow.js) to compare two builds under the same load.
+ * A CROW_BENCH_BIN that is not a .js file is an executable launcher (an old build's `bundle/crow` shell script that
+ * started crow from its V8 startup snapshot), run as it is.
  */
 const bin = () => process.env.CROW_BENCH_BIN || CROW_BIN;
 /** `crow <command>` as the cases run it: `node crow.js <command>`, as npm's bin shim does. */
-const crow = (command: readonly string[]) => ({ file: process.execPath, args: [bin(), ...command] });
+const crow = (command: readonly string[]) =>
+  bin().endsWith(".js") ? { file: process.execPath, args: [bin(), ...command] } : { file: bin(), args: [...command] };
 
 /** The agent command of the cases. */
 export const acp = () => crow(["acp"]);
