@@ -30,7 +30,7 @@ import { EventRelay } from "./event-relay.js";
 import { BUILTIN_METHODS, initializeResponse } from "./initialize.js";
 import { Outbox } from "./outbox.js";
 import { permissionAsker } from "./permission.js";
-import { PromptContentError, promptContent, singleText } from "./prompt-content.js";
+import { PromptContentError, promptContentUnless, singleText } from "./prompt-content.js";
 import { type OpenSession, registerSessionMethods } from "./sessions.js";
 import { commandsUpdate, messageChunk } from "./translate.js";
 import { TurnGate, type TurnTicket } from "./turn-gate.js";
@@ -269,27 +269,18 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
     const problem =
       provider && crow.providers().includes(provider) ? undefined : providerProblem(config, session.model);
     if (problem) throw new RequestError(-32603, problem);
-    let content: Awaited<ReturnType<typeof promptContent>>;
-    // Reading the prompt's files and images stops on session/cancel as well as when the request itself is cancelled.
-    const reading = new AbortController();
-    const stopReading = () => reading.abort();
-    for (const cancel of [signal, ticket.signal]) {
-      if (cancel.aborted) stopReading();
-      else cancel.addEventListener("abort", stopReading, { once: true });
-    }
+    let content: Awaited<ReturnType<typeof promptContentUnless>>;
     try {
-      content = await promptContent(blocks, session.cwd, {
+      // Reading the prompt's files and images stops on session/cancel as well as when the request is cancelled.
+      content = await promptContentUnless([signal, ticket.signal], blocks, session.cwd, {
         ...(session.model ? { model: session.model } : {}),
         additionalDirectories: session.additionalDirectories,
-        signal: reading.signal,
       });
     } catch (error) {
       if (error instanceof PromptContentError) throw RequestError.invalidParams(undefined, error.message);
-      if (reading.signal.aborted) return "cancelled";
       throw error;
-    } finally {
-      for (const cancel of [signal, ticket.signal]) cancel.removeEventListener("abort", stopReading);
     }
+    if (content === undefined) return "cancelled";
     // Cancelled while its content was being read: the turn never starts.
     if (ticket.cancelled) return "cancelled";
     try {

@@ -247,6 +247,32 @@ export async function promptContent(
   return parts;
 }
 
+/**
+ * {@link promptContent}, stopped when any of `cancels` aborts (session/cancel, or the request's own cancel): resolves
+ * to undefined then. A prompt that cannot be read still rejects with {@link PromptContentError}.
+ */
+export async function promptContentUnless(
+  cancels: readonly AbortSignal[],
+  blocks: readonly ContentBlock[],
+  cwd: string,
+  options: Omit<PromptContentOptions, "signal"> = {},
+): Promise<string | ContentPart[] | undefined> {
+  const reading = new AbortController();
+  const stop = () => reading.abort();
+  for (const cancel of cancels) {
+    if (cancel.aborted) stop();
+    else cancel.addEventListener("abort", stop, { once: true });
+  }
+  try {
+    return await promptContent(blocks, cwd, { ...options, signal: reading.signal });
+  } catch (error) {
+    if (!(error instanceof PromptContentError) && reading.signal.aborted) return undefined;
+    throw error;
+  } finally {
+    for (const cancel of cancels) cancel.removeEventListener("abort", stop);
+  }
+}
+
 /** The text of a prompt that is a single text block (slash commands are only recognised in that form). */
 export function singleText(blocks: readonly ContentBlock[]): string | undefined {
   const [first, ...rest] = blocks;
