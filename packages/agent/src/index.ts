@@ -37,7 +37,7 @@ export type {
   ToolSetFactory,
   ToolSetRequest,
 } from "@crow/core";
-export { MethodError, SessionBusyError } from "@crow/core";
+export { MethodError, RunIterationError, SessionBusyError } from "@crow/core";
 export * from "./acp/agent.js";
 export * from "./acp/config-options.js";
 export * from "./acp/prompt-content.js";

@@ -286,10 +286,12 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
     try {
       const run = session.prompt(content, {
         signal,
+        // Its events reach the client through the session's subscription: the run keeps none.
+        events: false,
         // Resources become text for the model; the blocks themselves are kept so a load shows them again.
         ...(blocks.some((b) => b.type === "resource" || b.type === "resource_link") ? { original: blocks } : {}),
       });
-      // Its events reach the client through the session's subscription (open): the answer waits until they are out.
+      // The answer waits until the turn's events are out to the client.
       const outcome = await run.result;
       await entry.outbox.written();
       if (outcome.stopReason !== "error") return outcome.stopReason;

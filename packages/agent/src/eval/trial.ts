@@ -103,6 +103,8 @@ async function runAgent(
     try {
       const run = session.prompt(localInstruction(task.instruction, workspace), {
         signal: turn.signal,
+        // Counted as they happen (onEvent); the run is never iterated, so it keeps none.
+        events: false,
         onEvent: (event) => {
           if (event.type === "message_appended" && event.usage) count(event.usage);
           if (event.type === "tool_call_done") {

@@ -129,9 +129,16 @@ export interface PromptResult {
  * once sees every event, and an iteration started later sees those from then on), and await `result` for the outcome. `result` rejects only when the turn could not start (the session
  * is busy or has no model); provider failures resolve with `stopReason: "error"`.
  */
+/**
+ * One turn: iterate it once for the turn's events, await `result` for its outcome. It keeps the turn's events from
+ * `prompt()` on until they are read, so an iteration started late (after an `await`, after `result` settled) still
+ * gets every event of the turn in order, then the live ones. The one iterator lets go of each event as it reads it;
+ * a run nobody iterates holds its turn's events until the run object is dropped. A second iteration throws
+ * `RunIterationError` (read a turn twice through `CrowSession.subscribe` or `onEvent`).
+ */
 export interface PromptRun extends AsyncIterable<CrowEvent> {
   readonly result: Promise<PromptResult>;
-  /** Cancels the turn (it then ends `cancelled`). */
+  /** Cancels the turn (it then ends `cancelled`); does nothing once the turn ended. */
   cancel(): void;
 }
 
@@ -143,6 +150,12 @@ export interface PromptOptions {
   onEvent?: (event: CrowEvent) => void;
   /** The prompt as the host received it (JSON), stored with the user message as `original`; not sent to the model. */
   original?: unknown;
+  /**
+   * Whether the run keeps the turn's events for its iterator (default true: from `prompt()` until they are read, or
+   * until the run is dropped if nobody iterates). `false` for a host that reads the session's stream (`subscribe`,
+   * `onEvent`) and only awaits `result`: the run keeps nothing, and iterating it throws `RunIterationError`.
+   */
+  events?: boolean;
 }
 
 /** A slash command as advertised (`available_commands_update`). */
@@ -281,4 +294,9 @@ export interface Crow {
 /** Thrown when a session is asked to do something while a turn runs. */
 export class SessionBusyError extends Error {
   override name = "SessionBusyError";
+}
+
+/** Thrown by iterating a prompt run a second time, or one prompted with `{ events: false }` at all. */
+export class RunIterationError extends Error {
+  override name = "RunIterationError";
 }

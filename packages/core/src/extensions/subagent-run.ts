@@ -175,6 +175,8 @@ export async function runSubagent(crow: Crow, request: SubagentRequest): Promise
     const relay = emit ? new ProgressRelay(emit) : undefined;
     const run = child.prompt(request.prompt, {
       ...(request.signal ? { signal: request.signal } : {}),
+      // Relayed as they happen (onEvent); the run is never iterated, so it keeps none.
+      events: false,
       ...(relay ? { onEvent: (event: CrowEvent) => relay.event(event) } : {}),
     });
     const result = await run.result;

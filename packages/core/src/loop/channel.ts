@@ -1,9 +1,12 @@
 /**
  * A push-based async iterable: the producer pushes without waiting, the consumer pulls with `for await`.
  * Ending the iteration early (break/return) calls `onReturn` (the loop uses it to cancel the turn).
+ * It holds only what was pushed and not yet read: a value is let go once read, everything queued once the
+ * iteration ends early.
  */
 export class EventChannel<T> implements AsyncIterable<T> {
-  private readonly queue: T[] = [];
+  // A read slot is set to undefined at once, so a long backlog does not keep what was already handed out.
+  private readonly queue: Array<T | undefined> = [];
   private head = 0;
   private waiting: ((result: IteratorResult<T>) => void) | undefined;
   private closed = false;
@@ -32,8 +35,12 @@ export class EventChannel<T> implements AsyncIterable<T> {
     return {
       next: () => {
         if (this.head < this.queue.length) {
-          const value = this.queue[this.head++] as T;
-          if (this.head > 1024 && this.head * 2 > this.queue.length) {
+          const value = this.queue[this.head] as T;
+          this.queue[this.head++] = undefined;
+          if (this.head === this.queue.length) {
+            this.queue.length = 0;
+            this.head = 0;
+          } else if (this.head > 1024 && this.head * 2 > this.queue.length) {
             this.queue.splice(0, this.head);
             this.head = 0;
           }
@@ -46,6 +53,8 @@ export class EventChannel<T> implements AsyncIterable<T> {
       },
       return: () => {
         this.closed = true;
+        this.queue.length = 0;
+        this.head = 0;
         this.onReturn();
         return Promise.resolve({ value: undefined, done: true });
       },

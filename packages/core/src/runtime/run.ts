@@ -1,33 +1,48 @@
 /**
  * A running prompt turn as the SDK hands it out: an async iterable of the turn's events and a `result` promise.
- * It is a view of the session's one event stream (`CrowSession.subscribe`) while the turn runs, not a store of its
- * own: events are queued for an iterator only once someone iterates (a host that listens to the session, like the
- * ACP layer, keeps nothing here). Breaking out of the iteration cancels the turn.
+ *
+ * By default the run keeps its turn's events from `prompt()` on (it subscribes to the session's one stream,
+ * `CrowSession.subscribe`, for the turn's length), so an iteration started late — after an `await`, or after `result`
+ * settled — still gets every event of the turn, in order, then the live ones. A run hands its events out once: the
+ * first iterator takes them (each is let go once read; breaking out lets go of the rest and cancels the turn), and a
+ * second iteration throws `RunIterationError`. A run nobody iterates holds its turn's events until the run object
+ * itself is dropped, so a host that reads the session's stream (the ACP layer) and only awaits `result` prompts with
+ * `{ events: false }`: the run keeps nothing, and iterating it throws.
  */
 
-import type { CrowEvent, PromptResult, PromptRun } from "../api/types.js";
+import { type CrowEvent, type PromptResult, type PromptRun, RunIterationError } from "../api/types.js";
 import { EventChannel } from "../loop/channel.js";
 
 /** Subscribes a listener to the session's stream; returns the unsubscribe function. */
 type Subscribe = (listener: (event: CrowEvent) => void) => () => void;
 
+/** What the run shows of its turn: `onEvent` as events happen, and whether it keeps them for an iterator. */
+export interface RunViews {
+  onEvent?: (event: CrowEvent) => void;
+  /** False: the run keeps no events (iterating it throws). */
+  events: boolean;
+}
+
 export class PromptRunImpl implements PromptRun {
   readonly result: Promise<PromptResult>;
   private settle!: { resolve: (r: PromptResult) => void; reject: (e: unknown) => void };
   private readonly unsubscribes: Array<() => void> = [];
-  private readonly channels: EventChannel<CrowEvent>[] = [];
+  /** The turn's events not yet read by the iterator (each is let go once read); none with `events: false`. */
+  private readonly kept: EventChannel<CrowEvent> | undefined;
+  private iterated = false;
   private done = false;
 
   constructor(
     private readonly onCancel: () => void,
-    private readonly subscribe: Subscribe,
-    onEvent?: (event: CrowEvent) => void,
+    subscribe: Subscribe,
+    views: RunViews,
   ) {
     this.result = new Promise<PromptResult>((resolve, reject) => {
       this.settle = { resolve, reject };
     });
     // Nobody has to await `result` (iterating is enough): never an unhandled rejection.
     this.result.catch(() => {});
+    const { onEvent } = views;
     if (onEvent) {
       this.unsubscribes.push(
         subscribe((event) => {
@@ -39,6 +54,12 @@ export class PromptRunImpl implements PromptRun {
         }),
       );
     }
+    if (views.events) {
+      // Breaking out of the iteration cancels the turn (only while it runs: never a later turn of the session).
+      const kept = new EventChannel<CrowEvent>(() => this.cancel());
+      this.kept = kept;
+      this.unsubscribes.push(subscribe((event) => kept.push(event)));
+    }
   }
 
   /** A run whose turn could not start: `result` rejects with `error`, the iteration is empty. */
@@ -46,6 +67,7 @@ export class PromptRunImpl implements PromptRun {
     const run = new PromptRunImpl(
       () => {},
       () => () => {},
+      { events: true },
     );
     run.fail(error);
     return run;
@@ -61,27 +83,32 @@ export class PromptRunImpl implements PromptRun {
     this.settle.reject(error);
   }
 
+  /** The turn is over: no more events; what was kept stays for the iterator (or until the run is dropped). */
   private end(): void {
     this.done = true;
     for (const unsubscribe of this.unsubscribes.splice(0)) unsubscribe();
-    for (const channel of this.channels.splice(0)) channel.close();
+    this.kept?.close();
   }
 
+  /** Cancels the turn while it runs; after it ended this does nothing (the session may run another turn). */
   cancel(): void {
-    this.onCancel();
+    if (!this.done) this.onCancel();
   }
 
   /**
-   * The turn's events from now on. The turn's first event comes after `prompt()` returns, so iterating the run at
-   * once (`for await (const e of session.prompt(…))`) sees all of them.
+   * Every event of the turn from its start, in order: those kept so far, then the live ones until the turn ends.
+   * Once per run: a second call throws, as does any call on a run prompted with `{ events: false }`.
    */
   [Symbol.asyncIterator](): AsyncIterator<CrowEvent> {
-    const channel = new EventChannel<CrowEvent>(() => this.onCancel());
-    if (this.done) channel.close();
-    else {
-      this.channels.push(channel);
-      this.unsubscribes.push(this.subscribe((event) => channel.push(event)));
+    const kept = this.kept;
+    if (!kept || this.iterated) {
+      throw new RunIterationError(
+        kept
+          ? "This run was already iterated: a run hands its events to one iterator. To read a turn's events more than once, use session.subscribe() or the onEvent prompt option."
+          : "This run was prompted with { events: false } and keeps no events to iterate: read them through session.subscribe() or the onEvent prompt option, or prompt without events: false.",
+      );
     }
-    return channel[Symbol.asyncIterator]();
+    this.iterated = true;
+    return kept[Symbol.asyncIterator]();
   }
 }

@@ -240,8 +240,11 @@ export class CrowSessionImpl implements CrowSession {
     } catch (error) {
       return PromptRunImpl.refused(error);
     }
-    // A view of the session's stream while this turn runs (it subscribes only what it is asked to show).
-    const run = new PromptRunImpl(() => this.cancel(), this.subscribe.bind(this), options.onEvent);
+    // Subscribed before the turn starts: the run (unless `events: false`) keeps every event of it for its iterator.
+    const run = new PromptRunImpl(() => this.cancel(), this.subscribe.bind(this), {
+      events: options.events ?? true,
+      ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+    });
     const onAbort = () => this.cancel();
     if (options.signal?.aborted) onAbort();
     options.signal?.addEventListener("abort", onAbort, { once: true });

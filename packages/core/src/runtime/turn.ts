@@ -82,8 +82,8 @@ export async function runPromptTurn(
   void session.record(user); // ordered before every later write, which the loop may await
   // The last request was over MAX_COMPACT_TOKENS: compact first, with this prompt as the latest user message.
   if (session.compaction.due()) {
-    // Its events come after `prompt()` returned (the loop's come after an await too): a caller that iterates the
-    // run at once sees every event of the turn.
+    // Its events come after `prompt()` returned (the loop's come after an await too): a session listener added
+    // right after `prompt()` sees every event of the turn (the run itself subscribed before the turn started).
     await Promise.resolve();
     await session.compactWithin(turn.controller.signal, "threshold");
   }
