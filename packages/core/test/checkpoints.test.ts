@@ -148,6 +148,25 @@ function behaves(kind: string, storeUri: (dir: string) => Promise<string>) {
       assert.equal(await readFile(untouched, "utf8"), "the user's edit\n", "still not touched");
     });
 
+    test("a turn that never ended (no snapshot after) does not hide a user's edit made after it", async () => {
+      const session = await crow.newSession({ cwd: ws });
+      const shared = path.join(ws, "crashed.txt");
+      await writeFile(shared, "original\n");
+      mock.script(reply().toolCall("put", { path: shared, text: "agent 1\n" }), textReply("one"));
+      await session.prompt("first").result;
+      // As a process that died in the middle of turn 1 leaves its row: a snapshot before, nothing after.
+      const db = (crow.store as unknown as { db: Kysely<unknown> }).db;
+      await sql`update checkpoints set after_commit = null, files = null where session_id = ${session.id}`.execute(db);
+      await writeFile(shared, "the user's edit\n");
+      mock.script(reply().toolCall("put", { path: shared, text: "agent 2\n" }), textReply("two"));
+      await session.prompt("second").result;
+      const [first] = await session.rewindPoints();
+      assert.ok(first);
+      const kept = await session.rewind({ seq: first.seq, scope: "files" });
+      assert.deepEqual([kept.restored, kept.conflicts], [[], ["crashed.txt"]]);
+      assert.equal(await readFile(shared, "utf8"), "agent 2\n", "asked about, not overwritten silently");
+    });
+
     test("the user's GIT_DIR does not leak into the shadow repository; the user's .git is untouched", async () => {
       const userGit = path.join(ws, ".git");
       const head = () => execFileSync("git", ["--git-dir", userGit, "count-objects"], { encoding: "utf8" });

@@ -124,15 +124,18 @@ async function rewindFiles(
  * session): what a turn's snapshot before found differing from what the previous turn left. A later turn of the agent
  * touching the same path hides such a change from the working-tree check (it is in neither the agent's before nor its
  * after), so restoring the path would silently discard it. Computed from the snapshots at rewind time (one diff per
- * pair of turns), so a turn costs nothing more; a turn whose snapshot after is missing (it never ended) tells nothing.
+ * pair of turns), so a turn costs nothing more. A turn without a snapshot after (it never ended: the process died)
+ * counts from its snapshot before: its own changes cannot be told apart from anyone else's, so they are asked about
+ * too rather than risk discarding someone else's.
  */
 async function changedBetweenTurns(repo: ShadowRepo, later: readonly CheckpointRecord[]): Promise<Set<string>> {
   const changed = new Set<string>();
   for (let i = 1; i < later.length; i++) {
-    const previous = later[i - 1]?.after;
+    const previous = later[i - 1];
     const next = later[i]?.before;
-    if (!previous || !next || previous === next) continue;
-    for (const change of await repo.changes(previous, next)) changed.add(change.path);
+    const from = previous?.after ?? previous?.before;
+    if (!from || !next || from === next) continue;
+    for (const change of await repo.changes(from, next)) changed.add(change.path);
   }
   return changed;
 }
