@@ -1,7 +1,8 @@
 // Workspace checkpoints (issue #30): a 20 000-file workspace (200 directories × 100 files of ~1 KB) in a shadow git
 // repository. Measures the first snapshot (cold: every file hashed once), a snapshot when nothing changed, a snapshot
 // with 10 changed files (target ≤ 150 ms: the persistent index's stat cache rehashes only those), a whole turn's cost
-// (snapshot before + snapshot after + the diff), restoring 10 files, the garbage collection's `git gc --prune=now`,
+// (snapshot before + snapshot after + the diff), restoring 10 files, the rewind's check for changes made between two
+// turns (one diff per turn crossed), the garbage collection's `git gc --prune=now`,
 // and the shadow repository's disk use before and after that gc.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -74,6 +75,10 @@ export async function run(): Promise<void> {
     const target = commits[2] ?? "";
     const paths = Array.from({ length: CHANGED }, (_, i) => `pkg${(i * 17) % DIRS}/src/module${i}.ts`);
     const restore = await measure(() => repo.restore(target, paths), 10, 1);
+    // The rewind's guard against changes made between two turns (the previous turn's snapshot after against the next
+    // one's before): one diff per pair of turns crossed, paid at rewind time only, nothing per turn. Measured on two
+    // snapshots 10 files apart (the user edited 10 files between the turns).
+    const betweenTurns = await measure(() => repo.changes(commits[2] ?? "", commits[3] ?? ""), 20, 2);
 
     const looseBytes = du(gitDir);
     start = performance.now();
@@ -93,6 +98,7 @@ export async function run(): Promise<void> {
     );
     console.log(`a turn (before + after + diff): p50 ${p50(turn).toFixed(2)} ms`);
     console.log(`restore ${CHANGED} files:              ${formatTiming(restore)}`);
+    console.log(`rewind guard, per turn crossed: ${formatTiming(betweenTurns)}  (nothing added per turn)`);
     console.log(`git gc --prune=now:             ${gcMs.toFixed(0)} ms`);
     console.log(`shadow repository after 22 turns: ${mb(looseBytes)} before gc, ${mb(packedBytes)} after`);
     console.log(`snapshot, nothing changed, after gc: ${formatTiming(noChangeAfterGc)}`);
@@ -107,6 +113,7 @@ export async function run(): Promise<void> {
       tenChanged: { p50: p50(tenChanged), p95: p95(tenChanged), runs: tenChanged.length },
       turnP50Ms: p50(turn),
       restore,
+      betweenTurns,
       gcMs,
       looseBytes,
       packedBytes,

@@ -2,7 +2,8 @@
  * `/rewind` over a spawned `crow acp` with a scripted model, real files, the real terminal (sandboxed) and real git:
  * checkpoints per turn in the shadow repository, `_crow/rewind` restoring files byte for byte (edit, `sed -i`, a new
  * file, a deleted one, a mode change, a binary), the conversation going on from before the chosen message, the guard
- * on files the user changed, conversation-only and files-only rewinds, and forks rewinding on their own.
+ * on files the user changed (after the agent's turns, or between two of them), conversation-only and files-only
+ * rewinds, and forks rewinding on their own.
  */
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
@@ -140,6 +141,45 @@ describe("crow acp: workspace checkpoints and /rewind", () => {
     assert.equal((await agent.prompt(sessionId, "and now?")).stopReason, "end_turn");
     mock.assertDone();
     assert.equal((await points(agent, sessionId)).points.length, 3);
+  });
+
+  test("a file the user changed between two agent turns that both touched it is listed and left alone unless overwrite", async () => {
+    const { ws, mock, agent } = fx;
+    await writeFile(ws.path("both.txt"), "before turn 1\n");
+    await writeFile(ws.path("hers.txt"), "before turn 1\n");
+    const original = await fileState(ws.path("both.txt"));
+    const { sessionId } = await agent.newSession(ws.dir);
+    mock.script(
+      reply().toolCall("write", { file_path: ws.path("both.txt"), content: "agent 1\n" }),
+      textReply("one"),
+      reply().toolCall("write", { file_path: ws.path("both.txt"), content: "agent 2\n" }),
+      textReply("two"),
+    );
+    assert.equal((await agent.prompt(sessionId, "write once")).stopReason, "end_turn");
+    await writeFile(ws.path("both.txt"), "the user's edit between the turns\n");
+    await writeFile(ws.path("hers.txt"), "the user's edit between the turns\n");
+    assert.equal((await agent.prompt(sessionId, "write again")).stopReason, "end_turn");
+    mock.assertDone();
+    const [first] = (await points(agent, sessionId)).points;
+    assert.ok(first);
+
+    const kept = await rewind(agent, { sessionId, seq: first.seq, scope: "files" });
+    assert.deepEqual([kept.restored, kept.conflicts], [[], ["both.txt"]]);
+    assert.equal(await readFile(ws.path("both.txt"), "utf8"), "agent 2\n", "not overwritten silently");
+    const text = async (prompt: string) =>
+      (await agent.prompt(sessionId, prompt)).updates
+        .map((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : ""))
+        .join("");
+    assert.match(await text("/rewind 1 files"), /Nothing rewound yet: both\.txt changed since the agent's turn/);
+    assert.equal(await readFile(ws.path("both.txt"), "utf8"), "agent 2\n");
+
+    assert.match(await text("/rewind 1 files --overwrite"), /Restored both\.txt\./);
+    assert.equal(await fileState(ws.path("both.txt")), original, "its bytes before turn 1");
+    assert.equal(
+      await readFile(ws.path("hers.txt"), "utf8"),
+      "the user's edit between the turns\n",
+      "a file the agent never touched is not touched by the rewind",
+    );
   });
 
   test("a conversation-only rewind leaves the files as they are", async () => {

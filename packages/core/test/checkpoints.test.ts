@@ -1,6 +1,7 @@
 /**
  * Workspace checkpoints through the SDK (`createRuntime`, `session.rewind`) against the mock LLM, with real files and
- * real git: no checkpoint for a turn of read-only tools, the size cap, `.gitignore`, a user's GIT_DIR not leaking in,
+ * real git: no checkpoint for a turn of read-only tools, the size cap, `.gitignore`, the guard on a user's change
+ * between two agent turns touching the same file, a user's GIT_DIR not leaking in,
  * the refusal of a file rewind on another host (on SQLite and on a shared PostgreSQL store), and garbage collection.
  */
 import assert from "node:assert/strict";
@@ -114,6 +115,56 @@ function behaves(kind: string, storeUri: (dir: string) => Promise<string>) {
       assert.equal(await readFile(path.join(ws, "big.txt"), "utf8"), big, "over the cap: never restored");
       assert.equal(await readFile(path.join(ws, "ignored.log"), "utf8"), "log\n", ".gitignore honoured");
       assert.equal(session.history.length, 10, "files only: the conversation is whole");
+    });
+
+    test("a file the user changed between two agent turns that both touched it is listed and left alone unless overwrite", async () => {
+      const session = await crow.newSession({ cwd: ws });
+      const shared = path.join(ws, "between.txt");
+      const untouched = path.join(ws, "untouched.txt");
+      await writeFile(shared, "original\n");
+      await writeFile(untouched, "original\n");
+      mock.script(
+        reply().toolCall("put", { path: shared, text: "agent 1\n" }),
+        textReply("one"),
+        reply().toolCall("put", { path: shared, text: "agent 2\n" }),
+        textReply("two"),
+      );
+      await session.prompt("first").result;
+      await writeFile(shared, "the user's edit\n");
+      await writeFile(untouched, "the user's edit\n");
+      await session.prompt("second").result;
+      const [first] = await session.rewindPoints();
+      assert.ok(first);
+
+      const kept = await session.rewind({ seq: first.seq, scope: "files" });
+      assert.deepEqual([kept.restored, kept.conflicts], [[], ["between.txt"]]);
+      assert.match(kept.message, /Left alone, changed since by someone other than the agent: between\.txt/);
+      assert.equal(await readFile(shared, "utf8"), "agent 2\n", "not overwritten silently");
+      assert.equal(await readFile(untouched, "utf8"), "the user's edit\n", "never the agent's: not touched");
+
+      const forced = await session.rewind({ seq: first.seq, scope: "files", overwrite: true });
+      assert.deepEqual([forced.restored, forced.conflicts], [["between.txt"], []]);
+      assert.equal(await readFile(shared, "utf8"), "original\n", "back to its bytes before turn 1");
+      assert.equal(await readFile(untouched, "utf8"), "the user's edit\n", "still not touched");
+    });
+
+    test("a turn that never ended (no snapshot after) does not hide a user's edit made after it", async () => {
+      const session = await crow.newSession({ cwd: ws });
+      const shared = path.join(ws, "crashed.txt");
+      await writeFile(shared, "original\n");
+      mock.script(reply().toolCall("put", { path: shared, text: "agent 1\n" }), textReply("one"));
+      await session.prompt("first").result;
+      // As a process that died in the middle of turn 1 leaves its row: a snapshot before, nothing after.
+      const db = (crow.store as unknown as { db: Kysely<unknown> }).db;
+      await sql`update checkpoints set after_commit = null, files = null where session_id = ${session.id}`.execute(db);
+      await writeFile(shared, "the user's edit\n");
+      mock.script(reply().toolCall("put", { path: shared, text: "agent 2\n" }), textReply("two"));
+      await session.prompt("second").result;
+      const [first] = await session.rewindPoints();
+      assert.ok(first);
+      const kept = await session.rewind({ seq: first.seq, scope: "files" });
+      assert.deepEqual([kept.restored, kept.conflicts], [[], ["crashed.txt"]]);
+      assert.equal(await readFile(shared, "utf8"), "agent 2\n", "asked about, not overwritten silently");
     });
 
     test("the user's GIT_DIR does not leak into the shadow repository; the user's .git is untouched", async () => {

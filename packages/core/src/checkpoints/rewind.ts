@@ -2,7 +2,8 @@
  * `/rewind`: back to just before one of the session's user messages — the workspace files, the conversation, or
  * both. Files: only the paths the agent's turns changed since that message, as they were in the snapshot taken
  * before the first of those turns changed anything; a path someone else changed after the agent's last turn touching
- * it (the user in the editor) is listed and left alone unless the caller says `overwrite`. Conversation: the history
+ * it, or between two of those turns (the user in the editor), is listed and left alone unless the caller says
+ * `overwrite`. Conversation: the history
  * from the message on goes to an archive (never deleted, as in a compaction), with the checkpoints of those turns.
  */
 import { createHash } from "node:crypto";
@@ -11,6 +12,7 @@ import { type ChatMessage, contentText } from "../messages.js";
 import type { CheckpointRecord } from "../store/checkpoint-types.js";
 import type { Store } from "../store/types.js";
 import type { ShadowRepos } from "./repos.js";
+import type { ShadowRepo } from "./shadow-repo.js";
 import type { RewindPoint, RewindRequest, RewindResult, RewindScope } from "./types.js";
 
 /** What a rewind changes of a live session. */
@@ -104,6 +106,7 @@ async function rewindFiles(
         if (lastAfter.get(change.path) === after) conflicts.add(change.path);
       }
     }
+    for (const path of await changedBetweenTurns(repo, later)) conflicts.add(path);
     const candidates = [...lastAfter.keys()].filter((p) => differs.has(p) && !skipped.has(p)).sort();
     const listed = candidates.filter((p) => conflicts.has(p));
     const restored = candidates.filter((p) => overwrite || !conflicts.has(p));
@@ -114,6 +117,27 @@ async function rewindFiles(
       skipped: [...skipped].filter((p) => lastAfter.has(p)).sort(),
     };
   });
+}
+
+/**
+ * The paths someone other than the agent changed between two of these turns (the user in the editor, another
+ * session): what a turn's snapshot before found differing from what the previous turn left. A later turn of the agent
+ * touching the same path hides such a change from the working-tree check (it is in neither the agent's before nor its
+ * after), so restoring the path would silently discard it. Computed from the snapshots at rewind time (one diff per
+ * pair of turns), so a turn costs nothing more. A turn without a snapshot after (it never ended: the process died)
+ * counts from its snapshot before: its own changes cannot be told apart from anyone else's, so they are asked about
+ * too rather than risk discarding someone else's.
+ */
+async function changedBetweenTurns(repo: ShadowRepo, later: readonly CheckpointRecord[]): Promise<Set<string>> {
+  const changed = new Set<string>();
+  for (let i = 1; i < later.length; i++) {
+    const previous = later[i - 1];
+    const next = later[i]?.before;
+    const from = previous?.after ?? previous?.before;
+    if (!from || !next || from === next) continue;
+    for (const change of await repo.changes(from, next)) changed.add(change.path);
+  }
+  return changed;
 }
 
 /** Why the files of these checkpoints cannot be restored here, if they cannot. */

@@ -31,8 +31,8 @@ export interface RewindRequest {
   seq: number;
   scope?: RewindScope;
   /**
-   * Also overwrite paths someone else changed after the agent's last turn touching them (default false: they are
-   * listed in `conflicts` and left alone).
+   * Also overwrite paths someone else changed after the agent's last turn touching them, or between two of the
+   * agent's turns since the message (default false: they are listed in `conflicts` and left alone).
    */
   overwrite?: boolean;
   /** Only say what would happen. */
