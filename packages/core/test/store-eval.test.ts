@@ -3,45 +3,9 @@
  * reason, only when PostgreSQL is not installed): a trial is recorded once, whoever records it again.
  */
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { type EvalTrialRecord, openStore, type Store } from "@crow/core";
-import { findPostgresBin, type PostgresServer, startPostgres } from "@crow/testkit";
-
-interface Backend {
-  name: string;
-  skip?: string;
-  create(): Promise<string>;
-  cleanup(): Promise<void>;
-}
-
-function sqliteBackend(): Backend {
-  let dir = "";
-  return {
-    name: "SQLite",
-    async create() {
-      dir = await mkdtemp(path.join(tmpdir(), "crow-eval-store-"));
-      return `sqlite:///${dir}/crow.db`;
-    },
-    cleanup: () => rm(dir, { recursive: true, force: true }),
-  };
-}
-
-function postgresBackend(): Backend {
-  let server: PostgresServer | undefined;
-  const backend: Backend = {
-    name: "PostgreSQL",
-    async create() {
-      server = await startPostgres();
-      return server.createDatabase();
-    },
-    cleanup: async () => server?.stop(),
-  };
-  if (!findPostgresBin()) backend.skip = "PostgreSQL is not installed (apt-get install -y postgresql)";
-  return backend;
-}
+import { storeBackends } from "./store-backends.js";
 
 function trial(task: string, index: number, reward: number): Omit<EvalTrialRecord, "finishedAt"> {
   return {
@@ -65,7 +29,7 @@ function trial(task: string, index: number, reward: number): Omit<EvalTrialRecor
   };
 }
 
-for (const backend of [sqliteBackend(), postgresBackend()]) {
+for (const backend of storeBackends("crow-eval-store")) {
   describe(`eval records on ${backend.name}`, { skip: backend.skip }, () => {
     let store: Store;
     before(async () => {

@@ -3,47 +3,10 @@
  * PostgreSQL is not installed), plus the 0002 migration upgrading a store made before forks existed.
  */
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { type ChatMessage, MIGRATIONS, openStore, SessionNotFoundError, type Store } from "@crow/core";
-import { findPostgresBin, type PostgresServer, startPostgres } from "@crow/testkit";
 import { type Kysely, sql } from "kysely";
-
-interface Backend {
-  name: string;
-  skip?: string;
-  /** A fresh database's URI. */
-  create(): Promise<string>;
-  cleanup(): Promise<void>;
-}
-
-function sqliteBackend(): Backend {
-  let dir = "";
-  return {
-    name: "SQLite",
-    async create() {
-      dir = await mkdtemp(path.join(tmpdir(), "crow-fork-"));
-      return `sqlite:///${dir}/crow.db`;
-    },
-    cleanup: () => rm(dir, { recursive: true, force: true }),
-  };
-}
-
-function postgresBackend(): Backend {
-  let server: PostgresServer | undefined;
-  const backend: Backend = {
-    name: "PostgreSQL",
-    async create() {
-      server = await startPostgres();
-      return server.createDatabase();
-    },
-    cleanup: async () => server?.stop(),
-  };
-  if (!findPostgresBin()) backend.skip = "PostgreSQL is not installed (apt-get install -y postgresql)";
-  return backend;
-}
+import { storeBackends } from "./store-backends.js";
 
 const usage = { promptTokens: 120, completionTokens: 30, totalTokens: 150 };
 const history: ChatMessage[] = [
@@ -57,7 +20,7 @@ const history: ChatMessage[] = [
   { role: "assistant", content: "Found it: add() subtracts." },
 ];
 
-for (const backend of [sqliteBackend(), postgresBackend()]) {
+for (const backend of storeBackends("crow-fork")) {
   describe(`session forks on ${backend.name}`, { skip: backend.skip }, () => {
     let uri: string;
     let store: Store;

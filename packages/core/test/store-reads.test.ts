@@ -3,45 +3,9 @@
  * test PostgreSQL server (skipped, with the reason, only when PostgreSQL is not installed).
  */
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { type MessageInput, openStore, type Store } from "@crow/core";
-import { findPostgresBin, type PostgresServer, startPostgres } from "@crow/testkit";
-
-interface Backend {
-  name: string;
-  skip?: string;
-  open(): Promise<Store>;
-  cleanup(): Promise<void>;
-}
-
-function sqliteBackend(): Backend {
-  let dir = "";
-  return {
-    name: "SQLite",
-    async open() {
-      dir = await mkdtemp(path.join(tmpdir(), "crow-store-reads-"));
-      return openStore(path.join(dir, "crow.db"));
-    },
-    cleanup: () => rm(dir, { recursive: true, force: true }),
-  };
-}
-
-function postgresBackend(): Backend {
-  let server: PostgresServer | undefined;
-  const backend: Backend = {
-    name: "PostgreSQL",
-    async open() {
-      server = await startPostgres();
-      return openStore(await server.createDatabase());
-    },
-    cleanup: async () => server?.stop(),
-  };
-  if (!findPostgresBin()) backend.skip = "PostgreSQL is not installed (apt-get install -y postgresql)";
-  return backend;
-}
+import { storeBackends } from "./store-backends.js";
 
 const turn = (n: number): MessageInput[] => [
   { message: { role: "user", content: `question ${n}` } },
@@ -51,11 +15,11 @@ const turn = (n: number): MessageInput[] => [
   },
 ];
 
-for (const backend of [sqliteBackend(), postgresBackend()]) {
+for (const backend of storeBackends("crow-store-reads")) {
   describe(`store reads on ${backend.name}`, { skip: backend.skip }, () => {
     let store: Store;
     before(async () => {
-      store = await backend.open();
+      store = await openStore(await backend.create());
     });
     after(async () => {
       await store?.close();

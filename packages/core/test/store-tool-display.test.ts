@@ -4,52 +4,10 @@
  * (the rest of the display kept); rows stored before the migration load without one.
  */
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { type ChatMessage, openStore, type Store, type ToolDisplay } from "@crow/core";
-import { findPostgresBin, type PostgresServer, startPostgres } from "@crow/testkit";
 import { type Kysely, sql } from "kysely";
-
-interface Backend {
-  name: string;
-  skip?: string;
-  open(): Promise<Store>;
-  /** Opens the same database again (what the next Crow process would). */
-  reopen(): Promise<Store>;
-  cleanup(): Promise<void>;
-}
-
-function sqliteBackend(): Backend {
-  let dir = "";
-  return {
-    name: "SQLite",
-    async open() {
-      dir = await mkdtemp(path.join(tmpdir(), "crow-display-"));
-      return openStore(`sqlite:///${dir}/crow.db`);
-    },
-    reopen: () => openStore(`sqlite:///${dir}/crow.db`),
-    cleanup: () => rm(dir, { recursive: true, force: true }),
-  };
-}
-
-function postgresBackend(): Backend {
-  let server: PostgresServer | undefined;
-  let url = "";
-  const backend: Backend = {
-    name: "PostgreSQL",
-    async open() {
-      server = await startPostgres();
-      url = await server.createDatabase();
-      return openStore(url);
-    },
-    reopen: () => openStore(url),
-    cleanup: async () => server?.stop(),
-  };
-  if (!findPostgresBin()) backend.skip = "PostgreSQL is not installed (apt-get install -y postgresql)";
-  return backend;
-}
+import { storeBackends } from "./store-backends.js";
 
 const call = (id: string): ChatMessage => ({
   role: "assistant",
@@ -64,11 +22,13 @@ const display: ToolDisplay = {
   via: "crow-mcp",
 };
 
-for (const backend of [sqliteBackend(), postgresBackend()]) {
+for (const backend of storeBackends("crow-display")) {
   describe(`tool displays on ${backend.name}`, { skip: backend.skip }, () => {
+    let uri: string;
     let store: Store;
     before(async () => {
-      store = await backend.open();
+      uri = await backend.create();
+      store = await openStore(uri);
     });
     after(async () => {
       await store?.close();
@@ -115,7 +75,7 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
       await sql`alter table messages drop column display`.execute(db);
       await sql`delete from crow_migrations where name >= '0007'`.execute(db);
       await store.close();
-      store = await backend.reopen();
+      store = await openStore(uri);
       const [, old] = await store.loadMessages(session.id);
       assert.deepEqual(old?.outcome, { isError: false, durationMs: 2 });
       assert.deepEqual(await store.loadToolDisplays(session.id), []);
