@@ -4,6 +4,8 @@
  * with the same advice, for a missing bwrap, one that cannot create the sandbox, and the real one.
  */
 import assert from "node:assert/strict";
+import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
 import { afterEach, describe, test } from "node:test";
 import { probeSandbox, resetSandboxAvailability, sandboxAvailability } from "@crow/mcp/sandbox";
 
@@ -48,7 +50,10 @@ describe("sandbox availability: the background probe and the synchronous check a
       assert.equal(sandboxAvailability(), answer);
       return answer;
     });
-    assert.deepEqual(probed, { ok: true, bwrap: "bwrap" });
+    assert.equal(probed.ok, true);
+    // Absolute paths, found once: every shell runs these, whatever PATH holds later.
+    assert.match(probed.ok ? `${probed.bwrap} ${probed.bash}` : "", /^\/\S*\/bwrap \/\S*\/bash$/);
+    assert.equal(probed.ok && probed.root, process.getuid?.() === 0);
   });
 
   test("probes asked for at once share one run", async () => {
@@ -56,5 +61,34 @@ describe("sandbox availability: the background probe and the synchronous check a
       const [a, b] = await Promise.all([probeSandbox(), probeSandbox()]);
       assert.equal(a, b);
     });
+  });
+});
+
+describe("sandbox availability: a bwrap whose sandbox does not hold is not called confined", {
+  skip: process.getuid?.() !== 0 ? "needs root: bwrap keeps capabilities only when run as root" : false,
+}, () => {
+  afterEach(() => resetSandboxAvailability());
+
+  test("as root, a bwrap that keeps the capabilities (its --cap-drop ignored) is refused, saying why", async () => {
+    const dir = await mkdtemp(path.join("/var/tmp", "crow-probe-"));
+    const wrapper = path.join(dir, "bwrap");
+    // The real bwrap without `--cap-drop ALL`: what Crow ran as root before the sandbox dropped capabilities.
+    await writeFile(
+      wrapper,
+      '#!/bin/sh\nfor a do shift; if [ "$a" = --cap-drop ]; then skip=1; elif [ -n "$skip" ]; then skip=; else set -- "$@" "$a"; fi; done\nexec /usr/bin/bwrap "$@"\n',
+    );
+    await chmod(wrapper, 0o755);
+    try {
+      const probed = await withBwrap(wrapper, () => probeSandbox());
+      const checked = await withBwrap(wrapper, () => sandboxAvailability());
+      assert.deepEqual(probed, checked);
+      assert.equal(probed.ok, false);
+      assert.match(
+        probed.ok ? "" : probed.reason,
+        /^commands run unconfined: bubblewrap starts, but its sandbox does not hold here \(capabilities kept inside: .*CapEff:0*1f.*\): run as root, a command inside could remount .* Crow does not call it confined/,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

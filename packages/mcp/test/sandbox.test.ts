@@ -70,7 +70,7 @@ describe("sandbox workspace-write: the shell and write/edit may change only the 
     assert.equal(existsSync(path.join(outside, "new.txt")), false);
   });
 
-  test("a repository without .git/hooks gets an empty one, read-only, so the shell cannot plant hooks", async () => {
+  test("a repository without .git/hooks cannot get one: the whole .git is read-only", async () => {
     const repo = await tempWorkspace("crow-sbx-nohooks-");
     await gitRepo(repo);
     await rm(repo.path(".git/hooks"), { recursive: true, force: true });
@@ -87,18 +87,19 @@ describe("sandbox workspace-write: the shell and write/edit may change only the 
     }
   });
 
-  test(".git/hooks and .git/config stay read-only inside the workspace", async () => {
+  test(".git/hooks and .git/config stay read-only inside the workspace, and so does a commit", async () => {
     const hook = await run("echo 'curl evil' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit");
     assert.match(hook.text, /Read-only file system/);
     const config = await run("git config core.hooksPath /var/tmp/evil-hooks");
     assert.doesNotMatch(config.text, /exit code 0\]/);
     assert.equal(existsSync(ws.path(".git/hooks/pre-commit")), false);
     assert.doesNotMatch(await readFile(ws.path(".git/config"), "utf8"), /hooksPath/);
-    // Ordinary git work in the repository still runs.
-    const commit = await run(
-      "echo more >> README.md && git -c user.name=t -c user.email=t@e commit -qam second && git log --oneline | wc -l",
-    );
-    assert.match(commit.text, /^2\n/);
+    // Reading git still runs; a commit needs .git written, which is the user's (see sandbox-git.test.ts).
+    const status = await run("echo more >> README.md && git status --short README.md && git diff --stat | tail -1");
+    assert.match(status.text, /^ M README.md\n 1 file changed, 1 insertion/);
+    const commit = await run("git -c user.name=t -c user.email=t@e commit -qam second");
+    assert.match(commit.text, /Read-only file system/);
+    assert.match(commit.text, /\.git stays read-only/);
   });
 
   test("a workspace symlink to an outside directory cannot be written through, by the shell or by the tools", async () => {

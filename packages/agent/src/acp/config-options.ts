@@ -14,7 +14,7 @@ import {
 import type { CrowSession, PermissionMode } from "@crow/core";
 import { type AgentConfig, findModel } from "../config/index.js";
 import { MODES } from "../config/modes.js";
-import { sandboxSwitchable, sessionSandboxOn, setSessionSandbox } from "../tools/sandbox.js";
+import { sandboxOptionDescription, sandboxSwitchable, sessionSandboxOn, setSessionSandbox } from "../tools/sandbox.js";
 import { switchOption, switchValue } from "./switch-option.js";
 
 /** The id of the mode select (the model's is `model`). */
@@ -104,8 +104,7 @@ export function configOptions(config: AgentConfig, state: SelectorState, boolean
         {
           id: SANDBOX_OPTION,
           name: "Sandbox",
-          description:
-            "Commands run confined (bubblewrap): writes only in the workspace and /tmp, nothing in read-only mode. Off: unconfined.",
+          description: sandboxOptionDescription(),
         },
         sessionSandboxOn(state.id),
         booleans,

@@ -52,6 +52,16 @@ export function sandboxSwitchable(config: SandboxConfig): boolean {
   return config.enabled === "auto" && sandboxAvailability().ok;
 }
 
+/**
+ * The description of the editor's "Sandbox" option: what confines commands and, when Crow runs as root, that the
+ * sandbox was checked to hold (the probe found no capability inside; otherwise the option is not offered at all).
+ */
+export function sandboxOptionDescription(): string {
+  const available = sandboxAvailability();
+  const root = available.ok && available.root ? " Run as root: every capability is dropped inside (checked)." : "";
+  return `Commands run confined (bubblewrap): writes only in the workspace and /tmp, nothing in read-only mode, .git read-only.${root} Off: unconfined.`;
+}
+
 /** The session's "Sandbox" switch. */
 export function sessionSandboxOn(sessionId: string): boolean {
   return !switchedOff.has(sessionId);

@@ -27,7 +27,7 @@ export interface SandboxPolicy {
   writable: string[];
   /**
    * Absolute paths that stay read-only even inside a writable root (Crow's own config and extension directories).
-   * `.git/hooks` and `.git/config` of every writable root are always added.
+   * The whole `.git` of every writable root is always added (see bwrap.ts `gitControlPaths`).
    */
   readOnly: string[];
   /** false: the shell has no network at all (its own network namespace, loopback included). */
@@ -91,6 +91,6 @@ export function describePolicy(policy: SandboxPolicy): string {
   const where =
     policy.mode === "read-only"
       ? "this session is read-only: commands can read everything but write only in /tmp (a private temp dir)"
-      : `commands may write only in ${[...policy.writable, "/tmp (a private temp dir)"].join(", ")}; .git/hooks and .git/config stay read-only`;
+      : `commands may write only in ${[...policy.writable, "/tmp (a private temp dir)"].join(", ")}; .git stays read-only (git commands that only read work; commit, branch and fetch are for the user)`;
   return `Sandbox: ${where}; network is ${policy.network ? "on" : "off"}.`;
 }

@@ -42,14 +42,12 @@ export function checkWritable(file: string, policy: SandboxPolicy): string | und
   if (!root) {
     return `Error: ${shown} was not written: it is outside the sandbox's writable directories (${roots.join(", ") || "none"}). Write inside them, or ask the user to add the directory to sandbox.writable in config.yaml.`;
   }
-  // `.git/hooks` and `.git/config` by name too: a hooks directory that does not exist yet must not be created.
-  const parts = path.relative(root, target).split(path.sep);
-  const gitControl = parts[0] === ".git" && (parts[1] === "hooks" || parts[1] === "config");
-  const locked = gitControl
-    ? path.join(root, ".git", parts[1] ?? "")
-    : protectedPaths(policy, roots).find((p) => inside(target, p));
+  // `.git` by name too: one that does not exist yet must not be created (git would run its config and hooks).
+  const locked =
+    roots.map((r) => path.join(r, ".git")).find((git) => inside(target, git)) ??
+    protectedPaths(policy, roots).find((p) => inside(target, p));
   if (locked) {
-    return `Error: ${shown} was not written: ${locked} stays read-only in the sandbox (.git/hooks, .git/config and Crow's own configuration run code outside it). Ask the user to make this change.`;
+    return `Error: ${shown} was not written: ${locked} stays read-only in the sandbox (.git and Crow's own configuration run code outside it). Ask the user to make this change.`;
   }
   return undefined;
 }

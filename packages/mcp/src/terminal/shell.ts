@@ -3,8 +3,9 @@ import path from "node:path";
 import type { IPty } from "@lydell/node-pty";
 import { childEnvironment } from "../child-env.js";
 import { log } from "../log.js";
-import { bwrapArgs, sandboxAvailability } from "../sandbox/bwrap.js";
+import { bwrapArgs, inside, sandboxAvailability, writableRoots } from "../sandbox/bwrap.js";
 import { type SandboxPolicy, UNCONFINED } from "../sandbox/policy.js";
+import { trustedExecutable } from "../sandbox/which.js";
 import { LineCleaner } from "./clean.js";
 import { OutputBuffer, type TakenOutput } from "./output.js";
 import { foregroundProcessGroup, killShellTree } from "./procs.js";
@@ -99,18 +100,32 @@ export class Shell {
     });
     this.dir = makeTerminalDir();
     this.commandFile = path.join(this.dir, "command");
-    const bash = ["bash", "--norc", "--noprofile", "--noediting", "-i"];
+    const flags = ["--norc", "--noprofile", "--noediting", "-i"];
     const env = shellEnvironment(cwd);
-    let argv = bash;
+    // Unconfined, bash from PATH as the user would start it, but not from the working directory.
+    let argv = [trustedExecutable("bash") ?? "bash", ...flags];
     if (policy.mode !== "off") {
       const available = sandboxAvailability();
       if (!available.ok) {
         this.removeDir();
         throw new Error(`the sandbox cannot start: ${available.reason}`);
       }
+      // The probe took both from outside its working directory; a shared toolserver's session may write elsewhere.
+      const planted = [available.bwrap, available.bash].find((p) => writableRoots(policy).some((r) => inside(p, r)));
+      if (planted) {
+        this.removeDir();
+        throw new Error(
+          `the sandbox cannot start: ${planted} lies in a directory this session may write, so it cannot be trusted to build the sandbox. Start crow-mcp with a PATH whose bwrap and bash are outside the workspace (e.g. /usr/bin).`,
+        );
+      }
       const privateTmp = path.join(this.dir, "tmp");
       mkdirSync(privateTmp, { mode: 0o700 });
-      argv = [available.bwrap, ...bwrapArgs(policy, { cwd, privateTmp, commandDir: this.dir }), ...bash];
+      argv = [
+        available.bwrap,
+        ...bwrapArgs(policy, { cwd, privateTmp, commandDir: this.dir }),
+        available.bash,
+        ...flags,
+      ];
       // The host's TMPDIR may be read-only inside; the shell's own /tmp is the private one.
       env.TMPDIR = "/tmp";
     }
@@ -201,9 +216,16 @@ export class Shell {
 
   private startupText = "";
 
-  /** What the process printed before it failed to start (bwrap's complaint), for the error message. */
+  /**
+   * What the process printed before it failed to start (bwrap's complaint), for the error message: without the
+   * terminal's echo of the setup line we typed, which is Crow's own and says nothing to the reader.
+   */
   private startupOutput(): string {
-    const text = this.startupText.trim();
+    const text = this.startupText
+      .split(/\r?\n|\r/)
+      .filter((line) => !line.includes("__crow_"))
+      .join("\n")
+      .trim();
     return text ? `: ${text.slice(-500)}` : "";
   }
 

@@ -220,8 +220,12 @@ export function checkSandbox(config: AgentConfig | undefined): Finding {
     return { verdict: "info", text: "sandbox: off in config.yaml (commands run unconfined)" };
   }
   const available = sandboxAvailability();
-  if (available.ok)
-    return { verdict: "ok", text: `sandbox: ${available.bwrap} confines commands (sandbox: ${setting})` };
+  if (available.ok) {
+    const root = available.root
+      ? "; run as root: every capability is dropped inside, checked at start (a remount of / is refused)"
+      : "";
+    return { verdict: "ok", text: `sandbox: ${available.bwrap} confines commands (sandbox: ${setting}${root})` };
+  }
   return {
     verdict: setting === "required" ? "fail" : "info",
     text: `sandbox: ${available.reason}`,

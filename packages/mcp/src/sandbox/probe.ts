@@ -1,0 +1,209 @@
+/**
+ * The check, once per process, that bubblewrap can confine commands here, and that the sandbox it builds holds: the
+ * probe starts bwrap as the terminal's shell would (every capability dropped, a new PID namespace) and, inside,
+ * reads its own capabilities and tries to remount / read-write. Run as root, bwrap keeps every capability inside
+ * unless told otherwise, and with them a command can remount the read-only filesystem writable, unmount the binds
+ * that hide Crow's keys or protect `.git`: a sandbox whose probe shows that is not called confined.
+ *
+ * bwrap and bash are resolved to absolute paths here, once, skipping PATH entries in the working directory (see
+ * which.ts): every shell, including one restarted after the model wrote a `bwrap` into `.venv/bin`, runs these.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { trustedExecutable } from "./which.js";
+
+/**
+ * Whether bubblewrap can confine commands here, and if not, why and what to do. `bwrap` and `bash` are the absolute
+ * paths every sandboxed shell runs; `root`: the process runs as root (the sandbox then rests on dropped
+ * capabilities, which the probe checked).
+ */
+export type SandboxAvailability =
+  | { ok: true; bwrap: string; bash: string; root: boolean }
+  | { ok: false; reason: string };
+
+let cached: SandboxAvailability | undefined;
+let probing: Promise<SandboxAvailability> | undefined;
+
+/** The directory a shell's private /tmp hides: the bash run inside the sandbox must not live there. */
+const PRIVATE_TMP = "/tmp";
+
+/** What the probe's script prints when the sandbox holds. */
+const CONFINED = "crow-sandbox-confined";
+
+/**
+ * Inside the probe: every capability set empty (and no way back through exec: no_new_privs, or an empty bounding
+ * set), and a remount of / read-write refused. Prints {@link CONFINED}, or what it found instead.
+ */
+const PROBE_SCRIPT = `PATH=/usr/sbin:/usr/bin:/sbin:/bin
+kept= nnp= bnd=
+while read -r key value; do
+  case "$key" in
+    CapInh:|CapPrm:|CapEff:|CapAmb:) [ "$value" = 0000000000000000 ] || kept="$kept $key$value" ;;
+    CapBnd:) bnd=$value ;;
+    NoNewPrivs:) nnp=$value ;;
+  esac
+done </proc/self/status
+if [ -n "$kept" ]; then echo "capabilities kept inside:$kept"; exit 0; fi
+if [ "$nnp" != 1 ] && [ "$bnd" != 0000000000000000 ]; then echo "a program run inside could regain capabilities (no_new_privs is not set)"; exit 0; fi
+if command -v mount >/dev/null 2>&1 && mount -o remount,bind,rw / 2>/dev/null; then echo "remounting / read-write succeeded inside"; exit 0; fi
+echo ${CONFINED}`;
+
+/** The probe: bwrap with the namespaces and the capability drop the sandbox uses, running the check above. */
+function probeArgs(bash: string): string[] {
+  return [
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--cap-drop",
+    "ALL",
+    "--die-with-parent",
+    "--",
+    bash,
+    "-c",
+    PROBE_SCRIPT,
+  ];
+}
+const PROBE_TIMEOUT_MS = 10_000;
+
+const NOT_LINUX = (): SandboxAvailability => ({
+  ok: false,
+  reason: `commands run unconfined: Crow's sandbox uses bubblewrap, which exists only on Linux (this is ${process.platform}).`,
+});
+
+const NOT_INSTALLED =
+  "commands run unconfined: bubblewrap (bwrap) is not installed. Install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap) to confine them, or set sandbox: off in config.yaml to silence this notice.";
+
+/**
+ * The bwrap and bash to run, as absolute paths, or why there are none. bwrap: `CROW_BWRAP` (tests, unusual
+ * installs; a bare name is looked up like `bwrap`) or `bwrap` from PATH; bash: from PATH, outside /tmp (the shell's
+ * /tmp is a private one). Neither from a PATH entry in the working directory.
+ */
+function programs(): { bwrap: string; bash: string } | SandboxAvailability {
+  const bwrap = trustedExecutable(process.env.CROW_BWRAP || "bwrap");
+  if (!bwrap) return { ok: false, reason: NOT_INSTALLED };
+  const bash = trustedExecutable("bash", [PRIVATE_TMP]);
+  if (!bash) {
+    return {
+      ok: false,
+      reason:
+        "commands run unconfined: no bash found on PATH outside the working directory and /tmp (the sandbox runs its shell from there). Put bash's directory (usually /usr/bin) on PATH.",
+    };
+  }
+  return { bwrap, bash };
+}
+
+/** The verdict on one run of the probe: how it failed to start (`error`), or its exit status and output. */
+function verdict(
+  found: { bwrap: string; bash: string },
+  error: NodeJS.ErrnoException | undefined,
+  status: number | null,
+  stdout: string,
+  stderr: string,
+): SandboxAvailability {
+  if (error?.code === "ENOENT") return { ok: false, reason: NOT_INSTALLED };
+  if (error || status !== 0) {
+    const why = (error?.message ?? stderr).trim() || `exit code ${status}`;
+    return {
+      ok: false,
+      reason: `commands run unconfined: bubblewrap cannot create a sandbox here (${why}). This usually means user namespaces are disabled (containers, kernel.unprivileged_userns_clone=0 or an AppArmor restriction); allow them, or set sandbox: off in config.yaml to silence this notice.`,
+    };
+  }
+  const root = process.getuid?.() === 0;
+  if (stdout.trim() !== CONFINED) {
+    const what = stdout.trim().split("\n").at(-1) || "the check inside did not run";
+    return {
+      ok: false,
+      reason: `commands run unconfined: bubblewrap starts, but its sandbox does not hold here (${what})${root ? ": run as root, a command inside could remount the filesystem writable and undo the sandbox's walls" : ""}, so Crow does not call it confined. Use the distribution's bubblewrap${root ? ", or run Crow as an ordinary user" : ""}; set sandbox: off in config.yaml to silence this notice.`,
+    };
+  }
+  return { ok: true, ...found, root };
+}
+
+/**
+ * Checks once per process that bwrap runs, creates the namespaces the sandbox needs (some containers forbid user
+ * namespaces) and that its sandbox holds (no capability inside, a remount refused). Synchronous: it runs once and
+ * takes a few milliseconds. A process that knows early it will need the answer starts {@link probeSandbox} instead,
+ * so the check runs while it does other things; this then returns its answer.
+ */
+export function sandboxAvailability(): SandboxAvailability {
+  if (cached) return cached;
+  if (process.platform !== "linux") {
+    cached = NOT_LINUX();
+    return cached;
+  }
+  const found = programs();
+  if ("ok" in found) {
+    cached = found;
+    return cached;
+  }
+  const probe = spawnSync(found.bwrap, probeArgs(found.bash), { encoding: "utf8", timeout: PROBE_TIMEOUT_MS });
+  cached = verdict(
+    found,
+    probe.error as NodeJS.ErrnoException | undefined,
+    probe.status,
+    probe.stdout ?? "",
+    probe.stderr ?? "",
+  );
+  return cached;
+}
+
+/**
+ * The same check as {@link sandboxAvailability}, without blocking: bwrap runs as a child process while the caller
+ * goes on (the agent starts it when it starts, and awaits it when a session opens). Once per process; never rejects.
+ */
+export function probeSandbox(): Promise<SandboxAvailability> {
+  if (cached) return Promise.resolve(cached);
+  if (process.platform !== "linux") return Promise.resolve(sandboxAvailability());
+  const found = programs();
+  if ("ok" in found) {
+    cached ??= found;
+    return Promise.resolve(cached);
+  }
+  probing ??= new Promise((resolve) => {
+    let stdout = "";
+    let stderr = "";
+    let failure: NodeJS.ErrnoException | undefined;
+    let settled = false;
+    const settle = (status: number | null) => {
+      // `close` follows `error` too: the first decides.
+      if (settled) return;
+      settled = true;
+      // A synchronous check that ran meanwhile already decided: one answer per process.
+      cached ??= verdict(found, failure, status, stdout, stderr);
+      resolve(cached);
+    };
+    const child = spawn(found.bwrap, probeArgs(found.bash), {
+      stdio: ["ignore", "pipe", "pipe"],
+      timeout: PROBE_TIMEOUT_MS,
+    });
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (text: string) => {
+      stdout += text;
+    });
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (text: string) => {
+      stderr += text;
+    });
+    // ENOENT and the like: no `close` follows a spawn that failed.
+    child.once("error", (error: NodeJS.ErrnoException) => {
+      failure = error;
+      settle(null);
+    });
+    child.once("close", (code, signal) => {
+      if (signal) failure = new Error(`bwrap was killed by ${signal}`);
+      settle(code);
+    });
+  });
+  return probing;
+}
+
+/** Forgets the cached availability (tests that point CROW_BWRAP elsewhere). */
+export function resetSandboxAvailability(): void {
+  cached = undefined;
+  probing = undefined;
+}

@@ -1,0 +1,61 @@
+/**
+ * Finding the programs the sandbox itself runs (bwrap, and the bash it starts) on PATH without trusting the places
+ * the model can write: a PATH entry that is relative, or lies in the process's working directory (an activated
+ * `.venv/bin`, `node_modules/.bin`, a direnv `bin/`), is skipped, so a `bwrap` the model planted there is never the
+ * one that builds its sandbox, today or in a later session started from the same directory.
+ */
+import { accessSync, constants, realpathSync, statSync } from "node:fs";
+import path from "node:path";
+
+/** True when `child` is `root` or lies under it (both absolute, compared as given). */
+export function inside(child: string, root: string): boolean {
+  const rel = path.relative(root, child);
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+}
+
+function real(p: string): string | undefined {
+  try {
+    return realpathSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The directories a lookup must not take programs from: the process's working directory, and `extra`. */
+function untrusted(extra: readonly string[]): string[] {
+  const dirs = [process.cwd(), ...extra];
+  return dirs.flatMap((dir) => {
+    const resolved = real(dir);
+    return resolved && resolved !== dir ? [dir, resolved] : [dir];
+  });
+}
+
+/**
+ * The absolute real path of the executable `name` on `PATH`, skipping entries that are relative or lie (also after
+ * links are resolved) in the working directory or one of `exclude`; undefined when none is left. A `name` with a
+ * slash is taken as given (resolved against nothing: it must be absolute).
+ */
+export function trustedExecutable(
+  name: string,
+  exclude: readonly string[] = [],
+  searchPath: string = process.env.PATH ?? "",
+): string | undefined {
+  const avoid = untrusted(exclude);
+  const acceptable = (file: string) => !avoid.some((dir) => inside(file, dir));
+  if (name.includes("/")) return path.isAbsolute(name) ? name : undefined;
+  for (const entry of searchPath.split(path.delimiter)) {
+    if (!path.isAbsolute(entry) || !acceptable(entry)) continue;
+    const candidate = path.join(entry, name);
+    const resolved = real(candidate);
+    // A link from a trusted directory into the workspace is the workspace's file.
+    if (!resolved || !acceptable(resolved)) continue;
+    try {
+      if (!statSync(resolved).isFile()) continue;
+      accessSync(resolved, constants.X_OK);
+      return resolved;
+    } catch {
+      // Not executable here: try the next entry.
+    }
+  }
+  return undefined;
+}
