@@ -12,6 +12,7 @@
 import { lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import type { SandboxPolicy } from "./policy.js";
+import { hostSocketBinds, privateRuntimeDirs } from "./walls.js";
 import { inside } from "./which.js";
 
 export {
@@ -91,21 +92,6 @@ export function protectedPaths(policy: SandboxPolicy, roots: readonly string[] =
   return [...found];
 }
 
-/**
- * The host's runtime directories, where services listen on unix sockets (docker, dbus, systemd, an ssh or gpg
- * agent): a private empty one each when the network is off. A read-only bind would not do: connect() to a socket
- * needs no write access. `/var/run` only when it is a directory of its own (usually it is a link to /run).
- */
-function privateRuntimeDirs(): string[] {
-  const args = ["--tmpfs", "/run"];
-  try {
-    if (lstatSync("/var/run").isDirectory()) args.push("--tmpfs", "/var/run");
-  } catch {
-    // No /var/run.
-  }
-  return args;
-}
-
 /** Where the sandboxed shell runs and what else it must see. */
 export interface BwrapLayout {
   /** The shell's starting directory. */
@@ -128,6 +114,7 @@ export function bwrapArgs(policy: SandboxPolicy, layout: BwrapLayout): string[] 
   for (const root of roots) args.push("--bind", root, root);
   for (const protectedPath of protectedPaths(policy, roots)) args.push("--ro-bind", protectedPath, protectedPath);
   args.push("--ro-bind", layout.commandDir, layout.commandDir);
+  if (!policy.network) args.push(...hostSocketBinds(roots));
   for (const hidden of policy.hidden ?? []) {
     const resolved = real(hidden);
     if (!resolved) continue;

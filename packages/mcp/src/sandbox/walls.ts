@@ -1,0 +1,54 @@
+/**
+ * The sandbox's walls against the host's local services when the network is off: a new network namespace cuts TCP,
+ * UDP and abstract unix sockets, but a unix socket bound to a file is reached through the filesystem, and connect()
+ * needs no write access, so the read-only view of the host would still reach docker, dbus, an ssh or gpg agent.
+ */
+import { lstatSync, readFileSync, realpathSync } from "node:fs";
+import { inside } from "./which.js";
+
+/** Directories replaced by private, empty ones when the network is off (bwrap arguments). */
+const RUNTIME_DIRS = ["/run", "/var/run"];
+
+/**
+ * The host's runtime directories, where most services listen: a private empty one each. `/var/run` only when it is
+ * a directory of its own (usually it is a link to /run).
+ */
+export function privateRuntimeDirs(): string[] {
+  const args = ["--tmpfs", "/run"];
+  try {
+    if (lstatSync("/var/run").isDirectory()) args.push("--tmpfs", "/var/run");
+  } catch {
+    // No /var/run.
+  }
+  return args;
+}
+
+/** One line of /proc/net/unix: `Num: RefCount Protocol Flags Type St Inode Path`; the path may hold spaces. */
+const SOCKET_LINE = /^\s*\S+:\s+(?:\S+\s+){6}(\/.*)$/;
+
+/**
+ * bwrap arguments covering every unix socket bound to a file on the host (as /proc/net/unix lists them when the
+ * shell starts) outside /tmp (private already), the runtime directories (see above) and the writable roots: each is
+ * replaced by /dev/null, so a connect() there is refused. A socket bound later, or by a relative path, is not seen.
+ */
+export function hostSocketBinds(writableRoots: readonly string[]): string[] {
+  let table: string;
+  try {
+    table = readFileSync("/proc/net/unix", "utf8");
+  } catch {
+    return [];
+  }
+  const covered = ["/tmp", ...RUNTIME_DIRS, ...writableRoots];
+  const sockets = new Set<string>();
+  for (const line of table.split("\n")) {
+    const bound = SOCKET_LINE.exec(line)?.[1];
+    if (bound === undefined) continue;
+    try {
+      const real = realpathSync(bound);
+      if (!covered.some((dir) => inside(real, dir)) && lstatSync(real).isSocket()) sockets.add(real);
+    } catch {
+      // Gone, or in another mount namespace: nothing to cover here.
+    }
+  }
+  return [...sockets].flatMap((socket) => ["--ro-bind", "/dev/null", socket]);
+}
