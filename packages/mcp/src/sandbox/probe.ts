@@ -9,7 +9,7 @@
  * which.ts): every shell, including one restarted after the model wrote a `bwrap` into `.venv/bin`, runs these.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { trustedExecutable } from "./which.js";
+import { findOnPath, trustedExecutable } from "./which.js";
 
 /**
  * Whether bubblewrap can confine commands here, and if not, why and what to do. `bwrap` and `bash` are the absolute
@@ -84,8 +84,16 @@ const NOT_INSTALLED =
  * /tmp is a private one). Neither from a PATH entry in the working directory.
  */
 function programs(): { bwrap: string; bash: string } | SandboxAvailability {
-  const bwrap = trustedExecutable(process.env.CROW_BWRAP || "bwrap");
-  if (!bwrap) return { ok: false, reason: NOT_INSTALLED };
+  const name = process.env.CROW_BWRAP || "bwrap";
+  const bwrap = trustedExecutable(name);
+  if (!bwrap) {
+    const planted = findOnPath(name, []);
+    if (!planted) return { ok: false, reason: NOT_INSTALLED };
+    return {
+      ok: false,
+      reason: `commands run unconfined: the only bwrap on PATH is ${planted}, in the working directory, where a command could have put it, so it cannot be trusted to build the sandbox. Install bubblewrap system-wide (Debian/Ubuntu: apt-get install bubblewrap), or set CROW_BWRAP to its absolute path.`,
+    };
+  }
   const bash = trustedExecutable("bash", [PRIVATE_TMP]);
   if (!bash) {
     return {

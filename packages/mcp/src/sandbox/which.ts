@@ -21,9 +21,13 @@ function real(p: string): string | undefined {
   }
 }
 
-/** The directories a lookup must not take programs from: the process's working directory, and `extra`. */
+/**
+ * The directories a lookup must not take programs from: the process's working directory (unless it is `/`, which
+ * would leave nothing), and `extra`, each also as its real path.
+ */
 function untrusted(extra: readonly string[]): string[] {
-  const dirs = [process.cwd(), ...extra];
+  const cwd = process.cwd();
+  const dirs = [...(cwd === "/" ? [] : [cwd]), ...extra];
   return dirs.flatMap((dir) => {
     const resolved = real(dir);
     return resolved && resolved !== dir ? [dir, resolved] : [dir];
@@ -31,22 +35,20 @@ function untrusted(extra: readonly string[]): string[] {
 }
 
 /**
- * The absolute real path of the executable `name` on `PATH`, skipping entries that are relative or lie (also after
- * links are resolved) in the working directory or one of `exclude`; undefined when none is left. A `name` with a
- * slash is taken as given (resolved against nothing: it must be absolute).
+ * The absolute real path of the executable `name` on `searchPath`, skipping entries that are relative or lie (also
+ * after links are resolved) in one of `avoid`; undefined when none is left. A `name` with a slash is taken as given
+ * (it must be absolute).
  */
-export function trustedExecutable(
+export function findOnPath(
   name: string,
-  exclude: readonly string[] = [],
+  avoid: readonly string[],
   searchPath: string = process.env.PATH ?? "",
 ): string | undefined {
-  const avoid = untrusted(exclude);
   const acceptable = (file: string) => !avoid.some((dir) => inside(file, dir));
   if (name.includes("/")) return path.isAbsolute(name) ? name : undefined;
   for (const entry of searchPath.split(path.delimiter)) {
     if (!path.isAbsolute(entry) || !acceptable(entry)) continue;
-    const candidate = path.join(entry, name);
-    const resolved = real(candidate);
+    const resolved = real(path.join(entry, name));
     // A link from a trusted directory into the workspace is the workspace's file.
     if (!resolved || !acceptable(resolved)) continue;
     try {
@@ -58,4 +60,12 @@ export function trustedExecutable(
     }
   }
   return undefined;
+}
+
+/**
+ * {@link findOnPath} skipping the working directory and `exclude` too: where the model cannot have put a program of
+ * that name.
+ */
+export function trustedExecutable(name: string, exclude: readonly string[] = []): string | undefined {
+  return findOnPath(name, untrusted(exclude));
 }
