@@ -5,6 +5,8 @@
 import { describePolicy, type SandboxPolicy } from "./policy.js";
 
 const READ_ONLY_FS = /Read-only file system/;
+/** What moving or removing a mount point (`.git`, a protected or hidden path) says. */
+const MOUNT_POINT = /Device or resource busy/;
 const NETWORK_DOWN =
   /Network is unreachable|Could not resolve host|Temporary failure in name resolution|Name or service not known|EAI_AGAIN|ENETUNREACH|Connection refused|No address associated with hostname/;
 
@@ -30,6 +32,11 @@ export function explainBlocked(output: string, policy: SandboxPolicy): string | 
     const paths = [...new Set(blockedLines.flatMap(pathsIn))].slice(0, 5);
     const what = paths.length > 0 ? `writing ${paths.join(", ")} was blocked` : "a write was blocked";
     notes.push(`${what} ("Read-only file system" comes from the sandbox, not from the file's permissions)`);
+  }
+  if (MOUNT_POINT.test(output)) {
+    notes.push(
+      '"Device or resource busy" comes from the sandbox too: .git and the other protected paths are mounted read-only in place, so they cannot be moved, replaced or removed',
+    );
   }
   if (!policy.network && NETWORK_DOWN.test(output)) {
     notes.push("the network is off for commands in this session, so hosts (even the host's own ports) are unreachable");
