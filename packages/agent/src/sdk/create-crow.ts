@@ -77,8 +77,10 @@ export function toolRouterFactory(config: AgentConfig, options: ToolRouterFactor
       ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
       ...(options.client ? { client: options.client(sessionId) } : {}),
       sandbox: () => sandboxPolicy(settings, mode?.() ?? config.mode, [cwd, ...additionalDirectories], sessionId),
-      // In ask mode a command the sandbox blocked can run once outside it, if the user says so: never silently.
+      // In ask mode a command the sandbox blocked can run once outside it, if the user says so: never silently, and
+      // never under `sandbox: required`, which allows no unconfined command at all.
       sandboxEscape: async (call, why, signal) => {
+        if (config.sandbox.enabled === "required") return false;
         if ((mode?.() ?? config.mode) !== "ask" || !askPermission) return false;
         const answer = await askPermission({
           call,
