@@ -29,6 +29,9 @@ Options:
                          without it, only this machine's own names and addresses are accepted)
   --exit-with-stdin      with --socket: stop when stdin closes (the parent that started it is gone), and
                          remove the socket's directory if it is then empty and named crow-mcp-*
+  --secret-stdin         with --socket: read a secret from the first line of stdin; only a connection whose
+                         initialize carries it in _meta["crow/secret"] opens a session (how crow keeps
+                         its sandboxed shells from opening sessions of their own)
   --cwd <dir>            working directory for the tools (default: the current directory)
   --sandbox <mode>       confine the terminal's shell and write/edit with bubblewrap (Linux):
                          workspace-write (write only in the session's cwd and a private /tmp),
@@ -58,6 +61,7 @@ function parse() {
         http: { type: "boolean" },
         socket: { type: "string" },
         "exit-with-stdin": { type: "boolean" },
+        "secret-stdin": { type: "boolean" },
         host: { type: "string" },
         port: { type: "string" },
         token: { type: "string" },
@@ -125,10 +129,11 @@ export async function runCrowMcp(): Promise<void> {
     for (const flag of ["host", "port", "token", "no-auth", "allowed-host"] as const) {
       if (args[flag] !== undefined) fail(`--${flag} only applies with --http`);
     }
-    await serveSocket(args.socket, options, args["exit-with-stdin"] === true);
+    await serveSocket(args.socket, options, args["exit-with-stdin"] === true, args["secret-stdin"] === true);
     return;
   }
   if (args["exit-with-stdin"]) fail("--exit-with-stdin only applies with --socket");
+  if (args["secret-stdin"]) fail("--secret-stdin only applies with --socket");
   if (!args.http) {
     for (const flag of ["host", "port", "token", "no-auth", "allowed-host"] as const) {
       if (args[flag] !== undefined) fail(`--${flag} only applies with --http`);
@@ -174,11 +179,40 @@ export async function runCrowMcp(): Promise<void> {
   process.once("SIGTERM", stop);
 }
 
-async function serveSocket(socketPath: string, options: ServerOptions, exitWithStdin: boolean): Promise<void> {
+/**
+ * The first line of stdin (the agent's secret for the socket), without its newline. Rejects when stdin ends first or
+ * the line is empty: then no connection can open a session.
+ */
+function secretFromStdin(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = "";
+    const onData = (chunk: Buffer) => {
+      text += chunk.toString("utf8");
+      const end = text.indexOf("\n");
+      if (end < 0) return;
+      process.stdin.off("data", onData);
+      const secret = text.slice(0, end).trim();
+      if (secret === "") reject(new Error("--secret-stdin: the first line of stdin is empty"));
+      else resolve(secret);
+    };
+    process.stdin.on("data", onData);
+    process.stdin.once("end", () => reject(new Error("--secret-stdin: stdin ended before the secret's line")));
+    process.stdin.resume();
+  });
+}
+
+async function serveSocket(
+  socketPath: string,
+  options: ServerOptions,
+  exitWithStdin: boolean,
+  secretStdin: boolean,
+): Promise<void> {
   const { startSocketServer } = await import("./socket.js");
   let running: Awaited<ReturnType<typeof startSocketServer>>;
+  const secret = secretStdin ? secretFromStdin() : undefined;
+  secret?.catch((error: unknown) => log.error((error as Error).message));
   try {
-    running = await startSocketServer(socketPath, { ...options, warmUp: true });
+    running = await startSocketServer(socketPath, { ...options, warmUp: true, ...(secret ? { secret } : {}) });
   } catch (error) {
     fail(`cannot listen on ${socketPath}: ${(error as Error).message}`);
   }
