@@ -133,6 +133,7 @@ class Router implements ToolRouter {
   failures(): string[] {
     return [
       ...(this.options.sandboxNotice ? [this.options.sandboxNotice] : []),
+      ...(this.options.workspaceNotice ? [this.options.workspaceNotice] : []),
       ...this.connections
         .filter((c) => c.state === "failed")
         .map((c) => `MCP server "${c.name}" failed to start: ${c.error ?? "unknown error"}`),
