@@ -183,6 +183,8 @@ export async function runCrowMcp(): Promise<void> {
   try {
     running = await startHttpServer({
       ...options,
+      // A sandboxed shell must not read the token and open an unconfined session of its own on this server.
+      ...(args["token-file"] !== undefined ? { hideFromSandbox: [path.resolve(args["token-file"])] } : {}),
       host,
       port,
       ...(token ? { token } : {}),

@@ -49,6 +49,19 @@ describe("crow-mcp --http: where the token comes from", () => {
     }
   });
 
+  test("--token-file is hidden from the sandboxed shell of every session (it could open an unconfined one)", async () => {
+    const server = await startHttp({ cwd: ws.dir, args: ["--token-file", tokenFile, "--sandbox", "workspace-write"] });
+    try {
+      const mcp = await server.connect();
+      const read = await callTool(mcp.client, "terminal", { command: `cat ${tokenFile}; echo "[$CROW_MCP_TOKEN]"` });
+      assert.doesNotMatch(read.text, new RegExp(TOKEN), read.text);
+      assert.match(read.text, /\[\]/);
+      await mcp.close();
+    } finally {
+      await server.stop();
+    }
+  });
+
   test("CROW_MCP_TOKEN works the same; --token works but warns that every local user can read it", async () => {
     const fromEnv = await startHttp({ cwd: ws.dir, env: { CROW_MCP_TOKEN: TOKEN } });
     try {
