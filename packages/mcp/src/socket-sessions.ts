@@ -54,9 +54,10 @@ function carriesSecret(message: JSONRPCMessage, secret: string): boolean {
 }
 
 /**
- * The sessions of a socket front serving `options` (with `secret`: only connections that carry it open a session). A session with nothing in flight and no message for
- * `sessionIdleMs` (default 30 minutes) is ended, as the HTTP front does: an agent keeps a connection per session
- * it has not closed, and most editors never close one. The agent reconnects on its next call (in a new shell).
+ * The sessions of a socket front serving `options` (with `secret`: only connections that carry it open a session).
+ * A session with nothing in flight and no message for `sessionIdleMs` (default 30 minutes) is ended, as the HTTP
+ * front does: an agent keeps a connection per session it has not closed, and most editors never close one. The agent
+ * reconnects on its next call (in a new shell).
  */
 export function createSocketSessions(
   options: ServerOptions & { sessionIdleMs?: number; secret?: string },
