@@ -49,13 +49,18 @@ async function start(uid?: number): Promise<Started> {
         });
   child.stdin?.write(`${SECRET}\n`);
   let stderr = "";
-  await new Promise<void>((resolve, reject) => {
-    child.stderr?.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-      if (stderr.includes("listening on unix:")) resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      child.stderr?.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.includes("listening on unix:")) resolve();
+      });
+      child.once("exit", (code) => reject(new Error(`crow-mcp exited with ${code} before listening: ${stderr}`)));
     });
-    child.once("exit", (code) => reject(new Error(`crow-mcp exited with ${code} before listening: ${stderr}`)));
-  });
+  } catch (error) {
+    rmSync(base, { recursive: true, force: true });
+    throw error;
+  }
   return { child, socketPath, base, ws };
 }
 
