@@ -1,11 +1,18 @@
 import assert from "node:assert/strict";
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
 import { describe, test } from "node:test";
 import { reply, textReply, useAcpFixture } from "@crow/testkit";
 
 describe("crow acp: the client's terminal and fs when it advertises them", () => {
-  const fx = useAcpFixture({ agent: { fs: true, terminal: true } });
+  // The editor's terminal runs commands unconfined: Crow uses it only with the sandbox off
+  // (acp-editor-terminal-sandbox.test.ts: with it on, commands stay in Crow's confined shell).
+  const fx = useAcpFixture({
+    agent: { fs: true, terminal: true },
+    prepare: ({ crowHome }) => writeFile(path.join(crowHome, "config.yaml"), "sandbox: off\n"),
+  });
 
-  test("terminal commands run in the client's terminal, embedded in the tool call and released", async () => {
+  test("sandbox off: terminal commands run in the client's terminal, embedded in the tool call and released", async () => {
     const { sessionId } = await fx.agent.newSession(fx.ws.dir);
     fx.mock.script(
       reply().toolCall("terminal", { command: "echo from-client-terminal; pwd" }),

@@ -165,6 +165,8 @@ describe("crow acp: every message of a full session validates against the SDK's 
       configId: "model",
       value: "other-model",
     });
+    // Commands go to the editor's terminal only with the sandbox off (else they run in Crow's confined shell).
+    await agent.agent.request(methods.agent.session.setConfigOption, { sessionId, configId: "sandbox", value: "off" });
     mock.script(
       reply()
         .reasoning("A plan first.")

@@ -56,6 +56,8 @@ describe("the viewer in chromium", () => {
     viewer = await startViewer({ store, prices: PRICES, pollMs: 100 });
     browser = await launchBrowser();
     page = await browser.newPage();
+    // The URL crow sessions serve prints: its ?token= sets the cookie the later pages are opened with.
+    await page.goto(viewer.url);
     mock = await startMockLlm();
   });
   after(async () => {
@@ -154,7 +156,7 @@ describe("the viewer in chromium", () => {
           : { role: "assistant" as const, content: `answer ${i}` },
     }));
     await store.appendMessages(long.id, messages);
-    await page.goto(`${viewer.url.replace(/\/$/, "")}/s/${long.id}`);
+    await page.goto(`${viewer.origin}/s/${long.id}`);
     const count = () => page.locator(".item").count();
     assert.ok((await count()) < 1000, "the first screen is not the whole history");
     for (let i = 0; i < 40 && (await count()) < 1000; i++) {
@@ -192,7 +194,7 @@ describe("the viewer in chromium", () => {
       if (!id) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     assert.ok(id, `crow run stored no session: ${stderr}`);
-    await page.goto(`${viewer.url.replace(/\/$/, "")}/s/${id}`);
+    await page.goto(`${viewer.origin}/s/${id}`);
     await page.evaluate("window.__sameDocument = 42");
     await page.waitForSelector('details.tool[data-tool="terminal"] .badge.ok', { timeout: 30_000 });
     assert.match(String(await page.locator('details.tool[data-tool="terminal"] pre.result').textContent()), /live-42/);

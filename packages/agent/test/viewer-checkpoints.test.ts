@@ -67,7 +67,7 @@ describe("viewer: checkpoint marks on the timeline", () => {
     const store = crow.store;
     assert.ok(store);
 
-    viewer = await startViewer({ store, checkpointsHome: dir });
+    viewer = await startViewer({ store, checkpointsHome: dir, token: false });
     const page = await (await fetch(new URL(`/s/${session.id}`, viewer.url))).text();
     const marks = page.match(/class="checkpoint"/g) ?? [];
     assert.equal(marks.length, 1, "only the turn that changed something has a checkpoint");
@@ -75,7 +75,7 @@ describe("viewer: checkpoint marks on the timeline", () => {
     assert.match(page, /<pre class="diff">[\s\S]*-hello\n\+hello, world/);
     await viewer.close();
 
-    viewer = await startViewer({ store });
+    viewer = await startViewer({ store, token: false });
     const bare = await (await fetch(new URL(`/s/${session.id}`, viewer.url))).text();
     assert.match(bare, /<div class="checkpoint">checkpoint · 1 file changed: M greeting\.txt<\/div>/);
     assert.doesNotMatch(bare, /<pre class="diff">/);

@@ -60,7 +60,7 @@ describe("viewer eval pages", () => {
       await store.evals.recordTrial(trial("run-a", task, "m2", 0, !passA, null));
       await store.evals.recordTrial(trial("run-b", task, "m1", 0, passB, null));
     }
-    viewer = await startViewer({ store });
+    viewer = await startViewer({ store, token: false });
   });
   after(async () => {
     await viewer.close();

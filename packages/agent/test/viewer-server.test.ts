@@ -4,7 +4,7 @@
  * get the 404 page, and off loopback the Host and token checks hold. Needs `npm run build` (the page bundle).
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { request } from "node:http";
 import { after, before, describe, test } from "node:test";
 import { openStore, type Store } from "@crow/core";
@@ -71,7 +71,8 @@ for (const backend of backends) {
       cleanupDir = ws.cleanup;
       store = await backend.open(ws.dir);
       ids = await populate(store, cwd);
-      viewer = await startViewer({ store, prices: PRICES, pollMs: 50 });
+      // The pages themselves; the token is tested below.
+      viewer = await startViewer({ store, prices: PRICES, pollMs: 50, token: false });
     });
     after(async () => {
       await viewer?.close();
@@ -274,15 +275,42 @@ describe("crow sessions serve", () => {
       const url = await new Promise<string>((resolve, reject) => {
         child.stdout.setEncoding("utf8").on("data", (t: string) => {
           out += t;
-          const found = /at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)?.[1];
+          const found = /at (http:\/\/127\.0\.0\.1:\d+\/(?:\?token=[\w-]+)?)\n/.exec(out)?.[1];
           if (found) resolve(found);
         });
         child.on("exit", (code) => reject(new Error(`exited ${code}: ${out}`)));
       });
-      const page = await get(url);
+      const origin = new URL(url).origin;
+      // Loopback is no reason to go without a token: another local user (uid 65534, curl) gets nothing.
+      for (const pathname of ["/", "/assets/viewer.js", "/s/x/timeline"]) {
+        assert.equal((await get(`${origin}${pathname}`)).status, 401, pathname);
+        const other = execFileSync(
+          "setpriv",
+          [
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "curl",
+            "-s",
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_code}",
+            `${origin}${pathname}`,
+          ],
+          { encoding: "utf8" },
+        );
+        assert.equal(other, "401", `another user's curl of ${pathname}`);
+      }
+      // The URL printed sets the cookie and redirects to the clean address, which then serves the sessions.
+      const login = await get(url);
+      assert.equal(login.status, 303);
+      assert.equal(login.headers.location, "/");
+      const cookie = String(login.headers["set-cookie"]).split(";")[0] as string;
+      const page = await get(`${origin}/`, { Cookie: cookie });
       assert.equal(page.status, 200);
       assert.ok(page.body.includes("Fix the parser bug"));
-      const script = await get(`${url}assets/viewer.js`);
+      const script = await get(`${origin}/assets/viewer.js`, { Cookie: cookie });
       assert.equal(script.status, 200, "the built binary finds the bundled page script");
       assert.ok(script.body.length > 10_000);
       const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));

@@ -24,7 +24,7 @@ describe("crow sessions serve: an edit shows the diff the live session showed", 
     );
     assert.equal((await fx.agent.prompt(sessionId, "make the violets green")).stopReason, "end_turn");
     const store = await openStore(path.join(fx.crowHome, "crow.db"));
-    const viewer = await startViewer({ store });
+    const viewer = await startViewer({ store, token: false });
     try {
       const response = await fetch(`${viewer.url.replace(/\/$/, "")}/s/${sessionId}`);
       assert.equal(response.status, 200);

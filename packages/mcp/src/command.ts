@@ -1,6 +1,6 @@
 // The crow-mcp command line: what `crow-mcp [options]` does (started by main.ts).
 import { randomBytes } from "node:crypto";
-import { rmdirSync } from "node:fs";
+import { readFileSync, rmdirSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { log } from "./log.js";
@@ -21,14 +21,19 @@ Options:
   --http                 serve Streamable HTTP instead of stdio
   --host <host>          interface to bind (default 127.0.0.1)
   --port <port>          port to bind (default 7419; 0 picks a free port)
-  --token <token>        the token clients must send as "Authorization: Bearer <token>" (or set
-                         CROW_MCP_TOKEN); without one, a random token is generated and printed on stderr
+  --token-file <file>    read the token clients must send as "Authorization: Bearer <token>" from
+                         this file (its first line); or set CROW_MCP_TOKEN. Without either, a random
+                         token is generated and printed on stderr
+  --token <token>        the token itself: avoid it, every local user sees it in ps (a warning says so)
   --no-auth              serve without a token: anyone who can reach the port (any local user, on
                          loopback) can run commands as you. Only for a client that cannot send a header
   --allowed-host <host>  also accept this Host header (repeatable; for non-loopback binds; on 0.0.0.0
                          without it, only this machine's own names and addresses are accepted)
   --exit-with-stdin      with --socket: stop when stdin closes (the parent that started it is gone), and
                          remove the socket's directory if it is then empty and named crow-mcp-*
+  --secret-stdin         with --socket: read a secret from the first line of stdin; only a connection whose
+                         initialize carries it in _meta["crow/secret"] opens a session (how crow keeps
+                         its sandboxed shells from opening sessions of their own)
   --cwd <dir>            working directory for the tools (default: the current directory)
   --sandbox <mode>       confine the terminal's shell and write/edit with bubblewrap (Linux):
                          workspace-write (write only in the session's cwd and a private /tmp),
@@ -58,9 +63,11 @@ function parse() {
         http: { type: "boolean" },
         socket: { type: "string" },
         "exit-with-stdin": { type: "boolean" },
+        "secret-stdin": { type: "boolean" },
         host: { type: "string" },
         port: { type: "string" },
         token: { type: "string" },
+        "token-file": { type: "string" },
         "no-auth": { type: "boolean" },
         "allowed-host": { type: "string", multiple: true },
         cwd: { type: "string" },
@@ -83,6 +90,19 @@ function positiveNumber(raw: string | undefined, what: string, allowZero = false
   if (!Number.isFinite(value) || value < 0 || (!allowZero && value === 0))
     fail(`${what} must be a positive number, got "${raw}"`);
   return value;
+}
+
+/** The token in `file` (its first line, trimmed); a usage error when it cannot be read or is empty. */
+function tokenFromFile(file: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    fail(`cannot read --token-file ${file}: ${(error as Error).message}`);
+  }
+  const token = (text.split("\n")[0] ?? "").trim();
+  if (token === "") fail(`--token-file ${file} is empty: put the token on its first line`);
+  return token;
 }
 
 /** Runs crow-mcp with the process's arguments: serves until its transport or a signal stops it. */
@@ -122,15 +142,16 @@ export async function runCrowMcp(): Promise<void> {
 
   if (args.socket !== undefined) {
     if (args.http) fail("--socket and --http exclude each other");
-    for (const flag of ["host", "port", "token", "no-auth", "allowed-host"] as const) {
+    for (const flag of ["host", "port", "token", "token-file", "no-auth", "allowed-host"] as const) {
       if (args[flag] !== undefined) fail(`--${flag} only applies with --http`);
     }
-    await serveSocket(args.socket, options, args["exit-with-stdin"] === true);
+    await serveSocket(args.socket, options, args["exit-with-stdin"] === true, args["secret-stdin"] === true);
     return;
   }
   if (args["exit-with-stdin"]) fail("--exit-with-stdin only applies with --socket");
+  if (args["secret-stdin"]) fail("--secret-stdin only applies with --socket");
   if (!args.http) {
-    for (const flag of ["host", "port", "token", "no-auth", "allowed-host"] as const) {
+    for (const flag of ["host", "port", "token", "token-file", "no-auth", "allowed-host"] as const) {
       if (args[flag] !== undefined) fail(`--${flag} only applies with --http`);
     }
     await serveStdio(options);
@@ -139,9 +160,20 @@ export async function runCrowMcp(): Promise<void> {
   const port = positiveNumber(args.port, "--port", true) ?? 7419;
   if (!Number.isInteger(port) || port > 65535)
     fail(`--port must be an integer between 0 and 65535, got "${args.port}"`);
-  const given = args.token ?? (process.env.CROW_MCP_TOKEN || undefined);
-  if (args["no-auth"] && given) fail("--no-auth and a token (--token or CROW_MCP_TOKEN) exclude each other");
+  if (args.token !== undefined && args["token-file"] !== undefined) fail("--token and --token-file exclude each other");
+  const given =
+    args.token ??
+    (args["token-file"] !== undefined ? tokenFromFile(args["token-file"]) : undefined) ??
+    (process.env.CROW_MCP_TOKEN || undefined);
+  if (args["no-auth"] && given)
+    fail("--no-auth and a token (--token, --token-file or CROW_MCP_TOKEN) exclude each other");
   if (given === "") fail("--token must not be empty (use --no-auth to serve without a token)");
+  if (args.token !== undefined) {
+    // Always said (not subject to CROW_MCP_LOG): the token is already exposed.
+    process.stderr.write(
+      "crow-mcp: warning: --token puts the token on the command line, where every user of this machine can read it (ps, /proc/<pid>/cmdline); use --token-file FILE or CROW_MCP_TOKEN instead.\n",
+    );
+  }
   // Serving tools over HTTP without a token lets any local user run commands as this user: a token is the default.
   const token = args["no-auth"] ? undefined : (given ?? randomBytes(24).toString("base64url"));
   const host = args.host ?? "127.0.0.1";
@@ -151,6 +183,8 @@ export async function runCrowMcp(): Promise<void> {
   try {
     running = await startHttpServer({
       ...options,
+      // A sandboxed shell must not read the token and open an unconfined session of its own on this server.
+      ...(args["token-file"] !== undefined ? { hideFromSandbox: [path.resolve(args["token-file"])] } : {}),
       host,
       port,
       ...(token ? { token } : {}),
@@ -174,11 +208,40 @@ export async function runCrowMcp(): Promise<void> {
   process.once("SIGTERM", stop);
 }
 
-async function serveSocket(socketPath: string, options: ServerOptions, exitWithStdin: boolean): Promise<void> {
+/**
+ * The first line of stdin (the agent's secret for the socket), without its newline. Rejects when stdin ends first or
+ * the line is empty: then no connection can open a session.
+ */
+function secretFromStdin(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = "";
+    const onData = (chunk: Buffer) => {
+      text += chunk.toString("utf8");
+      const end = text.indexOf("\n");
+      if (end < 0) return;
+      process.stdin.off("data", onData);
+      const secret = text.slice(0, end).trim();
+      if (secret === "") reject(new Error("--secret-stdin: the first line of stdin is empty"));
+      else resolve(secret);
+    };
+    process.stdin.on("data", onData);
+    process.stdin.once("end", () => reject(new Error("--secret-stdin: stdin ended before the secret's line")));
+    process.stdin.resume();
+  });
+}
+
+async function serveSocket(
+  socketPath: string,
+  options: ServerOptions,
+  exitWithStdin: boolean,
+  secretStdin: boolean,
+): Promise<void> {
   const { startSocketServer } = await import("./socket.js");
   let running: Awaited<ReturnType<typeof startSocketServer>>;
+  const secret = secretStdin ? secretFromStdin() : undefined;
+  secret?.catch((error: unknown) => log.error((error as Error).message));
   try {
-    running = await startSocketServer(socketPath, { ...options, warmUp: true });
+    running = await startSocketServer(socketPath, { ...options, warmUp: true, ...(secret ? { secret } : {}) });
   } catch (error) {
     fail(`cannot listen on ${socketPath}: ${(error as Error).message}`);
   }

@@ -27,6 +27,11 @@ export interface ServerOptions {
   sandbox?: SandboxPolicy;
   /** Without `sandbox`: confine each session by this mode in its own cwd (`--sandbox`; default "off"). */
   sandboxMode?: SandboxMode;
+  /**
+   * Paths hidden from every confined policy of every session, whatever the client's policy says: the unix socket's
+   * own directory, so that a sandboxed shell can never reach the toolserver that confines it.
+   */
+  hideFromSandbox?: string[];
   /** Terminal tool settings. */
   terminal?: {
     /** Seconds without new output before a running command returns with partial output (default 30). */

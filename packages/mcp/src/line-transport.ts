@@ -35,6 +35,12 @@ export const STDIO_MAX_LINE_BYTES = 10 * 1024 * 1024;
 /** Key of `initialize`'s `params._meta` that gives a session of the shared crow-mcp its working directory. */
 export const CWD_META_KEY = "crow/cwd";
 
+/**
+ * Key of `initialize`'s `params._meta` that proves a connection to the shared crow-mcp comes from the agent that
+ * started it: the secret that agent handed crow-mcp on its stdin (`--secret-stdin`), which no sandboxed shell sees.
+ */
+export const SECRET_META_KEY = "crow/secret";
+
 function isMessage(value: unknown): value is JSONRPCMessage {
   return typeof value === "object" && value !== null && (value as { jsonrpc?: unknown }).jsonrpc === "2.0";
 }

@@ -1,7 +1,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { ServerOptions, ToolContext } from "./context.js";
 import { log } from "./log.js";
-import { policyForFlag } from "./sandbox/policy.js";
+import { policyForFlag, withHidden } from "./sandbox/policy.js";
 import { registerTools } from "./tools/index.js";
 import { VERSION } from "./version.js";
 
@@ -35,7 +35,12 @@ export function createServer(options: ServerOptions = {}): CrowMcpServer {
   const context: ToolContext = {
     cwd: options.cwd ?? process.cwd(),
     options,
-    sandbox: { current: options.sandbox ?? policyForFlag(options.sandboxMode ?? "off", options.cwd ?? process.cwd()) },
+    sandbox: {
+      current: withHidden(
+        options.sandbox ?? policyForFlag(options.sandboxMode ?? "off", options.cwd ?? process.cwd()),
+        options.hideFromSandbox,
+      ),
+    },
     onClose: (cleanup) => {
       cleanups.push(cleanup);
     },

@@ -5,9 +5,10 @@
  * and edit locks, and ends when the connection does. socket.ts loads this module once it listens, so the listening
  * line comes first.
  */
+import { timingSafeEqual } from "node:crypto";
 import type { Socket } from "node:net";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { CWD_META_KEY, SocketLineTransport } from "./line-transport.js";
+import { CWD_META_KEY, SECRET_META_KEY, SocketLineTransport } from "./line-transport.js";
 import { log } from "./log.js";
 import { parseSandboxPolicy, SANDBOX_META_KEY, type SandboxPolicy } from "./sandbox/policy.js";
 import { type CrowMcpServer, createServer, type ServerOptions } from "./server.js";
@@ -42,12 +43,26 @@ function requestedPolicy(message: JSONRPCMessage): { policy?: SandboxPolicy } | 
   return "error" in parsed ? { error: `_meta["${SANDBOX_META_KEY}"]: ${parsed.error}` } : parsed;
 }
 
+/** Whether an `initialize` carries `secret` in `_meta["crow/secret"]` (compared in constant time). */
+function carriesSecret(message: JSONRPCMessage, secret: string): boolean {
+  const meta = (message as { params?: { _meta?: Record<string, unknown> } }).params?._meta;
+  const given = meta?.[SECRET_META_KEY];
+  if (typeof given !== "string") return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(secret);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
 /**
- * The sessions of a socket front serving `options`. A session with nothing in flight and no message for
- * `sessionIdleMs` (default 30 minutes) is ended, as the HTTP front does: an agent keeps a connection per session
- * it has not closed, and most editors never close one. The agent reconnects on its next call (in a new shell).
+ * The sessions of a socket front serving `options` (with `secret`: only connections that carry it open a session).
+ * A session with nothing in flight and no message for `sessionIdleMs` (default 30 minutes) is ended, as the HTTP
+ * front does: an agent keeps a connection per session it has not closed, and most editors never close one. The agent
+ * reconnects on its next call (in a new shell).
  */
-export function createSocketSessions(options: ServerOptions & { sessionIdleMs?: number }): SocketSessions {
+export function createSocketSessions(
+  options: ServerOptions & { sessionIdleMs?: number; secret?: string },
+): SocketSessions {
+  const { secret, ...serverOptions } = options;
   const fallbackCwd = options.cwd ?? process.cwd();
   const live = new Map<SocketLineTransport, CrowMcpServer | undefined>();
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
@@ -72,11 +87,23 @@ export function createSocketSessions(options: ServerOptions & { sessionIdleMs?: 
     if (!("method" in first) || first.method !== "initialize" || !("id" in first)) {
       return transport.refuse(first, -32600, "No MCP session on this connection yet: send initialize first");
     }
+    if (secret !== undefined && !carriesSecret(first, secret)) {
+      log.warn("refused a connection to the socket that did not carry the agent's secret");
+      return transport.refuse(
+        first,
+        -32600,
+        `This crow-mcp serves only the agent that started it: initialize must carry its secret in _meta["${SECRET_META_KEY}"]`,
+      );
+    }
     const where = requestedCwd(first, fallbackCwd);
     if ("error" in where) return transport.refuse(first, -32602, `Invalid params: ${where.error}`);
     const policy = requestedPolicy(first);
     if ("error" in policy) return transport.refuse(first, -32602, `Invalid params: ${policy.error}`);
-    const crow = createServer({ ...options, cwd: where.cwd, ...(policy.policy ? { sandbox: policy.policy } : {}) });
+    const crow = createServer({
+      ...serverOptions,
+      cwd: where.cwd,
+      ...(policy.policy ? { sandbox: policy.policy } : {}),
+    });
     live.set(transport, crow);
     log.info(`MCP session opened in ${where.cwd} (${live.size} live)`);
     crow.server.connect(transport).then(

@@ -1,13 +1,17 @@
 /**
  * MCP on a unix socket, one JSON-RPC message per line and one session per connection (line-transport.ts says why not
  * HTTP): how one agent process shares one crow-mcp among all its sessions. The socket lives in a directory only its
- * user can enter, so no token is needed and nothing listens on the network. This module itself needs nothing but
+ * user can enter, and nothing listens on the network. That directory is hidden from every session's sandbox
+ * (`hideFromSandbox`), and with a `secret` a connection must also prove it comes from the agent that started crow-mcp:
+ * a sandboxed shell that reached the socket anyway (a bind it was given, a TMPDIR inside a writable root) could
+ * otherwise open a session of its own, unconfined. This module itself needs nothing but
  * node:net and the line framing, so crow-mcp says it listens before the MCP SDK, zod and the tools are compiled
  * (socket-sessions.ts, loaded right after): the agent that waits for that line goes on ~100 ms sooner, and its first
  * messages wait only for what is left to load.
  */
 import { chmodSync } from "node:fs";
 import { createServer as createNetServer, type Server, type Socket } from "node:net";
+import path from "node:path";
 import { SocketLineTransport } from "./line-transport.js";
 import { log } from "./log.js";
 import type { ServerOptions } from "./server.js";
@@ -39,19 +43,32 @@ export async function startSocketServer(
      * make one tool call and end it (warm-up.ts): a first session that comes later finds that code compiled.
      */
     warmUp?: boolean;
+    /**
+     * The secret every connection's `initialize` must carry in `_meta["crow/secret"]` (the agent hands it over on
+     * crow-mcp's stdin; connections wait until it has arrived). Without one, any connection may open a session.
+     */
+    secret?: Promise<string>;
   } = {},
 ): Promise<RunningSocketServer> {
+  // No sandbox of any session may see the socket's directory, whatever policy its client sends.
+  const { secret: _secret, ...rest } = options;
+  const served = {
+    ...rest,
+    hideFromSandbox: [...(options.hideFromSandbox ?? []), path.dirname(path.resolve(socketPath))],
+  };
   // The SDK and the tools load only once the socket listens (see below); a connection that comes earlier waits for
   // them (its socket stays paused, its bytes buffered, until it is accepted).
   let table: Promise<SocketSessions> | undefined;
   const sessions = (): Promise<SocketSessions> =>
-    (table ??= import("./socket-sessions.js").then(
-      (loaded) => loaded.createSocketSessions(options),
-      (error: unknown) => {
+    (table ??= Promise.all([
+      import("./socket-sessions.js").catch((error: unknown) => {
         throw new Error(
           `crow-mcp could not load its tools (${(error as Error).message}); its installation is incomplete: reinstall crow`,
         );
-      },
+      }),
+      options.secret,
+    ]).then(([loaded, secret]) =>
+      loaded.createSocketSessions({ ...served, ...(secret !== undefined ? { secret } : {}) }),
     ));
   let asked = false;
   // Every open connection, so that close() can end them: a net server's close waits for its connections, and one
@@ -83,7 +100,7 @@ export async function startSocketServer(
       async (loaded) => {
         count = () => loaded.count();
         // A client that is already asking warms the same code itself; a warm-up would only compete with it.
-        if (options.warmUp && !asked) await warmUp(socketPath);
+        if (options.warmUp && !asked) await warmUp(socketPath, await options.secret);
       },
       (error: unknown) => log.error((error as Error).message),
     );

@@ -9,7 +9,7 @@
  */
 import { connect } from "node:net";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { SocketLineTransport } from "./line-transport.js";
+import { SECRET_META_KEY, SocketLineTransport } from "./line-transport.js";
 
 /** Sends `messages` in order on a connection of its own, each after the answer to the request before it. */
 function converse(socketPath: string, messages: readonly JSONRPCMessage[]): Promise<void> {
@@ -37,10 +37,10 @@ function converse(socketPath: string, messages: readonly JSONRPCMessage[]): Prom
 }
 
 /**
- * Opens a session on `socketPath`, lists the tools, makes one `read` call, ends the session and loads the PTY addon.
+ * Opens a session on `socketPath` (with the socket's `secret`, if it has one), lists the tools, makes one `read` call, ends the session and loads the PTY addon.
  * Never throws.
  */
-export async function warmUp(socketPath: string): Promise<void> {
+export async function warmUp(socketPath: string, secret?: string): Promise<void> {
   const clientInfo = { name: "crow-mcp warm-up", version: "0" };
   try {
     await converse(socketPath, [
@@ -48,7 +48,12 @@ export async function warmUp(socketPath: string): Promise<void> {
         jsonrpc: "2.0",
         id: 1,
         method: "initialize",
-        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo },
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo,
+          ...(secret !== undefined ? { _meta: { [SECRET_META_KEY]: secret } } : {}),
+        },
       },
       { jsonrpc: "2.0", method: "notifications/initialized" },
       { jsonrpc: "2.0", id: 2, method: "tools/list" },

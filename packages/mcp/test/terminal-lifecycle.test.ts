@@ -33,8 +33,8 @@ async function survivors(pids: number[], withinMs = 5000): Promise<number[]> {
 
 /**
  * Starts a shell with a background job, a nohup'd one and one started from a subshell (so its parent is not the
- * shell); returns all their pids. (A process that double-forks out of the session with setsid escapes any tracking
- * short of cgroups; that is a documented limit.)
+ * shell); returns all their pids. (What leaves the session and the tree, setsid and double forks:
+ * terminal-escapees.test.ts.)
  */
 async function spawnFamily(mcp: McpConnection): Promise<number[]> {
   const result = await callTool(mcp.client, "terminal", {

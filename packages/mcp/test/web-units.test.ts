@@ -42,6 +42,36 @@ describe("web address guard", () => {
     }
   });
 
+  test("network off (guard private): loopback, private, unspecified and their IPv6 forms refused; public allowed", () => {
+    for (const ip of [
+      "127.0.0.1",
+      "127.255.0.9",
+      "::1",
+      "::",
+      "0.0.0.0",
+      "10.0.0.5",
+      "172.16.0.1",
+      "172.31.255.255",
+      "192.168.1.10",
+      "100.64.0.1",
+      "fc00::1",
+      "fd00::1",
+      "::ffff:127.0.0.1",
+      "::127.0.0.1",
+      "64:ff9b::7f00:1",
+      "2002:c0a8:101::1",
+      "224.0.0.1",
+      "255.255.255.255",
+      "ff02::1",
+      "169.254.169.254",
+    ]) {
+      assert.ok(blockedAddressReason(ip, "private"), `${ip} is refused`);
+    }
+    for (const ip of ["8.8.8.8", "1.1.1.1", "172.32.0.1", "192.169.0.1", "2606:4700::1111", "2001:db8::1"]) {
+      assert.equal(blockedAddressReason(ip, "private"), undefined, `${ip} is allowed`);
+    }
+  });
+
   test("IPv6 forms that carry a link-local IPv4 address are refused: NAT64, 6to4, IPv4-compatible, Teredo", () => {
     const forms: Array<[string, RegExp]> = [
       ["64:ff9b::169.254.169.254", /NAT64/],

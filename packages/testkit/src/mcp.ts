@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -130,7 +130,14 @@ export async function startHttp(options: SpawnOptions): Promise<HttpServerProces
   });
   const args = options.args ?? [];
   const flag = args.indexOf("--token");
-  const givenToken = flag >= 0 ? args[flag + 1] : env.CROW_MCP_TOKEN || undefined;
+  const fileFlag = args.indexOf("--token-file");
+  const tokenFile = fileFlag >= 0 ? args[fileFlag + 1] : undefined;
+  const givenToken =
+    flag >= 0
+      ? args[flag + 1]
+      : tokenFile !== undefined
+        ? readFileSync(tokenFile, "utf8").split("\n")[0]?.trim()
+        : env.CROW_MCP_TOKEN || undefined;
   const expectsPrintedToken = givenToken === undefined && !args.includes("--no-auth");
   const { url, token } = await new Promise<{ url: string; token: string | undefined }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`crow-mcp --http did not start:\n${stderr}`)), 15_000);

@@ -20,7 +20,8 @@ Commands:
                                                   terminal; --yes is required otherwise)
   fork ID [--cwd DIR] [--json]                    a new session starting as a copy of ID (prints its id)
   serve [--port N] [--host H] [--open]            a read-only web viewer of the sessions (default 127.0.0.1);
-        [--token T] [--allowed-host NAME...]      off loopback it needs a token (generated unless given)
+        [--token T] [--allowed-host NAME...]      it needs a token, on loopback too (generated unless given;
+                                                  the URL printed carries it)
 
 The store is the one in config.yaml's db_uri (or CROW_DB_URI), by default SQLite at ~/.crow/crow.db.`;
 

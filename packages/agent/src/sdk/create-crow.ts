@@ -19,6 +19,7 @@ import {
 import { log } from "../base/log.js";
 import { compactionThresholdOf } from "../config/compaction.js";
 import { type AgentConfig, configFiles, createModelRouter, loadConfig } from "../config/index.js";
+import { broadRootsNotice } from "../tools/broad-roots.js";
 import { useConfigEnvironment } from "../tools/child-env.js";
 import { createToolRouter } from "../tools/index.js";
 import { checkSandbox, sandboxPolicy } from "../tools/sandbox.js";
@@ -70,6 +71,11 @@ export function toolRouterFactory(config: AgentConfig, options: ToolRouterFactor
       ],
       hidden: Object.values(configFiles(config.home)),
     };
+    // Writable roots that take in / or the home directory are accepted, but said once when the session opens.
+    const broad =
+      builtin && config.sandbox.enabled !== "off"
+        ? broadRootsNotice([cwd, ...additionalDirectories, ...config.sandbox.writable])
+        : undefined;
     return createToolRouter({
       cwd,
       configServers: config.mcpServers,
@@ -77,8 +83,10 @@ export function toolRouterFactory(config: AgentConfig, options: ToolRouterFactor
       ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
       ...(options.client ? { client: options.client(sessionId) } : {}),
       sandbox: () => sandboxPolicy(settings, mode?.() ?? config.mode, [cwd, ...additionalDirectories], sessionId),
-      // In ask mode a command the sandbox blocked can run once outside it, if the user says so: never silently.
+      // In ask mode a command the sandbox blocked can run once outside it, if the user says so: never silently, and
+      // never under `sandbox: required`, which allows no unconfined command at all.
       sandboxEscape: async (call, why, signal) => {
+        if (config.sandbox.enabled === "required") return false;
         if ((mode?.() ?? config.mode) !== "ask" || !askPermission) return false;
         const answer = await askPermission({
           call,
@@ -91,6 +99,7 @@ export function toolRouterFactory(config: AgentConfig, options: ToolRouterFactor
         return answer === "allow_once" || answer === "allow_always";
       },
       ...(notice ? { sandboxNotice: notice } : {}),
+      ...(broad ? { workspaceNotice: broad } : {}),
       // The servers' questions go to the session's user (or are declined with the reason when nobody can answer).
       ...(askUser ? { user: { askUser, ...(completeUserQuestion ? { completeUserQuestion } : {}) } } : {}),
     });

@@ -183,7 +183,7 @@ export class ServerConnection {
     if (spec.transport === "shared") {
       const shared = await sharedEndpoint();
       this.shared = shared;
-      return new SharedSocketTransport(shared.socketPath, spec.cwd, this.meta);
+      return new SharedSocketTransport(shared.socketPath, shared.secret, spec.cwd, this.meta);
     }
     if (spec.transport !== "stdio") {
       const url = new URL(spec.url);

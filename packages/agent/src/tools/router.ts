@@ -133,6 +133,7 @@ class Router implements ToolRouter {
   failures(): string[] {
     return [
       ...(this.options.sandboxNotice ? [this.options.sandboxNotice] : []),
+      ...(this.options.workspaceNotice ? [this.options.workspaceNotice] : []),
       ...this.connections
         .filter((c) => c.state === "failed")
         .map((c) => `MCP server "${c.name}" failed to start: ${c.error ?? "unknown error"}`),
@@ -160,10 +161,8 @@ class Router implements ToolRouter {
       definition,
       kind: toolKind(name),
       ...(readOnly !== undefined ? { readOnly } : {}),
-      // The editor's terminal runs commands its own way: not confined by Crow.
-      ...(builtinTerminal
-        ? { confined: () => !this.options.client?.createTerminal && (this.options.sandbox?.().mode ?? "off") !== "off" }
-        : {}),
+      // While the sandbox is on, commands run in crow-mcp's confined shell, never in the editor's terminal.
+      ...(builtinTerminal ? { confined: () => this.sandboxOn() } : {}),
       display: (args) => callDisplay(name, args),
       propose: (args, signal) => this.propose(route, args, signal),
       run: (call, context) => this.execute(route, call, context),
@@ -184,7 +183,8 @@ class Router implements ToolRouter {
       } else if (route.tool === "write" && client.writeTextFile) routed = await clientWrite(client, call.args);
       else if (route.tool === "edit" && client.readTextFile && client.writeTextFile) {
         return clientEdit(client, call.args, () => this.callMcp(route, call.args, context));
-      } else if (route.tool === "terminal" && client.createTerminal) {
+      } else if (route.tool === "terminal" && client.createTerminal && !this.sandboxOn()) {
+        // The editor's terminal runs a command as the editor does, unconfined: only when the sandbox is off.
         routed = await clientTerminal(client.createTerminal.bind(client), call.args, {
           cwd,
           signal: context.signal,
@@ -232,6 +232,11 @@ class Router implements ToolRouter {
     if (result.isError) throw new Error(resultText(result));
     const diff = diffFromMeta(raw._meta);
     return diff ? { via: route.connection.name, ...diffDisplay(diff) } : undefined;
+  }
+
+  /** Whether the built-in's commands run confined now (the session's current policy is not "off"). */
+  private sandboxOn(): boolean {
+    return (this.options.sandbox?.().mode ?? "off") !== "off";
   }
 
   /** The sandbox's refusal of a write or edit through the editor (outside the writable roots, a hidden file), if any. */

@@ -4,7 +4,10 @@
  * session with its own shell, working directory (`_meta["crow/cwd"]` of its `initialize`) and web cache.
  *
  * Why a unix socket: only this user can enter the directory (mkdtemp makes it 0700) and the socket is 0600, so no
- * token has to be made, passed and checked, nothing listens on the network, and no port can be taken by someone else.
+ * other user can connect, nothing listens on the network, and no port can be taken by someone else. The sandboxed
+ * shells run as this user, though: crow-mcp hides the socket's directory from every sandbox, and each launch gets a
+ * random secret, written to crow-mcp's stdin (`--secret-stdin`, never in its arguments or environment), that every
+ * connection's `initialize` must carry — a shell that reached the socket anyway cannot open a session of its own.
  *
  * Lifecycle: started early (`crow acp` launches it before the ACP layer loads, so the first session's toolserver has
  * booted by the time it is asked for), restarted on demand after it died (the next session or call that needs it),
@@ -13,6 +16,7 @@
  * whose sessions are closed can exit.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -34,6 +38,8 @@ export interface SharedEndpoint {
   readonly pid: number;
   /** The unix socket it serves MCP on (one JSON-RPC message per line, one session per connection). */
   readonly socketPath: string;
+  /** The secret each connection's `initialize` must carry (`_meta["crow/secret"]`). */
+  readonly secret: string;
   /** Resolves, with a sentence saying how, when this process has ended. */
   readonly ended: Promise<string>;
 }
@@ -78,9 +84,10 @@ function describeExit(pid: number, code: number | null, signal: NodeJS.Signals |
 
 function launch(env: Record<string, string> = toolserverEnvironment()): Running {
   const socketPath = privateSocketPath();
+  const secret = randomBytes(32).toString("base64url");
   const child = spawn(
     process.execPath,
-    [...TOOLSERVER_NODE_FLAGS, builtinServerPath(), "--socket", socketPath, "--exit-with-stdin"],
+    [...TOOLSERVER_NODE_FLAGS, builtinServerPath(), "--socket", socketPath, "--exit-with-stdin", "--secret-stdin"],
     // Its own process group: a Ctrl-C at the terminal of `crow run` (which hosts the agent) must reach only crow run,
     // which turns it into session/cancel; the toolserver and its shells are not the terminal's foreground job.
     { cwd: process.cwd(), env, stdio: ["pipe", "ignore", "pipe"], detached: true },
@@ -113,7 +120,7 @@ function launch(env: Record<string, string> = toolserverEnvironment()): Running 
       clearTimeout(timer);
       // Starting kept this process alive (someone waits for it); from now on only sessions using it do.
       setRef(child, users > 0);
-      resolve({ pid: child.pid ?? 0, socketPath, ended });
+      resolve({ pid: child.pid ?? 0, socketPath, secret, ended });
     });
     void ended.then((why) => {
       clearTimeout(timer);
@@ -123,6 +130,7 @@ function launch(env: Record<string, string> = toolserverEnvironment()): Running 
   ready.catch(() => {});
   // Writes to a dead child's stdin fail with EPIPE; the exit is reported through `ended`.
   child.stdin?.on("error", () => {});
+  child.stdin?.write(`${secret}\n`);
   return { child, ready, env };
 }
 

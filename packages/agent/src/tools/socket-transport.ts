@@ -1,11 +1,12 @@
 /**
  * The MCP client transport to the shared crow-mcp: one connection to its unix socket per MCP session, one JSON-RPC
  * message per line (crow-mcp's line-transport.ts, which both sides use, says why not HTTP). `start` connects;
- * `initialize` carries the session's working directory in `_meta["crow/cwd"]`; closing the transport ends the session
+ * `initialize` carries the session's working directory in `_meta["crow/cwd"]` and the launch's secret in
+ * `_meta["crow/secret"]`; closing the transport ends the session
  * on the server (its shell stops).
  */
 import { connect } from "node:net";
-import { CWD_META_KEY, SocketLineTransport } from "@crow/mcp/line-transport";
+import { CWD_META_KEY, SECRET_META_KEY, SocketLineTransport } from "@crow/mcp/line-transport";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
@@ -17,6 +18,8 @@ export class SharedSocketTransport implements Transport {
 
   constructor(
     private readonly socketPath: string,
+    /** The secret of this crow-mcp launch, proving the connection is its agent's (`_meta["crow/secret"]`). */
+    private readonly secret: string,
     /** The session's working directory (absolute). */
     private readonly cwd: string,
     /** More `_meta` for `initialize` (the session's sandbox policy), read when it is sent. */
@@ -46,7 +49,10 @@ export class SharedSocketTransport implements Transport {
       const params = (message.params ?? {}) as { _meta?: Record<string, unknown> };
       return this.lines.send({
         ...message,
-        params: { ...params, _meta: { ...params._meta, ...this.meta?.(), [CWD_META_KEY]: this.cwd } },
+        params: {
+          ...params,
+          _meta: { ...params._meta, ...this.meta?.(), [CWD_META_KEY]: this.cwd, [SECRET_META_KEY]: this.secret },
+        },
       } as JSONRPCMessage);
     }
     return this.lines.send(message);

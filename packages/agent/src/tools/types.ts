@@ -80,6 +80,8 @@ export interface ToolRouterOptions {
   sandbox?: () => SandboxPolicy;
   /** A problem with the sandbox to show when the session opens (no usable bubblewrap under `sandbox: auto`). */
   sandboxNotice?: string;
+  /** A warning about the session's writable directories to show when it opens (they take in / or the home). */
+  workspaceNotice?: string;
   /**
    * Asks the user whether a command the sandbox blocked may run once outside it (`why`: the sandbox's note);
    * resolves true to run it. Absent, or resolving false: the blocked result stands. The agent offers it in `ask` mode.

@@ -1,16 +1,20 @@
 /**
  * Who may talk to the viewer. The Host header is always checked (a page on another site cannot reach the viewer
  * through DNS rebinding): loopback names when bound to loopback; off loopback also the bound address, the machine's
- * own addresses for a wildcard bind, and `--allowed-host` names. Off loopback a token is required too: given once
- * as `?token=…` (the URL `crow sessions serve` prints), it becomes an HttpOnly same-site cookie; `Authorization:
- * Bearer` works for scripts.
+ * own addresses for a wildcard bind, and `--allowed-host` names. A token is required too, on loopback as well (any
+ * local user can reach a loopback port, and the store holds every transcript): given once as `?token=…` (the URL
+ * `crow sessions serve` prints, as Jupyter does), it becomes an HttpOnly same-site cookie named after the port (two
+ * viewers on one host keep their own); `Authorization: Bearer` works for scripts.
  */
 import { timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { hostname, networkInterfaces } from "node:os";
 
 export const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
-const COOKIE = "crow_viewer_token";
+/** The token cookie of the viewer on `port` (cookies are per host, not per port). */
+export function tokenCookieName(port: number): string {
+  return `crow_viewer_token_${port}`;
+}
 
 export function isLoopback(host: string): boolean {
   return LOOPBACK.has(host) || /^127\./.test(host);
@@ -40,10 +44,10 @@ function same(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-function cookieToken(req: IncomingMessage): string | undefined {
+function cookieToken(req: IncomingMessage, cookie: string): string | undefined {
   for (const part of (req.headers.cookie ?? "").split(";")) {
     const [name, ...rest] = part.trim().split("=");
-    if (name === COOKIE) return decodeURIComponent(rest.join("="));
+    if (name === cookie) return decodeURIComponent(rest.join("="));
   }
   return undefined;
 }
@@ -55,8 +59,14 @@ export type Verdict =
   /** A valid `?token=`: set the cookie and redirect to the same URL without it. */
   | { ok: false; status: 303; location: string; cookie: string };
 
-/** Checks one request against the Host list and (when set) the token. */
-export function check(req: IncomingMessage, url: URL, hosts: ReadonlySet<string>, token: string | undefined): Verdict {
+/** Checks one request against the Host list and (when set) the token, kept in the cookie named `cookie`. */
+export function check(
+  req: IncomingMessage,
+  url: URL,
+  hosts: ReadonlySet<string>,
+  token: string | undefined,
+  cookie: string,
+): Verdict {
   const host = hostOf(req.headers.host);
   if (!host || !hosts.has(host)) {
     return {
@@ -67,7 +77,7 @@ export function check(req: IncomingMessage, url: URL, hosts: ReadonlySet<string>
   }
   if (token === undefined) return { ok: true };
   const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
-  if ((bearer && same(bearer, token)) || same(cookieToken(req) ?? "", token)) return { ok: true };
+  if ((bearer && same(bearer, token)) || same(cookieToken(req, cookie) ?? "", token)) return { ok: true };
   const query = url.searchParams.get("token");
   if (query !== null && same(query, token)) {
     url.searchParams.delete("token");
@@ -75,7 +85,7 @@ export function check(req: IncomingMessage, url: URL, hosts: ReadonlySet<string>
       ok: false,
       status: 303,
       location: `${url.pathname}${url.search}`,
-      cookie: `${COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`,
+      cookie: `${cookie}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`,
     };
   }
   return {

@@ -55,7 +55,11 @@ export async function serve(
     return 1;
   }
   io.out(`Serving ${store.location} at ${viewer.url}\n`);
-  if (!isLoopback(host)) io.err(`bound to ${host}: the token in the URL is required; keep it private.\n`);
+  io.err(
+    isLoopback(host)
+      ? "The token in the URL is required (any user of this machine can reach a loopback port); keep it private.\n"
+      : `bound to ${host}: the token in the URL is required; keep it private.\n`,
+  );
   if (options.open) openBrowser(viewer.url, io.err);
   await new Promise<void>((resolve) => {
     const stop = () => resolve();

@@ -15,7 +15,7 @@ import { ownPackageRoot } from "../base/package-paths.js";
 import { checkpointMarks, type MarkLoader } from "./checkpoint-marks.js";
 import { comparePage } from "./compare-page.js";
 import { evalComparePage, evalRunPage, evalRunsPage, evalSide } from "./eval-page.js";
-import { allowedHostnames, check, isLoopback } from "./guard.js";
+import { allowedHostnames, check, tokenCookieName } from "./guard.js";
 import { html, layout, notFoundPage } from "./html.js";
 import { chartData, type Prices } from "./insights.js";
 import { sessionPage } from "./session-page.js";
@@ -30,8 +30,12 @@ export interface ViewerOptions {
   host?: string;
   /** TCP port (default 0: a free one). */
   port?: number;
-  /** Required off loopback; generated when not given. Ignored on loopback unless given. */
-  token?: string;
+  /**
+   * The token every request must carry (`?token=` once, then a cookie; or `Authorization: Bearer`), on loopback too:
+   * generated when not given. `false` serves without one, only for a viewer embedded behind a guard of its own
+   * (`crow sessions serve` never does).
+   */
+  token?: string | false;
   /** More Host header names to accept (off loopback: the name people use to reach this machine). */
   allowedHosts?: string[];
   /** How often a live page's event stream looks at the store (default 500 ms). */
@@ -45,6 +49,8 @@ export interface ViewerOptions {
 export interface RunningViewer {
   /** The address to open (with `?token=…` when a token is required). */
   readonly url: string;
+  /** The viewer's origin without the token (`http://127.0.0.1:PORT`). */
+  readonly origin: string;
   readonly token?: string;
   close(): Promise<void>;
 }
@@ -182,7 +188,9 @@ async function route(
 /** Starts the viewer; resolves once it listens. */
 export async function startViewer(options: ViewerOptions): Promise<RunningViewer> {
   const host = options.host ?? "127.0.0.1";
-  const token = options.token ?? (isLoopback(host) ? undefined : randomBytes(18).toString("base64url"));
+  const token = options.token === false ? undefined : (options.token ?? randomBytes(18).toString("base64url"));
+  // Named after the port, known once listening (no request arrives before).
+  let cookie = tokenCookieName(0);
   const hosts = allowedHostnames(host, options.allowedHosts);
   const settings = {
     store: options.store,
@@ -193,7 +201,7 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
   };
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://viewer");
-    const verdict = check(req, url, hosts, token);
+    const verdict = check(req, url, hosts, token, cookie);
     if (!verdict.ok) {
       if (verdict.status === 303) {
         res.writeHead(303, { ...SECURITY_HEADERS, Location: verdict.location, "Set-Cookie": verdict.cookie });
@@ -221,10 +229,13 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
     server.listen(options.port ?? 0, host, () => resolve());
   });
   const address = server.address() as AddressInfo;
+  cookie = tokenCookieName(address.port);
   const shown = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const printable = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : shown;
+  const origin = `http://${printable}:${address.port}`;
   return {
-    url: `http://${printable}:${address.port}/${token ? `?token=${token}` : ""}`,
+    url: `${origin}/${token ? `?token=${token}` : ""}`,
+    origin,
     ...(token ? { token } : {}),
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,5 +1,5 @@
 import type { ToolContext } from "../context.js";
-import { parseSandboxPolicy, SANDBOX_META_KEY } from "./policy.js";
+import { parseSandboxPolicy, SANDBOX_META_KEY, withHidden } from "./policy.js";
 
 /**
  * Takes the sandbox policy a tool call carries in `_meta["crow/sandbox"]` (if any) as the session's current one.
@@ -11,6 +11,6 @@ export function takeCallPolicy(context: ToolContext, meta: Record<string, unknow
   if (raw === undefined) return undefined;
   const parsed = parseSandboxPolicy(raw);
   if ("error" in parsed) return `Error: invalid _meta["${SANDBOX_META_KEY}"]: ${parsed.error}`;
-  context.sandbox.current = parsed.policy;
+  context.sandbox.current = withHidden(parsed.policy, context.options.hideFromSandbox);
   return undefined;
 }

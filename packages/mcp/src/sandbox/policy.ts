@@ -80,6 +80,17 @@ export function parseSandboxPolicy(value: unknown): { policy: SandboxPolicy } | 
   return { policy };
 }
 
+/**
+ * `policy` with `extra` added to its hidden paths (none added with the sandbox off, which hides nothing): what the
+ * server itself hides from every session (its socket's directory) whatever the client sent.
+ */
+export function withHidden(policy: SandboxPolicy, extra: readonly string[] | undefined): SandboxPolicy {
+  if (policy.mode === "off" || !extra || extra.length === 0) return policy;
+  const hidden = [...(policy.hidden ?? [])];
+  for (const entry of extra) if (!hidden.includes(entry)) hidden.push(entry);
+  return { ...policy, hidden };
+}
+
 /** True when two policies confine a shell the same way (a shell started under one can serve the other). */
 export function samePolicy(a: SandboxPolicy, b: SandboxPolicy): boolean {
   return JSON.stringify(a) === JSON.stringify(b);

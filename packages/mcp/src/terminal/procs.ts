@@ -93,10 +93,56 @@ export function sendSignal(target: number, signal: NodeJS.Signals): boolean {
   }
 }
 
-/** SIGKILLs the shell and everything it started (see {@link shellProcesses}). Synchronous. */
-export function killShellTree(shellPid: number): void {
+/**
+ * The processes whose environment holds `name=value` (a shell's marker, inherited by everything it starts, `setsid`
+ * and double-forked daemons included). Only processes whose environment this user may read are seen; a process that
+ * has exited (a zombie) shows an empty environment. Never this process itself.
+ */
+export function markedProcesses(name: string, value: string): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  const entry = Buffer.from(`${name}=${value}\0`);
+  const found: number[] = [];
+  for (const dir of entries) {
+    const pid = Number(dir);
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) continue;
+    let environ: Buffer;
+    try {
+      environ = readFileSync(`/proc/${pid}/environ`);
+    } catch {
+      continue;
+    }
+    for (let at = environ.indexOf(entry); at >= 0; at = environ.indexOf(entry, at + 1)) {
+      if (at === 0 || environ[at - 1] === 0) {
+        found.push(pid);
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+/** How many times the marked processes are looked for again: a process may have forked while the last ones died. */
+const MARK_PASSES = 5;
+
+/**
+ * SIGKILLs the shell and everything it started (see {@link shellProcesses}), and with `marker` every process that
+ * carries it in its environment (what left the session and the tree: `setsid cmd &`, `nohup` after a double fork).
+ * Synchronous.
+ */
+export function killShellTree(shellPid: number, marker?: { name: string; value: string }): void {
   for (const pid of shellProcesses(shellPid)) sendSignal(pid, "SIGKILL");
   sendSignal(-shellPid, "SIGKILL");
+  if (!marker) return;
+  for (let pass = 0; pass < MARK_PASSES; pass++) {
+    const marked = markedProcesses(marker.name, marker.value);
+    if (marked.length === 0) return;
+    for (const pid of marked) sendSignal(pid, "SIGKILL");
+  }
 }
 
 // System call numbers as /proc/<pid>/syscall reports them (x86-64; arm64 has no select()).

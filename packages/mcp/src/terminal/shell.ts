@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { IPty } from "@lydell/node-pty";
@@ -16,6 +17,12 @@ import { makeTerminalDir } from "./temp-dirs.js";
 const COLS = 200;
 const ROWS = 50;
 const START_TIMEOUT_MS = 10_000;
+/**
+ * The variable that marks every process a shell starts (a random value per shell): when the shell ends, whatever still
+ * carries it is killed, including what left its session and its process tree (`setsid`, double forks). A confined
+ * shell does not need it (its PID namespace dies with it), but gets it too.
+ */
+export const SHELL_MARKER_VARIABLE = "CROW_SHELL_ID";
 
 /** Where the shell is: starting up, at its prompt, running a command we sent, or gone. */
 export type ShellState = "starting" | "idle" | "running" | "exited";
@@ -85,6 +92,8 @@ export class Shell {
   private readonly cleaner: LineCleaner;
   private readonly dir: string;
   private readonly commandFile: string;
+  /** This shell's value of {@link SHELL_MARKER_VARIABLE}. */
+  private readonly marker = randomBytes(16).toString("hex");
   private awaitingBegin = false;
   private killed = false;
 
@@ -102,6 +111,7 @@ export class Shell {
     this.commandFile = path.join(this.dir, "command");
     const flags = ["--norc", "--noprofile", "--noediting", "-i"];
     const env = shellEnvironment(cwd);
+    env[SHELL_MARKER_VARIABLE] = this.marker;
     // Unconfined, bash from PATH as the user would start it, but not from the working directory.
     let argv = [trustedExecutable("bash") ?? "bash", ...flags];
     if (policy.mode !== "off") {
@@ -204,8 +214,9 @@ export class Shell {
     if (this.killed) return;
     this.killed = true;
     liveShells.delete(this);
-    // The session leader is the PTY's process (bwrap when confined): its session holds every job of the shell.
-    killShellTree(this.pty.pid);
+    // The session leader is the PTY's process (bwrap when confined): its session holds every job of the shell; the
+    // marker catches what left both the session and the tree.
+    killShellTree(this.pty.pid, { name: SHELL_MARKER_VARIABLE, value: this.marker });
     try {
       this.pty.kill("SIGKILL");
     } catch {

@@ -2,6 +2,9 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { ToolContext } from "../context.js";
+import { takeCallPolicy } from "../sandbox/meta.js";
+import type { SandboxPolicy } from "../sandbox/policy.js";
+import type { AddressGuard } from "../web/address.js";
 import { TtlCache } from "../web/cache.js";
 import { fetchUrl, WebError } from "../web/http.js";
 import { type PageContent, paginate, renderPage } from "../web/page.js";
@@ -24,7 +27,7 @@ const DESCRIPTION = `Fetch a URL and return its content as readable Markdown.
 - Long content is paged: you get up to \`max_length\` characters starting at \`start_index\`; the result says which start_index to use next. Paging through the same URL does not download it again.
 - \`raw=true\` returns the page's HTML source instead of Markdown (for inspecting markup, scripts or metadata).
 - JSON, plain text and other text types are returned as they are, with their content type; images are returned as images; PDFs and other binary files are described, not dumped.
-- http and https only; redirects are followed. Local addresses such as 127.0.0.1 work; cloud metadata and link-local addresses are refused.
+- http and https only; redirects are followed. Cloud metadata and link-local addresses are refused; while the session's network is off (sandbox), so are loopback and private addresses (127.0.0.1, localhost, 10.x, 192.168.x…).
 - Use web_search first when you do not know the URL.`;
 
 const inputSchema = z.strictObject({
@@ -57,10 +60,22 @@ export function registerWebFetchTool(server: McpServer, context: ToolContext): v
       inputSchema,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     },
-    guarded("web_fetch", async (args, extra) =>
-      webFetch(args.url, args.max_length, args.start_index, args.raw, cache, extra.signal),
-    ),
+    guarded("web_fetch", async (args, extra) => {
+      const badPolicy = takeCallPolicy(context, extra._meta);
+      if (badPolicy) return errorResult(badPolicy);
+      const guard = addressGuard(context.sandbox.current);
+      return webFetch(args.url, args.max_length, args.start_index, args.raw, cache, extra.signal, guard);
+    }),
   );
+}
+
+/**
+ * The addresses web_fetch may reach under a session's policy: with the sandbox on and its network off, public
+ * addresses only (the shell reaches none, and web_fetch must not be its way to the host's loopback services or the
+ * local network); otherwise everything but link-local and cloud-metadata addresses.
+ */
+export function addressGuard(policy: SandboxPolicy): AddressGuard {
+  return policy.mode !== "off" && !policy.network ? "private" : "metadata";
 }
 
 function pageSize(page: PageContent): number {
@@ -75,8 +90,10 @@ export async function webFetch(
   raw: boolean,
   cache: TtlCache<PageContent>,
   signal?: AbortSignal,
+  guard: AddressGuard = "metadata",
 ): Promise<CallToolResult> {
-  const key = `${raw ? "raw" : "md"} ${url}`;
+  // The guard is part of the key: a page fetched while the network was on is not served once it is off.
+  const key = `${raw ? "raw" : "md"} ${guard} ${url}`;
   let page = cache.get(key);
   if (!page) {
     try {
@@ -85,6 +102,7 @@ export async function webFetch(
         maxBytes: FETCH_MAX_BYTES,
         maxRedirects: FETCH_MAX_REDIRECTS,
         signal,
+        guard,
       });
       if (response.status >= 400) {
         return errorResult(

@@ -1,5 +1,12 @@
 import type { Readable } from "node:stream";
-import { BlockedAddressError, checkFetchTarget, guardedLookup, type Resolve, systemResolve } from "./address.js";
+import {
+  type AddressGuard,
+  BlockedAddressError,
+  checkFetchTarget,
+  guardedLookup,
+  type Resolve,
+  systemResolve,
+} from "./address.js";
 import { startDeadline } from "./deadline.js";
 import { openGet } from "./request.js";
 
@@ -15,6 +22,11 @@ export interface FetchLimits {
   signal?: AbortSignal;
   /** Host-name resolution (default: the system's). Tests give one that answers differently each time. */
   resolve?: Resolve;
+  /**
+   * Which addresses are refused (default `"metadata"`: link-local and cloud metadata); `"private"` (a session whose
+   * network is off) refuses loopback and private addresses too. Applied to every hop, on the address connected to.
+   */
+  guard?: AddressGuard;
   /**
    * Called when the final response's headers are in, before its body is read: a returned message refuses the
    * response (the fetch then fails with a {@link ResponseRefused} carrying that message, the body unread).
@@ -69,10 +81,11 @@ export async function fetchUrl(url: string, limits: FetchLimits): Promise<Fetche
       return new WebError(`Refused to fetch ${current.href}: ${error.message}.`);
     return new WebError(describeNetworkError(error));
   };
-  const lookup = guardedLookup(limits.resolve ?? systemResolve);
+  const guard = limits.guard ?? "metadata";
+  const lookup = guardedLookup(limits.resolve ?? systemResolve, guard);
   try {
     for (let hop = 0; ; hop++) {
-      const check = checkFetchTarget(current);
+      const check = checkFetchTarget(current, guard);
       if (!check.ok) throw new WebError(`Refused to fetch ${current.href}: ${check.reason}.`);
       const response = await openGet(current, {
         lookup,
