@@ -71,12 +71,9 @@ describe("crow eval", () => {
 
     // The first request of a trial is its instruction, in a session whose cwd is a fresh copy of environment/.
     const first = mock.requests[0]?.body.messages.find((m) => m.role === "user");
-    // Harbor's /app is named for what it is here: the trial's workspace.
-    assert.match(
-      String(first?.content),
-      /^Write yes to \/app\/answer\.txt\.\n\n\(This task was written for a container whose working directory is \/app\. There is no container here: \/app stands for \/.+\/app, your working directory/,
-    );
-    // An instruction that does not mention /app goes as it is.
+    // Harbor's /app is there in the trial's sandbox (the workspace, for the shell and the file tools alike): every
+    // instruction goes as it is.
+    assert.equal(first?.content, "Write yes to /app/answer.txt.\n");
     assert.equal(mock.requests[2]?.body.messages.find((m) => m.role === "user")?.content, "Solve b-unsolved.\n");
     const store = await openStore(path.join(home, "crow.db"));
     try {

@@ -17,6 +17,7 @@ import type { TrialKey } from "./runner.js";
 import { type StoredRunConfig, storedTasks, storedVariants } from "./stored-run.js";
 import type { EvalTask } from "./suite.js";
 import { runTrial, TrialInterrupted } from "./trial.js";
+import { evalConfig } from "./trial-sandbox.js";
 import type { Variant } from "./variants.js";
 
 /** The one pg-boss queue of eval trials (every run's). */
@@ -86,7 +87,8 @@ export interface WorkerOptions {
 }
 
 /** Works off trials until `signal` aborts; then lets the trials in flight be retried elsewhere and stops. */
-export async function runWorker(config: AgentConfig, store: Store, options: WorkerOptions): Promise<void> {
+export async function runWorker(agentConfig: AgentConfig, store: Store, options: WorkerOptions): Promise<void> {
+  const config = evalConfig(agentConfig);
   const boss = await startBoss(config.dbUri, { supervise: true, maintenanceSeconds: options.maintenanceSeconds });
   const plans = new Map<string, Promise<RunPlan>>();
   let crow: Promise<Crow> | undefined;

@@ -21,6 +21,7 @@ import {
 } from "./stored-run.js";
 import { type EvalTask, loadSuite } from "./suite.js";
 import { summarize, variantsOf } from "./summary.js";
+import { evalConfig } from "./trial-sandbox.js";
 import { listOption, resolveVariants, type Variant, VariantError } from "./variants.js";
 
 export const RUN_HELP = `Usage: crow eval run SUITE [options]
@@ -147,6 +148,7 @@ export async function runEvalRun(args: readonly string[], config: AgentConfig, s
   }
   const trials = (run.config as unknown as StoredRunConfig).trials;
   if (values.queue) return enqueueRun(store, config, run, tasks, variants, trials, values);
+  config = evalConfig(config);
   const needsAgent = variants.some((v) => !v.oracle);
   const crow: Crow | undefined = needsAgent ? await createCrow({ config, store }) : undefined;
   const controller = new AbortController();

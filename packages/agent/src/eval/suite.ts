@@ -25,6 +25,12 @@ export interface EvalTask {
   hasDockerfile: boolean;
   /** `solution/solve.sh`, when there is one. */
   solution: string | undefined;
+  /** The suite's directory (hidden from the agent and every task script). */
+  suiteDir: string;
+  /** `[environment] allow_internet` (Harbor's default: true): the network of the agent's shell and every script. */
+  allowInternet: boolean;
+  /** The `env` tables of task.toml: `[environment.env]` (every phase), `[solution.env]`, `[verifier.env]`. */
+  env: { environment: Record<string, string>; solution: Record<string, string>; verifier: Record<string, string> };
 }
 
 /** A suite or task that cannot be used; the message says which file and what to do. */
@@ -42,8 +48,17 @@ function seconds(value: TomlValue | undefined, fallback: number, where: string):
   return value;
 }
 
-/** Reads one task directory. */
-export function loadTask(dir: string): EvalTask {
+function stringTable(value: TomlValue | undefined, where: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, entry] of Object.entries(table(value))) {
+    if (typeof entry === "object") throw new SuiteError(`${where}.${key} must be a string, number or boolean`);
+    env[key] = String(entry);
+  }
+  return env;
+}
+
+/** Reads one task directory of the suite in `suiteDir`. */
+export function loadTask(dir: string, suiteDir = dir): EvalTask {
   const name = path.basename(dir);
   const instructionFile = path.join(dir, "instruction.md");
   if (!existsSync(instructionFile)) throw new SuiteError(`task ${name}: ${instructionFile} is missing`);
@@ -71,6 +86,13 @@ export function loadTask(dir: string): EvalTask {
     environmentDir: existsSync(environmentDir) ? environmentDir : undefined,
     hasDockerfile: existsSync(path.join(environmentDir, "Dockerfile")),
     solution: existsSync(solution) ? solution : undefined,
+    suiteDir,
+    allowInternet: table(toml.environment).allow_internet !== false,
+    env: {
+      environment: stringTable(table(toml.environment).env, `${tomlFile} [environment.env]`),
+      solution: stringTable(table(toml.solution).env, `${tomlFile} [solution.env]`),
+      verifier: stringTable(table(toml.verifier).env, `${tomlFile} [verifier.env]`),
+    },
   };
 }
 
@@ -99,5 +121,5 @@ export function loadSuite(dir: string, globs: readonly string[] = []): EvalTask[
     const why = globs.length > 0 ? ` matching ${globs.join(",")}` : "";
     throw new SuiteError(`suite ${dir} has no tasks${why} (a task is a directory with instruction.md)`);
   }
-  return names.map((name) => loadTask(path.join(dir, name)));
+  return names.map((name) => loadTask(path.join(dir, name), dir));
 }

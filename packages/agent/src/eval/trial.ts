@@ -5,12 +5,15 @@
  * {@link TrialInterrupted} and is not recorded, so `--resume` runs it again.
  */
 import { type Crow, type EvalTrialRecord, renderTemplate, systemPromptArgs, type Usage } from "@crow/core";
+import type { SandboxPolicy } from "@crow/mcp/sandbox";
 import { type AgentConfig, findModel, usageCost } from "../config/index.js";
+import { toolRouterFactory } from "../sdk/create-crow.js";
 import { runScript } from "./script.js";
 import type { EvalTask } from "./suite.js";
+import { CONTAINER, trialSandboxArgs } from "./trial-sandbox.js";
 import type { Variant } from "./variants.js";
 import { PASS_REWARD, verify } from "./verify.js";
-import { createTrialWorkspace, localInstruction, type TrialWorkspace } from "./workspace.js";
+import { createTrialWorkspace, type TrialWorkspace } from "./workspace.js";
 
 export type TrialOutcome = Omit<EvalTrialRecord, "finishedAt">;
 
@@ -56,6 +59,21 @@ const NOTHING: AgentMeasure = {
   error: null,
 };
 
+/**
+ * The agent's sandbox in a trial: its workspace shown at /app too (the file tools map /app/… to it), the suite and
+ * Crow's home hidden, the network as the task allows. `crow eval` requires the sandbox (its config says `required`),
+ * so the policy is never "off" here.
+ */
+function agentPolicy(policy: SandboxPolicy, task: EvalTask, workspace: TrialWorkspace): SandboxPolicy {
+  if (policy.mode === "off") throw new Error("crow eval: the agent's sandbox is off; trials never run unconfined");
+  return {
+    ...policy,
+    hidden: [...(policy.hidden ?? []), ...workspace.hidden],
+    network: policy.network && task.allowInternet,
+    binds: [...(policy.binds ?? []), { source: workspace.app, target: CONTAINER.app }],
+  };
+}
+
 async function runAgent(
   context: TrialContext,
   task: EvalTask,
@@ -75,6 +93,7 @@ async function runAgent(
   const session = await crow.newSession({
     cwd: workspace.app,
     mode: "code",
+    tools: toolRouterFactory(context.config, { adjustSandbox: (policy) => agentPolicy(policy, task, workspace) }),
     ...(variant.model ? { model: variant.model } : {}),
     ...(rendered ? { systemPrompt: rendered.text } : {}),
   });
@@ -101,7 +120,7 @@ async function runAgent(
       if (price) cost += usageCost(price, usage);
     };
     try {
-      const run = session.prompt(localInstruction(task.instruction, workspace), {
+      const run = session.prompt(task.instruction, {
         signal: turn.signal,
         // Counted as they happen (onEvent); the run is never iterated, so it keeps none.
         events: false,
@@ -135,10 +154,9 @@ async function runAgent(
 
 async function runOracle(task: EvalTask, workspace: TrialWorkspace, signal: AbortSignal): Promise<AgentMeasure> {
   if (!task.solution) return { ...NOTHING, error: "task has no solution/solve.sh" };
-  workspace.revealSolution();
-  const outcome = await runScript(`${workspace.solution}/solve.sh`, {
-    cwd: workspace.app,
-    env: workspace.scriptEnv(),
+  const sandbox = trialSandboxArgs(workspace, { phase: "solution", network: task.allowInternet });
+  const outcome = await runScript([...sandbox, "bash", `${CONTAINER.solution}/solve.sh`], {
+    env: workspace.scriptEnv({ ...task.env.environment, ...task.env.solution }),
     timeoutMs: task.agentTimeoutSec * 1000,
     signal,
   });
@@ -157,7 +175,7 @@ export async function runTrial(
   signal: AbortSignal,
 ): Promise<TrialOutcome> {
   const started = performance.now();
-  const workspace = createTrialWorkspace(task);
+  const workspace = createTrialWorkspace(task, [context.config.home]);
   try {
     let measure: AgentMeasure;
     try {

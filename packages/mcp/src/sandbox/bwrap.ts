@@ -11,6 +11,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
+import { bindArgs, rootArgs, sealRootArgs } from "./binds.js";
 import type { SandboxPolicy } from "./policy.js";
 
 /** Whether bubblewrap can confine commands here, and if not, why and what to do. */
@@ -202,12 +203,13 @@ export interface BwrapLayout {
 /** bwrap's arguments (up to and including `--`) confining a command by `policy`. */
 export function bwrapArgs(policy: SandboxPolicy, layout: BwrapLayout): string[] {
   ensureHooksDirs(writableRoots(policy));
-  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", layout.privateTmp, "/tmp"];
+  const args = [...rootArgs(policy), "--dev", "/dev", "--proc", "/proc", "--bind", layout.privateTmp, "/tmp"];
   // The workspace stays visible even when it lives under /tmp (which the private /tmp hides).
   const cwd = real(layout.cwd) ?? layout.cwd;
   args.push("--ro-bind", cwd, cwd);
   const roots = writableRoots(policy);
   for (const root of roots) args.push("--bind", root, root);
+  args.push(...bindArgs(policy, roots));
   for (const protectedPath of protectedPaths(policy, roots)) args.push("--ro-bind", protectedPath, protectedPath);
   args.push("--ro-bind", layout.commandDir, layout.commandDir);
   for (const hidden of policy.hidden ?? []) {
@@ -216,7 +218,7 @@ export function bwrapArgs(policy: SandboxPolicy, layout: BwrapLayout): string[] 
     if (statSync(resolved).isDirectory()) args.push("--tmpfs", resolved, "--remount-ro", resolved);
     else args.push("--ro-bind", "/dev/null", resolved);
   }
-  args.push("--unshare-pid", "--unshare-ipc");
+  args.push(...sealRootArgs(policy), "--unshare-pid", "--unshare-ipc");
   if (!policy.network) args.push("--unshare-net");
   args.push("--die-with-parent", "--chdir", layout.cwd, "--");
   return args;
