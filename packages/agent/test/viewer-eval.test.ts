@@ -29,6 +29,7 @@ function trial(runId: string, task: string, variant: string, index: number, pass
     toolCalls: 1,
     toolErrors: 0,
     error: passed ? null : "<b>verifier</b> said no",
+    details: null,
   };
   return record;
 }

@@ -110,12 +110,12 @@ export async function runEvalRun(args: readonly string[], config: AgentConfig, s
     const found = await store.evals.getRun(values.resume);
     if (!found) throw new EvalUsageError(`no eval run ${values.resume} in ${store.location}`);
     run = found;
-    tasks = storedTasks(run);
+    tasks = runnableTasks(storedTasks(run));
     variants = await storedVariants(store, run.config as unknown as StoredRunConfig);
   } else {
     const [suite, ...extra] = positionals;
     if (!suite || extra.length > 0) throw new EvalUsageError("crow eval run takes one SUITE directory (see --help)");
-    tasks = loadSuite(path.resolve(suite), listOption(values.tasks));
+    tasks = runnableTasks(loadSuite(path.resolve(suite), listOption(values.tasks)));
     if (values.oracle && (values.model || values.prompt))
       throw new EvalUsageError("--oracle runs no model: drop --model/--prompt");
     variants = values.oracle
@@ -140,12 +140,6 @@ export async function runEvalRun(args: readonly string[], config: AgentConfig, s
     });
   }
   if (values.resume) checkModels(config, variants);
-  for (const task of tasks) {
-    if (task.hasDockerfile)
-      process.stderr.write(
-        `crow eval: ${task.name}: environment/Dockerfile is not run locally; the workspace is a copy of environment/'s files\n`,
-      );
-  }
   const trials = (run.config as unknown as StoredRunConfig).trials;
   if (values.queue) return enqueueRun(store, config, run, tasks, variants, trials, values);
   config = evalConfig(config);
@@ -185,6 +179,26 @@ export async function runEvalRun(args: readonly string[], config: AgentConfig, s
     process.stdout.write(renderReport(run, summaries, recorded));
   }
   return interrupted ? 130 : 0;
+}
+
+/**
+ * The tasks that can run here, after saying on stderr what is not applied (task.toml fields, an emulated Dockerfile)
+ * and which tasks are skipped because they need their image. Throws when none is left.
+ */
+function runnableTasks(tasks: readonly EvalTask[]): EvalTask[] {
+  const runnable: EvalTask[] = [];
+  for (const task of tasks) {
+    const say = (text: string) => process.stderr.write(`crow eval: ${task.name}: ${text}\n`);
+    if (task.ignored.length > 0) say(`task.toml fields not applied here: ${task.ignored.join(", ")}`);
+    if (task.docker && !task.docker.ok) {
+      say(`skipped: ${task.docker.reason}`);
+      continue;
+    }
+    if (task.docker) say(`environment emulated from its Dockerfile (${task.docker.emulated.length} instruction(s))`);
+    runnable.push(task);
+  }
+  if (runnable.length === 0) throw new EvalUsageError("no task of the suite can run here (each needs its image)");
+  return runnable;
 }
 
 /** `--queue`: the missing trials go to the workers; resolves to the exit code. */

@@ -4,11 +4,19 @@
  * What it measured is returned for the store; a trial cut short by the run's own cancel (Ctrl-C) throws
  * {@link TrialInterrupted} and is not recorded, so `--resume` runs it again.
  */
-import { type Crow, type EvalTrialRecord, renderTemplate, systemPromptArgs, type Usage } from "@crow/core";
+import {
+  type Crow,
+  type EvalTrialDetails,
+  type EvalTrialRecord,
+  renderTemplate,
+  systemPromptArgs,
+  type Usage,
+} from "@crow/core";
 import type { SandboxPolicy } from "@crow/mcp/sandbox";
 import { type AgentConfig, findModel, usageCost } from "../config/index.js";
 import { toolRouterFactory } from "../sdk/create-crow.js";
 import { runScript } from "./script.js";
+import { setUpWorkspace, workdirOf } from "./setup.js";
 import type { EvalTask } from "./suite.js";
 import { CONTAINER, trialSandboxArgs } from "./trial-sandbox.js";
 import type { Variant } from "./variants.js";
@@ -152,21 +160,31 @@ async function runAgent(
   }
 }
 
-async function runOracle(task: EvalTask, workspace: TrialWorkspace, signal: AbortSignal): Promise<AgentMeasure> {
+async function runOracle(
+  task: EvalTask,
+  workspace: TrialWorkspace,
+  details: EvalTrialDetails,
+  signal: AbortSignal,
+): Promise<AgentMeasure> {
   if (!task.solution) return { ...NOTHING, error: "task has no solution/solve.sh" };
-  const sandbox = trialSandboxArgs(workspace, { phase: "solution", network: task.allowInternet });
+  const sandbox = trialSandboxArgs(workspace, { phase: "solution", network: task.allowInternet, cwd: workdirOf(task) });
   const outcome = await runScript([...sandbox, "bash", `${CONTAINER.solution}/solve.sh`], {
     env: workspace.scriptEnv({ ...task.env.environment, ...task.env.solution }),
     timeoutMs: task.agentTimeoutSec * 1000,
     signal,
   });
+  details.solverOutput = outcome.output;
   if (signal.aborted) throw new TrialInterrupted("the run was cancelled");
   if (outcome.timedOut) return { ...NOTHING, stopReason: "timeout", error: `solve.sh timed out` };
   const failed = outcome.code === 0 ? null : `solve.sh exited with ${outcome.code}: ${outcome.output.slice(-300)}`;
   return { ...NOTHING, stopReason: "end_turn", error: failed };
 }
 
-/** Runs trial `trial` of `task` under `variant`. */
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Runs trial `trial` of `task` under `variant`: setup, the agent (or the oracle), the verifier, each timed. */
 export async function runTrial(
   context: TrialContext,
   task: EvalTask,
@@ -176,30 +194,51 @@ export async function runTrial(
 ): Promise<TrialOutcome> {
   const started = performance.now();
   const workspace = createTrialWorkspace(task, [context.config.home]);
+  const details: EvalTrialDetails = { phaseMs: {} };
+  const phaseMs = details.phaseMs ?? {};
+  if (task.docker?.ok) details.emulated = task.docker.emulated;
+  const interrupted = (error: unknown) => error instanceof TrialInterrupted || signal.aborted;
   try {
-    let measure: AgentMeasure;
-    try {
-      measure = variant.oracle
-        ? await runOracle(task, workspace, signal)
-        : await runAgent(context, task, variant, trial, workspace, signal);
-    } catch (error) {
-      if (error instanceof TrialInterrupted || signal.aborted) throw new TrialInterrupted("the run was cancelled");
-      measure = { ...NOTHING, error: error instanceof Error ? error.message : String(error) };
-    }
-    const verdict = await verify(task, workspace, signal);
-    if (signal.aborted) throw new TrialInterrupted("the run was cancelled");
-    const error = [measure.error, verdict.error].filter((e) => e !== null).join("; ") || null;
-    return {
+    const outcome = (measure: AgentMeasure, reward: number, error: string | null): TrialOutcome => ({
       runId: context.runId,
       task: task.name,
       variant: variant.label,
       trial,
       ...measure,
-      reward: verdict.reward,
-      passed: verdict.reward >= PASS_REWARD,
+      reward,
+      passed: reward >= PASS_REWARD,
       wallMs: performance.now() - started,
       error,
-    };
+      details,
+    });
+    let phase = performance.now();
+    try {
+      const setup = await setUpWorkspace(task, workspace, signal);
+      if (setup.output) details.solverOutput = setup.output;
+    } catch (error) {
+      if (interrupted(error)) throw new TrialInterrupted("the run was cancelled");
+      phaseMs.setup = performance.now() - phase;
+      return outcome(NOTHING, 0, `setup: ${message(error)}`);
+    }
+    phaseMs.setup = performance.now() - phase;
+    phase = performance.now();
+    let measure: AgentMeasure;
+    try {
+      measure = variant.oracle
+        ? await runOracle(task, workspace, details, signal)
+        : await runAgent(context, task, variant, trial, workspace, signal);
+    } catch (error) {
+      if (interrupted(error)) throw new TrialInterrupted("the run was cancelled");
+      measure = { ...NOTHING, error: message(error) };
+    }
+    phaseMs.agent = performance.now() - phase;
+    const verdict = await verify(task, workspace, signal);
+    if (signal.aborted) throw new TrialInterrupted("the run was cancelled");
+    phaseMs.verifier = verdict.ms;
+    details.verifierOutput = verdict.output;
+    if (verdict.rewards) details.rewards = verdict.rewards;
+    const error = [measure.error, verdict.error].filter((e) => e !== null).join("; ") || null;
+    return outcome(measure, verdict.reward, error);
   } finally {
     if (context.keepWorkspace) {
       process.stderr.write(`crow eval: kept ${workspace.root} (${task.name} · ${variant.label} · #${trial})\n`);

@@ -10,6 +10,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import path from "node:path";
 import { runScript } from "./script.js";
+import { workdirOf } from "./setup.js";
 import type { EvalTask } from "./suite.js";
 import { trialSandboxArgs } from "./trial-sandbox.js";
 import type { TrialWorkspace } from "./workspace.js";
@@ -95,7 +96,7 @@ function tail(output: string): string {
 
 /** Runs the verifier of `task` in `workspace`. */
 export async function verify(task: EvalTask, workspace: TrialWorkspace, signal?: AbortSignal): Promise<Verdict> {
-  const sandbox = trialSandboxArgs(workspace, { phase: "verifier", network: task.allowInternet });
+  const sandbox = trialSandboxArgs(workspace, { phase: "verifier", network: task.allowInternet, cwd: workdirOf(task) });
   const outcome = await runScript([...sandbox, "bash", "/tests/test.sh"], {
     env: workspace.scriptEnv({ ...task.env.environment, ...task.env.verifier }),
     timeoutMs: task.verifierTimeoutSec * 1000,

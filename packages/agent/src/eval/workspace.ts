@@ -1,14 +1,14 @@
 /**
  * A trial's private directory, fresh for each trial:
  *
- *   <tmp>/crow-eval-XXXX/app/              the workspace: a copy of the task's environment/ (the agent's cwd), /app
+ *   <tmp>/crow-eval-XXXX/app/              the workspace (the agent's cwd), /app: filled at setup (setup.ts)
  *   <tmp>/crow-eval-XXXX/logs/agent/       /logs/agent
  *   <tmp>/crow-eval-XXXX/logs/verifier/    /logs/verifier: where test.sh writes reward.txt or reward.json
  *
  * The task's tests/ and solution/ are never copied here: the verifier's and the oracle's sandboxes mount them from
  * the suite read-only (trial-sandbox.ts), so the agent's workspace never holds them.
  */
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { childProcessEnvironment } from "../tools/child-env.js";
@@ -42,11 +42,7 @@ export function createTrialWorkspace(task: EvalTask, hidden: readonly string[] =
   const logs = path.join(root, "logs");
   mkdirSync(path.join(logs, "verifier"), { recursive: true });
   mkdirSync(path.join(logs, "agent"), { recursive: true });
-  if (task.environmentDir) {
-    const source = task.environmentDir;
-    // The Dockerfile describes a container image, not a file of the workspace (its portable part is applied apart).
-    cpSync(source, app, { recursive: true, filter: (from) => from !== path.join(source, "Dockerfile") });
-  }
+  // Filled at setup (setup.ts): a copy of environment/, or what its Dockerfile puts in /app.
   mkdirSync(app, { recursive: true });
   return {
     root,
@@ -58,7 +54,7 @@ export function createTrialWorkspace(task: EvalTask, hidden: readonly string[] =
     scriptEnv: (extra = {}) => {
       const env: NodeJS.ProcessEnv = {};
       for (const [key, value] of Object.entries(childProcessEnvironment())) if (!isCrowsOwn(key)) env[key] = value;
-      return scriptEnvironment(env, extra);
+      return scriptEnvironment(env, { ...(task.docker?.ok ? task.docker.env : {}), ...extra });
     },
     remove: () => rmSync(root, { recursive: true, force: true }),
   };
