@@ -96,4 +96,32 @@ echo "{\\"correct\\": $ok, \\"layout\\": $style}" > /logs/verifier/reward.json
       await store.close();
     }
   });
+
+  test("--oracle below 100 % exits 1 naming the failing tasks; report --trial shows why", async () => {
+    const suite = path.join(suites, "oracle");
+    const task = (check: string) => ({
+      "instruction.md": "x\n",
+      "tests/test.sh": `echo "checking the answer"\nif ${check}; then echo 1 > /logs/verifier/reward.txt; else echo "expected 42, got $(cat /app/a 2>&1)"; echo 0 > /logs/verifier/reward.txt; fi\n`,
+      "solution/solve.sh": "echo 41 > /app/a\n",
+    });
+    await files(path.join(suite, "good"), task("true"));
+    await files(path.join(suite, "bad"), task('[ "$(cat /app/a)" = 42 ]'));
+    const result = await runEval(["run", suite, "--oracle"], { mockUrl: mock.url, home });
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(
+      result.stderr,
+      /the oracle did not pass 1 task\(s\): bad \(crow eval report eval-\S+ --trial TASK says why\)/,
+    );
+    const report = await runEval(["report", runIdOf(result.stdout), "--trial", "bad#0"], { mockUrl: mock.url, home });
+    assert.equal(report.code, 0, report.stderr);
+    assert.match(report.stdout, /^## bad · oracle · #0: FAILED \(reward 0\)/);
+    assert.match(report.stdout, /- time: [\d.]+ s \(setup [\d.]+ s, agent [\d.]+ s, verifier [\d.]+ s\)/);
+    assert.match(
+      report.stdout,
+      /verifier output \(tests\/test\.sh\):\n```\nchecking the answer\nexpected 42, got 41\n```/,
+    );
+    const none = await runEval(["report", runIdOf(result.stdout), "--trial", "nope"], { mockUrl: mock.url, home });
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /--trial nope: no such trial .* tasks: bad, good/);
+  });
 });

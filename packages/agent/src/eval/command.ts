@@ -23,6 +23,8 @@ Commands:
   run SUITE            run every task × variant × trial; see 'crow eval run --help'
   run --resume RUN     finish what RUN has not recorded yet
   report RUN           pass rate (95 % CI), pass@k, pass^k, cost and tokens per solved task, median time
+  report RUN --trial TASK[:VARIANT][#N]
+                       one task's trials in full: error, rewards, time per phase, the verifier's and solver's output
   compare A B          B against A, paired by task: flips and a bootstrap interval of the pass-rate difference
                        (A and B are RUN or RUN:VARIANT); --fail-on-regression exits 1 when B is worse beyond it
   status RUN           how many trials are recorded, passed and left (from any host)

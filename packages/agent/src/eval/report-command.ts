@@ -5,6 +5,7 @@ import type { AgentConfig } from "../config/index.js";
 import { renderComparison, renderReport } from "./render.js";
 import { EvalUsageError, type StoredRunConfig } from "./stored-run.js";
 import { compareTrials, summarize, variantsOf } from "./summary.js";
+import { renderTrial, selectTrials } from "./trial-report.js";
 
 async function findRun(store: Store, id: string): Promise<EvalRunRecord> {
   const run = await store.evals.getRun(id);
@@ -15,7 +16,12 @@ async function findRun(store: Store, id: string): Promise<EvalRunRecord> {
 function options(args: readonly string[]) {
   return parseArgs({
     args: [...args],
-    options: { json: { type: "boolean" }, list: { type: "boolean" }, "fail-on-regression": { type: "boolean" } },
+    options: {
+      json: { type: "boolean" },
+      list: { type: "boolean" },
+      "fail-on-regression": { type: "boolean" },
+      trial: { type: "string" },
+    },
     allowPositionals: true,
     strict: true,
   });
@@ -27,6 +33,18 @@ export async function runEvalReport(args: readonly string[], _config: AgentConfi
   if (!id || extra.length > 0) throw new EvalUsageError("crow eval report takes one RUN id");
   const run = await findRun(store, id);
   const trials = await store.evals.listTrials(run.id);
+  if (values.trial !== undefined) {
+    const chosen = selectTrials(trials, values.trial);
+    if (chosen.length === 0) {
+      const tasks = [...new Set(trials.map((t) => t.task))].join(", ") || "none recorded";
+      throw new EvalUsageError(
+        `--trial ${values.trial}: no such trial in ${run.id} (give TASK[:VARIANT][#N]; tasks: ${tasks})`,
+      );
+    }
+    if (values.json) process.stdout.write(`${JSON.stringify(chosen, null, 2)}\n`);
+    else process.stdout.write(chosen.map(renderTrial).join("\n"));
+    return 0;
+  }
   const summaries = variantsOf(trials).map((variant) => summarize(variant, trials));
   if (values.json) process.stdout.write(`${JSON.stringify({ run, variants: summaries, trials }, null, 2)}\n`);
   else process.stdout.write(renderReport(run, summaries, trials));

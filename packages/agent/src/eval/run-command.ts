@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import type { Crow, EvalRunRecord, Store } from "@crow/core";
+import type { Crow, EvalRunRecord, EvalTrialRecord, Store } from "@crow/core";
 import { type AgentConfig, findModel, providerProblem } from "../config/index.js";
 import { createCrow } from "../sdk/create-crow.js";
 import { createProgress } from "./progress.js";
@@ -37,7 +37,7 @@ Options:
   --concurrency n      trials at a time (default 1)
   --tasks GLOB[,GLOB]  only tasks whose directory name matches (* and ?)
   --name NAME          a label for the run
-  --oracle             run solution/solve.sh instead of the agent (validates a suite)
+  --oracle             run solution/solve.sh instead of the agent (validates a suite: exit 1 below 100 %)
   --resume RUN         finish the trials of RUN that are not recorded yet
   --json               JSON events on stdout instead of the progress bar and report
   --queue              PostgreSQL store only: enqueue the trials for 'crow eval worker' processes (any hosts)
@@ -178,7 +178,21 @@ export async function runEvalRun(args: readonly string[], config: AgentConfig, s
     const summaries = variantsOf(recorded).map((v) => summarize(v, recorded));
     process.stdout.write(renderReport(run, summaries, recorded));
   }
-  return interrupted ? 130 : 0;
+  if (interrupted) return 130;
+  return values.oracle || variants.every((v) => v.oracle) ? oracleVerdict(await store.evals.listTrials(run.id)) : 0;
+}
+
+/**
+ * `--oracle` validates a suite: below 100 % it exits 1 and names the tasks whose reference solution did not pass
+ * (`crow eval report RUN --trial TASK` tells why).
+ */
+function oracleVerdict(trials: readonly EvalTrialRecord[]): number {
+  const failing = [...new Set(trials.filter((t) => !t.passed).map((t) => t.task))];
+  if (failing.length === 0) return 0;
+  process.stderr.write(
+    `crow eval: the oracle did not pass ${failing.length} task(s): ${failing.join(", ")} (crow eval report ${trials[0]?.runId ?? "RUN"} --trial TASK says why)\n`,
+  );
+  return 1;
 }
 
 /**
