@@ -79,7 +79,7 @@ export async function runEvalCompare(args: readonly string[], _config: AgentConf
 }
 
 /** `status RUN`: progress from the store (any host); `list`: recent runs. */
-export async function runEvalStatus(args: readonly string[], _config: AgentConfig, store: Store): Promise<number> {
+export async function runEvalStatus(args: readonly string[], agentConfig: AgentConfig, store: Store): Promise<number> {
   const { values, positionals } = options(args);
   if (values.list) {
     const runs = await store.evals.listRuns();
@@ -94,9 +94,38 @@ export async function runEvalStatus(args: readonly string[], _config: AgentConfi
   const total = config.tasks.length * config.variants.length * config.trials;
   const trials = await store.evals.listTrials(run.id);
   const passed = trials.filter((t) => t.passed).length;
-  const status = { runId: run.id, total, done: trials.length, passed, left: total - trials.length };
+  // Queued runs: every attempt a worker started (retries after a worker died, duplicates, the ones running now).
+  const attempts =
+    store.kind === "postgres" ? await (await import("./queue.js")).listAttempts(agentConfig.dbUri, run.id) : [];
+  const count = (state: string) => attempts.filter((a) => a.state === state).length;
+  const status = {
+    runId: run.id,
+    total,
+    done: trials.length,
+    passed,
+    left: total - trials.length,
+    attempts: attempts.length,
+    running: count("running"),
+    retried: attempts.filter((a) => a.attempt > 1).length,
+    abandoned: count("abandoned"),
+    duplicates: count("duplicate"),
+    attemptList: attempts.map((a) => ({
+      task: a.task,
+      variant: a.variant,
+      trial: a.trial,
+      attempt: a.attempt,
+      worker: a.worker,
+      state: a.state,
+    })),
+  };
   if (values.json) process.stdout.write(`${JSON.stringify(status)}\n`);
-  else
+  else {
     process.stdout.write(`${run.id}: ${status.done}/${total} trials recorded, ${passed} passed, ${status.left} left\n`);
+    if (attempts.length > 0) {
+      process.stdout.write(
+        `attempts: ${attempts.length} (${status.running} running, ${status.retried} retries, ${status.abandoned} abandoned by a dead worker, ${status.duplicates} duplicates not recorded)\n`,
+      );
+    }
+  }
   return 0;
 }

@@ -37,6 +37,8 @@ export interface TrialContext {
   config: AgentConfig;
   /** Keep the workspace after the trial (for debugging a task). */
   keepWorkspace?: boolean;
+  /** Told what the trial has made as it makes it (a queue worker records them, to be cleaned up should it die). */
+  onStarted?: (what: { workspace?: string; sessionId?: string }) => void | Promise<void>;
 }
 
 /** What the agent's part of a trial measured: the record's fields that the verifier does not decide. */
@@ -107,6 +109,7 @@ async function runAgent(
   });
   const measure: AgentMeasure = { ...NOTHING, sessionId: session.id };
   try {
+    await context.onStarted?.({ sessionId: session.id });
     if (rendered && variant.prompt) {
       await crow.store?.updateSession(session.id, { promptId: variant.prompt.id, promptArgs: rendered.args });
     }
@@ -194,6 +197,7 @@ export async function runTrial(
 ): Promise<TrialOutcome> {
   const started = performance.now();
   const workspace = createTrialWorkspace(task, [context.config.home]);
+  await context.onStarted?.({ workspace: workspace.root });
   const details: EvalTrialDetails = { phaseMs: {} };
   const phaseMs = details.phaseMs ?? {};
   if (task.docker?.ok) details.emulated = task.docker.emulated;
