@@ -253,6 +253,13 @@ describe("eval statistics", () => {
     assert.deepEqual(comparison.fixed, ["y"]);
     assert.equal(comparison.difference, 0);
     assert.equal(comparison.regression, false);
+    // Over several trials, either way counts: 0/2 → 1/2 is fixed just as 2/2 → 1/2 is regressed.
+    const two = compareTrials(
+      { label: "A", trials: [trial("up", false), trial("up", false), trial("down", true), trial("down", true)] },
+      { label: "B", trials: [trial("up", true), trial("up", false), trial("down", true), trial("down", false)] },
+    );
+    assert.deepEqual(two.fixed, ["up"]);
+    assert.deepEqual(two.regressed, ["down"]);
   });
 
   test("--tasks globs match whole names", () => {

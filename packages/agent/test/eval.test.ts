@@ -131,7 +131,9 @@ describe("crow eval", () => {
       (await runEval(["report", runId, "--json"], { mockUrl: mock.url, home })).stdout,
     ) as ReportJson;
     const [careful, sloppy] = report.variants.map((v) => v.variant);
-    assert.match(careful ?? "", /^mock-model\+system_prompt@\d+$/);
+    // Named as given (the template files), in the order given.
+    assert.equal(careful, "mock-model+careful.njk");
+    assert.equal(sloppy, "mock-model+sloppy.njk");
     assert.deepEqual(
       report.variants.map((v) => v.passed),
       [6, 2],
@@ -142,8 +144,8 @@ describe("crow eval", () => {
       home,
     });
     assert.equal(worse.code, 1, worse.stdout + worse.stderr);
-    assert.match(worse.stdout, /Regressed \(passed in A, not in B\): t1, t2, t3, t4/);
-    assert.match(worse.stdout, /Fixed \(passed in B, not in A\): none/);
+    assert.match(worse.stdout, /Regressed \(passed in fewer of its trials in B than in A\): t1, t2, t3, t4/);
+    assert.match(worse.stdout, /Fixed \(passed in more of its trials in B than in A\): none/);
     assert.match(worse.stdout, /REGRESSION/);
 
     const better = await runEval(
@@ -163,7 +165,8 @@ describe("crow eval", () => {
     try {
       const trial = (await store.evals.listTrials(runId)).find((t) => t.variant === sloppy);
       const session = await store.getSession(trial?.sessionId ?? "");
-      assert.equal(`mock-model+${session?.promptId}`, sloppy);
+      assert.match(session?.promptId ?? "", /^system_prompt@\d+$/);
+      assert.equal(session?.systemPrompt?.startsWith("You are sloppy."), true);
     } finally {
       await store.close();
     }

@@ -45,7 +45,7 @@ export async function runEvalReport(args: readonly string[], _config: AgentConfi
     else process.stdout.write(chosen.map(renderTrial).join("\n"));
     return 0;
   }
-  const summaries = variantsOf(trials).map((variant) => summarize(variant, trials));
+  const summaries = variantsOf(trials, run).map((variant) => summarize(variant, trials));
   if (values.json) process.stdout.write(`${JSON.stringify({ run, variants: summaries, trials }, null, 2)}\n`);
   else process.stdout.write(renderReport(run, summaries, trials));
   return 0;
@@ -57,7 +57,7 @@ async function side(store: Store, spec: string): Promise<{ label: string; trials
   const runId = colon >= 0 ? spec.slice(0, colon) : spec;
   const run = await findRun(store, runId);
   const trials = await store.evals.listTrials(run.id);
-  const variants = variantsOf(trials);
+  const variants = variantsOf(trials, run);
   const variant = colon >= 0 ? spec.slice(colon + 1) : variants.length === 1 ? variants[0] : undefined;
   if (variant === undefined || !variants.includes(variant)) {
     throw new EvalUsageError(

@@ -175,7 +175,7 @@ export async function runEvalRun(args: readonly string[], config: AgentConfig, s
   }
   if (!values.json) {
     const recorded = await store.evals.listTrials(run.id);
-    const summaries = variantsOf(recorded).map((v) => summarize(v, recorded));
+    const summaries = variantsOf(recorded, run).map((v) => summarize(v, recorded));
     process.stdout.write(renderReport(run, summaries, recorded));
   }
   if (interrupted) return 130;

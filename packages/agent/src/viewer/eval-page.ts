@@ -114,7 +114,7 @@ ${
 
 export async function evalRunPage(store: Store, run: EvalRunRecord): Promise<string> {
   const trials = await store.evals.listTrials(run.id);
-  const variants = variantsOf(trials);
+  const variants = variantsOf(trials, run);
   const summaries = variants.map((v) => summarize(v, trials));
   const total = trials.reduce((sum, t) => sum + (t.cost ?? 0), 0);
   const body = html`<h1>Eval run ${run.id}${run.name ? html` <span class="id">${run.name}</span>` : ""}</h1>
