@@ -5,11 +5,17 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { EvalTrialRecord } from "@crow/core";
+import { planDockerfile } from "../src/eval/dockerfile.js";
 import { renderReport } from "../src/eval/render.js";
 import { median, pairedBootstrap, passAtK, passHatK, wilson } from "../src/eval/stats.js";
 import { globMatches } from "../src/eval/suite.js";
 import { compareTrials, summarize } from "../src/eval/summary.js";
+import { ignoredFields } from "../src/eval/task-schema.js";
 import { parseToml, TomlError } from "../src/eval/toml.js";
+import { parseRewardJson } from "../src/eval/verify.js";
+
+/** smol-toml's tables have no prototype (no pollution through `__proto__` keys): compared as plain data. */
+const plain = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
 
 describe("task.toml", () => {
   test("a Terminal-Bench 2.0 task.toml reads as its tables", () => {
@@ -40,7 +46,7 @@ allow_internet = false
 `,
       "task.toml",
     );
-    assert.deepEqual(toml, {
+    assert.deepEqual(plain(toml), {
       version: "1.0",
       metadata: {
         author_name: "Jane # not a comment",
@@ -55,16 +61,115 @@ allow_internet = false
     });
   });
 
-  test("what it cannot read is an error naming the line", () => {
+  test("Harbor's current schema: [[task.authors]], inline tables, env tables; what has no effect here is named", () => {
+    const toml = parseToml(
+      `schema_version = "1.1"
+
+[task]
+name = "org/hello"
+
+[[task.authors]]
+name = "B"
+
+[verifier]
+timeout_sec = 120.0
+env = { MODE = "strict", LEVEL = 2 }
+user = "root"
+
+[solution.env]
+HINT = "x"
+
+[environment]
+cpus = 2
+memory_mb = 4096
+allow_internet = false
+env = { LANG = "C.UTF-8" }
+
+[[steps]]
+name = "one"
+`,
+      "task.toml",
+    );
+    assert.deepEqual(plain(toml.task), { name: "org/hello", authors: [{ name: "B" }] });
+    assert.deepEqual(plain((toml.verifier as Record<string, unknown>).env), { MODE: "strict", LEVEL: 2 });
+    assert.deepEqual(ignoredFields(toml), ["verifier.user", "environment.cpus", "environment.memory_mb", "steps"]);
+    const inline = parseToml('[task]\nauthors = [{ name = "A", email = "a@example.com" }]\n', "t.toml");
+    assert.deepEqual(plain(inline.task), { authors: [{ name: "A", email: "a@example.com" }] });
+  });
+
+  test("what is not TOML is an error naming the file, line and column", () => {
     assert.throws(
-      () => parseToml("[agent]\nlimits = { cpu = 1 }\n", "x/task.toml"),
+      () => parseToml("[agent]\ntimeout_sec = \n", "x/task.toml"),
       (error: unknown) => {
         assert.ok(error instanceof TomlError);
-        assert.match(error.message, /^x\/task\.toml:2: unsupported value \{ cpu = 1 \}/);
+        assert.match(error.message, /^x\/task\.toml:2:\d+: /);
         return true;
       },
     );
-    assert.throws(() => parseToml("just words\n", "t.toml"), /t\.toml:1: expected "key = value"/);
+  });
+});
+
+describe("reward.json", () => {
+  test("one reward, named rewards kept whole (pass: `reward`, else all of them reach 1)", () => {
+    assert.deepEqual(parseRewardJson("0.5"), { reward: 0.5, rewards: null });
+    assert.deepEqual(parseRewardJson('{"reward": 1}'), { reward: 1, rewards: null });
+    assert.deepEqual(parseRewardJson('{"correct": 1, "style": 0.5}'), {
+      reward: 0.5,
+      rewards: { correct: 1, style: 0.5 },
+    });
+    assert.deepEqual(parseRewardJson('{"reward": 1, "speed": 0.2, "note": "x"}'), {
+      reward: 1,
+      rewards: { reward: 1, speed: 0.2 },
+    });
+    assert.equal(parseRewardJson('{"note": "x"}'), undefined);
+    assert.equal(parseRewardJson("not json"), undefined);
+  });
+});
+
+describe("Dockerfile", () => {
+  test("WORKDIR, COPY/ADD, ENV, ARG and RUN are applied; package installs the host has are dropped", () => {
+    const plan = planDockerfile(`FROM ubuntu:24.04
+ARG V=3
+ENV GREETING="hello world" \\
+    N=$V
+WORKDIR /app
+RUN apt-get update && apt-get install -y bash coreutils && rm -rf /var/lib/apt/lists/*
+COPY inputs/ /app/
+ADD data.txt sub/
+RUN python3 gen.py > out.txt
+CMD ["bash"]
+`);
+    assert.ok(plan.ok, JSON.stringify(plan));
+    assert.deepEqual(plan.env, { GREETING: "hello world", N: "3" });
+    assert.equal(plan.workdir, "/app");
+    assert.deepEqual(plan.steps, [
+      { kind: "copy", sources: ["inputs/"], dest: "/app/" },
+      { kind: "copy", sources: ["data.txt"], dest: "/app/sub/" },
+      {
+        kind: "run",
+        command: "python3 gen.py > out.txt",
+        cwd: "/app",
+        env: { V: "3", GREETING: "hello world", N: "3" },
+      },
+    ]);
+    assert.equal(plan.emulated.length, 8);
+  });
+
+  test("what needs the image is said, with the reason", () => {
+    const reason = (text: string) => {
+      const plan = planDockerfile(text);
+      return plan.ok ? "ok" : plan.reason;
+    };
+    assert.match(reason("FROM myorg/custom-env:1\n"), /needs the image: FROM myorg\/custom-env:1 is not a plain/);
+    assert.match(reason("FROM python:3.13 AS build\nFROM ubuntu:24.04\n"), /multi-stage/);
+    assert.match(reason("FROM ubuntu:24.04\nUSER agent\n"), /needs the image: USER agent/);
+    assert.match(reason("FROM ubuntu:24.04\nCOPY --from=build /x /app/x\n"), /--from/);
+    assert.match(reason("FROM ubuntu:24.04\nCOPY x /opt/x\n"), /outside \/app/);
+    assert.match(
+      reason("FROM ubuntu:24.04\nRUN apt-get install -y crow-no-such-package\n"),
+      /apt package\(s\) not on this host: crow-no-such-package/,
+    );
+    assert.equal(reason("FROM ghcr.io/laude-institute/t-bench/python-3-13:20250620\nWORKDIR /app\n"), "ok");
   });
 });
 
@@ -148,6 +253,13 @@ describe("eval statistics", () => {
     assert.deepEqual(comparison.fixed, ["y"]);
     assert.equal(comparison.difference, 0);
     assert.equal(comparison.regression, false);
+    // Over several trials, either way counts: 0/2 → 1/2 is fixed just as 2/2 → 1/2 is regressed.
+    const two = compareTrials(
+      { label: "A", trials: [trial("up", false), trial("up", false), trial("down", true), trial("down", true)] },
+      { label: "B", trials: [trial("up", true), trial("up", false), trial("down", true), trial("down", false)] },
+    );
+    assert.deepEqual(two.fixed, ["up"]);
+    assert.deepEqual(two.regressed, ["down"]);
   });
 
   test("--tasks globs match whole names", () => {

@@ -71,12 +71,9 @@ describe("crow eval", () => {
 
     // The first request of a trial is its instruction, in a session whose cwd is a fresh copy of environment/.
     const first = mock.requests[0]?.body.messages.find((m) => m.role === "user");
-    // Harbor's /app is named for what it is here: the trial's workspace.
-    assert.match(
-      String(first?.content),
-      /^Write yes to \/app\/answer\.txt\.\n\n\(This task was written for a container whose working directory is \/app\. There is no container here: \/app stands for \/.+\/app, your working directory/,
-    );
-    // An instruction that does not mention /app goes as it is.
+    // Harbor's /app is there in the trial's sandbox (the workspace, for the shell and the file tools alike): every
+    // instruction goes as it is.
+    assert.equal(first?.content, "Write yes to /app/answer.txt.\n");
     assert.equal(mock.requests[2]?.body.messages.find((m) => m.role === "user")?.content, "Solve b-unsolved.\n");
     const store = await openStore(path.join(home, "crow.db"));
     try {
@@ -134,7 +131,9 @@ describe("crow eval", () => {
       (await runEval(["report", runId, "--json"], { mockUrl: mock.url, home })).stdout,
     ) as ReportJson;
     const [careful, sloppy] = report.variants.map((v) => v.variant);
-    assert.match(careful ?? "", /^mock-model\+system_prompt@\d+$/);
+    // Named as given (the template files), in the order given.
+    assert.equal(careful, "mock-model+careful.njk");
+    assert.equal(sloppy, "mock-model+sloppy.njk");
     assert.deepEqual(
       report.variants.map((v) => v.passed),
       [6, 2],
@@ -145,8 +144,8 @@ describe("crow eval", () => {
       home,
     });
     assert.equal(worse.code, 1, worse.stdout + worse.stderr);
-    assert.match(worse.stdout, /Regressed \(passed in A, not in B\): t1, t2, t3, t4/);
-    assert.match(worse.stdout, /Fixed \(passed in B, not in A\): none/);
+    assert.match(worse.stdout, /Regressed \(passed in fewer of its trials in B than in A\): t1, t2, t3, t4/);
+    assert.match(worse.stdout, /Fixed \(passed in more of its trials in B than in A\): none/);
     assert.match(worse.stdout, /REGRESSION/);
 
     const better = await runEval(
@@ -166,7 +165,8 @@ describe("crow eval", () => {
     try {
       const trial = (await store.evals.listTrials(runId)).find((t) => t.variant === sloppy);
       const session = await store.getSession(trial?.sessionId ?? "");
-      assert.equal(`mock-model+${session?.promptId}`, sloppy);
+      assert.match(session?.promptId ?? "", /^system_prompt@\d+$/);
+      assert.equal(session?.systemPrompt?.startsWith("You are sloppy."), true);
     } finally {
       await store.close();
     }

@@ -29,6 +29,9 @@ function trial(runId: string, task: string, variant: string, index: number, pass
     toolCalls: 1,
     toolErrors: 0,
     error: passed ? null : "<b>verifier</b> said no",
+    details: passed
+      ? null
+      : { phaseMs: { setup: 100, agent: 1500, verifier: 400 }, verifierOutput: "FAILED test_answer - <assert>" },
   };
   return record;
 }
@@ -47,7 +50,7 @@ describe("viewer eval pages", () => {
   before(async () => {
     dir = await mkdtemp(path.join(tmpdir(), "crow-viewer-eval-"));
     store = await openStore(path.join(dir, "crow.db"));
-    sessionId = (await store.createSession({ cwd: "/tmp/w", title: "eval trial" })).id;
+    sessionId = (await store.createSession({ cwd: "/tmp/w", title: "eval run-a fix-bug m1 #0" })).id;
     await store.evals.createRun({ id: "run-a", name: "baseline", suite: "/suites/s", config: {} });
     await store.evals.createRun({ id: "run-b", name: null, suite: "/suites/s", config: {} });
     for (const [task, passA, passB] of [
@@ -75,7 +78,7 @@ describe("viewer eval pages", () => {
     assert.match(page.body, /href="\/evals\/run-b"/);
   });
 
-  test("a run shows its variants and the tasks × variants matrix, trials linked to their sessions", async () => {
+  test("a run shows its variants, the tasks × variants matrix and each trial in full, linked to its session", async () => {
     const page = await get("/evals/run-a");
     assert.equal(page.status, 200);
     assert.match(page.body, /<tr data-variant="m1"><th>m1<\/th><td class="num">4\/6<\/td>/);
@@ -83,12 +86,29 @@ describe("viewer eval pages", () => {
       page.body,
       /<tr data-task="fix-bug"><th>fix-bug<\/th><td class="cell" data-passed="2" data-trials="2">2\/2 /,
     );
-    assert.match(page.body, new RegExp(`<a class="trial pass" href="/s/${sessionId}"`));
+    assert.match(page.body, /<a class="trial pass" href="\/evals\/run-a#trial-fix-bug-m1-0"/);
+    // Each trial in full: error and output visible (not in a tooltip), time per phase, its session.
+    const section = /<section class="trial pass" id="trial-fix-bug-m1-0"[\s\S]*?<\/section>/.exec(page.body)?.[0] ?? "";
+    assert.match(section, new RegExp(`<a class="trial-session" href="/s/${sessionId}">session</a>`));
+    const failed =
+      /<section class="trial fail" id="trial-write-docs-m1-0"[\s\S]*?<\/section>/.exec(page.body)?.[0] ?? "";
+    assert.match(failed, /<p class="trial-error">&lt;b&gt;verifier&lt;\/b&gt; said no<\/p>/);
+    assert.match(failed, /time 2\.0 s \(setup 0\.1 s, agent 1\.5 s, verifier 0\.4 s\)/);
+    assert.match(failed, /<summary>verifier output<\/summary><pre>FAILED test_answer - &lt;assert&gt;<\/pre>/);
     // Task names and errors are text, never markup.
     assert.ok(!page.body.includes("<script>x</script>"));
     assert.match(page.body, /&lt;script&gt;x&lt;\/script&gt;/);
     assert.match(page.body, /&lt;b&gt;verifier&lt;\/b&gt; said no/);
     assert.equal((await get("/evals/no-such-run")).status, 404);
+  });
+
+  test("a trial's session links back to its run and shows its reward", async () => {
+    const page = await get(`/s/${sessionId}`);
+    assert.equal(page.status, 200);
+    assert.match(
+      page.body,
+      /<p class="eval-trial">eval trial <a class="eval-trial-link" href="\/evals\/run-a#trial-fix-bug-m1-0">run-a · fix-bug #0<\/a>: passed, reward 1<\/p>/,
+    );
   });
 
   test("two runs side by side name the flipped tasks", async () => {

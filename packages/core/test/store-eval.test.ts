@@ -26,6 +26,14 @@ function trial(task: string, index: number, reward: number): Omit<EvalTrialRecor
     toolCalls: 2,
     toolErrors: 1,
     error: reward >= 1 ? null : "verifier wrote no reward",
+    details:
+      reward >= 1
+        ? {
+            rewards: { correct: 1, style: 1 },
+            phaseMs: { setup: 5, agent: 1000, verifier: 200 },
+            verifierOutput: "ok\n",
+          }
+        : null,
   };
 }
 

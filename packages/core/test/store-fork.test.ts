@@ -125,6 +125,7 @@ for (const backend of storeBackends("crow-fork")) {
         "0005_additional_directories",
         "0006_checkpoints",
         "0007_tool_display",
+        "0008_eval_trial_details",
       ]);
       const before = await source();
       // Back to the 0001 schema: what an earlier Crow left behind (the later migrations undone too).

@@ -73,6 +73,7 @@ for (const backend of storeBackends("crow-display")) {
       // Back to the 0006 schema, as an earlier Crow left it, then opened again by this one.
       const db = (store as unknown as { db: Kysely<unknown> }).db;
       await sql`alter table messages drop column display`.execute(db);
+      await sql`alter table eval_trials drop column details`.execute(db);
       await sql`delete from crow_migrations where name >= '0007'`.execute(db);
       await store.close();
       store = await openStore(uri);

@@ -54,6 +54,7 @@ test("rows stored before migration 0003 load without an outcome; the upgraded st
   await sql`alter table messages drop column display`.execute(db);
   await sql`drop table checkpoints`.execute(db);
   await sql`alter table sessions drop column additional_directories`.execute(db);
+  await sql`alter table eval_trials drop column details`.execute(db);
   await sql`delete from crow_migrations where name >= '0004'`.execute(db);
   await sql`insert into messages (session_id, seq, role, data, created_at) values (${session.id}, 0, 'tool', ${JSON.stringify(result)}, '2026-01-01T00:00:00.000Z')`.execute(
     db,

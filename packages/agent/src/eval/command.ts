@@ -10,6 +10,7 @@ import { RUN_HELP, runEvalRun } from "./run-command.js";
 import { EvalUsageError } from "./stored-run.js";
 import { SuiteError } from "./suite.js";
 import { TomlError } from "./toml.js";
+import { TrialSandboxError } from "./trial-sandbox.js";
 import { VariantError } from "./variants.js";
 import { runEvalWorker, WORKER_HELP } from "./worker-command.js";
 
@@ -22,6 +23,8 @@ Commands:
   run SUITE            run every task × variant × trial; see 'crow eval run --help'
   run --resume RUN     finish what RUN has not recorded yet
   report RUN           pass rate (95 % CI), pass@k, pass^k, cost and tokens per solved task, median time
+  report RUN --trial TASK[:VARIANT][#N]
+                       one task's trials in full: error, rewards, time per phase, the verifier's and solver's output
   compare A B          B against A, paired by task: flips and a bootstrap interval of the pass-rate difference
                        (A and B are RUN or RUN:VARIANT); --fail-on-regression exits 1 when B is worse beyond it
   status RUN           how many trials are recorded, passed and left (from any host)
@@ -30,11 +33,12 @@ Commands:
 
 Options of report, compare, status, list: --json (JSON instead of Markdown).
 
-Harbor's container paths are given to tests/test.sh and solution/solve.sh as variables (there is no container):
-/app → $EVAL_APP_DIR (also their cwd), /tests → $EVAL_TESTS_DIR, /logs → $EVAL_LOGS_DIR, /solution →
-$EVAL_SOLUTION_DIR. A Dockerfile in environment/ is not run.`;
+Each trial runs in a bubblewrap sandbox with Harbor's container paths (no image: the host's tools, read-only):
+/app (the workspace; the agent's tools see it too), /tests (verifier only), /solution (oracle only), /logs
+(/logs/verifier writable by the verifier only); $EVAL_APP_DIR, $EVAL_TESTS_DIR, $EVAL_LOGS_DIR and
+$EVAL_SOLUTION_DIR name them. A Dockerfile in environment/ is not run.`;
 
-const BAD_INPUT = [EvalUsageError, SuiteError, TomlError, VariantError, ConfigError];
+const BAD_INPUT = [EvalUsageError, SuiteError, TomlError, VariantError, ConfigError, TrialSandboxError];
 
 /** `crow eval <args>`; resolves to the exit code. */
 export async function runEval(args: readonly string[]): Promise<number> {

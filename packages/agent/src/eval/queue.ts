@@ -1,9 +1,10 @@
 /**
  * Many machines: with a PostgreSQL store, `crow eval run --queue` puts one pg-boss job per missing trial on that
  * database, and `crow eval worker` processes on any hosts work them off (each with its own runtime: one toolserver,
- * many sessions). A job expires when its worker does not finish it in time (a worker killed mid-trial): pg-boss's
- * maintenance fails it and it is retried by another worker. A trial is recorded once whatever happens (the store
- * ignores a second record), and a worker skips a trial it finds recorded already.
+ * many sessions). A running trial beats a heartbeat (attempts.ts): when its worker dies, another worker's reaper fails
+ * its job within the lease and pg-boss retries it; a live trial is never retried (its job's expiry is the trial's full
+ * time). A trial is recorded once whatever happens (the store ignores a second record), and a worker skips a trial it
+ * finds recorded already.
  *
  * Why pg-boss 10: it runs on the Node versions Crow supports (≥ 20; pg-boss 12 needs Node ≥ 22.12, graphile-worker
  * 0.18 needs ≥ 22.18), needs nothing but the PostgreSQL the store already uses, and gives expiry with retries.
@@ -13,10 +14,19 @@ import type PgBoss from "pg-boss";
 import { log } from "../base/log.js";
 import type { AgentConfig } from "../config/index.js";
 import { createCrow } from "../sdk/create-crow.js";
+import {
+  Attempt,
+  type AttemptRow,
+  ensureAttemptsTable,
+  markAbandoned,
+  reapDeadAttempts,
+  WORKER_NAME,
+} from "./attempts.js";
 import type { TrialKey } from "./runner.js";
 import { type StoredRunConfig, storedTasks, storedVariants } from "./stored-run.js";
 import type { EvalTask } from "./suite.js";
 import { runTrial, TrialInterrupted } from "./trial.js";
+import { evalConfig } from "./trial-sandbox.js";
 import type { Variant } from "./variants.js";
 
 /** The one pg-boss queue of eval trials (every run's). */
@@ -61,12 +71,33 @@ export async function enqueueTrials(
     for (const { task, variant, trial } of trials) {
       const job: TrialJob = { runId: run.id, task: task.name, variant: variant.label, trial };
       await boss.send(EVAL_QUEUE, job, {
-        expireInSeconds: expirySec ?? task.agentTimeoutSec + task.verifierTimeoutSec + EXPIRY_MARGIN_SEC,
+        // The trial's whole time: pg-boss also cuts its handler at this point. A dead worker is found by its
+        // heartbeat long before (attempts.ts).
+        expireInSeconds:
+          expirySec ??
+          task.agentTimeoutSec + task.verifierTimeoutSec + (task.docker ? task.buildTimeoutSec : 0) + EXPIRY_MARGIN_SEC,
         retryLimit: RETRY_LIMIT,
         retryDelay: 1,
       });
     }
     return trials.length;
+  } finally {
+    await boss.stop({ graceful: false, wait: true });
+  }
+}
+
+/** The attempts of `runId`'s queued trials (for `crow eval status`): every start, retry, duplicate and death. */
+export async function listAttempts(dbUri: string, runId: string): Promise<AttemptRow[]> {
+  const boss = await startBoss(dbUri, { supervise: false });
+  try {
+    await ensureAttemptsTable(boss.getDb());
+    const { rows } = await boss
+      .getDb()
+      .executeSql(
+        "SELECT job_id, run_id, task, variant, trial, worker, host, attempt, state, session_id, workspace FROM crow_eval_attempts WHERE run_id = $1 ORDER BY task, variant, trial, attempt",
+        [runId],
+      );
+    return rows as AttemptRow[];
   } finally {
     await boss.stop({ graceful: false, wait: true });
   }
@@ -80,13 +111,16 @@ interface RunPlan {
 
 export interface WorkerOptions {
   concurrency: number;
+  /** A running trial's heartbeat lease: a trial whose worker has not beaten for this long is retried elsewhere. */
+  leaseSeconds: number;
   /** How often this worker's pg-boss looks for expired jobs (seconds). */
   maintenanceSeconds: number;
   signal: AbortSignal;
 }
 
 /** Works off trials until `signal` aborts; then lets the trials in flight be retried elsewhere and stops. */
-export async function runWorker(config: AgentConfig, store: Store, options: WorkerOptions): Promise<void> {
+export async function runWorker(agentConfig: AgentConfig, store: Store, options: WorkerOptions): Promise<void> {
+  const config = evalConfig(agentConfig);
   const boss = await startBoss(config.dbUri, { supervise: true, maintenanceSeconds: options.maintenanceSeconds });
   const plans = new Map<string, Promise<RunPlan>>();
   let crow: Promise<Crow> | undefined;
@@ -108,7 +142,9 @@ export async function runWorker(config: AgentConfig, store: Store, options: Work
     }
     return plan;
   };
-  const work = async (job: TrialJob) => {
+  const db = boss.getDb();
+  await ensureAttemptsTable(db);
+  const work = async (job: TrialJob, attempt: Attempt, attemptNumber: number) => {
     const plan = await planOf(job.runId);
     const task = plan.tasks.get(job.task);
     const variant = plan.variants.get(job.variant);
@@ -117,29 +153,55 @@ export async function runWorker(config: AgentConfig, store: Store, options: Work
     if (done.some((t) => t.task === job.task && t.variant === job.variant && t.trial === job.trial)) return;
     if (!variant.oracle) crow ??= createCrow({ config, store });
     const outcome = await runTrial(
-      { runId: job.runId, config, ...(variant.oracle ? {} : { crow: await crow }) },
+      {
+        runId: job.runId,
+        config,
+        ...(variant.oracle ? {} : { crow: await crow }),
+        onStarted: (what) => attempt.started(what),
+      },
       task,
       variant,
       job.trial,
       options.signal,
     );
+    outcome.details = { ...outcome.details, attempt: { worker: WORKER_NAME, number: attemptNumber } };
     const recorded = await store.evals.recordTrial(outcome);
+    await attempt.end(recorded ? "done" : "duplicate");
+    if (!recorded && outcome.sessionId) {
+      await markAbandoned(
+        store,
+        { ...job, run_id: job.runId, session_id: outcome.sessionId, attempt: attemptNumber },
+        "duplicate",
+      );
+    }
     process.stderr.write(
       `${recorded ? (outcome.passed ? "pass" : "FAIL") : "dup "} ${job.runId} ${job.task} · ${job.variant} · #${job.trial} reward ${outcome.reward}\n`,
     );
   };
   for (let i = 0; i < options.concurrency; i++) {
-    await boss.work<TrialJob>(EVAL_QUEUE, { batchSize: 1, pollingIntervalSeconds: 1 }, async ([job]) => {
-      if (!job) return;
-      try {
-        await work(job.data);
-      } catch (error) {
-        // Thrown: pg-boss fails the job, and retries it (up to its limit) on whichever worker fetches it next.
-        if (!(error instanceof TrialInterrupted)) log.warn(`eval trial ${JSON.stringify(job.data)} failed`, error);
-        throw error;
-      }
-    });
+    await boss.work<TrialJob>(
+      EVAL_QUEUE,
+      { batchSize: 1, pollingIntervalSeconds: 1, includeMetadata: true },
+      async ([job]) => {
+        if (!job) return;
+        const attempt = await Attempt.start(db, job, options.leaseSeconds);
+        try {
+          await work(job.data, attempt, job.retryCount + 1);
+        } catch (error) {
+          await attempt.end("abandoned").catch(() => undefined);
+          // Thrown: pg-boss fails the job, and retries it (up to its limit) on whichever worker fetches it next.
+          if (!(error instanceof TrialInterrupted)) log.warn(`eval trial ${JSON.stringify(job.data)} failed`, error);
+          throw error;
+        }
+      },
+    );
   }
+  // Any worker looks for attempts whose worker died, as often as pg-boss's own maintenance runs.
+  const reaper = setInterval(() => {
+    reapDeadAttempts(boss, store, EVAL_QUEUE, options.leaseSeconds).catch((error) =>
+      log.warn("eval queue: looking for dead attempts failed", error),
+    );
+  }, options.maintenanceSeconds * 1000);
   process.stderr.write(
     `crow eval worker: working off ${EVAL_QUEUE} on ${store.location} (${options.concurrency} at a time); Ctrl-C stops\n`,
   );
@@ -147,6 +209,7 @@ export async function runWorker(config: AgentConfig, store: Store, options: Work
     if (options.signal.aborted) resolve();
     options.signal.addEventListener("abort", () => resolve(), { once: true });
   });
+  clearInterval(reaper);
   await boss.stop({ graceful: true, wait: true, timeout: 30_000 });
   if (crow) await (await crow).close();
 }

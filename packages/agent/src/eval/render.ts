@@ -66,8 +66,8 @@ export function renderComparison(comparison: Comparison): string {
     `Pass rate: ${pct(c.passRateA)} → ${pct(c.passRateB)} (${signed(c.difference)}, 95 % paired bootstrap ${signed(c.interval[0])} … ${signed(c.interval[1])})`,
     `Verdict: ${c.regression ? "REGRESSION (B is worse beyond the interval)" : c.interval[0] > 0 ? "improvement (B is better beyond the interval)" : "no significant difference"}`,
     "",
-    `Regressed (passed in A, not in B): ${c.regressed.length > 0 ? c.regressed.join(", ") : "none"}`,
-    `Fixed (passed in B, not in A): ${c.fixed.length > 0 ? c.fixed.join(", ") : "none"}`,
+    `Regressed (passed in fewer of its trials in B than in A): ${c.regressed.length > 0 ? c.regressed.join(", ") : "none"}`,
+    `Fixed (passed in more of its trials in B than in A): ${c.fixed.length > 0 ? c.fixed.join(", ") : "none"}`,
   ];
   return `${lines.join("\n")}\n`;
 }

@@ -5,6 +5,7 @@ import type { AgentConfig } from "../config/index.js";
 import { renderComparison, renderReport } from "./render.js";
 import { EvalUsageError, type StoredRunConfig } from "./stored-run.js";
 import { compareTrials, summarize, variantsOf } from "./summary.js";
+import { renderTrial, selectTrials } from "./trial-report.js";
 
 async function findRun(store: Store, id: string): Promise<EvalRunRecord> {
   const run = await store.evals.getRun(id);
@@ -15,7 +16,12 @@ async function findRun(store: Store, id: string): Promise<EvalRunRecord> {
 function options(args: readonly string[]) {
   return parseArgs({
     args: [...args],
-    options: { json: { type: "boolean" }, list: { type: "boolean" }, "fail-on-regression": { type: "boolean" } },
+    options: {
+      json: { type: "boolean" },
+      list: { type: "boolean" },
+      "fail-on-regression": { type: "boolean" },
+      trial: { type: "string" },
+    },
     allowPositionals: true,
     strict: true,
   });
@@ -27,7 +33,19 @@ export async function runEvalReport(args: readonly string[], _config: AgentConfi
   if (!id || extra.length > 0) throw new EvalUsageError("crow eval report takes one RUN id");
   const run = await findRun(store, id);
   const trials = await store.evals.listTrials(run.id);
-  const summaries = variantsOf(trials).map((variant) => summarize(variant, trials));
+  if (values.trial !== undefined) {
+    const chosen = selectTrials(trials, values.trial);
+    if (chosen.length === 0) {
+      const tasks = [...new Set(trials.map((t) => t.task))].join(", ") || "none recorded";
+      throw new EvalUsageError(
+        `--trial ${values.trial}: no such trial in ${run.id} (give TASK[:VARIANT][#N]; tasks: ${tasks})`,
+      );
+    }
+    if (values.json) process.stdout.write(`${JSON.stringify(chosen, null, 2)}\n`);
+    else process.stdout.write(chosen.map(renderTrial).join("\n"));
+    return 0;
+  }
+  const summaries = variantsOf(trials, run).map((variant) => summarize(variant, trials));
   if (values.json) process.stdout.write(`${JSON.stringify({ run, variants: summaries, trials }, null, 2)}\n`);
   else process.stdout.write(renderReport(run, summaries, trials));
   return 0;
@@ -39,7 +57,7 @@ async function side(store: Store, spec: string): Promise<{ label: string; trials
   const runId = colon >= 0 ? spec.slice(0, colon) : spec;
   const run = await findRun(store, runId);
   const trials = await store.evals.listTrials(run.id);
-  const variants = variantsOf(trials);
+  const variants = variantsOf(trials, run);
   const variant = colon >= 0 ? spec.slice(colon + 1) : variants.length === 1 ? variants[0] : undefined;
   if (variant === undefined || !variants.includes(variant)) {
     throw new EvalUsageError(
@@ -61,7 +79,7 @@ export async function runEvalCompare(args: readonly string[], _config: AgentConf
 }
 
 /** `status RUN`: progress from the store (any host); `list`: recent runs. */
-export async function runEvalStatus(args: readonly string[], _config: AgentConfig, store: Store): Promise<number> {
+export async function runEvalStatus(args: readonly string[], agentConfig: AgentConfig, store: Store): Promise<number> {
   const { values, positionals } = options(args);
   if (values.list) {
     const runs = await store.evals.listRuns();
@@ -76,9 +94,38 @@ export async function runEvalStatus(args: readonly string[], _config: AgentConfi
   const total = config.tasks.length * config.variants.length * config.trials;
   const trials = await store.evals.listTrials(run.id);
   const passed = trials.filter((t) => t.passed).length;
-  const status = { runId: run.id, total, done: trials.length, passed, left: total - trials.length };
+  // Queued runs: every attempt a worker started (retries after a worker died, duplicates, the ones running now).
+  const attempts =
+    store.kind === "postgres" ? await (await import("./queue.js")).listAttempts(agentConfig.dbUri, run.id) : [];
+  const count = (state: string) => attempts.filter((a) => a.state === state).length;
+  const status = {
+    runId: run.id,
+    total,
+    done: trials.length,
+    passed,
+    left: total - trials.length,
+    attempts: attempts.length,
+    running: count("running"),
+    retried: attempts.filter((a) => a.attempt > 1).length,
+    abandoned: count("abandoned"),
+    duplicates: count("duplicate"),
+    attemptList: attempts.map((a) => ({
+      task: a.task,
+      variant: a.variant,
+      trial: a.trial,
+      attempt: a.attempt,
+      worker: a.worker,
+      state: a.state,
+    })),
+  };
   if (values.json) process.stdout.write(`${JSON.stringify(status)}\n`);
-  else
+  else {
     process.stdout.write(`${run.id}: ${status.done}/${total} trials recorded, ${passed} passed, ${status.left} left\n`);
+    if (attempts.length > 0) {
+      process.stdout.write(
+        `attempts: ${attempts.length} (${status.running} running, ${status.retried} retries, ${status.abandoned} abandoned by a dead worker, ${status.duplicates} duplicates not recorded)\n`,
+      );
+    }
+  }
   return 0;
 }

@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import type { Crow, EvalRunRecord, Store } from "@crow/core";
+import type { Crow, EvalRunRecord, EvalTrialRecord, Store } from "@crow/core";
 import { type AgentConfig, findModel, providerProblem } from "../config/index.js";
 import { createCrow } from "../sdk/create-crow.js";
 import { createProgress } from "./progress.js";
@@ -21,6 +21,7 @@ import {
 } from "./stored-run.js";
 import { type EvalTask, loadSuite } from "./suite.js";
 import { summarize, variantsOf } from "./summary.js";
+import { evalConfig } from "./trial-sandbox.js";
 import { listOption, resolveVariants, type Variant, VariantError } from "./variants.js";
 
 export const RUN_HELP = `Usage: crow eval run SUITE [options]
@@ -36,7 +37,7 @@ Options:
   --concurrency n      trials at a time (default 1)
   --tasks GLOB[,GLOB]  only tasks whose directory name matches (* and ?)
   --name NAME          a label for the run
-  --oracle             run solution/solve.sh instead of the agent (validates a suite)
+  --oracle             run solution/solve.sh instead of the agent (validates a suite: exit 1 below 100 %)
   --resume RUN         finish the trials of RUN that are not recorded yet
   --json               JSON events on stdout instead of the progress bar and report
   --queue              PostgreSQL store only: enqueue the trials for 'crow eval worker' processes (any hosts)
@@ -109,12 +110,12 @@ export async function runEvalRun(args: readonly string[], config: AgentConfig, s
     const found = await store.evals.getRun(values.resume);
     if (!found) throw new EvalUsageError(`no eval run ${values.resume} in ${store.location}`);
     run = found;
-    tasks = storedTasks(run);
+    tasks = runnableTasks(storedTasks(run));
     variants = await storedVariants(store, run.config as unknown as StoredRunConfig);
   } else {
     const [suite, ...extra] = positionals;
     if (!suite || extra.length > 0) throw new EvalUsageError("crow eval run takes one SUITE directory (see --help)");
-    tasks = loadSuite(path.resolve(suite), listOption(values.tasks));
+    tasks = runnableTasks(loadSuite(path.resolve(suite), listOption(values.tasks)));
     if (values.oracle && (values.model || values.prompt))
       throw new EvalUsageError("--oracle runs no model: drop --model/--prompt");
     variants = values.oracle
@@ -139,14 +140,9 @@ export async function runEvalRun(args: readonly string[], config: AgentConfig, s
     });
   }
   if (values.resume) checkModels(config, variants);
-  for (const task of tasks) {
-    if (task.hasDockerfile)
-      process.stderr.write(
-        `crow eval: ${task.name}: environment/Dockerfile is not run locally; the workspace is a copy of environment/'s files\n`,
-      );
-  }
   const trials = (run.config as unknown as StoredRunConfig).trials;
   if (values.queue) return enqueueRun(store, config, run, tasks, variants, trials, values);
+  config = evalConfig(config);
   const needsAgent = variants.some((v) => !v.oracle);
   const crow: Crow | undefined = needsAgent ? await createCrow({ config, store }) : undefined;
   const controller = new AbortController();
@@ -179,10 +175,44 @@ export async function runEvalRun(args: readonly string[], config: AgentConfig, s
   }
   if (!values.json) {
     const recorded = await store.evals.listTrials(run.id);
-    const summaries = variantsOf(recorded).map((v) => summarize(v, recorded));
+    const summaries = variantsOf(recorded, run).map((v) => summarize(v, recorded));
     process.stdout.write(renderReport(run, summaries, recorded));
   }
-  return interrupted ? 130 : 0;
+  if (interrupted) return 130;
+  return values.oracle || variants.every((v) => v.oracle) ? oracleVerdict(await store.evals.listTrials(run.id)) : 0;
+}
+
+/**
+ * `--oracle` validates a suite: below 100 % it exits 1 and names the tasks whose reference solution did not pass
+ * (`crow eval report RUN --trial TASK` tells why).
+ */
+function oracleVerdict(trials: readonly EvalTrialRecord[]): number {
+  const failing = [...new Set(trials.filter((t) => !t.passed).map((t) => t.task))];
+  if (failing.length === 0) return 0;
+  process.stderr.write(
+    `crow eval: the oracle did not pass ${failing.length} task(s): ${failing.join(", ")} (crow eval report ${trials[0]?.runId ?? "RUN"} --trial TASK says why)\n`,
+  );
+  return 1;
+}
+
+/**
+ * The tasks that can run here, after saying on stderr what is not applied (task.toml fields, an emulated Dockerfile)
+ * and which tasks are skipped because they need their image. Throws when none is left.
+ */
+function runnableTasks(tasks: readonly EvalTask[]): EvalTask[] {
+  const runnable: EvalTask[] = [];
+  for (const task of tasks) {
+    const say = (text: string) => process.stderr.write(`crow eval: ${task.name}: ${text}\n`);
+    if (task.ignored.length > 0) say(`task.toml fields not applied here: ${task.ignored.join(", ")}`);
+    if (task.docker && !task.docker.ok) {
+      say(`skipped: ${task.docker.reason}`);
+      continue;
+    }
+    if (task.docker) say(`environment emulated from its Dockerfile (${task.docker.emulated.length} instruction(s))`);
+    runnable.push(task);
+  }
+  if (runnable.length === 0) throw new EvalUsageError("no task of the suite can run here (each needs its image)");
+  return runnable;
 }
 
 /** `--queue`: the missing trials go to the workers; resolves to the exit code. */

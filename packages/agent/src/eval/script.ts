@@ -1,11 +1,11 @@
 /**
- * Runs a task's shell script (tests/test.sh, solution/solve.sh) in the trial workspace with a timeout: bash in its
- * own process group, so a timeout or a cancel kills everything the script started, not just bash.
+ * Runs a task's shell script (tests/test.sh, solution/solve.sh, a Dockerfile's RUN) with a timeout: the command (the
+ * trial sandbox's bwrap, then bash) in its own process group, so a timeout or a cancel kills everything it started.
  */
 import { spawn } from "node:child_process";
 
-/** Output kept for error messages (the end of stdout+stderr). */
-const OUTPUT_TAIL_CHARS = 4000;
+/** Output kept for error messages and the trial's record (the end of stdout+stderr). */
+export const OUTPUT_TAIL_CHARS = 16_000;
 
 export interface ScriptOutcome {
   /** Exit code, or null when killed. */
@@ -13,26 +13,24 @@ export interface ScriptOutcome {
   timedOut: boolean;
   /** The last few thousand characters of its stdout and stderr, interleaved. */
   output: string;
+  /** How long it ran. */
+  ms: number;
 }
 
 export interface ScriptOptions {
-  cwd: string;
   env: NodeJS.ProcessEnv;
   timeoutMs: number;
   signal?: AbortSignal;
 }
 
-/** Runs `bash file`; never rejects for the script's own failure (a spawn failure is exit code 127's message). */
-export function runScript(file: string, options: ScriptOptions): Promise<ScriptOutcome> {
+/** Runs `argv`; never rejects for the script's own failure (a spawn failure is in the output, code null). */
+export function runScript(argv: readonly string[], options: ScriptOptions): Promise<ScriptOutcome> {
+  const started = performance.now();
   return new Promise((resolve) => {
     let output = "";
     let timedOut = false;
-    const child = spawn("bash", [file], {
-      cwd: options.cwd,
-      env: options.env,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const [command = "bash", ...args] = argv;
+    const child = spawn(command, args, { env: options.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
     const keep = (chunk: Buffer) => {
       output = (output + chunk.toString("utf8")).slice(-OUTPUT_TAIL_CHARS);
     };
@@ -59,7 +57,7 @@ export function runScript(file: string, options: ScriptOptions): Promise<ScriptO
       options.signal?.removeEventListener("abort", onAbort);
       // Whatever the script left running in its group goes with it.
       killGroup();
-      resolve({ code, timedOut, output });
+      resolve({ code, timedOut, output, ms: performance.now() - started });
     });
   });
 }

@@ -1,10 +1,12 @@
 /**
  * A suite in Harbor's (Terminal-Bench 2.0) task format: a directory of task directories, each with `instruction.md`
- * (the prompt), `task.toml` (`[agent] timeout_sec`, `[verifier] timeout_sec`, `[metadata]`), `environment/` (the
+ * (the prompt), `task.toml` (task-schema.ts says which fields apply), `environment/` (the
  * files the workspace starts with), `tests/test.sh` (the verifier) and optionally `solution/solve.sh` (the oracle).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
+import { type DockerPlan, planDockerfile } from "./dockerfile.js";
+import { ignoredFields } from "./task-schema.js";
 import { parseToml, type TomlTable, type TomlValue } from "./toml.js";
 
 /** Harbor's defaults when task.toml sets no timeout. */
@@ -21,10 +23,20 @@ export interface EvalTask {
   metadata: TomlTable;
   /** `environment/`, when the task has one. */
   environmentDir: string | undefined;
-  /** `environment/Dockerfile` exists: it is not run locally (the workspace is a copy of environment/'s files). */
-  hasDockerfile: boolean;
+  /** What setup does with `environment/Dockerfile` (dockerfile.ts), or why the task needs its image; none without one. */
+  docker: DockerPlan | undefined;
   /** `solution/solve.sh`, when there is one. */
   solution: string | undefined;
+  /** The suite's directory (hidden from the agent and every task script). */
+  suiteDir: string;
+  /** `[environment] allow_internet` (Harbor's default: true): the network of the agent's shell and every script. */
+  allowInternet: boolean;
+  /** The `env` tables of task.toml: `[environment.env]` (every phase), `[solution.env]`, `[verifier.env]`. */
+  env: { environment: Record<string, string>; solution: Record<string, string>; verifier: Record<string, string> };
+  /** `[environment] build_timeout_sec` (Harbor's default 600): the time the Dockerfile's steps get at setup. */
+  buildTimeoutSec: number;
+  /** task.toml's fields that have no effect here (reported when a run starts), e.g. `environment.cpus`. */
+  ignored: string[];
 }
 
 /** A suite or task that cannot be used; the message says which file and what to do. */
@@ -33,7 +45,9 @@ export class SuiteError extends Error {
 }
 
 function table(value: TomlValue | undefined): TomlTable {
-  return value !== undefined && typeof value === "object" && !Array.isArray(value) ? value : {};
+  return value !== undefined && typeof value === "object" && !Array.isArray(value) && !(value instanceof Date)
+    ? value
+    : {};
 }
 
 function seconds(value: TomlValue | undefined, fallback: number, where: string): number {
@@ -42,8 +56,18 @@ function seconds(value: TomlValue | undefined, fallback: number, where: string):
   return value;
 }
 
-/** Reads one task directory. */
-export function loadTask(dir: string): EvalTask {
+function stringTable(value: TomlValue | undefined, where: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, entry] of Object.entries(table(value))) {
+    if (typeof entry === "object" && !(entry instanceof Date))
+      throw new SuiteError(`${where}.${key} must be a string, number or boolean`);
+    env[key] = String(entry);
+  }
+  return env;
+}
+
+/** Reads one task directory of the suite in `suiteDir`. */
+export function loadTask(dir: string, suiteDir = dir): EvalTask {
   const name = path.basename(dir);
   const instructionFile = path.join(dir, "instruction.md");
   if (!existsSync(instructionFile)) throw new SuiteError(`task ${name}: ${instructionFile} is missing`);
@@ -53,6 +77,7 @@ export function loadTask(dir: string): EvalTask {
   const toml = existsSync(tomlFile) ? parseToml(readFileSync(tomlFile, "utf8"), tomlFile) : {};
   const environmentDir = path.join(dir, "environment");
   const solution = path.join(dir, "solution", "solve.sh");
+  const dockerfile = path.join(environmentDir, "Dockerfile");
   return {
     name,
     dir,
@@ -69,8 +94,21 @@ export function loadTask(dir: string): EvalTask {
     ),
     metadata: table(toml.metadata),
     environmentDir: existsSync(environmentDir) ? environmentDir : undefined,
-    hasDockerfile: existsSync(path.join(environmentDir, "Dockerfile")),
+    docker: existsSync(dockerfile) ? planDockerfile(readFileSync(dockerfile, "utf8")) : undefined,
     solution: existsSync(solution) ? solution : undefined,
+    suiteDir,
+    allowInternet: table(toml.environment).allow_internet !== false,
+    env: {
+      environment: stringTable(table(toml.environment).env, `${tomlFile} [environment.env]`),
+      solution: stringTable(table(toml.solution).env, `${tomlFile} [solution.env]`),
+      verifier: stringTable(table(toml.verifier).env, `${tomlFile} [verifier.env]`),
+    },
+    buildTimeoutSec: seconds(
+      table(toml.environment).build_timeout_sec,
+      600,
+      `${tomlFile} [environment] build_timeout_sec`,
+    ),
+    ignored: ignoredFields(toml),
   };
 }
 
@@ -99,5 +137,5 @@ export function loadSuite(dir: string, globs: readonly string[] = []): EvalTask[
     const why = globs.length > 0 ? ` matching ${globs.join(",")}` : "";
     throw new SuiteError(`suite ${dir} has no tasks${why} (a task is a directory with instruction.md)`);
   }
-  return names.map((name) => loadTask(path.join(dir, name)));
+  return names.map((name) => loadTask(path.join(dir, name), dir));
 }

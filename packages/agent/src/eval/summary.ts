@@ -34,9 +34,17 @@ function byKey<T>(items: readonly T[], key: (item: T) => string): Map<string, T[
   return groups;
 }
 
-/** The variants of these trials, in order of first appearance. */
-export function variantsOf(trials: readonly EvalTrialRecord[]): string[] {
-  return [...new Set(trials.map((t) => t.variant))];
+/**
+ * The variants of these trials: in `run`'s order (as given to `crow eval run`) when its stored config lists them,
+ * then any other in order of first appearance.
+ */
+export function variantsOf(trials: readonly EvalTrialRecord[], run?: { config: Record<string, unknown> }): string[] {
+  const present = new Set(trials.map((t) => t.variant));
+  const listed = run?.config.variants;
+  const given = Array.isArray(listed)
+    ? listed.map((v) => (v as { label?: unknown }).label).filter((l): l is string => typeof l === "string")
+    : [];
+  return [...new Set([...given.filter((label) => present.has(label)), ...present])];
 }
 
 /** One variant's numbers. */
@@ -80,9 +88,9 @@ export interface Comparison {
   difference: number;
   /** 95 % paired bootstrap interval of `difference`. */
   interval: [number, number];
-  /** Passed (in most trials) in A, not in B. */
+  /** Tasks that passed in a smaller share of their trials in B than in A. */
   regressed: string[];
-  /** Passed in B, not in A. */
+  /** Tasks that passed in a larger share of their trials in B than in A. */
   fixed: string[];
   /** B is worse beyond the interval (its upper bound is below 0). */
   regression: boolean;
@@ -107,7 +115,6 @@ export function compareTrials(
   const differences = tasks.map((task) => (ratesB.get(task) ?? 0) - (ratesA.get(task) ?? 0));
   const mean = (values: number[]) => (values.length > 0 ? values.reduce((x, y) => x + y, 0) / values.length : 0);
   const interval = pairedBootstrap(differences);
-  const passes = (rate: number | undefined) => (rate ?? 0) > 0.5;
   return {
     a: a.label,
     b: b.label,
@@ -116,8 +123,9 @@ export function compareTrials(
     passRateB: mean(tasks.map((task) => ratesB.get(task) ?? 0)),
     difference: mean(differences),
     interval,
-    regressed: tasks.filter((task) => passes(ratesA.get(task)) && !passes(ratesB.get(task))),
-    fixed: tasks.filter((task) => !passes(ratesA.get(task)) && passes(ratesB.get(task))),
+    // Symmetric: a task's pass rate over its trials went down, or up (0/2 → 1/2 is fixed as 2/2 → 1/2 regressed).
+    regressed: tasks.filter((task) => (ratesB.get(task) ?? 0) < (ratesA.get(task) ?? 0)),
+    fixed: tasks.filter((task) => (ratesB.get(task) ?? 0) > (ratesA.get(task) ?? 0)),
     regression: tasks.length > 0 && interval[1] < 0,
   };
 }

@@ -4,13 +4,24 @@
  * What it measured is returned for the store; a trial cut short by the run's own cancel (Ctrl-C) throws
  * {@link TrialInterrupted} and is not recorded, so `--resume` runs it again.
  */
-import { type Crow, type EvalTrialRecord, renderTemplate, systemPromptArgs, type Usage } from "@crow/core";
+import {
+  type Crow,
+  type EvalTrialDetails,
+  type EvalTrialRecord,
+  renderTemplate,
+  systemPromptArgs,
+  type Usage,
+} from "@crow/core";
+import type { SandboxPolicy } from "@crow/mcp/sandbox";
 import { type AgentConfig, findModel, usageCost } from "../config/index.js";
+import { toolRouterFactory } from "../sdk/create-crow.js";
 import { runScript } from "./script.js";
+import { setUpWorkspace, workdirOf } from "./setup.js";
 import type { EvalTask } from "./suite.js";
+import { CONTAINER, trialSandboxArgs } from "./trial-sandbox.js";
 import type { Variant } from "./variants.js";
 import { PASS_REWARD, verify } from "./verify.js";
-import { createTrialWorkspace, localInstruction, type TrialWorkspace } from "./workspace.js";
+import { createTrialWorkspace, type TrialWorkspace } from "./workspace.js";
 
 export type TrialOutcome = Omit<EvalTrialRecord, "finishedAt">;
 
@@ -26,6 +37,8 @@ export interface TrialContext {
   config: AgentConfig;
   /** Keep the workspace after the trial (for debugging a task). */
   keepWorkspace?: boolean;
+  /** Told what the trial has made as it makes it (a queue worker records them, to be cleaned up should it die). */
+  onStarted?: (what: { workspace?: string; sessionId?: string }) => void | Promise<void>;
 }
 
 /** What the agent's part of a trial measured: the record's fields that the verifier does not decide. */
@@ -56,6 +69,21 @@ const NOTHING: AgentMeasure = {
   error: null,
 };
 
+/**
+ * The agent's sandbox in a trial: its workspace shown at /app too (the file tools map /app/… to it), the suite and
+ * Crow's home hidden, the network as the task allows. `crow eval` requires the sandbox (its config says `required`),
+ * so the policy is never "off" here.
+ */
+function agentPolicy(policy: SandboxPolicy, task: EvalTask, workspace: TrialWorkspace): SandboxPolicy {
+  if (policy.mode === "off") throw new Error("crow eval: the agent's sandbox is off; trials never run unconfined");
+  return {
+    ...policy,
+    hidden: [...(policy.hidden ?? []), ...workspace.hidden],
+    network: policy.network && task.allowInternet,
+    binds: [...(policy.binds ?? []), { source: workspace.app, target: CONTAINER.app }],
+  };
+}
+
 async function runAgent(
   context: TrialContext,
   task: EvalTask,
@@ -75,11 +103,13 @@ async function runAgent(
   const session = await crow.newSession({
     cwd: workspace.app,
     mode: "code",
+    tools: toolRouterFactory(context.config, { adjustSandbox: (policy) => agentPolicy(policy, task, workspace) }),
     ...(variant.model ? { model: variant.model } : {}),
     ...(rendered ? { systemPrompt: rendered.text } : {}),
   });
   const measure: AgentMeasure = { ...NOTHING, sessionId: session.id };
   try {
+    await context.onStarted?.({ sessionId: session.id });
     if (rendered && variant.prompt) {
       await crow.store?.updateSession(session.id, { promptId: variant.prompt.id, promptArgs: rendered.args });
     }
@@ -101,7 +131,7 @@ async function runAgent(
       if (price) cost += usageCost(price, usage);
     };
     try {
-      const run = session.prompt(localInstruction(task.instruction, workspace), {
+      const run = session.prompt(task.instruction, {
         signal: turn.signal,
         // Counted as they happen (onEvent); the run is never iterated, so it keeps none.
         events: false,
@@ -133,22 +163,31 @@ async function runAgent(
   }
 }
 
-async function runOracle(task: EvalTask, workspace: TrialWorkspace, signal: AbortSignal): Promise<AgentMeasure> {
+async function runOracle(
+  task: EvalTask,
+  workspace: TrialWorkspace,
+  details: EvalTrialDetails,
+  signal: AbortSignal,
+): Promise<AgentMeasure> {
   if (!task.solution) return { ...NOTHING, error: "task has no solution/solve.sh" };
-  workspace.revealSolution();
-  const outcome = await runScript(`${workspace.solution}/solve.sh`, {
-    cwd: workspace.app,
-    env: workspace.scriptEnv(),
+  const sandbox = trialSandboxArgs(workspace, { phase: "solution", network: task.allowInternet, cwd: workdirOf(task) });
+  const outcome = await runScript([...sandbox, "bash", `${CONTAINER.solution}/solve.sh`], {
+    env: workspace.scriptEnv({ ...task.env.environment, ...task.env.solution }),
     timeoutMs: task.agentTimeoutSec * 1000,
     signal,
   });
+  details.solverOutput = outcome.output;
   if (signal.aborted) throw new TrialInterrupted("the run was cancelled");
   if (outcome.timedOut) return { ...NOTHING, stopReason: "timeout", error: `solve.sh timed out` };
   const failed = outcome.code === 0 ? null : `solve.sh exited with ${outcome.code}: ${outcome.output.slice(-300)}`;
   return { ...NOTHING, stopReason: "end_turn", error: failed };
 }
 
-/** Runs trial `trial` of `task` under `variant`. */
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Runs trial `trial` of `task` under `variant`: setup, the agent (or the oracle), the verifier, each timed. */
 export async function runTrial(
   context: TrialContext,
   task: EvalTask,
@@ -157,31 +196,53 @@ export async function runTrial(
   signal: AbortSignal,
 ): Promise<TrialOutcome> {
   const started = performance.now();
-  const workspace = createTrialWorkspace(task);
+  const workspace = createTrialWorkspace(task, [context.config.home]);
+  await context.onStarted?.({ workspace: workspace.root });
+  const details: EvalTrialDetails = { phaseMs: {} };
+  const phaseMs = details.phaseMs ?? {};
+  if (task.docker?.ok) details.emulated = task.docker.emulated;
+  const interrupted = (error: unknown) => error instanceof TrialInterrupted || signal.aborted;
   try {
-    let measure: AgentMeasure;
-    try {
-      measure = variant.oracle
-        ? await runOracle(task, workspace, signal)
-        : await runAgent(context, task, variant, trial, workspace, signal);
-    } catch (error) {
-      if (error instanceof TrialInterrupted || signal.aborted) throw new TrialInterrupted("the run was cancelled");
-      measure = { ...NOTHING, error: error instanceof Error ? error.message : String(error) };
-    }
-    const verdict = await verify(task, workspace, signal);
-    if (signal.aborted) throw new TrialInterrupted("the run was cancelled");
-    const error = [measure.error, verdict.error].filter((e) => e !== null).join("; ") || null;
-    return {
+    const outcome = (measure: AgentMeasure, reward: number, error: string | null): TrialOutcome => ({
       runId: context.runId,
       task: task.name,
       variant: variant.label,
       trial,
       ...measure,
-      reward: verdict.reward,
-      passed: verdict.reward >= PASS_REWARD,
+      reward,
+      passed: reward >= PASS_REWARD,
       wallMs: performance.now() - started,
       error,
-    };
+      details,
+    });
+    let phase = performance.now();
+    try {
+      const setup = await setUpWorkspace(task, workspace, signal);
+      if (setup.output) details.solverOutput = setup.output;
+    } catch (error) {
+      if (interrupted(error)) throw new TrialInterrupted("the run was cancelled");
+      phaseMs.setup = performance.now() - phase;
+      return outcome(NOTHING, 0, `setup: ${message(error)}`);
+    }
+    phaseMs.setup = performance.now() - phase;
+    phase = performance.now();
+    let measure: AgentMeasure;
+    try {
+      measure = variant.oracle
+        ? await runOracle(task, workspace, details, signal)
+        : await runAgent(context, task, variant, trial, workspace, signal);
+    } catch (error) {
+      if (interrupted(error)) throw new TrialInterrupted("the run was cancelled");
+      measure = { ...NOTHING, error: message(error) };
+    }
+    phaseMs.agent = performance.now() - phase;
+    const verdict = await verify(task, workspace, signal);
+    if (signal.aborted) throw new TrialInterrupted("the run was cancelled");
+    phaseMs.verifier = verdict.ms;
+    details.verifierOutput = verdict.output;
+    if (verdict.rewards) details.rewards = verdict.rewards;
+    const error = [measure.error, verdict.error].filter((e) => e !== null).join("; ") || null;
+    return outcome(measure, verdict.reward, error);
   } finally {
     if (context.keepWorkspace) {
       process.stderr.write(`crow eval: kept ${workspace.root} (${task.name} · ${variant.label} · #${trial})\n`);

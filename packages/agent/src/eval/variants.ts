@@ -43,13 +43,18 @@ function checkTemplate(spec: string, content: string): void {
 }
 
 /** The stored prompt version `spec` names, or the template file it names, stored as a version now. */
-async function resolvePrompt(store: Store, spec: string, cwd: string): Promise<{ id: string; content: string }> {
+async function resolvePrompt(
+  store: Store,
+  spec: string,
+  cwd: string,
+): Promise<{ id: string; content: string; name?: string }> {
   const file = path.resolve(cwd, spec);
   if ((spec.includes("/") || spec.includes(".")) && existsSync(file) && !spec.includes("@")) {
     const content = readFileSync(file, "utf8");
     checkTemplate(spec, content);
     const record = await store.getOrCreatePrompt(SYSTEM_PROMPT_NAME, content);
-    return { id: record.id, content: record.content };
+    // Reports name it as it was given (its file), not by the version it was stored as.
+    return { id: record.id, content: record.content, name: path.basename(spec) };
   }
   const short = /^v?(\d+)$/.exec(spec);
   const id = short ? `${SYSTEM_PROMPT_NAME}@${short[1]}` : spec;
@@ -83,11 +88,16 @@ export async function resolveVariants(
 ): Promise<Variant[]> {
   const resolved = [];
   for (const spec of prompts) resolved.push(await resolvePrompt(store, spec, cwd));
+  // A file's name labels its variant unless two prompts would then share a label (then the stored version does).
+  const names = resolved.map((p) => p.name ?? p.id);
+  const labelOf = (p: { id: string; name?: string }) =>
+    p.name && names.filter((n) => n === p.name).length === 1 ? p.name : p.id;
   const variants: Variant[] = [];
   for (const model of models.length > 0 ? models : [undefined]) {
     for (const prompt of resolved.length > 0 ? resolved : [undefined]) {
-      const label = [model ?? defaultModel ?? "default", ...(prompt ? [prompt.id] : [])].join("+");
-      variants.push({ label, ...(model ? { model } : {}), ...(prompt ? { prompt } : {}) });
+      const label = [model ?? defaultModel ?? "default", ...(prompt ? [labelOf(prompt)] : [])].join("+");
+      const stored = prompt ? { id: prompt.id, content: prompt.content } : undefined;
+      variants.push({ label, ...(model ? { model } : {}), ...(stored ? { prompt: stored } : {}) });
     }
   }
   return variants;

@@ -1,44 +1,92 @@
 /**
- * The verifier: tests/test.sh, after the agent (or the oracle), in the same workspace, with its own timeout. Its
- * reward is what it wrote to logs/verifier/reward.txt (a number) or reward.json (`{"reward": n}`); a verifier that
- * crashed or timed out without writing one scores 0 with the reason recorded.
+ * The verifier: tests/test.sh, after the agent (or the oracle), in the trial's sandbox (verifier phase: /tests and a
+ * writable /logs/verifier), with its own timeout. Its reward is what it wrote to /logs/verifier/reward.txt (a number)
+ * or reward.json (a number, or an object of named numbers: all kept); a verifier that crashed or timed out without
+ * writing one scores 0 with the reason recorded.
+ *
+ * The reward files are read from the host only as regular files, without following links, and small: the sandbox
+ * has exited (with everything it started) before they are read, so nothing can change them meanwhile.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import path from "node:path";
 import { runScript } from "./script.js";
+import { workdirOf } from "./setup.js";
 import type { EvalTask } from "./suite.js";
+import { trialSandboxArgs } from "./trial-sandbox.js";
 import type { TrialWorkspace } from "./workspace.js";
 
 export interface Verdict {
   reward: number;
+  /** reward.json's named rewards, when it had several (or one not called `reward`). */
+  rewards: Record<string, number> | null;
   /** Why there is no reward from the verifier, when there is none. */
   error: string | null;
+  /** The end of test.sh's stdout and stderr (Harbor's test-stdout.txt). */
+  output: string;
+  ms: number;
 }
 
 /** A trial passes when its reward reaches 1 (Harbor's binary tasks write 1 or 0). */
 export const PASS_REWARD = 1;
 
-function readReward(logs: string): number | undefined {
-  const text = path.join(logs, "verifier", "reward.txt");
-  if (existsSync(text)) {
-    const value = Number(readFileSync(text, "utf8").trim());
-    return Number.isFinite(value) ? value : undefined;
+const MAX_REWARD_FILE = 64 * 1024;
+
+/** The text of a regular file, read without following a link; undefined when absent or not a small regular file. */
+function readRegular(file: string): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
   }
-  const json = path.join(logs, "verifier", "reward.json");
-  if (existsSync(json)) {
-    try {
-      const parsed: unknown = JSON.parse(readFileSync(json, "utf8"));
-      if (typeof parsed === "number") return parsed;
-      if (parsed && typeof parsed === "object") {
-        const record = parsed as Record<string, unknown>;
-        const value = typeof record.reward === "number" ? record.reward : Object.values(record).find(Number.isFinite);
-        return typeof value === "number" ? value : undefined;
-      }
-    } catch {
-      return undefined;
-    }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile() || stats.size > MAX_REWARD_FILE) return undefined;
+    const buffer = Buffer.alloc(stats.size);
+    const read = readSync(fd, buffer, 0, stats.size, 0);
+    return buffer.subarray(0, read).toString("utf8");
+  } finally {
+    closeSync(fd);
   }
-  return undefined;
+}
+
+export interface Reward {
+  reward: number;
+  rewards: Record<string, number> | null;
+}
+
+/**
+ * The reward of reward.json's content: a number; `{"reward": n, …}` (n decides); or named rewards without `reward`
+ * (the trial's reward is their minimum, so it passes when every one reaches 1). Undefined when none is a number.
+ */
+export function parseRewardJson(text: string): Reward | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed === "number") return Number.isFinite(parsed) ? { reward: parsed, rewards: null } : undefined;
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return undefined;
+  const rewards: Record<string, number> = {};
+  for (const [name, value] of Object.entries(parsed)) {
+    if (typeof value === "number" && Number.isFinite(value)) rewards[name] = value;
+  }
+  const names = Object.keys(rewards);
+  if (names.length === 0) return undefined;
+  const named = names.length === 1 && names[0] === "reward" ? null : rewards;
+  const reward = rewards.reward ?? Math.min(...Object.values(rewards));
+  return { reward, rewards: named };
+}
+
+export function readReward(logs: string): Reward | undefined {
+  const text = readRegular(path.join(logs, "verifier", "reward.txt"));
+  if (text !== undefined) {
+    const value = Number(text.trim());
+    return text.trim() !== "" && Number.isFinite(value) ? { reward: value, rewards: null } : undefined;
+  }
+  const json = readRegular(path.join(logs, "verifier", "reward.json"));
+  return json === undefined ? undefined : parseRewardJson(json);
 }
 
 function tail(output: string): string {
@@ -48,20 +96,19 @@ function tail(output: string): string {
 
 /** Runs the verifier of `task` in `workspace`. */
 export async function verify(task: EvalTask, workspace: TrialWorkspace, signal?: AbortSignal): Promise<Verdict> {
-  workspace.revealTests();
-  const outcome = await runScript(path.join(workspace.tests, "test.sh"), {
-    cwd: workspace.app,
-    env: workspace.scriptEnv(),
+  const sandbox = trialSandboxArgs(workspace, { phase: "verifier", network: task.allowInternet, cwd: workdirOf(task) });
+  const outcome = await runScript([...sandbox, "bash", "/tests/test.sh"], {
+    env: workspace.scriptEnv({ ...task.env.environment, ...task.env.verifier }),
     timeoutMs: task.verifierTimeoutSec * 1000,
     ...(signal ? { signal } : {}),
   });
+  const ran = { output: outcome.output, ms: outcome.ms };
   if (outcome.timedOut) {
-    return { reward: 0, error: `verifier timed out after ${task.verifierTimeoutSec}s${tail(outcome.output)}` };
+    const error = `verifier timed out after ${task.verifierTimeoutSec}s${tail(outcome.output)}`;
+    return { reward: 0, rewards: null, error, ...ran };
   }
   const reward = readReward(workspace.logs);
-  if (reward !== undefined) return { reward, error: null };
-  return {
-    reward: 0,
-    error: `verifier wrote no reward (tests/test.sh exited with ${outcome.code ?? "a signal"})${tail(outcome.output)}`,
-  };
+  if (reward !== undefined) return { ...reward, error: null, ...ran };
+  const error = `verifier wrote no reward (tests/test.sh exited with ${outcome.code ?? "a signal"})${tail(outcome.output)}`;
+  return { reward: 0, rewards: null, error, ...ran };
 }

@@ -4,11 +4,13 @@ import type { Store } from "@crow/core";
 import type { AgentConfig } from "../config/index.js";
 import { EvalUsageError, QUEUE_NEEDS_POSTGRES } from "./stored-run.js";
 
-export const WORKER_HELP = `Usage: crow eval worker [--concurrency n] [--maintenance-seconds s]
+export const WORKER_HELP = `Usage: crow eval worker [--concurrency n] [--maintenance-seconds s] [--lease-seconds s]
 
 Works off the trials 'crow eval run --queue' enqueued on the PostgreSQL store (db_uri), n at a time (default 1),
 until Ctrl-C or SIGTERM. Run it on any number of hosts with the same db_uri and the suite at the same path.
-  --maintenance-seconds s   how often to look for trials whose worker died (expired jobs), default 30`;
+  --maintenance-seconds s   how often to look for trials whose worker died, default 15
+  --lease-seconds s         a running trial beats a heartbeat; one silent this long (its worker died) is retried
+                            by another worker, default 45 (a live trial is never attempted twice)`;
 
 export async function runEvalWorker(args: readonly string[], config: AgentConfig, store: Store): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -16,6 +18,7 @@ export async function runEvalWorker(args: readonly string[], config: AgentConfig
     options: {
       concurrency: { type: "string" },
       "maintenance-seconds": { type: "string" },
+      "lease-seconds": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     allowPositionals: true,
@@ -33,7 +36,8 @@ export async function runEvalWorker(args: readonly string[], config: AgentConfig
     return n;
   };
   const concurrency = number(values.concurrency, 1, "--concurrency");
-  const maintenanceSeconds = number(values["maintenance-seconds"], 30, "--maintenance-seconds");
+  const maintenanceSeconds = number(values["maintenance-seconds"], 15, "--maintenance-seconds");
+  const leaseSeconds = number(values["lease-seconds"], 45, "--lease-seconds");
   if (store.kind !== "postgres") throw new EvalUsageError(QUEUE_NEEDS_POSTGRES);
   const controller = new AbortController();
   const stop = () => controller.abort();
@@ -41,7 +45,7 @@ export async function runEvalWorker(args: readonly string[], config: AgentConfig
   process.once("SIGTERM", stop);
   try {
     const { runWorker } = await import("./queue.js");
-    await runWorker(config, store, { concurrency, maintenanceSeconds, signal: controller.signal });
+    await runWorker(config, store, { concurrency, maintenanceSeconds, leaseSeconds, signal: controller.signal });
   } finally {
     process.off("SIGINT", stop);
     process.off("SIGTERM", stop);

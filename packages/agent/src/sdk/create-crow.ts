@@ -16,6 +16,7 @@ import {
   type RuntimeOptions,
   type ToolSetFactory,
 } from "@crow/core";
+import type { SandboxPolicy } from "@crow/mcp/sandbox";
 import { log } from "../base/log.js";
 import { compactionThresholdOf } from "../config/compaction.js";
 import { type AgentConfig, configFiles, createModelRouter, loadConfig } from "../config/index.js";
@@ -49,6 +50,8 @@ export interface ToolRouterFactoryOptions {
   client?: (sessionId: string) => ClientBridge;
   /** Spawn the built-in crow-mcp (default true). */
   builtin?: boolean;
+  /** Changes each policy the session's sandbox gets (`crow eval`: the workspace at /app, the suite hidden). */
+  adjustSandbox?: (policy: SandboxPolicy) => SandboxPolicy;
 }
 
 /**
@@ -82,7 +85,10 @@ export function toolRouterFactory(config: AgentConfig, options: ToolRouterFactor
       builtin,
       ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
       ...(options.client ? { client: options.client(sessionId) } : {}),
-      sandbox: () => sandboxPolicy(settings, mode?.() ?? config.mode, [cwd, ...additionalDirectories], sessionId),
+      sandbox: () => {
+        const policy = sandboxPolicy(settings, mode?.() ?? config.mode, [cwd, ...additionalDirectories], sessionId);
+        return options.adjustSandbox ? options.adjustSandbox(policy) : policy;
+      },
       // In ask mode a command the sandbox blocked can run once outside it, if the user says so: never silently, and
       // never under `sandbox: required`, which allows no unconfined command at all.
       sandboxEscape: async (call, why, signal) => {

@@ -10,14 +10,39 @@ import { html, layout, q, type SafeHtml, when } from "./html.js";
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
 const cost = (x: number | null) => (x === null ? "" : x.toFixed(4));
 
-/** One trial as a mark linking to its session (✓ passed, ✗ failed, with the error as its tooltip). */
+/** The id of a trial's section on its run's page. */
+export function trialAnchor(trial: Pick<EvalTrialRecord, "task" | "variant" | "trial">): string {
+  return `trial-${trial.task}-${trial.variant}-${trial.trial}`.replace(/[^\w.-]+/g, "_");
+}
+
+/** One trial as a mark linking to its details below (✓ passed, ✗ failed; the error also as its tooltip). */
 function mark(trial: EvalTrialRecord): SafeHtml {
   const symbol = trial.passed ? "✓" : "✗";
   const title = `#${trial.trial} reward ${trial.reward}${trial.error ? ` — ${trial.error}` : ""}`;
   const cls = trial.passed ? "trial pass" : "trial fail";
-  return trial.sessionId
-    ? html`<a class="${cls}" href="/s/${q(trial.sessionId)}" title="${title}">${symbol}</a>`
-    : html`<span class="${cls}" title="${title}">${symbol}</span>`;
+  return html`<a class="${cls}" href="/evals/${q(trial.runId)}#${trialAnchor(trial)}" title="${title}">${symbol}</a>`;
+}
+
+const secs = (ms: number | undefined) => (ms === undefined ? "–" : `${(ms / 1000).toFixed(1)} s`);
+
+/** A trial in full: outcome, error, time per phase, cost, rewards, its session, and what its scripts printed. */
+function trialDetails(trial: EvalTrialRecord): SafeHtml {
+  const d = trial.details;
+  const output = (label: string, text: string | undefined) =>
+    text?.trim() ? html`<details class="trial-output"><summary>${label}</summary><pre>${text}</pre></details>` : "";
+  return html`<section class="trial ${trial.passed ? "pass" : "fail"}" id="${trialAnchor(trial)}" data-task="${trial.task}">
+<h3>${trial.task} · ${trial.variant} · #${trial.trial}: ${trial.passed ? "passed" : "failed"} (reward ${trial.reward})</h3>
+${trial.error ? html`<p class="trial-error">${trial.error}</p>` : ""}
+<p class="trial-facts">time ${secs(trial.wallMs)} (setup ${secs(d?.phaseMs?.setup)}, agent ${secs(d?.phaseMs?.agent)}, verifier ${secs(d?.phaseMs?.verifier)})${trial.cost === null ? "" : ` · cost ${cost(trial.cost)}`} · ${trial.requests} requests · ${trial.toolCalls} tool calls${
+    d?.rewards
+      ? ` · rewards ${Object.entries(d.rewards)
+          .map(([n, v]) => `${n} ${v}`)
+          .join(", ")}`
+      : ""
+  }${trial.sessionId ? html` · <a class="trial-session" href="/s/${q(trial.sessionId)}">session</a>` : ""}</p>
+${d?.emulated ? html`<p class="trial-emulated">environment emulated from its Dockerfile: ${d.emulated.join(" · ")}</p>` : ""}
+${output("verifier output", d?.verifierOutput)}${output("solver output", d?.solverOutput)}
+</section>`;
 }
 
 function cell(trials: readonly EvalTrialRecord[]): SafeHtml {
@@ -50,6 +75,27 @@ function matrix(columns: ReadonlyArray<{ label: string; trials: readonly EvalTri
   )}</tbody></table>`;
 }
 
+/**
+ * The eval trial a session ran (its title is `eval RUN TASK VARIANT #N`, set by crow eval), for the session page's
+ * link back to its run and its reward; undefined for other sessions.
+ */
+export async function trialOfSession(
+  store: Store,
+  sessionId: string,
+  title: string | null,
+): Promise<EvalTrialRecord | undefined> {
+  const [, runId, task, variant, index] = /^eval (\S+) (\S+) (\S+) #(\d+)$/.exec(title ?? "") ?? [];
+  if (!runId) return undefined;
+  return (await store.evals.listTrials(runId)).find(
+    (t) => t.sessionId === sessionId && t.task === task && t.variant === variant && t.trial === Number(index),
+  );
+}
+
+/** The session page's line about its eval trial. */
+export function trialFact(trial: EvalTrialRecord): SafeHtml {
+  return html`<a class="eval-trial-link" href="/evals/${q(trial.runId)}#${trialAnchor(trial)}">${trial.runId} · ${trial.task} #${trial.trial}</a>: ${trial.passed ? "passed" : "failed"}, reward ${trial.reward}${trial.error ? ` (${trial.error.slice(0, 200)})` : ""}`;
+}
+
 export async function evalRunsPage(store: Store): Promise<string> {
   const runs = await store.evals.listRuns(200);
   const body = html`<h1>Eval runs</h1>
@@ -68,14 +114,16 @@ ${
 
 export async function evalRunPage(store: Store, run: EvalRunRecord): Promise<string> {
   const trials = await store.evals.listTrials(run.id);
-  const variants = variantsOf(trials);
+  const variants = variantsOf(trials, run);
   const summaries = variants.map((v) => summarize(v, trials));
   const total = trials.reduce((sum, t) => sum + (t.cost ?? 0), 0);
   const body = html`<h1>Eval run ${run.id}${run.name ? html` <span class="id">${run.name}</span>` : ""}</h1>
 <p>Suite ${run.suite} · started <time>${when(run.createdAt)}</time> · ${trials.length} trials recorded, ${trials.filter((t) => t.passed).length} passed${total > 0 ? ` · cost ${total.toFixed(4)}` : ""}</p>
 ${summaryTable(summaries)}
 <h2>Tasks × variants</h2>
-${matrix(variants.map((v) => ({ label: v, trials: trials.filter((t) => t.variant === v) })))}`;
+${matrix(variants.map((v) => ({ label: v, trials: trials.filter((t) => t.variant === v) })))}
+<h2>Trials</h2>
+${[...trials].sort((a, b) => Number(a.passed) - Number(b.passed)).map(trialDetails)}`;
   return layout(`Eval ${run.id}`, body, { data: { page: "eval-run" } });
 }
 

@@ -6,6 +6,7 @@
  */
 import type { SessionRecord, Store } from "@crow/core";
 import type { MarkLoader } from "./checkpoint-marks.js";
+import { trialFact, trialOfSession } from "./eval-page.js";
 import { compact, html, layout, money, q, type SafeHtml, when } from "./html.js";
 import { compactions, costOf, type Prices, priceOf, subagentTree, type TreeNode } from "./insights.js";
 import { markdown } from "./markdown.js";
@@ -54,10 +55,12 @@ export async function sessionPage(
     ? costOf(price, { promptTokens: s.promptTokens, completionTokens: s.completionTokens, totalTokens: 0 })
     : undefined;
   const prompt = session.promptId ? await store.getPrompt(session.promptId) : undefined;
+  const trial = await trialOfSession(store, session.id, session.title);
 
   const body = html`<h1 class="session-title">${session.title ?? "(untitled)"}</h1>
 ${session.archivedFrom ? html`<p class="banner">This is an archive: the history a compaction or /clear replaced.</p>` : ""}
 ${facts(session)}
+${trial ? html`<p class="eval-trial">eval trial ${trialFact(trial)}</p>` : ""}
 <p class="totals"><span class="count">${s?.messages ?? 0}</span> messages · ${s?.requests ?? 0} LLM requests · ${compact(s?.promptTokens ?? 0)} prompt + ${compact(s?.completionTokens ?? 0)} completion tokens${cost !== undefined ? ` · ${money(cost, price?.currency)}` : ""} <span class="live-state"></span></p>
 <div class="columns">
 <section class="timeline-column">

@@ -35,6 +35,24 @@ export interface EvalTrialRecord {
   /** What went wrong (agent timeout, verifier crash, provider error…), or null. */
   error: string | null;
   finishedAt: string;
+  /** What explains the outcome (null on trials recorded before it was kept). */
+  details: EvalTrialDetails | null;
+}
+
+/** A trial's diagnosis: what its scripts printed, how long each phase took, what its reward was made of. */
+export interface EvalTrialDetails {
+  /** reward.json's named rewards, when it wrote several (or one not called `reward`). */
+  rewards?: Record<string, number>;
+  /** Milliseconds per phase: setup (workspace, Dockerfile steps), agent (or the oracle's solve.sh), verifier. */
+  phaseMs?: { setup?: number; agent?: number; verifier?: number };
+  /** The end of tests/test.sh's output (Harbor's test-stdout.txt). */
+  verifierOutput?: string;
+  /** The end of the output of solution/solve.sh (oracle) or of the Dockerfile's steps. */
+  solverOutput?: string;
+  /** The Dockerfile's instructions applied in the trial's sandbox instead of an image (none: no Dockerfile). */
+  emulated?: string[];
+  /** The worker that ran it and the attempt (queued runs). */
+  attempt?: { worker: string; number: number };
 }
 
 /** Runs and trials. Methods reject with {@link StoreError}. */

@@ -4,7 +4,7 @@
  * a second record of the same trial (a resumed run, a queue job retried after its worker died) is ignored.
  */
 import type { Kysely, Selectable } from "kysely";
-import type { EvalRunRecord, EvalStore, EvalTrialRecord } from "./eval-types.js";
+import type { EvalRunRecord, EvalStore, EvalTrialDetails, EvalTrialRecord } from "./eval-types.js";
 import type { Database, EvalRunsTable, EvalTrialsTable } from "./schema.js";
 import { StoreError } from "./types.js";
 
@@ -38,6 +38,7 @@ function toTrial(row: Selectable<EvalTrialsTable>): EvalTrialRecord {
     toolErrors: Number(row.tool_errors),
     error: row.error,
     finishedAt: row.finished_at,
+    details: row.details ? (JSON.parse(row.details) as EvalTrialDetails) : null,
   };
 }
 
@@ -97,6 +98,7 @@ export function kyselyEvalStore(db: Kysely<Database>, location: string): EvalSto
             tool_errors: trial.toolErrors,
             error: trial.error,
             finished_at: new Date().toISOString(),
+            details: trial.details ? JSON.stringify(trial.details) : null,
           })
           // Both dialects: INSERT … ON CONFLICT DO NOTHING (SQLite ≥ 3.24).
           .onConflict((oc) => oc.columns(["run_id", "task", "variant", "trial"]).doNothing())

@@ -167,6 +167,16 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable("messages").dropColumn("display").execute();
     },
   },
+  "0008_eval_trial_details": {
+    // What makes a trial diagnosable (JSON: named rewards, time per phase, the scripts' output, the emulated
+    // environment); null on trials recorded before.
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable("eval_trials").addColumn("details", "text").execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable("eval_trials").dropColumn("details").execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

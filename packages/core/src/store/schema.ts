@@ -89,6 +89,8 @@ export interface EvalTrialsTable {
   tool_errors: number;
   error: string | null;
   finished_at: string;
+  /** JSON {@link EvalTrialDetails} (migration 0008); null before. */
+  details: string | null;
 }
 
 /** A turn's workspace checkpoint (migration 0005; see checkpoints.ts). */

@@ -11,6 +11,7 @@
  */
 import { lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
+import { bindArgs, rootArgs, sealRootArgs } from "./binds.js";
 import type { SandboxPolicy } from "./policy.js";
 import { hostSocketBinds, privateRuntimeDirs } from "./walls.js";
 import { inside } from "./which.js";
@@ -104,7 +105,7 @@ export interface BwrapLayout {
 
 /** bwrap's arguments (up to and including `--`) confining a command by `policy`. */
 export function bwrapArgs(policy: SandboxPolicy, layout: BwrapLayout): string[] {
-  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", layout.privateTmp, "/tmp"];
+  const args = [...rootArgs(policy), "--dev", "/dev", "--proc", "/proc", "--bind", layout.privateTmp, "/tmp"];
   // Before the binds below: a workspace or the command's directory under /run must stay visible.
   if (!policy.network) args.push(...privateRuntimeDirs());
   // The workspace stays visible even when it lives under /tmp (which the private /tmp hides).
@@ -113,6 +114,8 @@ export function bwrapArgs(policy: SandboxPolicy, layout: BwrapLayout): string[] 
   const roots = writableRoots(policy);
   for (const root of roots) args.push("--bind", root, root);
   for (const protectedPath of protectedPaths(policy, roots)) args.push("--ro-bind", protectedPath, protectedPath);
+  // After the protected paths: a bind is recursive, so a workspace shown at /app keeps its read-only .git.
+  args.push(...bindArgs(policy, roots));
   args.push("--ro-bind", layout.commandDir, layout.commandDir);
   if (!policy.network) args.push(...hostSocketBinds(roots));
   for (const hidden of policy.hidden ?? []) {
@@ -123,7 +126,7 @@ export function bwrapArgs(policy: SandboxPolicy, layout: BwrapLayout): string[] 
   }
   // Run as root, bwrap would keep every capability inside, and with them a command could remount / read-write or
   // unmount the binds above. The probe checked that this leaves none (probe.ts).
-  args.push("--unshare-pid", "--unshare-ipc", "--cap-drop", "ALL");
+  args.push(...sealRootArgs(policy), "--unshare-pid", "--unshare-ipc", "--cap-drop", "ALL");
   if (!policy.network) args.push("--unshare-net");
   args.push("--die-with-parent", "--chdir", layout.cwd, "--");
   return args;

@@ -1,3 +1,4 @@
+export { hostPath } from "./binds.js";
 export {
   type BwrapLayout,
   bwrapArgs,
@@ -13,6 +14,7 @@ export {
   parseSandboxPolicy,
   policyForFlag,
   SANDBOX_META_KEY,
+  type SandboxBind,
   type SandboxMode,
   type SandboxPolicy,
   samePolicy,

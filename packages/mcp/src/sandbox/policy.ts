@@ -38,6 +38,18 @@ export interface SandboxPolicy {
    * The `read` and `edit` tools refuse them too, on their real path (`checkReadable`). Optional on the wire.
    */
   hidden?: string[];
+  /**
+   * Directories shown at a second path inside the sandbox (`crow eval` shows a trial's workspace as `/app`): `source`
+   * is mounted at `target`, writable when `source` is inside a writable root, and the file tools read and write a
+   * path under `target` at the same place under `source`. Optional on the wire.
+   */
+  binds?: SandboxBind[];
+}
+
+/** One entry of {@link SandboxPolicy.binds}: both absolute. */
+export interface SandboxBind {
+  source: string;
+  target: string;
 }
 
 /** No confinement. */
@@ -59,6 +71,26 @@ function absoluteList(value: unknown, what: string): string[] | string {
   return value as string[];
 }
 
+function parseBinds(value: unknown): SandboxBind[] | string {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) return "sandbox binds must be an array of {source, target}";
+  const binds: SandboxBind[] = [];
+  for (const entry of value) {
+    const { source, target } = (entry ?? {}) as Record<string, unknown>;
+    if (
+      typeof source !== "string" ||
+      typeof target !== "string" ||
+      !path.isAbsolute(source) ||
+      !path.isAbsolute(target)
+    ) {
+      return `sandbox binds must hold {source, target} absolute paths, got ${JSON.stringify(entry)}`;
+    }
+    if (path.resolve(target) === "/") return "a sandbox bind cannot target /";
+    binds.push({ source, target: path.resolve(target) });
+  }
+  return binds;
+}
+
 /** Reads a policy sent as JSON (`_meta`), or says what is wrong with it. */
 export function parseSandboxPolicy(value: unknown): { policy: SandboxPolicy } | { error: string } {
   if (typeof value !== "object" || value === null) return { error: "the sandbox policy must be an object" };
@@ -75,8 +107,11 @@ export function parseSandboxPolicy(value: unknown): { policy: SandboxPolicy } | 
   if (raw.network !== undefined && typeof raw.network !== "boolean") {
     return { error: `sandbox network must be true or false, got ${JSON.stringify(raw.network)}` };
   }
+  const binds = parseBinds(raw.binds);
+  if (typeof binds === "string") return { error: binds };
   const policy: SandboxPolicy = { mode: raw.mode, writable, readOnly, network: raw.network ?? true };
   if (hidden.length > 0) policy.hidden = hidden;
+  if (binds.length > 0) policy.binds = binds;
   return { policy };
 }
 

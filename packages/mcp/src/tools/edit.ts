@@ -18,6 +18,7 @@ import {
 } from "../edit/index.js";
 import { checkAbsolutePath, describeMissing, errorCode, isPermissionError } from "../fs/paths.js";
 import { classifyHead, decodeUtf8 } from "../fs/sniff.js";
+import { hostPath } from "../sandbox/binds.js";
 import { checkReadable } from "../sandbox/hidden.js";
 import { takeCallPolicy } from "../sandbox/meta.js";
 import type { SandboxPolicy } from "../sandbox/policy.js";
@@ -87,7 +88,7 @@ export async function editFile(
   const checked = checkAbsolutePath(filePath, cwd);
   if (!checked.ok) return errorResult(checked.error);
   if (oldString === newString) return errorResult("Error: old_string and new_string must be different");
-  const file = checked.path;
+  const file = hostPath(checked.path, policy);
   // An edit reads the file too (its refusals quote it): a hidden file says so rather than "not writable".
   const blocked = policy && (checkReadable(file, policy) ?? checkWritable(file, policy));
   if (blocked) return errorResult(blocked);

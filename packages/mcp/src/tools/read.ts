@@ -7,6 +7,7 @@ import type { ToolContext } from "../context.js";
 import { checkAbsolutePath, describeMissing, errorCode, isPermissionError } from "../fs/paths.js";
 import { classifyHead, decodeUtf8, sniffImage } from "../fs/sniff.js";
 import { DEFAULT_LINE_LIMIT, formatLines, MAX_LINE_LENGTH } from "../read-format.js";
+import { hostPath } from "../sandbox/binds.js";
 import { checkReadable } from "../sandbox/hidden.js";
 import { takeCallPolicy } from "../sandbox/meta.js";
 import type { SandboxPolicy } from "../sandbox/policy.js";
@@ -69,7 +70,7 @@ export async function readFile(
 ): Promise<CallToolResult> {
   const checked = checkAbsolutePath(filePath, cwd);
   if (!checked.ok) return errorResult(checked.error);
-  const file = checked.path;
+  const file = hostPath(checked.path, policy);
   const hidden = policy && checkReadable(file, policy);
   if (hidden) return errorResult(hidden);
 

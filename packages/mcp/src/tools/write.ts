@@ -6,6 +6,7 @@ import type { ToolContext } from "../context.js";
 import { DRY_RUN_META_KEY, DRY_RUN_NOTE, diffMeta, isDryRun, MAX_DIFF_CHARS } from "../edit/diff-meta.js";
 import { countLines } from "../edit/text.js";
 import { checkAbsolutePath } from "../fs/paths.js";
+import { hostPath } from "../sandbox/binds.js";
 import { takeCallPolicy } from "../sandbox/meta.js";
 import type { SandboxPolicy } from "../sandbox/policy.js";
 import { checkWritable } from "../sandbox/roots.js";
@@ -52,7 +53,7 @@ export async function writeTextFile(
 ): Promise<CallToolResult> {
   const checked = checkAbsolutePath(filePath, cwd);
   if (!checked.ok) return errorResult(checked.error);
-  const file = checked.path;
+  const file = hostPath(checked.path, policy);
   const blocked = policy && checkWritable(file, policy);
   if (blocked) return errorResult(blocked);
 

@@ -1,0 +1,230 @@
+/**
+ * The portable part of a task's `environment/Dockerfile`, applied to the trial's workspace at setup instead of
+ * building an image: `WORKDIR`, `COPY`/`ADD` of files of environment/ into /app, `ENV`/`ARG` (for later steps and every
+ * phase's scripts), and `RUN` executed in the trial's sandbox (setup phase: /app writable, the host read-only, the
+ * task's network). A package install in a `RUN` (`apt-get install`, `pip install`) cannot change the host: it counts
+ * as satisfied when the host already has every package, and its `apt-get update`/cleanup is dropped with it.
+ *
+ * Anything else — an image that is not a plain OS or language base, a multi-stage build, `USER`, `COPY --from`, a
+ * URL `ADD`, files placed outside /app, a package the host lacks — means the task needs its image: the plan says
+ * why, and the run skips the task with that reason rather than run it differently.
+ */
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import { CONTAINER } from "./trial-sandbox.js";
+
+export type DockerStep =
+  | { kind: "copy"; sources: string[]; dest: string }
+  | { kind: "run"; command: string; cwd: string; env: Record<string, string> };
+
+/** What setup does for a task with a Dockerfile, or why it cannot. */
+export type DockerPlan =
+  | {
+      ok: true;
+      steps: DockerStep[];
+      /** ENV set by the Dockerfile: every phase's scripts get it. */
+      env: Record<string, string>;
+      /** The working directory the image ends in (inside /app). */
+      workdir: string;
+      /** The instructions applied, one line each (recorded with each trial). */
+      emulated: string[];
+    }
+  | { ok: false; reason: string };
+
+/** Images whose content is a plain distribution or language runtime: the host's tools stand in for them. */
+const BASE_IMAGES =
+  /^(?:(?:docker\.io\/)?(?:library\/)?(?:ubuntu|debian|python|node|buildpack-deps|golang|rust|gcc|openjdk|eclipse-temurin)|ghcr\.io\/laude-institute\/t-bench\/[\w.-]+)(?::[\w.-]+)?(?:@sha256:[0-9a-f]+)?$/;
+
+/** The instructions of a Dockerfile: continuation lines joined, comments and blank lines dropped. */
+export function dockerInstructions(text: string): Array<{ op: string; args: string }> {
+  const joined = text.replace(/\\\r?\n/g, " ");
+  const result: Array<{ op: string; args: string }> = [];
+  for (const raw of joined.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#")) continue;
+    const match = /^(\S+)\s*(.*)$/.exec(line);
+    if (match) result.push({ op: (match[1] ?? "").toUpperCase(), args: match[2] ?? "" });
+  }
+  return result;
+}
+
+/** `["a", "b"]` (exec form) or `a b` (whitespace-separated). */
+function words(args: string): string[] {
+  if (args.startsWith("[")) {
+    try {
+      const parsed: unknown = JSON.parse(args);
+      if (Array.isArray(parsed)) return parsed.map(String);
+    } catch {
+      // Not JSON: read as words.
+    }
+  }
+  return args.split(/\s+/).filter((w) => w !== "");
+}
+
+function expand(value: string, env: Record<string, string>): string {
+  return value.replace(/\$\{(\w+)\}|\$(\w+)/g, (whole, braced: string | undefined, bare: string | undefined) => {
+    const name = braced ?? bare ?? "";
+    return env[name] ?? whole;
+  });
+}
+
+/** `ENV a=1 b="2"` or `ENV a 1`. */
+function assignments(args: string): Array<[string, string]> {
+  if (!/^\w+=/.test(args)) {
+    const [name = "", ...rest] = args.split(/\s+/);
+    return [[name, rest.join(" ")]];
+  }
+  const pairs: Array<[string, string]> = [];
+  for (const match of args.matchAll(/(\w+)=("(?:[^"\\]|\\.)*"|'[^']*'|\S*)/g)) {
+    const value = match[2] ?? "";
+    pairs.push([match[1] ?? "", /^["']/.test(value) ? value.slice(1, -1) : value]);
+  }
+  return pairs;
+}
+
+/** dpkg-query's format: the package's status (a dpkg field, not a JavaScript placeholder). */
+const DPKG_STATUS = ["-f=$", "{Status}"].join("");
+
+/** The named Debian packages that are not installed on the host. */
+function aptInstalled(names: readonly string[]): string[] {
+  return names.filter((name) => {
+    const query = spawnSync("dpkg-query", ["-W", DPKG_STATUS, name], { encoding: "utf8" });
+    return !(query.status === 0 && query.stdout.includes("install ok installed"));
+  });
+}
+
+/** The Python distributions that are missing on the host's python3. */
+function pipInstalled(names: readonly string[]): string[] {
+  const script =
+    "import sys, importlib.metadata as m\nfor n in sys.argv[1:]:\n  try: m.version(n)\n  except Exception: print(n)";
+  const query = spawnSync("python3", ["-c", script, ...names], { encoding: "utf8" });
+  if (query.status !== 0) return [...names];
+  return query.stdout.split("\n").filter((n) => n !== "");
+}
+
+const PACKAGE_NOOP =
+  /^(?:(?:sudo\s+)?apt(?:-get)?\s+(?:update|clean|autoclean|autoremove|upgrade)\b.*|rm\s+-rf?\s+\/var\/lib\/apt\/lists\S*\s*|pip3?\s+install\s+(?:-U\s+|--upgrade\s+)pip\s*)$/;
+const APT_INSTALL = /^(?:\w+=\S+\s+)*(?:sudo\s+)?apt(?:-get)?\s+install\s+(.*)$/;
+const PIP_INSTALL = /^(?:python3?\s+-m\s+)?(?:uv\s+)?pip3?\s+install\s+(.*)$/;
+
+/**
+ * A RUN command without its package installs, or why the host cannot stand in for them. Only `&&`-chained commands
+ * are looked at; a package install elsewhere in a command runs as written (and fails on the read-only host).
+ */
+function withoutPackages(command: string): { command: string } | { reason: string } {
+  const kept: string[] = [];
+  for (const part of command.split(/\s*&&\s*/)) {
+    const segment = part.trim();
+    if (segment === "" || PACKAGE_NOOP.test(segment)) continue;
+    const apt = APT_INSTALL.exec(segment);
+    const pip = PIP_INSTALL.exec(segment);
+    const named = (apt ?? pip)?.[1];
+    if (named !== undefined) {
+      const names = named
+        .split(/\s+/)
+        .filter((w) => w !== "" && !w.startsWith("-"))
+        .map((w) => w.replace(/(?:[=<>!~]=?|\[).*$/, ""));
+      if (pip && names.some((n) => n.includes("/") || n.endsWith(".txt"))) {
+        return { reason: `RUN ${segment}: installs from files, not named packages` };
+      }
+      const missing = apt ? aptInstalled(names) : pipInstalled(names);
+      if (missing.length > 0)
+        return { reason: `${apt ? "apt" : "pip"} package(s) not on this host: ${missing.join(", ")}` };
+      continue;
+    }
+    kept.push(segment);
+  }
+  return { command: kept.join(" && ") };
+}
+
+/** Whether `target` (absolute, in the container) is /app or inside it. */
+function inApp(target: string): boolean {
+  return target === CONTAINER.app || target.startsWith(`${CONTAINER.app}/`);
+}
+
+/** The plan for `text`, the Dockerfile of a task. */
+export function planDockerfile(text: string): DockerPlan {
+  const env: Record<string, string> = {};
+  const args: Record<string, string> = {};
+  const steps: DockerStep[] = [];
+  const emulated: string[] = [];
+  let workdir = "/";
+  let from = 0;
+  const needs = (reason: string): DockerPlan => ({ ok: false, reason: `needs the image: ${reason}` });
+  for (const { op, args: rest } of dockerInstructions(text)) {
+    const line = `${op} ${rest}`;
+    const expanded = expand(rest, { ...args, ...env });
+    switch (op) {
+      case "FROM": {
+        from++;
+        const [image = "", ...more] = words(expanded).filter((w) => !w.startsWith("--"));
+        if (from > 1 || more.length > 0) return needs("a multi-stage build");
+        if (!BASE_IMAGES.test(image)) return needs(`FROM ${image} is not a plain OS or language base image`);
+        emulated.push(`${line} (the host's tools)`);
+        break;
+      }
+      case "WORKDIR": {
+        workdir = path.posix.resolve(workdir, expanded.trim());
+        if (!inApp(workdir)) return needs(`WORKDIR ${workdir} is outside /app`);
+        emulated.push(line);
+        break;
+      }
+      case "ENV":
+      case "ARG": {
+        for (const [name, value] of assignments(expanded)) {
+          if (op === "ENV") env[name] = value;
+          else if (!(name in args)) args[name] = value;
+        }
+        emulated.push(line);
+        break;
+      }
+      case "COPY":
+      case "ADD": {
+        const all = words(expanded);
+        const flags = all.filter((w) => w.startsWith("--"));
+        if (flags.some((f) => f.startsWith("--from"))) return needs(`${op} --from (a multi-stage build)`);
+        const paths = all.filter((w) => !w.startsWith("--"));
+        const dest = paths.pop();
+        if (dest === undefined || paths.length === 0) return needs(`${line} names no source`);
+        if (paths.some((p) => /^[a-z]+:\/\//i.test(p))) return needs(`${op} of a URL`);
+        const target = path.posix.resolve(workdir, dest);
+        if (!inApp(target)) return needs(`${op} to ${target}, outside /app`);
+        if (paths.some((p) => path.posix.normalize(p).startsWith("..")))
+          return needs(`${op} from outside environment/`);
+        steps.push({ kind: "copy", sources: paths, dest: dest.endsWith("/") ? `${target}/` : target });
+        emulated.push(line);
+        break;
+      }
+      case "RUN": {
+        if (rest.startsWith("--")) return needs(`RUN with options (${rest.split(/\s/)[0]})`);
+        const form = words(rest);
+        const command = rest.startsWith("[") ? form.map((w) => `'${w.replaceAll("'", "'\\''")}'`).join(" ") : rest;
+        const stripped = withoutPackages(command);
+        if ("reason" in stripped) return needs(stripped.reason);
+        if (stripped.command !== "") {
+          steps.push({ kind: "run", command: stripped.command, cwd: workdir, env: { ...args, ...env } });
+        }
+        emulated.push(stripped.command === command ? line : `${line} (packages: the host's)`);
+        break;
+      }
+      case "USER": {
+        if (!["root", "0", "0:0", "root:root"].includes(expanded.trim())) return needs(`USER ${expanded.trim()}`);
+        break;
+      }
+      case "CMD":
+      case "ENTRYPOINT":
+      case "VOLUME":
+      case "LABEL":
+      case "EXPOSE":
+      case "MAINTAINER":
+      case "STOPSIGNAL":
+      case "HEALTHCHECK":
+      case "SHELL":
+        // Nothing to do without a container that starts (SHELL: RUN uses bash here).
+        break;
+      default:
+        return needs(`${op} cannot be reproduced without the image`);
+    }
+  }
+  return { ok: true, steps, env, workdir: inApp(workdir) ? workdir : CONTAINER.app, emulated };
+}

@@ -1,0 +1,136 @@
+/**
+ * The container paths of Harbor's tasks without a container: every task script (a Dockerfile's RUN at setup,
+ * solution/solve.sh, tests/test.sh) runs in a bubblewrap sandbox of its own that shows
+ *
+ *   /app              the trial's workspace (writable; the cwd)
+ *   /tests            the task's tests/, read-only — verifier only
+ *   /solution         the task's solution/, read-only — oracle only
+ *   /logs/agent       writable (setup, oracle and verifier)
+ *   /logs/verifier    writable by the verifier only (read-only, empty, for the oracle)
+ *
+ * over a read-only view of the host (its tools are what the task gets: there is no image), with a fresh /tmp, an
+ * empty home, an empty /run (no host service sockets), the suite's own directory and Crow's home hidden, its own
+ * PID and IPC namespaces, no network unless the task allows it, and — when run as root — no capabilities, so that
+ * `apt-get install` or a write outside these paths fails instead of changing the host. When the script exits, bwrap
+ * (the namespace's init) exits and the kernel kills everything it left running: nothing outlives its phase to
+ * rewrite the reward.
+ */
+import { readdirSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import path from "node:path";
+import { sandboxAvailability } from "@crow/mcp/sandbox";
+import type { AgentConfig } from "../config/index.js";
+
+/** Which script runs: each sees only its own paths. */
+export type TrialPhase = "setup" | "solution" | "verifier";
+
+/** The host directories of one trial behind the container paths. */
+export interface TrialMounts {
+  app: string;
+  /** The trial's logs/, holding agent/ and verifier/. */
+  logs: string;
+  /** The task's tests/ (bound for the verifier only). */
+  tests: string;
+  /** The task's solution/ (bound for the oracle only). */
+  solution: string;
+  /** Host paths no script may see (the suite directory, Crow's home). */
+  hidden: readonly string[];
+}
+
+/** The container paths, as the EVAL_* variables name them too. */
+export const CONTAINER = { app: "/app", tests: "/tests", logs: "/logs", solution: "/solution" } as const;
+
+/** `crow eval` cannot confine task scripts here; the message says why and what to do. */
+export class TrialSandboxError extends Error {
+  override name = "TrialSandboxError";
+}
+
+/**
+ * bwrap's absolute path as the sandbox's probe found and checked it (outside the working directory, capabilities
+ * dropped even as root). Throws {@link TrialSandboxError} when it cannot confine here: trials never run unconfined.
+ */
+export function trialBwrap(): string {
+  const available = sandboxAvailability();
+  if (!available.ok) throw new TrialSandboxError(`crow eval runs every trial in a sandbox, but ${available.reason}`);
+  return available.bwrap;
+}
+
+/** The host's `/` read-only, rebuilt on a tmpfs so that the container paths can be created on it. */
+function rootArgs(): string[] {
+  const skip = new Set(["proc", "dev", "tmp", "run", "app", "tests", "logs", "solution"]);
+  const args: string[] = [];
+  for (const entry of readdirSync("/", { withFileTypes: true })) {
+    if (skip.has(entry.name)) continue;
+    const full = `/${entry.name}`;
+    if (entry.isSymbolicLink()) args.push("--symlink", readlinkSync(full), full);
+    else args.push("--ro-bind", full, full);
+  }
+  return args;
+}
+
+/** A directory becomes an empty one, a file /dev/null; what does not exist needs nothing. */
+export function hiddenArgs(hidden: readonly string[]): string[] {
+  const args: string[] = [];
+  for (const entry of hidden) {
+    let real: string;
+    try {
+      real = realpathSync(entry);
+    } catch {
+      continue;
+    }
+    if (statSync(real).isDirectory()) args.push("--tmpfs", real);
+    else args.push("--ro-bind", "/dev/null", real);
+  }
+  return args;
+}
+
+export interface ScriptSandbox {
+  phase: TrialPhase;
+  network: boolean;
+  /** Where the script starts, as the sandbox sees it (default /app). */
+  cwd?: string;
+}
+
+/** The argv prefix (bwrap and its arguments, up to `--`) that confines one script of a trial. */
+export function trialSandboxArgs(mounts: TrialMounts, sandbox: ScriptSandbox): string[] {
+  const args = [trialBwrap(), ...rootArgs(), "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"];
+  const home = homedir();
+  if (path.isAbsolute(home) && home !== "/") args.push("--tmpfs", home);
+  args.push(...hiddenArgs(mounts.hidden));
+  // /logs itself is scratch space, as in a container (a test may write there); only its two folders are kept.
+  args.push("--bind", mounts.app, CONTAINER.app, "--tmpfs", CONTAINER.logs);
+  args.push("--bind", path.join(mounts.logs, "agent"), `${CONTAINER.logs}/agent`);
+  const verifierLogs = path.join(mounts.logs, "verifier");
+  args.push(sandbox.phase === "verifier" ? "--bind" : "--ro-bind", verifierLogs, `${CONTAINER.logs}/verifier`);
+  if (sandbox.phase === "verifier") args.push("--ro-bind", mounts.tests, CONTAINER.tests);
+  if (sandbox.phase === "solution") args.push("--ro-bind", mounts.solution, CONTAINER.solution);
+  args.push("--remount-ro", "/", "--unshare-pid", "--unshare-ipc", "--unshare-uts");
+  if (!sandbox.network) args.push("--unshare-net");
+  // As root the sandbox would keep every capability (remount, chown…): none, so the read-only host stays read-only.
+  args.push("--cap-drop", "ALL");
+  args.push("--die-with-parent", "--new-session", "--chdir", sandbox.cwd ?? CONTAINER.app, "--");
+  return args;
+}
+
+/** The environment of a task script: the child-process environment plus the EVAL_* names of the container paths. */
+export function scriptEnvironment(base: NodeJS.ProcessEnv, extra: Readonly<Record<string, string>>): NodeJS.ProcessEnv {
+  return {
+    ...base,
+    HOME: homedir(),
+    TMPDIR: "/tmp",
+    ...extra,
+    EVAL_APP_DIR: CONTAINER.app,
+    EVAL_TESTS_DIR: CONTAINER.tests,
+    EVAL_LOGS_DIR: CONTAINER.logs,
+    EVAL_SOLUTION_DIR: CONTAINER.solution,
+  };
+}
+
+/**
+ * The configuration trials run under: the agent's sandbox `required` whatever config.yaml says (a trial never runs
+ * unconfined), after checking that bwrap works here (throws {@link TrialSandboxError} otherwise).
+ */
+export function evalConfig(config: AgentConfig): AgentConfig {
+  trialBwrap();
+  return { ...config, sandbox: { ...config.sandbox, enabled: "required" } };
+}
