@@ -7,7 +7,7 @@ export {
   sandboxAvailability,
 } from "./bwrap.js";
 export { explainBlocked } from "./explain.js";
-export { checkReadable } from "./hidden.js";
+export { checkOpenedReadable, checkReadable } from "./hidden.js";
 export {
   describePolicy,
   parseSandboxPolicy,
@@ -19,4 +19,4 @@ export {
   UNCONFINED,
   UNSANDBOXED_META_KEY,
 } from "./policy.js";
-export { checkWritable, realTarget } from "./roots.js";
+export { checkWritable, checkWritableAt, realTarget } from "./roots.js";
