@@ -4,7 +4,7 @@
  * provider keys) and other processes' environments. The sandboxed shell cannot read these either (bwrap hides the
  * files, and its own /proc shows no host process), so a tool must not be the way around it.
  */
-import { realpathSync, type Stats, statSync } from "node:fs";
+import { readdirSync, readFileSync, realpathSync, type Stats, statSync } from "node:fs";
 import path from "node:path";
 import { inside } from "./bwrap.js";
 import type { SandboxPolicy } from "./policy.js";
@@ -73,4 +73,53 @@ function refusal(file: string, target: string, stats: Stats | undefined, policy:
   );
   if (hidden === undefined) return undefined;
   return `Error: ${shown} was not read: it holds Crow's provider keys and is hidden from tools (${hidden}). Ask the user for what you need from it.`;
+}
+
+/** Files of a hidden directory compared by {@link showsHiddenContent}: at most this many, each up to 64 KiB. */
+const MAX_HIDDEN_FILES = 100;
+const MAX_HIDDEN_SIZE = 64 * 1024;
+
+function hiddenContents(entry: string, out: string[]): void {
+  let stats: Stats;
+  try {
+    stats = statSync(entry);
+  } catch {
+    return;
+  }
+  if (stats.isFile() && stats.size <= MAX_HIDDEN_SIZE) {
+    try {
+      out.push(readFileSync(entry, "utf8"));
+    } catch {
+      // Unreadable to us: then no other process of ours read it either.
+    }
+  } else if (stats.isDirectory()) {
+    let names: string[];
+    try {
+      names = readdirSync(entry);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (out.length >= MAX_HIDDEN_FILES) return;
+      hiddenContents(path.join(entry, name), out);
+    }
+  }
+}
+
+/**
+ * Whether `text`, which another process (the editor) read for a path {@link checkReadable} let through, holds the
+ * content of one of the policy's hidden files. That process opens the path itself, after the check, so a link swapped
+ * in between could have led it to one: a caller that gets true reads the file itself on a descriptor instead
+ * (crow-mcp's `read`), which decides on what it opened. A false alarm (a workspace file that quotes a hidden one)
+ * only costs the editor's view of that file.
+ */
+export function showsHiddenContent(text: string, policy: SandboxPolicy): boolean {
+  if (policy.mode === "off" || !policy.hidden?.length) return false;
+  const contents: string[] = [];
+  for (const entry of policy.hidden) hiddenContents(entry, contents);
+  const normalized = text.replace(/\r\n/g, "\n");
+  return contents.some((content) => {
+    const core = content.replace(/\r\n/g, "\n").trim();
+    return core !== "" && normalized.includes(core);
+  });
 }

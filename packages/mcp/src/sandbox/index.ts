@@ -7,7 +7,7 @@ export {
   sandboxAvailability,
 } from "./bwrap.js";
 export { explainBlocked } from "./explain.js";
-export { checkOpenedReadable, checkReadable } from "./hidden.js";
+export { checkOpenedReadable, checkReadable, showsHiddenContent } from "./hidden.js";
 export {
   describePolicy,
   parseSandboxPolicy,
