@@ -52,10 +52,11 @@ export function checkWritableAt(file: string, target: string, policy: SandboxPol
   if (!root) {
     return `Error: ${shown} was not written: it is outside the sandbox's writable directories (${roots.join(", ") || "none"}). Write inside them, or ask the user to add the directory to sandbox.writable in config.yaml.`;
   }
-  // `.git` by name too: a part of it that does not exist yet (a hooks directory) must not be created.
-  const parts = path.relative(root, target).split(path.sep);
+  // `.git` by name too, of every root the target is in (roots may nest): a part of it that does not exist yet (a
+  // hooks directory) must not be created.
+  const gitRoot = roots.find((r) => inside(target, r) && path.relative(r, target).split(path.sep)[0] === ".git");
   const locked =
-    parts[0] === ".git" ? path.join(root, ".git") : protectedPaths(policy, roots).find((p) => inside(target, p));
+    gitRoot !== undefined ? path.join(gitRoot, ".git") : protectedPaths(policy, roots).find((p) => inside(target, p));
   if (locked) {
     return `Error: ${shown} was not written: ${locked} stays read-only in the sandbox (.git and Crow's own configuration run code outside it). Ask the user to make this change.`;
   }
