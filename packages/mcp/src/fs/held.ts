@@ -82,7 +82,12 @@ export class HeldDir {
       }
     }
     const fd = openSync(this.at(name), DIR_FLAGS | constants.O_NOFOLLOW);
-    return new HeldDir(fd, PROC_FD ? realPathOfFd(fd, "") : path.join(this.real, name));
+    try {
+      return new HeldDir(fd, PROC_FD ? realPathOfFd(fd, "") : path.join(this.real, name));
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
   }
 
   close(): void {
