@@ -62,3 +62,39 @@ describe("crow run with permission rules", { timeout: 120_000 }, () => {
     mock.assertDone();
   });
 });
+
+describe("crow run: a read deny rule holds against a hard link the shell makes", { timeout: 120_000 }, () => {
+  let mock: MockLlm;
+  let ws: TempWorkspace;
+  let home: { dir: string; cleanup: () => Promise<void> };
+
+  before(async () => {
+    mock = await startMockLlm();
+    ws = await tempWorkspace();
+    home = await tempHome();
+    await writeFile(path.join(home.dir, "config.yaml"), "permissions:\n  deny: ['read(keys/**)']\n");
+  });
+  after(async () => {
+    await mock.close();
+    await ws.cleanup();
+    await home.cleanup();
+  });
+
+  test("`ln keys/api.txt notes.txt` in the shell, then read notes.txt: refused by the rule", async () => {
+    await ws.write("keys/api.txt", "sk-hardlink-secret\n");
+    mock.script(
+      reply().toolCall("terminal", { command: "ln keys/api.txt notes.txt && stat -c %h notes.txt" }),
+      reply()
+        .toolCall("read", { file_path: ws.path("notes.txt") })
+        .expect((req) => assert.match(String(req.body.messages.at(-1)?.content), /^2\b/m, "the link was made")),
+      textReply("Refused.").expect((req) => {
+        const result = String(req.body.messages.at(-1)?.content);
+        assert.doesNotMatch(result, /sk-hardlink-secret/);
+        assert.match(result, /permission rule "read\(keys\/\*\*\)"/);
+      }),
+    );
+    const run = await runCrow(["read the notes"], { env: runEnv(mock.url, home.dir), cwd: ws.dir });
+    assert.equal(run.code, 0, run.stderr);
+    mock.assertDone();
+  });
+});

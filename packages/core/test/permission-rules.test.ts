@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
@@ -109,6 +109,34 @@ describe("permission rule matching", () => {
       assert.equal(ruleMatches(allow, "write", { file_path: "src/a.ts" }, ws), true);
       assert.equal(ruleMatches(allow, "write", { file_path: "src/out/a.ts" }, ws), false);
       assert.equal(ruleMatches(allow, "write", { file_path: "src/a.ts" }, path.join(root, "ws-link")), true);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  test("a hard link to a file a deny or ask rule names is caught by device and inode", () => {
+    const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), "crow-rules-")));
+    try {
+      const ws = path.join(root, "ws");
+      const keys = path.join(root, "keys");
+      mkdirSync(ws);
+      mkdirSync(path.join(keys, "deep"), { recursive: true });
+      writeFileSync(path.join(keys, "key.txt"), "secret");
+      writeFileSync(path.join(keys, "deep", "other.pem"), "secret");
+      writeFileSync(path.join(ws, "own.txt"), "mine");
+      linkSync(path.join(keys, "key.txt"), path.join(ws, "notes.txt"));
+      linkSync(path.join(keys, "deep", "other.pem"), path.join(ws, "cert.txt"));
+      linkSync(path.join(ws, "own.txt"), path.join(ws, "own-too.txt"));
+      assert.equal(matches(`read(${keys}/key.txt)`, "read", { file_path: "notes.txt" }, ws), true, "a literal path");
+      assert.equal(matches(`read(${keys}/**)`, "read", { file_path: "cert.txt" }, ws), true, "a glob");
+      assert.equal(matches(`read(${keys}/**/*.pem)`, "read", { file_path: "notes.txt" }, ws), false, "not named");
+      assert.equal(matches("read(secret/**)", "read", { file_path: "own-too.txt" }, ws), false);
+      assert.equal(matches("read(own.txt)", "read", { file_path: "own-too.txt" }, ws), true, "a relative pattern");
+      const ask = parsePermissionRule(`read(${keys}/key.txt)`, "ask");
+      assert.equal(ruleMatches(ask, "read", { file_path: "notes.txt" }, ws), true, "ask rules too");
+      // An allow rule is not borrowed by a link either way: it matches the path given, as before.
+      const allow = parsePermissionRule(`read(${keys}/key.txt)`, "allow");
+      assert.equal(ruleMatches(allow, "read", { file_path: "notes.txt" }, ws), false);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

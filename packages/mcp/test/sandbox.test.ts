@@ -120,10 +120,17 @@ describe("sandbox workspace-write: the shell and write/edit may change only the 
     assert.equal(existsSync(path.join(outside, "new.txt")), false);
   });
 
-  test("write and edit refuse .git/hooks (even one that does not exist yet) and succeed in the workspace", async () => {
+  test("write and edit refuse anything in .git (even .git/hooks that does not exist yet) and succeed in the workspace", async () => {
     const hook = await callTool(mcp.client, "write", { file_path: ws.path(".git/hooks/post-checkout"), content: "x" });
     assert.equal(hook.isError, true);
     assert.match(hook.text, /stays read-only in the sandbox/);
+    // The whole of .git, and .git itself: commondir, info/ or a replaced .git would run code outside later too.
+    for (const file of [".git/commondir", ".git/info/attributes", ".git/objects/new/x", ".git"]) {
+      const blocked = await callTool(mcp.client, "write", { file_path: ws.path(file), content: "x" });
+      assert.equal(blocked.isError, true, file);
+      assert.match(blocked.text, /\.git stays read-only in the sandbox/, file);
+    }
+    assert.equal(existsSync(ws.path(".git/commondir")), false);
     const ok = await callTool(mcp.client, "write", { file_path: ws.path("notes/todo.md"), content: "a\n" });
     assert.equal(ok.isError, undefined);
     const edit = await callTool(mcp.client, "edit", {

@@ -6,6 +6,7 @@
 import path from "node:path";
 import type { ToolDiff, ToolDisplay, ToolResult } from "@crow/core";
 import { type EditRequest, editTextAsync, fileLocks, MAX_EDIT_FILE_SIZE, tooLargeToEdit } from "@crow/mcp/edit";
+import { type SandboxPolicy, showsHiddenContent } from "@crow/mcp/sandbox";
 import { diffDisplay } from "./diff.js";
 import type { ClientBridge } from "./types.js";
 
@@ -29,6 +30,7 @@ async function applyToBuffer(
   client: ClientBridge,
   file: string,
   request: EditRequest,
+  policy: SandboxPolicy | undefined,
 ): Promise<{ before: string; after: string; message: string } | { error: string } | undefined> {
   if (!client.readTextFile) return undefined;
   let text: string;
@@ -37,6 +39,9 @@ async function applyToBuffer(
   } catch {
     return undefined;
   }
+  // A link swapped after the sandbox's check may have led the editor to a hidden file: crow-mcp then decides on the
+  // descriptor it opens (its refusals would otherwise quote the file).
+  if (policy && showsHiddenContent(text, policy)) return undefined;
   if (text.includes("\0")) return { error: `Error: Cannot edit binary file: ${file}` };
   const size = Buffer.byteLength(text, "utf8");
   if (size > MAX_EDIT_FILE_SIZE) return { error: tooLargeToEdit(size) };
@@ -57,13 +62,14 @@ export async function clientEdit(
   client: ClientBridge,
   args: Record<string, unknown>,
   fallback: () => Promise<ToolResult>,
+  policy?: SandboxPolicy,
 ): Promise<ToolResult> {
   const request = editArgs(args);
   if (!request || !client.readTextFile || !client.writeTextFile) return fallback();
   const { file } = request;
   const writeTextFile = client.writeTextFile.bind(client);
   return withFileLock(file, async () => {
-    const applied = await applyToBuffer(client, file, request);
+    const applied = await applyToBuffer(client, file, request, policy);
     if (!applied) return fallback();
     const display: ToolDisplay = { via: "client", locations: [{ path: file }] };
     if ("error" in applied) return { content: applied.error, isError: true, display };
@@ -91,10 +97,11 @@ export async function clientEdit(
 export async function previewClientEdit(
   client: ClientBridge,
   args: Record<string, unknown>,
+  policy?: SandboxPolicy,
 ): Promise<ToolDiff | undefined> {
   const request = editArgs(args);
   if (!request) return undefined;
-  const applied = await applyToBuffer(client, request.file, request);
+  const applied = await applyToBuffer(client, request.file, request, policy);
   if (!applied) return undefined;
   if ("error" in applied) throw new Error(applied.error);
   return { path: request.file, oldText: applied.before, newText: applied.after };

@@ -3,7 +3,7 @@ import path from "node:path";
 import type { ToolDiff, ToolDisplay, ToolResult } from "@crow/core";
 import { countLines } from "@crow/mcp/edit";
 import { DEFAULT_LINE_LIMIT, formatLines } from "@crow/mcp/read-format";
-import { checkReadable, type SandboxPolicy } from "@crow/mcp/sandbox";
+import { checkReadable, type SandboxPolicy, showsHiddenContent } from "@crow/mcp/sandbox";
 import { diffDisplay } from "./diff.js";
 import type { ClientBridge } from "./types.js";
 
@@ -22,7 +22,8 @@ function onlyKeys(args: Record<string, unknown>, allowed: readonly string[]): bo
  * `read` through the editor (`fs/read_text_file`), so the model sees unsaved buffers. Returns undefined to leave the
  * call to crow-mcp: arguments it would reject, images, and files the editor cannot read (crow-mcp then gives the
  * precise error, e.g. a dangling symlink, or reads the file from disk). Under the session's sandbox `policy` the
- * files the shell may not read (Crow's provider keys) are refused without asking the editor.
+ * files the shell may not read (Crow's provider keys) are refused without asking the editor, and an answer that holds
+ * one's content (a link swapped after the check) is left to crow-mcp, which checks the file it opened.
  */
 export async function clientRead(
   client: ClientBridge,
@@ -44,7 +45,10 @@ export async function clientRead(
   } catch {
     return undefined;
   }
-  if (text.includes("\0")) return undefined; // binary: crow-mcp refuses it with its usual message
+  if (text.includes("\0")) return undefined; // binary (or an environment): crow-mcp decides on what it opens
+  // The editor opened the path after the check above: a racing link may have led it to a hidden file. Then crow-mcp
+  // reads it instead, deciding on the descriptor it opened.
+  if (policy && showsHiddenContent(text, policy)) return undefined;
   const display: ToolDisplay = {
     via: "client",
     locations: [{ path: normalized, ...(offset > 1 ? { line: offset } : {}) }],

@@ -182,7 +182,7 @@ class Router implements ToolRouter {
         routed = await clientRead(client, call.args, this.options.sandbox?.());
       } else if (route.tool === "write" && client.writeTextFile) routed = await clientWrite(client, call.args);
       else if (route.tool === "edit" && client.readTextFile && client.writeTextFile) {
-        return clientEdit(client, call.args, () => this.callMcp(route, call.args, context));
+        return clientEdit(client, call.args, () => this.callMcp(route, call.args, context), this.options.sandbox?.());
       } else if (route.tool === "terminal" && client.createTerminal && !this.sandboxOn()) {
         // The editor's terminal runs a command as the editor does, unconfined: only when the sandbox is off.
         routed = await clientTerminal(client.createTerminal.bind(client), call.args, {
@@ -214,7 +214,7 @@ class Router implements ToolRouter {
       if (blocked) throw new Error(blocked);
       const buffered =
         route.tool === "edit" && client.readTextFile && client.writeTextFile
-          ? await previewClientEdit(client, args)
+          ? await previewClientEdit(client, args, this.options.sandbox?.())
           : route.tool === "write" && client.writeTextFile
             ? await previewClientWrite(client, args)
             : undefined;

@@ -15,13 +15,15 @@
  * Commands and command patterns are compared with runs of whitespace collapsed to one space and trimmed, so
  * `git  push` (two spaces, or a tab) is still `git push`. Paths are compared as given and as their real path
  * (symlinks resolved, see real-path.ts): a `deny` or `ask` rule applies when either form matches, an `allow` rule
- * only when both do, so a symlink can neither slip past a deny rule nor borrow an allow rule's permission.
+ * only when both do, so a symlink can neither slip past a deny rule nor borrow an allow rule's permission. A deny
+ * or ask rule also applies to a hard link of a file it names, compared by device and inode (see same-file.ts).
  * Rules are a policy for a cooperative model, not a sandbox: a command can always be spelled in a way no glob
  * foresees (quotes, variables, `sh -c`); the operating system's sandbox is what confines commands.
  */
 import path from "node:path";
 import { expandTilde } from "../home.js";
 import { realGlobOf, realPathOf } from "./real-path.js";
+import { globNamesFile, linkedFile } from "./same-file.js";
 
 /** The rule lists of config.yaml's `permissions`. */
 export interface PermissionRules {
@@ -161,10 +163,22 @@ function pathRuleMatches(
   const realPattern = path.isAbsolute(expanded) ? realGlobOf(expanded) : pattern;
   const realCwd = cwd === undefined ? undefined : realPathOf(cwd);
   const realRoots = extraRoots.map(realPathOf);
-  return (
+  if (
     pathMatches(pattern, real, realCwd, file, realRoots) ||
     (realPattern !== pattern && pathMatches(realPattern, real, realCwd, file, realRoots))
-  );
+  ) {
+    return true;
+  }
+  // A hard link has a path of its own: a deny or ask rule naming the file catches it by device and inode.
+  const linked = every ? undefined : linkedFile(real);
+  if (!linked) return false;
+  const globs = path.isAbsolute(expanded)
+    ? [expanded]
+    : [cwd, ...extraRoots].flatMap((root) => (root === undefined ? [] : [path.join(root, expanded)]));
+  return globs.some((glob) => {
+    const regExp = globRegExp(glob, "path");
+    return globNamesFile(glob, linked, (candidate) => regExp.test(candidate));
+  });
 }
 
 function subjectMatches(

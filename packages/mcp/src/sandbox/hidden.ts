@@ -4,7 +4,7 @@
  * provider keys) and other processes' environments. The sandboxed shell cannot read these either (bwrap hides the
  * files, and its own /proc shows no host process), so a tool must not be the way around it.
  */
-import { realpathSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, realpathSync, type Stats, statSync } from "node:fs";
 import path from "node:path";
 import { inside } from "./bwrap.js";
 import type { SandboxPolicy } from "./policy.js";
@@ -21,10 +21,9 @@ function realOrResolved(entry: string): string {
   }
 }
 
-/** Whether `file` is the same file as `entry` by device and inode (a hard link has a path of its own). */
-function sameInode(file: string, entry: string): boolean {
+/** Whether the file `a` describes is `entry` by device and inode (a hard link has a path of its own). */
+function sameInode(a: Stats, entry: string): boolean {
   try {
-    const a = statSync(file);
     const b = statSync(entry);
     return a.isFile() && b.isFile() && a.dev === b.dev && a.ino === b.ino;
   } catch {
@@ -36,18 +35,91 @@ function sameInode(file: string, entry: string): boolean {
  * Undefined when `policy` lets a tool read `file` for the model; otherwise the refusal for the model. `file` is
  * compared on its real path (symbolic links and `..` resolved) with the real path of each hidden entry (a hidden
  * directory covers everything under it), and by inode (hard links). Nothing is refused with the sandbox off: the
- * shell could read these files then anyway.
+ * shell could read these files then anyway. Resolves the path now: the tools check the file they hold open
+ * ({@link checkOpenedReadable}); this is for a preview or a read the editor does.
  */
 export function checkReadable(file: string, policy: SandboxPolicy): string | undefined {
   if (policy.mode === "off") return undefined;
   const target = realTarget(file);
+  let stats: Stats | undefined;
+  try {
+    stats = statSync(target);
+  } catch {
+    stats = undefined;
+  }
+  return refusal(file, target, stats, policy);
+}
+
+/**
+ * {@link checkReadable} for a file already open: `real` is where the descriptor really is (readlink of
+ * /proc/self/fd/N) and `stats` its fstat, so a link swapped after the open changes nothing.
+ */
+export function checkOpenedReadable(
+  file: string,
+  opened: { real: string; stats?: Stats | undefined },
+  policy: SandboxPolicy,
+): string | undefined {
+  if (policy.mode === "off") return undefined;
+  return refusal(file, opened.real, opened.stats, policy);
+}
+
+function refusal(file: string, target: string, stats: Stats | undefined, policy: SandboxPolicy): string | undefined {
   const shown = target === path.resolve(file) ? file : `${file} (really ${target})`;
   if (PROCESS_ENVIRONMENT.test(target)) {
     return `Error: ${shown} was not read: a process's environment can hold API keys and is hidden from tools while the sandbox is on. Ask the user for the variable you need.`;
   }
   const hidden = (policy.hidden ?? []).find(
-    (entry) => inside(target, realOrResolved(entry)) || sameInode(target, entry),
+    (entry) => inside(target, realOrResolved(entry)) || (stats !== undefined && sameInode(stats, entry)),
   );
   if (hidden === undefined) return undefined;
   return `Error: ${shown} was not read: it holds Crow's provider keys and is hidden from tools (${hidden}). Ask the user for what you need from it.`;
+}
+
+/** Files of a hidden directory compared by {@link showsHiddenContent}: at most this many, each up to 64 KiB. */
+const MAX_HIDDEN_FILES = 100;
+const MAX_HIDDEN_SIZE = 64 * 1024;
+
+function hiddenContents(entry: string, out: string[]): void {
+  let stats: Stats;
+  try {
+    stats = statSync(entry);
+  } catch {
+    return;
+  }
+  if (stats.isFile() && stats.size <= MAX_HIDDEN_SIZE) {
+    try {
+      out.push(readFileSync(entry, "utf8"));
+    } catch {
+      // Unreadable to us: then no other process of ours read it either.
+    }
+  } else if (stats.isDirectory()) {
+    let names: string[];
+    try {
+      names = readdirSync(entry);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (out.length >= MAX_HIDDEN_FILES) return;
+      hiddenContents(path.join(entry, name), out);
+    }
+  }
+}
+
+/**
+ * Whether `text`, which another process (the editor) read for a path {@link checkReadable} let through, holds the
+ * content of one of the policy's hidden files. That process opens the path itself, after the check, so a link swapped
+ * in between could have led it to one: a caller that gets true reads the file itself on a descriptor instead
+ * (crow-mcp's `read`), which decides on what it opened. A false alarm (a workspace file that quotes a hidden one)
+ * only costs the editor's view of that file.
+ */
+export function showsHiddenContent(text: string, policy: SandboxPolicy): boolean {
+  if (policy.mode === "off" || !policy.hidden?.length) return false;
+  const contents: string[] = [];
+  for (const entry of policy.hidden) hiddenContents(entry, contents);
+  const normalized = text.replace(/\r\n/g, "\n");
+  return contents.some((content) => {
+    const core = content.replace(/\r\n/g, "\n").trim();
+    return core !== "" && normalized.includes(core);
+  });
 }

@@ -8,7 +8,7 @@ export {
   sandboxAvailability,
 } from "./bwrap.js";
 export { explainBlocked } from "./explain.js";
-export { checkReadable } from "./hidden.js";
+export { checkOpenedReadable, checkReadable, showsHiddenContent } from "./hidden.js";
 export {
   describePolicy,
   parseSandboxPolicy,
@@ -21,4 +21,4 @@ export {
   UNCONFINED,
   UNSANDBOXED_META_KEY,
 } from "./policy.js";
-export { checkWritable, realTarget } from "./roots.js";
+export { checkWritable, checkWritableAt, realTarget } from "./roots.js";

@@ -28,11 +28,21 @@ export function realTarget(file: string): string {
 
 /**
  * Undefined when the policy lets a tool write `file`; otherwise the error for the model, naming the path, where it
- * really is, and what may be written instead.
+ * really is, and what may be written instead. Resolves the path now: the tools themselves check the real path of a
+ * directory they hold open ({@link checkWritableAt}); this is for a preview (the editor's write, a permission question).
  */
 export function checkWritable(file: string, policy: SandboxPolicy): string | undefined {
   if (policy.mode === "off") return undefined;
-  const target = realTarget(file);
+  return checkWritableAt(file, realTarget(file), policy);
+}
+
+/**
+ * {@link checkWritable} for a write that lands at real path `target` (the real path of the directory held open for
+ * it, plus the rest). Anything under a writable root's `.git`, and `.git` itself, stays read-only: hooks, config,
+ * `commondir` and the like run code on the user's next git command, outside the sandbox.
+ */
+export function checkWritableAt(file: string, target: string, policy: SandboxPolicy): string | undefined {
+  if (policy.mode === "off") return undefined;
   const shown = target === path.resolve(file) ? file : `${file} (really ${target})`;
   if (policy.mode === "read-only") {
     return `Error: ${shown} was not written: this session is read-only (sandbox), so no file may be changed. Ask the user to switch to another mode if the change is needed.`;
@@ -42,10 +52,11 @@ export function checkWritable(file: string, policy: SandboxPolicy): string | und
   if (!root) {
     return `Error: ${shown} was not written: it is outside the sandbox's writable directories (${roots.join(", ") || "none"}). Write inside them, or ask the user to add the directory to sandbox.writable in config.yaml.`;
   }
-  // `.git` by name too: one that does not exist yet must not be created (git would run its config and hooks).
+  // `.git` by name too, of every root the target is in (roots may nest): a part of it that does not exist yet (a
+  // hooks directory) must not be created.
+  const gitRoot = roots.find((r) => inside(target, r) && path.relative(r, target).split(path.sep)[0] === ".git");
   const locked =
-    roots.map((r) => path.join(r, ".git")).find((git) => inside(target, git)) ??
-    protectedPaths(policy, roots).find((p) => inside(target, p));
+    gitRoot !== undefined ? path.join(gitRoot, ".git") : protectedPaths(policy, roots).find((p) => inside(target, p));
   if (locked) {
     return `Error: ${shown} was not written: ${locked} stays read-only in the sandbox (.git and Crow's own configuration run code outside it). Ask the user to make this change.`;
   }

@@ -1,4 +1,4 @@
-import { lstat, readFile, stat } from "node:fs/promises";
+import { closeSync } from "node:fs";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -16,15 +16,16 @@ import {
   MAX_EDIT_FILE_SIZE,
   tooLargeToEdit,
 } from "../edit/index.js";
+import { type Located, openLocated, readOpened } from "../fs/held.js";
 import { checkAbsolutePath, describeMissing, errorCode, isPermissionError } from "../fs/paths.js";
 import { classifyHead, decodeUtf8 } from "../fs/sniff.js";
 import { hostPath } from "../sandbox/binds.js";
-import { checkReadable } from "../sandbox/hidden.js";
+import { checkOpenedReadable } from "../sandbox/hidden.js";
 import { takeCallPolicy } from "../sandbox/meta.js";
 import type { SandboxPolicy } from "../sandbox/policy.js";
-import { checkWritable } from "../sandbox/roots.js";
+import { checkWritableAt } from "../sandbox/roots.js";
 import { errorResult, guarded, textResult } from "./result.js";
-import { saveFile } from "./save.js";
+import { locateFile, saveAt } from "./save.js";
 
 /** Two edits of one file sent in parallel (models do that) both land: see {@link fileLocks}. */
 const withFileLock = fileLocks();
@@ -89,43 +90,64 @@ export async function editFile(
   if (!checked.ok) return errorResult(checked.error);
   if (oldString === newString) return errorResult("Error: old_string and new_string must be different");
   const file = hostPath(checked.path, policy);
-  // An edit reads the file too (its refusals quote it): a hidden file says so rather than "not writable".
-  const blocked = policy && (checkReadable(file, policy) ?? checkWritable(file, policy));
-  if (blocked) return errorResult(blocked);
-  return withFileLock(file, () => editLocked(file, oldString, newString, replaceAll, dryRun));
+  return withFileLock(file, async () => {
+    const located = locateFile(file, "edit");
+    if ("error" in located) return located.error;
+    try {
+      return await editAt(file, located.at, { oldString, newString, replaceAll }, policy, dryRun);
+    } finally {
+      located.at.dir.close();
+    }
+  });
 }
 
-async function editLocked(file: string, oldString: string, newString: string, replaceAll: boolean, dryRun: boolean) {
-  let size: number;
-  try {
-    const stats = await stat(file);
-    if (stats.isDirectory()) return errorResult(`Error: Path is a directory: ${file}`);
-    if (!stats.isFile()) return errorResult(`Error: Not a regular file: ${file}`);
-    size = stats.size;
-  } catch (error) {
-    if (errorCode(error) === "ENOENT") {
-      if (oldString === "") return createFile(file, newString, dryRun);
-      const missing = await describeMissing(file);
-      const hint = missing === "" ? "\nTo create it, call edit with an empty old_string or use the write tool." : "";
-      return errorResult(`Error: File does not exist: ${file}${missing}${hint}`);
-    }
-    if (errorCode(error) === "ENOTDIR") {
-      return errorResult(`Error: File does not exist: ${file} (a parent is not a directory)`);
-    }
-    if (isPermissionError(error)) return errorResult(`Error: Permission denied: ${file}`);
-    return errorResult(`Error: Cannot stat file: ${(error as Error).message}`);
+/**
+ * The edit of a located file: the sandbox checks the real path of its held directory, the file is read from a
+ * descriptor opened through that directory (a link that appeared at its name since is refused) and checked again on
+ * that descriptor, and the result is written back through the same directory.
+ */
+async function editAt(
+  file: string,
+  at: Located,
+  change: { oldString: string; newString: string; replaceAll: boolean },
+  policy: SandboxPolicy | undefined,
+  dryRun: boolean,
+): Promise<CallToolResult> {
+  // An edit reads the file too (its refusals quote it): a hidden file says so rather than "not writable".
+  const blocked = policy && (checkOpenedReadable(file, at, policy) ?? checkWritableAt(file, at.real, policy));
+  if (blocked) return errorResult(blocked);
+  const stats = at.stats;
+  if (!stats) {
+    if (change.oldString === "") return createFile(file, at, change.newString, dryRun);
+    const missing = await describeMissing(file);
+    const hint = missing === "" ? "\nTo create it, call edit with an empty old_string or use the write tool." : "";
+    return errorResult(`Error: File does not exist: ${file}${missing}${hint}`);
   }
-  if (size > MAX_EDIT_FILE_SIZE) {
-    return errorResult(tooLargeToEdit(size));
-  }
+  if (stats.isDirectory()) return errorResult(`Error: Path is a directory: ${file}`);
+  if (!stats.isFile()) return errorResult(`Error: Not a regular file: ${file}`);
+  if (stats.size > MAX_EDIT_FILE_SIZE) return errorResult(tooLargeToEdit(stats.size));
 
   let bytes: Buffer;
   try {
-    bytes = await readFile(file);
+    const opened = openLocated(at);
+    try {
+      const hidden = policy && checkOpenedReadable(file, opened, policy);
+      if (hidden) return errorResult(hidden);
+      if (!opened.stats.isFile()) return errorResult(`Error: Not a regular file: ${file}`);
+      bytes = await readOpened(opened, MAX_EDIT_FILE_SIZE);
+    } finally {
+      closeSync(opened.fd);
+    }
   } catch (error) {
+    if (errorCode(error) === "ELOOP") {
+      return errorResult(
+        `Error: ${file} changed while it was being edited (it is now a symbolic link). Read it again.`,
+      );
+    }
     if (isPermissionError(error)) return errorResult(`Error: Permission denied: ${file}`);
     return errorResult(`Error: Failed to read file: ${(error as Error).message}`);
   }
+  if (bytes.length > MAX_EDIT_FILE_SIZE) return errorResult(tooLargeToEdit(bytes.length));
   if (classifyHead(bytes.subarray(0, 8192)) === "binary") {
     return errorResult(`Error: Cannot edit binary file: ${file}`);
   }
@@ -139,23 +161,22 @@ async function editLocked(file: string, oldString: string, newString: string, re
   const bom = hasBom(bytes);
   const text = bom && decoded.text.startsWith("\uFEFF") ? decoded.text.slice(1) : decoded.text;
   // crow-mcp serves every session from one thread: a long fuzzy search gives the others a turn every few ms.
-  const edited = await editTextAsync(file, text, bom, { oldString, newString, replaceAll }, () => nextTurn());
+  const edited = await editTextAsync(file, text, bom, change, () => nextTurn());
   if (!edited.ok) return errorResult(edited.error);
   const after = edited.text.startsWith("\uFEFF") ? edited.text.slice(1) : edited.text;
   if (dryRun) return textResult(`${DRY_RUN_NOTE}\n${edited.message}`, undefined, diffMeta(file, text, after));
-  const failed = await saveFile(file, edited.text, { createParent: false });
+  const failed = await saveAt(file, at, edited.text);
   return failed ?? textResult(edited.message, undefined, diffMeta(file, text, after));
 }
 
-async function createFile(file: string, content: string, dryRun: boolean): Promise<CallToolResult> {
-  const link = await lstat(file).catch(() => undefined);
-  if (link?.isSymbolicLink()) {
+async function createFile(file: string, at: Located, content: string, dryRun: boolean): Promise<CallToolResult> {
+  if (at.danglingLink !== undefined) {
     return errorResult(
       `Error: ${file} is a symbolic link whose target does not exist${await describeMissing(file)}; edit the target path instead.`,
     );
   }
   if (dryRun) return textResult(`${DRY_RUN_NOTE} It would create ${file}.`, undefined, diffMeta(file, null, content));
-  const failed = await saveFile(file, content, { createParent: true });
+  const failed = await saveAt(file, at, content);
   if (failed) return failed;
   return textResult(
     `Successfully edited ${file}\nCreated a new file with ${countLines(content)} lines.`,

@@ -1,14 +1,14 @@
-import { readFileSync } from "node:fs";
-import { open, stat } from "node:fs/promises";
+import { closeSync } from "node:fs";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { ToolContext } from "../context.js";
+import { type OpenedFile, openForRead, readOpened } from "../fs/held.js";
 import { checkAbsolutePath, describeMissing, errorCode, isPermissionError } from "../fs/paths.js";
 import { classifyHead, decodeUtf8, sniffImage } from "../fs/sniff.js";
 import { DEFAULT_LINE_LIMIT, formatLines, MAX_LINE_LENGTH } from "../read-format.js";
 import { hostPath } from "../sandbox/binds.js";
-import { checkReadable } from "../sandbox/hidden.js";
+import { checkOpenedReadable } from "../sandbox/hidden.js";
 import { takeCallPolicy } from "../sandbox/meta.js";
 import type { SandboxPolicy } from "../sandbox/policy.js";
 import { errorResult, guarded, textResult } from "./result.js";
@@ -17,12 +17,6 @@ export { DEFAULT_LINE_LIMIT, formatLines, MAX_LINE_LENGTH };
 
 export const BINARY_CHECK_SIZE = 8192;
 export const MAX_FILE_SIZE = 10 * 1024 * 1024;
-/**
- * Files up to this size are read synchronously once `stat` has answered: one call instead of four trips through
- * libuv's thread pool (open, fstat, read, close), which cost a cold toolserver more than the read itself. Larger
- * files stay asynchronous, so that one big read does not hold up the other sessions this process serves.
- */
-const SYNC_READ_LIMIT = 256 * 1024;
 
 const DESCRIPTION = `Read a file from the local filesystem.
 
@@ -59,7 +53,9 @@ export function registerReadTool(server: McpServer, context: ToolContext): void 
 
 /**
  * The read tool's behaviour, independent of MCP: the result the model sees for one call. Under a sandbox `policy`
- * the files the shell may not read (Crow's provider keys) are refused here too.
+ * the files the shell may not read (Crow's provider keys) are refused here too. The file is opened first and every
+ * check is made on the open descriptor (what it is, where it really is, its inode), then read from it: a link
+ * swapped after the check cannot lead the read elsewhere.
  */
 export async function readFile(
   filePath: string,
@@ -71,35 +67,32 @@ export async function readFile(
   const checked = checkAbsolutePath(filePath, cwd);
   if (!checked.ok) return errorResult(checked.error);
   const file = hostPath(checked.path, policy);
-  const hidden = policy && checkReadable(file, policy);
-  if (hidden) return errorResult(hidden);
 
-  let size: number;
+  let opened: OpenedFile;
   try {
-    const stats = await stat(file);
-    if (stats.isDirectory()) return errorResult(`Error: Path is a directory, not a file: ${file}`);
-    if (!stats.isFile()) return errorResult(`Error: Not a regular file: ${file}`);
-    size = stats.size;
+    opened = openForRead(file);
   } catch (error) {
     if (errorCode(error) === "ENOENT")
       return errorResult(`Error: File does not exist: ${file}${await describeMissing(file)}`);
     if (errorCode(error) === "ENOTDIR")
       return errorResult(`Error: File does not exist: ${file} (a parent is not a directory)`);
     if (isPermissionError(error)) return errorResult(`Error: Permission denied: ${file}`);
-    return errorResult(`Error: Cannot stat file: ${(error as Error).message}`);
+    return errorResult(`Error: Cannot open file: ${(error as Error).message}`);
   }
-  if (size > MAX_FILE_SIZE) {
-    return errorResult(
-      `Error: File too large: ${size} bytes (max ${MAX_FILE_SIZE} bytes). Use the terminal (head, tail, grep, sed -n) to look at parts of it.`,
-    );
-  }
-
   let bytes: Buffer;
   try {
-    bytes = size <= SYNC_READ_LIMIT ? readFileSync(file) : await readAll(file);
+    const hidden = policy && checkOpenedReadable(file, opened, policy);
+    if (hidden) return errorResult(hidden);
+    if (opened.stats.isDirectory()) return errorResult(`Error: Path is a directory, not a file: ${file}`);
+    if (!opened.stats.isFile()) return errorResult(`Error: Not a regular file: ${file}`);
+    if (opened.stats.size > MAX_FILE_SIZE) return errorResult(tooLarge(opened.stats.size));
+    bytes = await readOpened(opened, MAX_FILE_SIZE);
+    if (bytes.length > MAX_FILE_SIZE) return errorResult(tooLarge(bytes.length));
   } catch (error) {
     if (isPermissionError(error)) return errorResult(`Error: Permission denied: ${file}`);
     return errorResult(`Error: Failed to read file: ${(error as Error).message}`);
+  } finally {
+    closeSync(opened.fd);
   }
 
   const image = sniffImage(bytes.subarray(0, 16));
@@ -125,11 +118,6 @@ export async function readFile(
   return textResult(formatLines(decoded.text, offset, limit));
 }
 
-async function readAll(file: string): Promise<Buffer> {
-  const handle = await open(file, "r");
-  try {
-    return await handle.readFile();
-  } finally {
-    await handle.close();
-  }
+function tooLarge(size: number): string {
+  return `Error: File too large: ${size} bytes (max ${MAX_FILE_SIZE} bytes). Use the terminal (head, tail, grep, sed -n) to look at parts of it.`;
 }

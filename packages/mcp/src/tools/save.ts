@@ -1,37 +1,60 @@
 import type { Stats } from "node:fs";
 import path from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { ensureParent, NotRegularFileError, writeFileAtomic } from "../fs/atomic.js";
+import { type Located, locate, makeParents, NotRegularFileError, replaceIn } from "../fs/held.js";
 import { describeFileType, errorCode, isPermissionError } from "../fs/paths.js";
 import { errorResult } from "./result.js";
 
 /**
- * Writes a file for a tool (`mkdir -p` of its parent, then an atomic write) and translates failures into upstream's
- * messages. Resolves to an error result, or to undefined when the file was written.
+ * Locates `file` for a write or an edit (its deepest existing directory held open, a link at its name followed hop
+ * by hop: see held.ts), or says why it cannot be. The caller checks `real` against the sandbox, then acts through
+ * the held directory, and closes `at.dir`.
  */
-export async function saveFile(
-  file: string,
-  content: string,
-  options: { createParent: boolean },
-): Promise<CallToolResult | undefined> {
-  if (options.createParent) {
+export function locateFile(file: string, tool: "write" | "edit"): { at: Located } | { error: CallToolResult } {
+  try {
+    return { at: locate(file, true) };
+  } catch (error) {
+    if (errorCode(error) === "ENOTDIR") {
+      const text =
+        tool === "write"
+          ? `Error: Failed to create directory: ${path.dirname(file)} (a component of the path is a file)`
+          : `Error: File does not exist: ${file} (a parent is not a directory)`;
+      return { error: errorResult(text) };
+    }
+    if (errorCode(error) === "EISDIR") return { error: errorResult(`Error: Path is a directory, not a file: ${file}`) };
+    if (isPermissionError(error)) return { error: errorResult(`Error: Permission denied: ${file}`) };
+    return { error: errorResult(`Error: Cannot open ${path.dirname(file)}: ${(error as Error).message}`) };
+  }
+}
+
+/**
+ * Writes a located file for a tool (its missing directories, then an atomic replace, all through the held
+ * directory) and translates failures into upstream's messages. Resolves to an error result, or to undefined when
+ * the file was written.
+ */
+export async function saveAt(file: string, at: Located, content: string): Promise<CallToolResult | undefined> {
+  let dir = at.dir;
+  if (at.missing.length > 0) {
     const parent = path.dirname(file);
     try {
-      await ensureParent(file);
+      dir = makeParents(at);
     } catch (error) {
       if (isPermissionError(error)) return errorResult(`Error: Permission denied creating directory: ${parent}`);
-      if (errorCode(error) === "EEXIST" || errorCode(error) === "ENOTDIR") {
+      const code = errorCode(error);
+      if (code === "EEXIST" || code === "ENOTDIR" || code === "ELOOP") {
         return errorResult(`Error: Failed to create directory: ${parent} (a component of the path is a file)`);
       }
       return errorResult(`Error: Failed to create directory: ${(error as Error).message}`);
     }
   }
   try {
-    await writeFileAtomic(file, content);
+    await replaceIn(dir, at.name, content, file);
   } catch (error) {
     if (error instanceof NotRegularFileError) return errorResult(notRegularFile(file, error.stats));
     if (isPermissionError(error)) return errorResult(`Error: Permission denied: ${file}`);
     return errorResult(`Error: Failed to write file: ${(error as Error).message}`);
+  } finally {
+    if (dir !== at.dir) dir.close();
   }
   return undefined;
 }

@@ -1,17 +1,19 @@
-import { lstat, readFile, stat } from "node:fs/promises";
+import { closeSync } from "node:fs";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { ToolContext } from "../context.js";
 import { DRY_RUN_META_KEY, DRY_RUN_NOTE, diffMeta, isDryRun, MAX_DIFF_CHARS } from "../edit/diff-meta.js";
 import { countLines } from "../edit/text.js";
+import { type Located, type OpenedFile, openLocated, readOpened } from "../fs/held.js";
 import { checkAbsolutePath } from "../fs/paths.js";
 import { hostPath } from "../sandbox/binds.js";
+import { checkOpenedReadable } from "../sandbox/hidden.js";
 import { takeCallPolicy } from "../sandbox/meta.js";
 import type { SandboxPolicy } from "../sandbox/policy.js";
-import { checkWritable } from "../sandbox/roots.js";
+import { checkWritableAt } from "../sandbox/roots.js";
 import { errorResult, guarded, textResult } from "./result.js";
-import { notRegularFile, saveFile } from "./save.js";
+import { locateFile, notRegularFile, saveAt } from "./save.js";
 
 const DESCRIPTION = `Write a whole file to the local filesystem, creating parent directories as needed.
 
@@ -43,7 +45,11 @@ export function registerWriteTool(server: McpServer, context: ToolContext): void
   );
 }
 
-/** The write tool's behaviour, independent of MCP. `dryRun`: every check, then the diff, nothing written. */
+/**
+ * The write tool's behaviour, independent of MCP. `dryRun`: every check, then the diff, nothing written. The file's
+ * directory is opened first and the sandbox checks its real path; the file is then created and replaced through
+ * that open directory, so a link swapped after the check cannot send the write elsewhere.
+ */
 export async function writeTextFile(
   filePath: string,
   content: string,
@@ -54,37 +60,60 @@ export async function writeTextFile(
   const checked = checkAbsolutePath(filePath, cwd);
   if (!checked.ok) return errorResult(checked.error);
   const file = hostPath(checked.path, policy);
-  const blocked = policy && checkWritable(file, policy);
-  if (blocked) return errorResult(blocked);
-
-  const existing = await stat(file).catch(() => undefined);
-  if (existing?.isDirectory()) return errorResult(`Error: Path is a directory, not a file: ${file}`);
-  if (existing && !existing.isFile()) return errorResult(notRegularFile(file, existing));
-  const link = await lstat(file).catch(() => undefined);
-  if (link?.isSymbolicLink() && !existing) {
-    return errorResult(
-      `Error: ${file} is a symbolic link whose target does not exist; write to the target path instead.`,
-    );
-  }
-
-  // What it replaces, for the diff the client shows (none for a file too big to diff, or unreadable).
-  const before = !existing
-    ? null
-    : existing.size > MAX_DIFF_CHARS
-      ? undefined
-      : await readFile(file, "utf8").catch(() => undefined);
-  if (dryRun) {
+  const located = locateFile(file, "write");
+  if ("error" in located) return located.error;
+  const { at } = located;
+  try {
+    const blocked = policy && checkWritableAt(file, at.real, policy);
+    if (blocked) return errorResult(blocked);
+    const existing = at.stats;
+    if (existing?.isDirectory()) return errorResult(`Error: Path is a directory, not a file: ${file}`);
+    if (existing && !existing.isFile()) return errorResult(notRegularFile(file, existing));
+    if (at.danglingLink !== undefined) {
+      return errorResult(
+        `Error: ${file} is a symbolic link whose target does not exist; write to the target path instead.`,
+      );
+    }
+    // What it replaces, for the diff the client shows (none for a file too big to diff, unreadable, or hidden).
+    const before = !existing
+      ? null
+      : existing.size > MAX_DIFF_CHARS
+        ? undefined
+        : await readLocatedText(file, at, policy);
+    if (dryRun) {
+      return textResult(
+        `${DRY_RUN_NOTE} It would write ${countLines(content)} lines to ${file}`,
+        undefined,
+        diffMeta(file, before, content),
+      );
+    }
+    const failed = await saveAt(file, at, content);
+    if (failed) return failed;
     return textResult(
-      `${DRY_RUN_NOTE} It would write ${countLines(content)} lines to ${file}`,
+      `Successfully wrote ${countLines(content)} lines to ${file}`,
       undefined,
       diffMeta(file, before, content),
     );
+  } finally {
+    at.dir.close();
   }
-  const failed = await saveFile(file, content, { createParent: true });
-  if (failed) return failed;
-  return textResult(
-    `Successfully wrote ${countLines(content)} lines to ${file}`,
-    undefined,
-    diffMeta(file, before, content),
-  );
+}
+
+/** The located file's text, read through its held directory; undefined when it cannot be read or is hidden. */
+async function readLocatedText(file: string, at: Located, policy?: SandboxPolicy): Promise<string | undefined> {
+  let opened: OpenedFile;
+  try {
+    opened = openLocated(at);
+  } catch {
+    return undefined;
+  }
+  try {
+    if (!opened.stats.isFile() || (policy && checkOpenedReadable(file, opened, policy))) return undefined;
+    const bytes = await readOpened(opened, MAX_DIFF_CHARS);
+    return bytes.length > MAX_DIFF_CHARS ? undefined : bytes.toString("utf8");
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(opened.fd);
+  }
 }
