@@ -36,7 +36,7 @@ export async function preflight(
     if (error instanceof ConfigError) throw new PreflightError(error.message);
     throw error;
   }
-  const adopted = options.model === undefined ? await adoptSingleModel(config, env) : undefined;
+  const adopted = await adoptSingleModel(config, env, options.model);
   if (options.model !== undefined && config.models.length > 0 && !findModel(config, options.model)) {
     throw new UsageError(
       `unknown model "${options.model}" (available: ${config.models.map((m) => m.name).join(", ")})`,
