@@ -3,7 +3,8 @@
  * database, and `crow eval worker` processes on any hosts work them off (each with its own runtime: one toolserver,
  * many sessions). A job expires when its worker does not finish it in time (a worker killed mid-trial): pg-boss's
  * maintenance fails it and it is retried by another worker. A trial is recorded once whatever happens (the store
- * ignores a second record), and a worker skips a trial it finds recorded already.
+ * ignores a second record), a worker skips a trial it finds recorded already, and one still running in this worker
+ * (its job expired under it) is waited for rather than run twice.
  *
  * Why pg-boss 10: it runs on the Node versions Crow supports (≥ 20; pg-boss 12 needs Node ≥ 22.12, graphile-worker
  * 0.18 needs ≥ 22.18), needs nothing but the PostgreSQL the store already uses, and gives expiry with retries.
@@ -128,11 +129,24 @@ export async function runWorker(config: AgentConfig, store: Store, options: Work
       `${recorded ? (outcome.passed ? "pass" : "FAIL") : "dup "} ${job.runId} ${job.task} · ${job.variant} · #${job.trial} reward ${outcome.reward}\n`,
     );
   };
+  // pg-boss gives up on a handler still running at its job's expiry (fails the job, to be retried, and fetches the
+  // next) but cannot stop it: a retry of a trial this worker still runs waits for that run instead of starting it
+  // again (a second run would ask the model again, and its record would be dropped as a duplicate anyway).
+  const inFlight = new Map<string, Promise<void>>();
+  const once = (job: TrialJob): Promise<void> => {
+    const key = JSON.stringify([job.runId, job.task, job.variant, job.trial]);
+    let running = inFlight.get(key);
+    if (!running) {
+      running = work(job).finally(() => inFlight.delete(key));
+      inFlight.set(key, running);
+    }
+    return running;
+  };
   for (let i = 0; i < options.concurrency; i++) {
     await boss.work<TrialJob>(EVAL_QUEUE, { batchSize: 1, pollingIntervalSeconds: 1 }, async ([job]) => {
       if (!job) return;
       try {
-        await work(job.data);
+        await once(job.data);
       } catch (error) {
         // Thrown: pg-boss fails the job, and retries it (up to its limit) on whichever worker fetches it next.
         if (!(error instanceof TrialInterrupted)) log.warn(`eval trial ${JSON.stringify(job.data)} failed`, error);
