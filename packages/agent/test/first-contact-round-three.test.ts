@@ -3,8 +3,11 @@
  * private HOME against the mock LLM.
  */
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import path from "node:path";
 import { describe, test } from "node:test";
-import { closedPort, startMockLlm, textReply } from "@crow/testkit";
+import { openStore } from "@crow/core";
+import { CROW_BIN, closedPort, startMockLlm, textReply } from "@crow/testkit";
 import { runCrow, useRunFixture } from "./run-helpers.js";
 
 describe("first contact, round three", { timeout: 180_000 }, () => {
@@ -52,6 +55,26 @@ describe("first contact, round three", { timeout: 180_000 }, () => {
       two.assertDone();
     } finally {
       await two.close();
+    }
+  });
+
+  test("crow sessions list --all --json into a pipe read slowly: every byte arrives", async () => {
+    const store = await openStore(path.join(fx.home.dir, "crow.db"));
+    try {
+      for (let i = 0; i < 400; i++)
+        await store.createSession({ cwd: fx.ws.dir, title: `Session ${i} ${"t".repeat(200)}` });
+    } finally {
+      await store.close();
+    }
+    // A shell pipe (what an editor's or a user's pipeline is), whose reader starts late: crow has written all it
+    // will before anything is read. Whatever the timing, the output is whole; the old crow lost all but 64 KB.
+    const script = '"$0" "$1" sessions list --all --json | { sleep 1; cat; }';
+    for (let run = 0; run < 3; run++) {
+      const piped = spawnSync("sh", ["-c", script, process.execPath, CROW_BIN], { env: fx.env, encoding: "utf8" });
+      assert.equal(piped.status, 0, piped.stderr);
+      assert.ok(piped.stdout.length > 64 * 1024, `only ${piped.stdout.length} bytes`);
+      const listed = JSON.parse(piped.stdout) as unknown[];
+      assert.ok(listed.length >= 400, `${listed.length} sessions`);
     }
   });
 });

@@ -38,15 +38,29 @@ ${EXIT_CODES_HELP}`;
 
 const CONFIGURED_COMMANDS = new Set(["acp", "run", "sessions", "init", "logout", "eval", "doctor"]);
 
-/** Runs `crow <args>` and exits the process with its code; a failure is logged and exits 1. */
+/**
+ * Resolves once what was written to `stream` so far has reached the operating system (or the stream failed: a
+ * reader that went away). A pipe's writes are asynchronous: `process.exit` before then loses what is still queued
+ * (`crow sessions list --json` piped into a slow reader stopped at 64 KB).
+ */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  if (stream.destroyed || stream.writableLength === 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    stream.once("error", () => resolve());
+    stream.write("", () => resolve());
+  });
+}
+
+/** Runs `crow <args>` and exits the process with its code once its output is out; a failure is logged and exits 1. */
 export function runCrowAndExit(args: readonly string[]): void {
-  runCrow(args).then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      log.error("crow failed", error);
-      process.exit(1);
-    },
-  );
+  const exit = async (code: number) => {
+    await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+    process.exit(code);
+  };
+  runCrow(args).then(exit, (error: unknown) => {
+    log.error("crow failed", error);
+    return exit(1);
+  });
 }
 
 /** Runs `crow <args>` (the arguments after the executable) and resolves to the process's exit code. */
