@@ -8,7 +8,7 @@ import path from "node:path";
 import { describe, test } from "node:test";
 import { openStore } from "@crow/core";
 import { CROW_BIN, closedPort, startMockLlm, textReply } from "@crow/testkit";
-import { runCrow, useRunFixture } from "./run-helpers.js";
+import { runCrow, runEnv, runProcess, tempHome, useRunFixture } from "./run-helpers.js";
 
 describe("first contact, round three", { timeout: 180_000 }, () => {
   const fx = useRunFixture();
@@ -75,6 +75,35 @@ describe("first contact, round three", { timeout: 180_000 }, () => {
       assert.ok(piped.stdout.length > 64 * 1024, `only ${piped.stdout.length} bytes`);
       const listed = JSON.parse(piped.stdout) as unknown[];
       assert.ok(listed.length >= 400, `${listed.length} sessions`);
+    }
+  });
+
+  test("after crow logout, crow doctor and crow run say signed out and how to sign in again", async () => {
+    const home = await tempHome();
+    try {
+      const env = runEnv(fx.mock.url, home.dir, { OPENAI_BASE_URL: undefined, CROW_MODEL: undefined });
+      const crow = (...args: string[]) => runProcess(process.execPath, [CROW_BIN, ...args], { env, cwd: fx.ws.dir });
+      const init = await crow(
+        "init",
+        `--provider=acme=${fx.mock.url}`,
+        "--api-key=sk-test-123456",
+        "--model=mock-model",
+      );
+      assert.equal(init.code, 0, init.stderr);
+      assert.equal((await crow("logout")).code, 0);
+      const signedOut =
+        /Provider "acme" has no API key: ACME_API_KEY is empty, so Crow is signed out \(crow logout removes the key\); run crow init to save it again\./;
+
+      const doctor = await crow("doctor");
+      assert.match(doctor.stdout, new RegExp(`✗ ${signedOut.source}\n    → crow init\n`));
+      assert.doesNotMatch(doctor.stdout, /✓ provider "acme": .*no key/);
+
+      const run = await runCrow(["-c", fx.ws.dir, "hi"], { env });
+      assert.equal(run.code, 2);
+      assert.match(run.stderr, new RegExp(`^crow: ${signedOut.source}`));
+      assert.doesNotMatch(run.stderr, /add api_key under providers/);
+    } finally {
+      await home.cleanup();
     }
   });
 });

@@ -10,6 +10,7 @@ import {
   findModel,
   loadConfig,
   providerProblem,
+  signedOutText,
 } from "../config/index.js";
 import { MODES } from "../config/modes.js";
 import { type RunOptions, UsageError } from "./args.js";
@@ -46,6 +47,9 @@ export async function preflight(
   if (options.session === undefined) {
     const problem = providerProblem(config, options.model ?? config.model);
     if (problem) throw new PreflightError(problem);
+    const provider = config.providers[findModel(config, options.model ?? config.model)?.provider ?? ""];
+    const signedOut = provider && signedOutText(provider);
+    if (signedOut) throw new PreflightError(signedOut);
   }
   return { config, notices: adopted ? [...config.notices, adopted] : config.notices };
 }
