@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { openStore } from "@crow/core";
-import { CROW_BIN, closedPort, startMockLlm, textReply } from "@crow/testkit";
+import { CROW_BIN, closedPort, startAcpFixture, startMockLlm, textReply } from "@crow/testkit";
 import { runCrow, runEnv, runProcess, tempHome, useRunFixture } from "./run-helpers.js";
 
 describe("first contact, round three", { timeout: 180_000 }, () => {
@@ -104,6 +104,22 @@ describe("first contact, round three", { timeout: 180_000 }, () => {
       assert.doesNotMatch(run.stderr, /add api_key under providers/);
     } finally {
       await home.cleanup();
+    }
+  });
+
+  test("crow acp, models from the environment: the picker describes each by its URL, not as '(default)'", async () => {
+    const acp = await startAcpFixture({ agent: { env: { CROW_MODELS: "mock-model,other-model" } } });
+    try {
+      const { configOptions } = await acp.agent.newSession(acp.ws.dir);
+      const model = configOptions?.find((o) => o.id === "model");
+      assert.ok(model && model.type === "select", JSON.stringify(configOptions));
+      const described = model.options.map((o) => ("description" in o ? o.description : undefined));
+      assert.deepEqual(
+        described.map((d) => d?.replace(/:\d+/, ":PORT")),
+        ["mock-model at http://127.0.0.1:PORT/v1", "other-model at http://127.0.0.1:PORT/v1"],
+      );
+    } finally {
+      await acp.close();
     }
   });
 });
