@@ -32,7 +32,9 @@ describe("crow acp: /rewind after /compact", () => {
     mock.assertDone();
 
     const listed = chunkText((await agent.prompt(sessionId, "/rewind")).updates);
+    assert.match(listed, /^Messages you can rewind to \(to just before one\):\n\n1\. write a\n/, listed);
     assert.match(listed, /1\. write a\s+changed after: a\.txt, b\.txt/, listed);
+    assert.match(listed, /\n\nType `\/rewind N /, listed);
     assert.match(listed, /2\. write c\s+changed after: c\.txt/, listed);
 
     const rewound = chunkText((await agent.prompt(sessionId, "/rewind 1 both")).updates);
@@ -58,5 +60,14 @@ describe("crow acp: /rewind after /compact", () => {
     assert.match(rewound, /Restored y\.txt\./, rewound);
     assert.equal(existsSync(ws.path("y.txt")), false);
     assert.equal(await readFile(ws.path("x.txt"), "utf8"), "x\n", "the earlier turn's file stays");
+  });
+
+  test("/help and /rewind answer in Markdown blocks (a list, blank lines between), not lines an editor runs together", async () => {
+    const { ws, agent } = fx;
+    const { sessionId } = await agent.newSession(ws.dir);
+    const help = chunkText((await agent.prompt(sessionId, "/help")).updates);
+    assert.match(help, /^Available commands:\n\n- \/\w+ - .+\n- \/\w+ - /, help);
+    const listed = chunkText((await agent.prompt(sessionId, "/rewind")).updates);
+    assert.match(listed, /Nothing to rewind/, listed);
   });
 });
