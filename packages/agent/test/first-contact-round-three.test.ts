@@ -122,4 +122,12 @@ describe("first contact, round three", { timeout: 180_000 }, () => {
       await acp.close();
     }
   });
+
+  test("crow --help names CROW_HOME, CROW_DB_URI, SEARXNG_URL and crow-mcp; crow run --help says -s takes a beginning", async () => {
+    const help = await runProcess(process.execPath, [CROW_BIN, "--help"], { env: fx.env });
+    for (const name of ["CROW_HOME", "CROW_DB_URI", "SEARXNG_URL", "crow-mcp"])
+      assert.match(help.stdout, new RegExp(`\\n  ${name} `));
+    const run = await runProcess(process.execPath, [CROW_BIN, "run", "--help"], { env: fx.env });
+    assert.match(run.stdout, /-s, --session ID +continue a saved session \(its id, or any unique beginning of it\)/);
+  });
 });

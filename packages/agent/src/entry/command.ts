@@ -19,11 +19,15 @@ Usage:
   crow doctor         check the installation and the setup: ✓ fine, ✗ broken with what to do
   crow --help         show this help
   crow --version      print the version
+  crow-mcp            the tool server (read, write, edit, terminal, web), also usable alone by any MCP client
 
 Configuration: config.yaml and .env in CROW_HOME (or CROW_CONFIG_DIR, default ~/.crow). Without models there, the
 environment below picks the provider.
 
 Environment:
+  CROW_HOME           where config.yaml, .env and the session store live (default ~/.crow)
+  CROW_DB_URI         the session store: sqlite:///path.db or postgresql://… (default crow.db in CROW_HOME)
+  SEARXNG_URL         the SearXNG instance web_search asks (default http://localhost:2946)
   OPENAI_BASE_URL     OpenAI-compatible endpoint (default https://api.openai.com/v1 when OPENAI_API_KEY is set)
   OPENAI_API_KEY      API key (local servers usually need none)
   CROW_MODEL          model id (default: the first of CROW_MODELS)
