@@ -127,6 +127,9 @@ describe("first contact, round three", { timeout: 180_000 }, () => {
     const help = await runProcess(process.execPath, [CROW_BIN, "--help"], { env: fx.env });
     for (const name of ["CROW_HOME", "CROW_DB_URI", "SEARXNG_URL", "crow-mcp"])
       assert.match(help.stdout, new RegExp(`\\n  ${name} `));
+    const acp = await runProcess(process.execPath, [CROW_BIN, "acp", "--help"], { env: fx.env });
+    assert.equal(acp.code, 0);
+    assert.match(acp.stdout, /^Usage: crow acp\n\nRuns the agent over ACP/);
     const run = await runProcess(process.execPath, [CROW_BIN, "run", "--help"], { env: fx.env });
     assert.match(run.stdout, /-s, --session ID +continue a saved session \(its id, or any unique beginning of it\)/);
   });

@@ -40,6 +40,14 @@ Environment:
 
 ${EXIT_CODES_HELP}`;
 
+const ACP_HELP = `Usage: crow acp
+
+Runs the agent over ACP (JSON-RPC on stdin/stdout): what an editor launches, e.g. in Zed's settings.json
+  "agent_servers": { "Crow": { "type": "custom", "command": "crow", "args": ["acp"] } }
+stdout is the protocol only; logs go to stderr (CROW_LOG). Configuration as for every command (see 'crow --help'):
+config.yaml and .env in CROW_HOME, or OPENAI_BASE_URL and CROW_MODEL in the editor's env block. Nothing configured,
+the editor is offered 'crow init' (Terminal Auth). Check the setup with 'crow doctor'.`;
+
 const CONFIGURED_COMMANDS = new Set(["acp", "run", "sessions", "init", "logout", "eval", "doctor"]);
 
 /**
@@ -97,6 +105,10 @@ export async function runCrow(args: readonly string[]): Promise<number> {
   const [command, ...rest] = parsed.positionals;
   if (parsed.values.version) {
     process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  if (parsed.values.help && command === "acp") {
+    process.stdout.write(`${ACP_HELP}\n`);
     return 0;
   }
   if (parsed.values.help || command === undefined || command === "help") {
