@@ -47,7 +47,8 @@ describe("crow eval queue on PostgreSQL", {
     const { runId, trials } = JSON.parse(enqueued.stdout) as { runId: string; trials: number };
     assert.equal(trials, 4);
 
-    // Worker A takes the first trial and never gets an answer; B takes the others; then A is killed.
+    // Worker A takes the first trial and never gets an answer; B takes the others; then A is killed, and B takes its
+    // trial once A's heartbeat has gone silent.
     mock.script(reply().hang());
     const worker = ["worker", "--maintenance-seconds", "1", "--lease-seconds", "8"];
     const workerA = startEval(worker, options);

@@ -29,6 +29,25 @@ import { type RunningViewer, startViewer } from "../src/viewer/server.js";
 import { runEnv } from "./run-helpers.js";
 import { EXTERNAL_IMAGE, type Fixture, PRICES, populate } from "./viewer-fixtures.js";
 
+/** The computed text and background colours of the first element matching `selector`, as "rgb(r, g, b)". */
+async function textColours(page: Page, selector: string): Promise<[string, string]> {
+  const style = `getComputedStyle(document.querySelector(${JSON.stringify(selector)}))`;
+  return [String(await page.evaluate(`${style}.color`)), String(await page.evaluate(`${style}.backgroundColor`))];
+}
+
+/** WCAG 2's contrast ratio between two opaque `rgb(…)` colours (1 to 21). */
+function contrastRatio(a: string, b: string): number {
+  const luminance = (colour: string) => {
+    const [r = 0, g = 0, bl = 0] = (colour.match(/[\d.]+/g) ?? []).map(Number).map((c) => {
+      const s = c / 255;
+      return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
+  return (hi + 0.05) / (lo + 0.05);
+}
+
 describe("the viewer in chromium", () => {
   let ws: TempWorkspace;
   let home: TempWorkspace;
@@ -97,6 +116,9 @@ describe("the viewer in chromium", () => {
     // the terminal output is monospaced
     const font = await page.evaluate('getComputedStyle(document.querySelector("pre.result.terminal")).fontFamily');
     assert.match(String(font), /mono/i);
+    // and readable: WCAG's 4.5:1 at least between its text and its background (it was light grey on light grey)
+    const ratio = contrastRatio(...(await textColours(page, "pre.result.terminal")));
+    assert.ok(ratio >= 4.5, `the terminal output's contrast is ${ratio.toFixed(2)}:1`);
     // the model's <script>, onerror and javascript: link did nothing and are not markup
     assert.equal(await page.evaluate("typeof window.__pwned"), "undefined");
     // the images the model and the user pointed at elsewhere were not fetched: they are links naming the URL

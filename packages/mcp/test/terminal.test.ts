@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { callTool, connectStdio, type McpConnection, type TempWorkspace, tempWorkspace } from "@crow/testkit";
 
@@ -8,6 +9,21 @@ describe("terminal tool over stdio, against real bash", () => {
   let ws: TempWorkspace;
   let mcp: McpConnection;
   const run = (args: Record<string, unknown>) => callTool(mcp.client, "terminal", args);
+  /**
+   * Runs `args`, then sends '' (wait longer) while the command still runs and has not printed `ready`: how soon a
+   * program answers is no test's business (pyenv's python3 shim alone takes ~0.75 s; a busy machine more than the
+   * 1 s soft timeout). Returns the last result with the output of all the calls.
+   */
+  const runUntil = async (args: Record<string, unknown>, ready: RegExp) => {
+    let result = await run(args);
+    let text = result.text;
+    for (let i = 0; i < 120 && !ready.test(text); i++) {
+      if ((result.structuredContent as { status?: string } | undefined)?.status !== "running") break;
+      result = await run({ command: "" });
+      text += `\n${result.text}`;
+    }
+    return { ...result, text };
+  };
 
   before(async () => {
     ws = await tempWorkspace();
@@ -155,30 +171,30 @@ describe("terminal tool over stdio, against real bash", () => {
   });
 
   test("output printed after a soft timeout and before the next call is returned by ''", async () => {
-    await run({ command: "echo a; sleep 1.3; echo b" });
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    const rest = await run({ command: "" });
+    await runUntil({ command: `echo a; sleep 1.3; echo b; touch ${ws.path("b-printed")}` }, /^a\n/);
+    // Nothing asks while b is printed: wait until it has been (the file says so), then ask.
+    while (!existsSync(ws.path("b-printed"))) await new Promise((resolve) => setTimeout(resolve, 50));
+    const rest = await runUntil({ command: "" }, /\[Command completed/);
     assert.match(rest.text, /^b\n\[Current working directory: .*\]\n\[Command completed with exit code 0\]$/);
   });
 
   test("python3 -i driven with is_input", async () => {
-    const started = await run({ command: "python3 -i -q" });
-    assert.match(started.text, />>> /);
-    assert.match(started.text, /waiting for input/);
+    const started = await runUntil({ command: "python3 -i -q" }, />>> [\s\S]*waiting for input/);
+    assert.match(started.text, />>> [\s\S]*waiting for input/);
     await run({ command: "x = 6 * 7", is_input: true });
-    const printed = await run({ command: "print(x)", is_input: true });
-    assert.match(printed.text, /^42\n>>> /);
-    const multi = await run({ command: "for i in range(3):\n    print('row', i)\n\n", is_input: true });
+    const printed = await runUntil({ command: "print(x)", is_input: true }, /42\n>>> /);
+    assert.match(printed.text, /42\n>>> /);
+    const multi = await runUntil({ command: "for i in range(3):\n    print('row', i)\n\n", is_input: true }, /row 2\n/);
     assert.match(multi.text, /row 0\nrow 1\nrow 2\n/);
-    const done = await run({ command: "C-d" });
+    const done = await runUntil({ command: "C-d" }, /\[Command completed/);
     assert.match(done.text, /\[Command completed with exit code 0\]$/);
   });
 
   test("read x answered with is_input", async () => {
-    const asked = await run({ command: "read -p 'name? ' x && echo \"hello $x\"" });
+    const asked = await runUntil({ command: "read -p 'name? ' x && echo \"hello $x\"" }, /name\? /);
     assert.match(asked.text, /^name\? \n/);
     assert.match(asked.text, /\[Process still running/);
-    const answered = await run({ command: "Ada", is_input: true });
+    const answered = await runUntil({ command: "Ada", is_input: true }, /\[Command completed/);
     assert.match(answered.text, /^hello Ada\n[\s\S]*exit code 0\]$/);
   });
 
@@ -191,14 +207,14 @@ describe("terminal tool over stdio, against real bash", () => {
   test("C-c interrupts a running loop", async () => {
     const looping = await run({ command: "echo looping; while true; do sleep 0.2; done" });
     assert.match(looping.text, /^looping\n[\s\S]*still running/);
-    const stopped = await run({ command: "C-c" });
+    const stopped = await runUntil({ command: "C-c" }, /\[Command failed/);
     assert.match(stopped.text, /\[Command failed with exit code 130\]$/);
     assert.match((await run({ command: "echo after-loop" })).text, /^after-loop\n/);
   });
 
   test("C-z suspends the foreground job, which can then be killed", async () => {
     await run({ command: "sleep 50" });
-    const suspended = await run({ command: "C-z" });
+    const suspended = await runUntil({ command: "C-z" }, /Stopped/);
     assert.match(suspended.text, /Stopped/);
     assert.match(suspended.text, /exit code 148\]$/);
     const killed = await run({ command: "kill -9 %1; wait %1; jobs; echo ok" });

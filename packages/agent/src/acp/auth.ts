@@ -29,6 +29,7 @@ import {
   findModel,
   providerProblem,
   removeSavedKeys,
+  signedOutText,
 } from "../config/index.js";
 import { isLoopback, probeEndpoint, type Reach } from "./reachability.js";
 
@@ -84,11 +85,7 @@ export function configProblem(config: AgentConfig): string | undefined {
   const problem = providerProblem(config, config.model);
   if (problem) return problem;
   const provider = config.providers[findModel(config, config.model)?.provider ?? ""];
-  // config.yaml names the key's variable and it is empty: the key was removed (crow logout), not never needed.
-  if (provider?.keyVariable && !provider.apiKey) {
-    return `Provider "${provider.name}" has no API key: ${provider.keyVariable} is empty (crow logout removes it; crow init saves it again).`;
-  }
-  return undefined;
+  return provider ? signedOutText(provider) : undefined;
 }
 
 /** The base URL of the default model's provider, when one is configured. */

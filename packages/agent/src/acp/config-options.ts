@@ -12,7 +12,7 @@ import {
   type SessionUpdate,
 } from "@agentclientprotocol/sdk";
 import type { CrowSession, PermissionMode } from "@crow/core";
-import { type AgentConfig, findModel } from "../config/index.js";
+import { type AgentConfig, ENV_PROVIDER, findModel, type ModelConfig } from "../config/index.js";
 import { MODES } from "../config/modes.js";
 import { sandboxOptionDescription, sandboxSwitchable, sessionSandboxOn, setSessionSandbox } from "../tools/sandbox.js";
 import { switchOption, switchValue } from "./switch-option.js";
@@ -56,6 +56,16 @@ function noEffortValue(levels: readonly string[]): string {
 }
 
 /**
+ * A model's line in the picker: its id and provider; the environment's provider (named "default") by its URL, as
+ * "(default)" after every model read as "this is the default one".
+ */
+function modelDescription(config: AgentConfig, model: ModelConfig): string {
+  if (model.provider !== ENV_PROVIDER) return `${model.id} (${model.provider})`;
+  const url = config.providers[ENV_PROVIDER]?.baseURL;
+  return url ? `${model.id} at ${url}` : model.id;
+}
+
+/**
  * The model select (when models are configured), the thought level (when the model has levels), the mode, and the
  * on/off switches (the Sandbox): boolean options for clients that declared `session.configOptions.boolean`, an
  * On/Off select for the others (ACP lets an agent send `type: "boolean"` only to clients that declared it).
@@ -69,7 +79,7 @@ export function configOptions(config: AgentConfig, state: SelectorState, boolean
       category: "model",
       type: "select",
       currentValue: state.model,
-      options: config.models.map((m) => ({ value: m.name, name: m.name, description: `${m.id} (${m.provider})` })),
+      options: config.models.map((m) => ({ value: m.name, name: m.name, description: modelDescription(config, m) })),
     });
   }
   const levels = thoughtLevels(config, state.model);

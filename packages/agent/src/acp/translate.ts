@@ -104,12 +104,22 @@ export function resultContent(content: string | ContentPart[]): ToolCallContent[
   return out;
 }
 
+/** A result's text without the unified diff it ends with (after a blank line, from `--- `/`+++ `), if it has one. */
+function withoutTextDiff(text: string): string {
+  const at = text.search(/\n\n--- [^\n]*\n\+\+\+ /);
+  return at < 0 ? text : text.slice(0, at);
+}
+
 /**
  * `tool_call_update` (completed/failed) with the result's content: the display's diff/terminal content first (the
- * editor renders those best), then the text the model got. Blocked and cancelled calls are `failed`.
+ * editor renders those best), then the text the model got (without a diff the diff block already shows; `rawOutput`
+ * keeps it whole). Blocked and cancelled calls are `failed`.
  */
 export function toolCallFinished(toolCallId: string, status: ToolCallStatus, result: ToolResult): SessionUpdate {
-  const content: ToolCallContent[] = [...displayContent(result.display), ...resultContent(result.content)];
+  // The editor shows the diff as a diff block: the same diff in the text after it would be shown twice.
+  const text =
+    result.display?.diff && typeof result.content === "string" ? withoutTextDiff(result.content) : result.content;
+  const content: ToolCallContent[] = [...displayContent(result.display), ...resultContent(text)];
   const update: SessionUpdate = {
     sessionUpdate: "tool_call_update",
     toolCallId,

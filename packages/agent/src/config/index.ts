@@ -18,7 +18,7 @@ export {
   providerProblem,
   usageCost,
 } from "./models.js";
-export { describeLogout, type LoggedOut, removeSavedKeys } from "./saved-keys.js";
+export { describeLogout, type LoggedOut, removeSavedKeys, signedOutText } from "./saved-keys.js";
 export { adoptSingleModel } from "./single-model.js";
 export type * from "./types.js";
 export { preloadYaml } from "./yaml.js";

@@ -23,6 +23,7 @@ const NO_PROVIDER =
 export function providerProblem(config: AgentConfig, model: string | undefined): string | undefined {
   if (Object.keys(config.providers).length === 0) return NO_PROVIDER;
   if (model === undefined || config.models.length === 0) {
+    if (config.noModelBecause) return config.noModelBecause;
     return config.file
       ? `No model configured: add one under models: in ${config.file} (or run crow init), or set CROW_MODEL.`
       : "No model configured: set CROW_MODEL (or CROW_MODELS, a comma-separated list), or run crow init.";

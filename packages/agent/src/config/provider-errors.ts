@@ -7,6 +7,7 @@ import type { LlmError } from "@crow/core";
 import { ENV_PROVIDER } from "./env.js";
 import { nearest } from "./errors.js";
 import { listModels } from "./list-models.js";
+import { signedOutText } from "./saved-keys.js";
 import type { ModelConfig, ProviderConfig } from "./types.js";
 
 /** How long the `/models` look-up behind an unknown-model message may take. */
@@ -77,11 +78,13 @@ export async function explainProviderError(
       );
     case "auth": {
       const verb = error.status === 403 ? "denied the request" : "rejected the API key";
-      const key = provider.apiKey
-        ? `The key comes from ${provider.keyFrom ?? "the configuration"} (not shown): check that it is valid for this provider${error.status === 403 ? " and allowed to use this model" : ""}.`
-        : provider.name === ENV_PROVIDER
-          ? "No API key is set: set OPENAI_API_KEY (or run crow init)."
-          : `No API key is configured for it: add api_key under providers.${provider.name} (or run crow init).`;
+      const key =
+        signedOutText(provider) ??
+        (provider.apiKey
+          ? `The key comes from ${provider.keyFrom ?? "the configuration"} (not shown): check that it is valid for this provider${error.status === 403 ? " and allowed to use this model" : ""}.`
+          : provider.name === ENV_PROVIDER
+            ? "No API key is set: set OPENAI_API_KEY (or run crow init)."
+            : `No API key is configured for it: add api_key under providers.${provider.name} (or run crow init).`);
       return `${who} ${verb} (${status(error)}${error.message}). ${key}`;
     }
     case "unknown_model": {

@@ -9,7 +9,19 @@ import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { parseDotenv, updateDotenv } from "./dotenv.js";
 import { configFiles } from "./home.js";
-import type { AgentConfig } from "./types.js";
+import type { AgentConfig, ProviderConfig } from "./types.js";
+
+/**
+ * Signed out: config.yaml names the variable of `provider`'s key and it is empty (a key removed by `crow logout`,
+ * not one never needed). The sentence that says so, or undefined when the provider is not signed out.
+ */
+export function signedOutText(provider: ProviderConfig): string | undefined {
+  if (!provider.keyVariable || provider.apiKey) return undefined;
+  return (
+    `Provider "${provider.name}" has no API key: ${provider.keyVariable} is empty, so Crow is signed out ` +
+    "(crow logout removes the key); run crow init to save it again."
+  );
+}
 
 /** What a logout did. */
 export interface LoggedOut {

@@ -1,7 +1,9 @@
 /**
  * `OPENAI_BASE_URL` alone (no `CROW_MODEL`, no models in config.yaml): when the endpoint's `GET /models` lists
  * exactly one model, that is the model, and a one-line notice says so. Anything else (no answer, several models)
- * leaves the configuration as it was, and "No model configured" explains what to set.
+ * leaves the models as they were and records why (`noModelBecause`: "cannot reach …", the models it offers), which
+ * the "no model" message then says. A model named on the command line (`crow run --model`) is taken as is, as
+ * `CROW_MODEL` would be, without asking the endpoint.
  */
 
 import { ENV_PROVIDER, envModels } from "./env.js";
@@ -11,24 +13,52 @@ import type { AgentConfig } from "./types.js";
 /** How long the one `/models` request may take before the question is given up (a local server answers at once). */
 const LIST_TIMEOUT_MS = 5000;
 
+/** How many of an endpoint's models a message names. */
+const NAMED = 8;
+
 /**
- * Adopts the endpoint's only model when `config` has the environment's provider and no model. Mutates `config`
- * (models, model) and returns the notice to print, or undefined when nothing changed.
+ * Adopts the endpoint's only model (or `requested`, the model the command line names) when `config` has the
+ * environment's provider and no model. Mutates `config` (models, model, or `noModelBecause`) and returns the notice
+ * to print, or undefined when no model was inferred.
  */
 export async function adoptSingleModel(
   config: AgentConfig,
   env: NodeJS.ProcessEnv = process.env,
+  requested?: string,
 ): Promise<string | undefined> {
   const provider = config.providers[ENV_PROVIDER];
   if (!provider || config.models.length > 0 || config.model !== undefined) return undefined;
+  const adopt = (id: string) => {
+    // The window as CROW_CONTEXT_WINDOW gave it (or the default), like any model of the environment.
+    const given = Boolean(env.CROW_CONTEXT_WINDOW?.trim() || config.dotenv.CROW_CONTEXT_WINDOW?.trim());
+    const [model] = envModels({ CROW_MODEL: id }, config.contextWindow, !given);
+    if (!model) return false;
+    config.models.push(model);
+    config.model = model.name;
+    return true;
+  };
+  if (requested !== undefined) {
+    adopt(requested);
+    return undefined;
+  }
   const listed = await listModels(provider.baseURL, provider.apiKey, LIST_TIMEOUT_MS);
-  if (!listed.ok || listed.ids.length !== 1) return undefined;
+  if (!listed.ok) {
+    const error = listed.error.charAt(0).toUpperCase() + listed.error.slice(1);
+    config.noModelBecause =
+      `${error} (asked which model to use, as CROW_MODEL is not set): start the server or correct ` +
+      "OPENAI_BASE_URL, or set CROW_MODEL.";
+    return undefined;
+  }
+  if (listed.ids.length !== 1) {
+    const names = listed.ids.slice(0, NAMED).join(", ") + (listed.ids.length > NAMED ? ", …" : "");
+    config.noModelBecause =
+      listed.ids.length === 0
+        ? `No model configured: ${provider.baseURL} lists no models; set CROW_MODEL to the model to use.`
+        : `No model chosen: ${provider.baseURL} offers ${listed.ids.length} models (${names}); set CROW_MODEL ` +
+          "to one of them, or pass --model.";
+    return undefined;
+  }
   const [id] = listed.ids as [string];
-  // The window as CROW_CONTEXT_WINDOW gave it (or the default), like any model of the environment.
-  const given = Boolean(env.CROW_CONTEXT_WINDOW?.trim() || config.dotenv.CROW_CONTEXT_WINDOW?.trim());
-  const [model] = envModels({ CROW_MODEL: id }, config.contextWindow, !given);
-  if (!model) return undefined;
-  config.models.push(model);
-  config.model = model.name;
+  if (!adopt(id)) return undefined;
   return `model "${id}": the only model at ${provider.baseURL} (set CROW_MODEL to choose another)`;
 }

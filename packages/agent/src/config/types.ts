@@ -157,4 +157,9 @@ export interface AgentConfig {
    * printed on stderr at startup whatever the log level, so a setting is never silently ignored.
    */
   notices: string[];
+  /**
+   * Why no model could be inferred from `OPENAI_BASE_URL` alone (unreachable, several models, none), as the message
+   * to show instead of a bare "No model configured": set by `adoptSingleModel`.
+   */
+  noModelBecause?: string;
 }

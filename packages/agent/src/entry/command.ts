@@ -19,11 +19,15 @@ Usage:
   crow doctor         check the installation and the setup: ✓ fine, ✗ broken with what to do
   crow --help         show this help
   crow --version      print the version
+  crow-mcp            the tool server (read, write, edit, terminal, web), also usable alone by any MCP client
 
 Configuration: config.yaml and .env in CROW_HOME (or CROW_CONFIG_DIR, default ~/.crow). Without models there, the
 environment below picks the provider.
 
 Environment:
+  CROW_HOME           where config.yaml, .env and the session store live (default ~/.crow)
+  CROW_DB_URI         the session store: sqlite:///path.db or postgresql://… (default crow.db in CROW_HOME)
+  SEARXNG_URL         the SearXNG instance web_search asks (default http://localhost:2946)
   OPENAI_BASE_URL     OpenAI-compatible endpoint (default https://api.openai.com/v1 when OPENAI_API_KEY is set)
   OPENAI_API_KEY      API key (local servers usually need none)
   CROW_MODEL          model id (default: the first of CROW_MODELS)
@@ -36,17 +40,39 @@ Environment:
 
 ${EXIT_CODES_HELP}`;
 
+const ACP_HELP = `Usage: crow acp
+
+Runs the agent over ACP (JSON-RPC on stdin/stdout): what an editor launches, e.g. in Zed's settings.json
+  "agent_servers": { "Crow": { "type": "custom", "command": "crow", "args": ["acp"] } }
+stdout is the protocol only; logs go to stderr (CROW_LOG). Configuration as for every command (see 'crow --help'):
+config.yaml and .env in CROW_HOME, or OPENAI_BASE_URL and CROW_MODEL in the editor's env block. Nothing configured,
+the editor is offered 'crow init' (Terminal Auth). Check the setup with 'crow doctor'.`;
+
 const CONFIGURED_COMMANDS = new Set(["acp", "run", "sessions", "init", "logout", "eval", "doctor"]);
 
-/** Runs `crow <args>` and exits the process with its code; a failure is logged and exits 1. */
+/**
+ * Resolves once what was written to `stream` so far has reached the operating system (or the stream failed: a
+ * reader that went away). A pipe's writes are asynchronous: `process.exit` before then loses what is still queued
+ * (`crow sessions list --json` piped into a slow reader stopped at 64 KB).
+ */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  if (stream.destroyed || stream.writableLength === 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    stream.once("error", () => resolve());
+    stream.write("", () => resolve());
+  });
+}
+
+/** Runs `crow <args>` and exits the process with its code once its output is out; a failure is logged and exits 1. */
 export function runCrowAndExit(args: readonly string[]): void {
-  runCrow(args).then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      log.error("crow failed", error);
-      process.exit(1);
-    },
-  );
+  const exit = async (code: number) => {
+    await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+    process.exit(code);
+  };
+  runCrow(args).then(exit, (error: unknown) => {
+    log.error("crow failed", error);
+    return exit(1);
+  });
 }
 
 /** Runs `crow <args>` (the arguments after the executable) and resolves to the process's exit code. */
@@ -79,6 +105,10 @@ export async function runCrow(args: readonly string[]): Promise<number> {
   const [command, ...rest] = parsed.positionals;
   if (parsed.values.version) {
     process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  if (parsed.values.help && command === "acp") {
+    process.stdout.write(`${ACP_HELP}\n`);
     return 0;
   }
   if (parsed.values.help || command === undefined || command === "help") {

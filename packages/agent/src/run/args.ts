@@ -11,7 +11,7 @@ Mention files as @path or @path#L10:20 to attach them.
 
 Options:
   -i, --interactive     REPL: type prompts one after another (after the prompt, if one is given)
-  -s, --session ID      continue a saved session
+  -s, --session ID      continue a saved session (its id, or any unique beginning of it)
       --rewind          with -s: pick one of the session's messages and go back to before it (files, conversation
                         or both), then go on with the prompt or the REPL, if any
   -c, --cwd DIR         working directory of the session (default: the current directory)

@@ -10,6 +10,7 @@ import {
   findModel,
   loadConfig,
   providerProblem,
+  signedOutText,
 } from "../config/index.js";
 import { MODES } from "../config/modes.js";
 import { type RunOptions, UsageError } from "./args.js";
@@ -36,7 +37,7 @@ export async function preflight(
     if (error instanceof ConfigError) throw new PreflightError(error.message);
     throw error;
   }
-  const adopted = options.model === undefined ? await adoptSingleModel(config, env) : undefined;
+  const adopted = await adoptSingleModel(config, env, options.model);
   if (options.model !== undefined && config.models.length > 0 && !findModel(config, options.model)) {
     throw new UsageError(
       `unknown model "${options.model}" (available: ${config.models.map((m) => m.name).join(", ")})`,
@@ -46,6 +47,9 @@ export async function preflight(
   if (options.session === undefined) {
     const problem = providerProblem(config, options.model ?? config.model);
     if (problem) throw new PreflightError(problem);
+    const provider = config.providers[findModel(config, options.model ?? config.model)?.provider ?? ""];
+    const signedOut = provider && signedOutText(provider);
+    if (signedOut) throw new PreflightError(signedOut);
   }
   return { config, notices: adopted ? [...config.notices, adopted] : config.notices };
 }

@@ -6,10 +6,10 @@
  * `overwrite`. Conversation: the history
  * from the message on goes to an archive (never deleted, as in a compaction), with the checkpoints of those turns.
  */
-import { createHash } from "node:crypto";
 import { stat } from "node:fs/promises";
 import { type ChatMessage, contentText } from "../messages.js";
-import type { CheckpointRecord } from "../store/checkpoint-types.js";
+import type { CheckpointFile, CheckpointRecord } from "../store/checkpoint-types.js";
+import { promptHash } from "../store/checkpoints.js";
 import type { Store } from "../store/types.js";
 import type { ShadowRepos } from "./repos.js";
 import type { ShadowRepo } from "./shadow-repo.js";
@@ -22,15 +22,11 @@ export interface RewindTarget {
   readonly history: ChatMessage[];
 }
 
+export { promptHash };
+
 /** A bad rewind request (no user message there…): the message says what to ask instead. */
 export class RewindError extends Error {
   override name = "RewindError";
-}
-
-/** Identifies a turn's user message together with its seq (a seq reused after a compaction does not match). */
-export function promptHash(message: ChatMessage): string {
-  const text = message.role === "user" ? contentText(message.content) : "";
-  return createHash("sha256").update(text).digest("hex").slice(0, 16);
 }
 
 function preview(message: ChatMessage): string {
@@ -47,9 +43,17 @@ export function currentCheckpoints(history: readonly ChatMessage[], rows: readon
   });
 }
 
-/** The user messages of a history, with what the turn after each changed. */
+/**
+ * The user messages of a history, with what the turns after each changed (several after a compaction: the
+ * summarized turns' checkpoints stay under the first message).
+ */
 export function rewindPoints(history: readonly ChatMessage[], rows: readonly CheckpointRecord[]): RewindPoint[] {
-  const bySeq = new Map(currentCheckpoints(history, rows).map((row) => [row.seq, row]));
+  const bySeq = new Map<number, { files: CheckpointFile[] }>();
+  for (const row of currentCheckpoints(history, rows)) {
+    const files = bySeq.get(row.seq)?.files ?? [];
+    for (const file of row.files ?? []) if (!files.some((f) => f.path === file.path)) files.push(file);
+    bySeq.set(row.seq, { files });
+  }
   const points: RewindPoint[] = [];
   history.forEach((message, seq) => {
     if (message.role !== "user") return;

@@ -1,7 +1,8 @@
 /**
  * Compaction, the built-in extension: it watches each response's prompt size on the hook bus (`after_response`)
  * and, when asked, replaces a history by `[first user, summary, last user …]` — summarizing with the LLM, then
- * swapping the stored history atomically (the old one becomes an archive, the session keeps its id).
+ * swapping the stored history atomically (the old one becomes an archive, the session keeps its id, and the
+ * workspace checkpoints of its turns stay with it under the kept user messages).
  *
  * The session decides *when* (it owns the history and the turn): before a turn when {@link Compaction.due} says the
  * last request crossed the threshold, on a provider "context length exceeded" error (then it retries the turn once),
@@ -12,8 +13,9 @@ import type { HookBus } from "../hooks/bus.js";
 import type { CompactedEvent } from "../hooks/types.js";
 import type { LlmClient, RequestParams } from "../llm/types.js";
 import type { AssistantMessage, ChatMessage, Usage } from "../messages.js";
-import type { MessageInput, ReplaceOptions } from "../store/types.js";
-import { compactedHistory, nothingToCompactMessage, planCompaction } from "./plan.js";
+import { promptHash } from "../store/checkpoints.js";
+import type { CheckpointMove, MessageInput, ReplaceOptions } from "../store/types.js";
+import { type CompactionPlan, compactedHistory, nothingToCompactMessage, planCompaction } from "./plan.js";
 import { CompactionError, summarize } from "./summarize.js";
 import type { TranscriptOptions } from "./transcript.js";
 
@@ -134,6 +136,7 @@ export class Compaction {
           archiveId = await this.options.store.replaceMessages(
             this.options.sessionId,
             history.map((message) => ({ message })),
+            { keepCheckpoints: keptCheckpoints(plan, request.history, history) },
           );
         } catch (error) {
           throw new CompactionError(
@@ -167,6 +170,27 @@ export class Compaction {
       throw error instanceof CompactionError ? error : new CompactionError(message);
     }
   }
+}
+
+/**
+ * Where the checkpoints of the compacted turns go in the new history, so `/rewind` can still restore their files:
+ * those of the first turn and of the summarized ones under the first user message (rewinding to it undoes them all),
+ * the last turn's under the last user message. None when a `compacted` hook replaced either message.
+ */
+function keptCheckpoints(
+  plan: CompactionPlan,
+  before: readonly ChatMessage[],
+  after: readonly ChatMessage[],
+): CheckpointMove[] {
+  const last = plan.tail[0];
+  if (!last) return [];
+  const [firstAt, lastAt] = [before.indexOf(plan.first), before.indexOf(last)];
+  const [firstSeq, lastSeq] = [after.indexOf(plan.first), after.indexOf(last)];
+  if (firstAt < 0 || lastAt < 0 || firstSeq < 0 || lastSeq < 0) return [];
+  return [
+    { from: firstAt, to: lastAt, seq: firstSeq, promptHash: promptHash(plan.first) },
+    { from: lastAt, to: lastAt + 1, seq: lastSeq, promptHash: promptHash(last) },
+  ];
 }
 
 /**

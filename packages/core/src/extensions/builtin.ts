@@ -230,8 +230,9 @@ export function commandsExtension(isBusy: (error: unknown) => error is SessionBu
     });
     crow.registerCommand("help", {
       description: "Show available slash commands",
+      // A Markdown list (editors render replies as Markdown; lines without one ran into a single paragraph).
       run: (_args, { commands }) =>
-        `Available commands:\n${commands.map((c) => `  /${c.name} - ${c.description}`).join("\n")}`,
+        `Available commands:\n\n${commands.map((c) => `- /${c.name} - ${c.description}`).join("\n")}`,
     });
     crow.registerMethod(COMPACT_METHOD, async (params, { crow: runtime, signal }) => {
       const sessionId = (params as { sessionId?: unknown } | null)?.sessionId;

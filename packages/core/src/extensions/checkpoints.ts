@@ -104,13 +104,14 @@ export function checkpointsExtension(options: CheckpointsExtensionOptions): Exte
 
 function pointsText(points: readonly RewindPoint[]): string {
   if (points.length === 0) return "Nothing to rewind: the conversation has no messages yet.";
+  // Blocks apart and a numbered list, for editors that render replies as Markdown (single newlines run together).
   const lines = points.map((p) => {
-    const files = p.files.length === 0 ? "" : `\n     changed after: ${p.files.map((f) => f.path).join(", ")}`;
-    return `  ${p.number}. ${p.text}${files}`;
+    const files = p.files.length === 0 ? "" : `\n   changed after: ${p.files.map((f) => f.path).join(", ")}`;
+    return `${p.number}. ${p.text}${files}`;
   });
   return (
-    `Messages you can rewind to (to just before one):\n${lines.join("\n")}\n` +
-    "Type /rewind N [both|files|conversation] [--overwrite|--keep] [--dry-run]."
+    `Messages you can rewind to (to just before one):\n\n${lines.join("\n")}\n\n` +
+    "Type `/rewind N [both|files|conversation] [--overwrite|--keep] [--dry-run]`."
   );
 }
 

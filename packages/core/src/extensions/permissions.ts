@@ -138,9 +138,26 @@ export function permissionGate(
         ? `The user cancelled the "${call.name}" call before it ran.`
         : `The user rejected this "${call.name}" call; it was not run. Do not retry it unchanged; ask the user how to proceed if unsure.`,
   });
+  /**
+   * The tool's own refusal when its dry run (`propose`: write, edit) says the call would fail: then nobody is asked
+   * to allow a change that will not happen, and the call is not run (so a file changed in between cannot make it
+   * run unasked); the model gets that message.
+   */
+  const wouldFail = async ({ call, tool }: Event, ctx: Ctx): Promise<string | undefined> => {
+    if (!tool?.propose) return undefined;
+    try {
+      await tool.propose(call.args, ctx.signal);
+      return undefined;
+    } catch (error) {
+      if (ctx.signal.aborted) return undefined;
+      return `Not run (its dry run failed, so the user was not asked): ${error instanceof Error ? error.message : String(error)}`;
+    }
+  };
   /** Asks (unless "always" was answered for `key`) and turns the answer into the gate's decision. */
   const askFor = async (event: Event, ctx: Ctx, key: string, reason?: string) => {
     if (alwaysAllowed.has(key)) return undefined;
+    const failure = await wouldFail(event, ctx);
+    if (failure) return { block: true as const, reason: failure };
     const answer = await ask(event, ctx, reason);
     if (answer === "allow_always") alwaysAllowed.add(key);
     if (answer === "allow_once" || answer === "allow_always") return undefined;

@@ -1,17 +1,24 @@
 /**
  * The `checkpoints` table (migration 0005): one row per turn that changed the workspace. Rows follow their session:
  * a fork copies them (the fork shares the checkpoints before the fork point), an archive takes those of the history
- * it takes (compaction and `/clear` all of them, a rewind those from the chosen message on), deleting a session
- * deletes them.
+ * it takes (`/clear` all of them, a rewind those from the chosen message on), deleting a session deletes them. A
+ * compaction keeps them with the session, renumbered under the user messages it keeps, and gives the archive copies.
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import type { Kysely, Selectable, Transaction } from "kysely";
+import { type ChatMessage, contentText } from "../messages.js";
 import type { CheckpointFile, CheckpointRecord, CheckpointStore, NewCheckpoint } from "./checkpoint-types.js";
 import { now } from "./clock.js";
 import type { CheckpointsTable, Database } from "./schema.js";
-import { StoreError } from "./types.js";
+import { type CheckpointMove, StoreError } from "./types.js";
 
 type Db = Kysely<Database> | Transaction<Database>;
+
+/** Identifies a turn's user message together with its seq (a seq reused after a compaction does not match). */
+export function promptHash(message: ChatMessage): string {
+  const text = message.role === "user" ? contentText(message.content) : "";
+  return createHash("sha256").update(text).digest("hex").slice(0, 16);
+}
 
 function toCheckpoint(row: Selectable<CheckpointsTable>): CheckpointRecord {
   return {
@@ -29,14 +36,49 @@ function toCheckpoint(row: Selectable<CheckpointsTable>): CheckpointRecord {
   };
 }
 
-/** Moves the checkpoints of `sessionId` with seq >= `fromSeq` to `archiveId` (inside the archiving transaction). */
-export async function archiveCheckpoints(db: Db, sessionId: string, archiveId: string, fromSeq = 0): Promise<void> {
-  await db
+/**
+ * Moves the checkpoints of `sessionId` with seq >= `fromSeq` to `archiveId` (inside the archiving transaction), but
+ * those `keep` covers: they stay, renumbered (same id: a running turn still finishes its own), and the archive gets a
+ * copy of each as it was.
+ */
+export async function archiveCheckpoints(
+  db: Db,
+  sessionId: string,
+  archiveId: string,
+  fromSeq = 0,
+  keep: readonly CheckpointMove[] = [],
+): Promise<void> {
+  const kept: string[] = [];
+  if (keep.length > 0) {
+    const rows = await db
+      .selectFrom("checkpoints")
+      .selectAll()
+      .where("session_id", "=", sessionId)
+      .where("seq", ">=", fromSeq)
+      .execute();
+    for (const row of rows) {
+      const seq = Number(row.seq);
+      const move = keep.find((k) => seq >= k.from && seq < k.to);
+      if (!move) continue;
+      await db
+        .insertInto("checkpoints")
+        .values({ ...row, id: checkpointId(), session_id: archiveId })
+        .execute();
+      await db
+        .updateTable("checkpoints")
+        .set({ seq: move.seq, prompt_hash: move.promptHash })
+        .where("id", "=", row.id)
+        .execute();
+      kept.push(row.id);
+    }
+  }
+  let moved = db
     .updateTable("checkpoints")
     .set({ session_id: archiveId })
     .where("session_id", "=", sessionId)
-    .where("seq", ">=", fromSeq)
-    .execute();
+    .where("seq", ">=", fromSeq);
+  if (kept.length > 0) moved = moved.where("id", "not in", kept);
+  await moved.execute();
 }
 
 /** Copies every checkpoint of `sessionId` to the fork `forkId` (fresh ids, same snapshots). */

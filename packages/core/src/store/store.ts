@@ -314,7 +314,7 @@ export class KyselyStore implements Store {
           .execute();
         await trx.updateTable("messages").set({ session_id: archiveId }).where("session_id", "=", sessionId).execute();
         await insertMessages(trx, messageRows(sessionId, 0, messages, at));
-        await archiveCheckpoints(trx, sessionId, archiveId, options.checkpointsFrom);
+        await archiveCheckpoints(trx, sessionId, archiveId, options.checkpointsFrom, options.keepCheckpoints);
         await trx
           .updateTable("sessions")
           .set({ ...patchColumns(options.patch ?? {}), updated_at: at })

@@ -156,11 +156,25 @@ export interface ReplaceOptions {
   /** Session fields to update at the same time (e.g. a re-rendered system prompt). */
   patch?: SessionPatch;
   /**
-   * The seq from which the session's checkpoints go to the archive with the history (default 0: all of them, as a
-   * compaction or `/clear` renumbers the history). A rewind keeps the messages before a seq, so it keeps their
+   * The seq from which the session's checkpoints go to the archive with the history (default 0: all of them, as
+   * `/clear` empties the history). A rewind keeps the messages before a seq, so it keeps their
    * checkpoints too.
    */
   checkpointsFrom?: number;
+  /**
+   * Checkpoints that stay with the new history, renumbered (a compaction keeps the first and the last user message):
+   * each one whose seq is in `[from, to)` moves to `seq` and belongs to the user message there (`promptHash`); the
+   * archive gets a copy of it as it was. The others go to the archive as `checkpointsFrom` says.
+   */
+  keepCheckpoints?: readonly CheckpointMove[];
+}
+
+/** A span of turns whose checkpoints stay with the session, under the user message at `seq` of the new history. */
+export interface CheckpointMove {
+  from: number;
+  to: number;
+  seq: number;
+  promptHash: string;
 }
 
 export type StoreKind = "sqlite" | "postgres";

@@ -6,7 +6,7 @@
 import { existsSync, statSync } from "node:fs";
 import { openStore, sqliteDriverName } from "@crow/core";
 import { sandboxAvailability } from "@crow/mcp/sandbox";
-import { type AgentConfig, configFiles, displayPath } from "../../config/index.js";
+import { type AgentConfig, configFiles, displayPath, signedOutText } from "../../config/index.js";
 import { listModels } from "../../config/list-models.js";
 import { ServerConnection } from "../../tools/connection.js";
 import { builtinServerPath, fromConfig } from "../../tools/servers.js";
@@ -68,6 +68,11 @@ export function checkConfig(config: AgentConfig, env: NodeJS.ProcessEnv = proces
       : { verdict: "info", text: "configuration: no config.yaml or .env (the environment only)", fix: "crow init" },
   ];
   for (const provider of Object.values(config.providers)) {
+    const signedOut = signedOutText(provider);
+    if (signedOut) {
+      findings.push({ verdict: "fail", text: signedOut, fix: "crow init" });
+      continue;
+    }
     const key = provider.apiKey ? `, key from ${provider.keyFrom ?? "the configuration"}` : ", no key";
     findings.push({
       verdict: "ok",
@@ -129,7 +134,9 @@ export async function checkProviders(config: AgentConfig): Promise<Finding[]> {
       findings.push({
         verdict: "fail",
         text: `provider "${provider.name}": ${listed.error}`,
-        fix: `start the server or correct ${provider.urlFrom ?? "its base_url"}${provider.apiKey ? " and the key" : ""}`,
+        fix: signedOutText(provider)
+          ? "sign in again: crow init saves the key (crow logout removed it)"
+          : `start the server or correct ${provider.urlFrom ?? "its base_url"}${provider.apiKey ? " and the key" : ""}`,
       });
       continue;
     }
