@@ -73,7 +73,13 @@ async function reopen<E extends HostedSession>(
   if (live?.session.running) {
     throw RequestError.invalidRequest(undefined, "this session is running a prompt; cancel it before loading it again");
   }
-  if (live) await host.dispose(live);
+  const additionalDirectories = requestedDirectories(params.additionalDirectories, "session/load");
+  if (live) {
+    // A load refused for its directories must leave the live copy open (it changes nothing).
+    const { checkAdditionalDirectories } = await import("@crow/core");
+    await withDirectoryErrors(() => checkAdditionalDirectories(additionalDirectories, params.cwd));
+    await host.dispose(live);
+  }
   const store = await storeOf(host);
   const record = await store.getSession(params.sessionId);
   if (!record || record.archivedFrom !== null) throw RequestError.sessionNotFound(params.sessionId);
@@ -82,7 +88,7 @@ async function reopen<E extends HostedSession>(
     sessionId: record.id,
     cwd: params.cwd,
     mcpServers: (params.mcpServers ?? []) as AcpMcpServer[],
-    additionalDirectories: requestedDirectories(params.additionalDirectories, "session/load"),
+    additionalDirectories,
   });
   // Loaded lazily like the rest of the runtime (initialize answers before @crow/core is parsed).
   const { replayHistory } = await import("./replay.js");

@@ -4,4 +4,4 @@ export { createRuntime } from "./crow.js";
 export { stderrLogger } from "./logger.js";
 export * from "./options.js";
 export { defaultSystemPrompt } from "./system-prompt.js";
-export { InvalidDirectoryError } from "./workspace-roots.js";
+export { checkAdditionalDirectories, InvalidDirectoryError } from "./workspace-roots.js";
