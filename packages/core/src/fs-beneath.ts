@@ -165,7 +165,7 @@ export async function removeBeneath(root: string, relative: string): Promise<boo
 }
 
 /** What {@link readInside} found: the bytes (and the file's status), or why it refused (a sentence). */
-export type InsideRead = { bytes: Buffer; info: Stats } | { refused: string };
+export type InsideRead = { bytes: Buffer; info: Stats } | { refused: string; info?: Stats };
 
 function within(child: string, root: string): boolean {
   const rel = path.relative(root, child);
@@ -192,7 +192,7 @@ export async function readInside(root: string, file: string, maxBytes: number): 
   }
   try {
     const info = await handle.stat();
-    if (!info.isFile()) return { refused: "it is not a regular file" };
+    if (!info.isFile()) return { refused: "it is not a regular file", info };
     const rootReal = await realpath(root);
     let real: string;
     if (BY_FD) real = await readlink(`/proc/self/fd/${handle.fd}`);
@@ -200,9 +200,9 @@ export async function readInside(root: string, file: string, maxBytes: number): 
       // No descriptor path without /proc: the real path, accepted only if it is still this very file.
       real = await realpath(file);
       const again = await stat(real);
-      if (again.dev !== info.dev || again.ino !== info.ino) return { refused: "it changed while it was read" };
+      if (again.dev !== info.dev || again.ino !== info.ino) return { refused: "it changed while it was read", info };
     }
-    if (!within(real, rootReal)) return { refused: `it leads outside ${root} (to ${real})` };
+    if (!within(real, rootReal)) return { refused: `it leads outside ${root} (to ${real})`, info };
     const size = Math.min(info.size, maxBytes);
     const bytes = Buffer.alloc(size);
     let done = 0;

@@ -74,12 +74,12 @@ export async function readAgentsMd(
   const file = path.join(cwd, "AGENTS.md");
   const read = await readInside(cwd, file, AGENTS_MD_MAX_BYTES).catch(() => undefined);
   if (!read) return undefined;
-  if ("refused" in read) {
-    return `[${file} was left out: ${read.refused}; only a regular file inside the workspace is read. Ask the user to replace it with real instructions.]`;
-  }
-  const secret = await sameFileAs(read.info, hidden);
+  const secret = read.info && (await sameFileAs(read.info, hidden));
   if (secret) {
     return `[${file} was left out: it is ${secret}, one of Crow's own files, which hold provider keys. Ask the user to replace the link with real instructions.]`;
+  }
+  if ("refused" in read) {
+    return `[${file} was left out: ${read.refused}; only a regular file inside the workspace is read. Ask the user to replace it with real instructions.]`;
   }
   const text = read.bytes.toString("utf8").trim();
   if (text.length <= maxChars) return text;
