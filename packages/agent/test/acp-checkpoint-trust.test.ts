@@ -11,11 +11,13 @@
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { readdir, writeFile } from "node:fs/promises";
+import { mkdir, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, test } from "node:test";
 import type { RewindPoint } from "@crow/core";
-import { type AcpTestClient, reply, textReply, useAcpFixture } from "@crow/testkit";
+import { type AcpClientOptions, type AcpTestClient, CROW_BIN, reply, textReply, useAcpFixture } from "@crow/testkit";
+
+const asRoot = process.getuid?.() === 0;
 
 /** The tool results the model got in the request `req` (in call order). */
 function toolResults(req: { body: { messages: Array<{ role: string; content?: unknown }> } }): string[] {
@@ -30,11 +32,21 @@ async function points(agent: AcpTestClient, sessionId: string): Promise<RewindPo
 describe("crow acp: a git planted on PATH inside the workspace never runs", () => {
   const fx = useAcpFixture({ startAgent: false });
 
-  test("the model writes .venv/bin/git (on PATH); the checkpoints at the turn's end and the next turn's start use the real git", async () => {
-    const { ws, mock } = fx;
-    const marker = path.join(await fx.tempDir("crow-fake-git-"), "ran");
+  const plantGit = async (name: string, uid: number | undefined) => {
+    const { mock } = fx;
+    const ws = { dir: fx.ws.path(name), path: (relative: string) => fx.ws.path(path.join(name, relative)) };
+    await mkdir(ws.dir);
+    const markerDir = await fx.tempDir("crow-fake-git-");
+    const marker = path.join(markerDir, "ran");
     // An activated virtualenv (or direnv, npx) puts a workspace folder first on PATH.
-    const agent = await fx.spawn({ env: { PATH: `${ws.path(".venv/bin")}:${process.env.PATH ?? ""}` } });
+    let options: AcpClientOptions = { env: { PATH: `${ws.path(".venv/bin")}:${process.env.PATH ?? ""}` } };
+    if (uid !== undefined) {
+      // The fake git, run as this user, must be able to leave its mark.
+      execFileSync("chown", ["-R", `${uid}:${uid}`, ws.dir, markerDir, fx.home]);
+      const args = [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", process.execPath, CROW_BIN, "acp"];
+      options = { ...options, command: { file: "setpriv", args } };
+    }
+    const agent = await fx.spawn(options);
     const { sessionId } = await agent.newSession(ws.dir);
     const fake = `#!/bin/sh\\necho "$@" >> ${marker}\\nexec /usr/bin/git "$@"\\n`;
     mock.script(
@@ -56,6 +68,15 @@ describe("crow acp: a git planted on PATH inside the workspace never runs", () =
       [[".venv/bin/git", "a.txt"], ["b.txt"]],
       "the checkpoints were taken with the real git",
     );
+    await agent.close();
+  };
+
+  test("as root: the model writes .venv/bin/git (on PATH); the checkpoints at the turn's end and the next turn's start use the real git", async () => {
+    await plantGit("root", undefined);
+  });
+
+  test("as an unprivileged user: the same", { skip: asRoot ? false : "needs root to switch to nobody" }, async () => {
+    await plantGit("nobody", 65534);
   });
 });
 

@@ -3,15 +3,18 @@
  * spawned `crow acp` with a scripted model playing the attacker through the real (sandboxed) terminal: an AGENTS.md it
  * links to `/proc/self/environ` (the agent's environment, provider key included: read outside the sandbox, by the
  * agent, when the next session opens) or to a file outside the workspace stays out of the next session's prompt,
- * with a note; a FIFO does not hold the session up; a link to a file inside the workspace still works.
+ * with a note; a FIFO does not hold the session up; a link to a file inside the workspace still works. As root and
+ * as an unprivileged user (`nobody`, through setpriv; skipped when the tests do not run as root).
  */
 import assert from "node:assert/strict";
-import { writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, test } from "node:test";
-import { reply, textReply, useAcpFixture } from "@crow/testkit";
+import { type AcpClientOptions, CROW_BIN, reply, textReply, useAcpFixture } from "@crow/testkit";
 
 const KEY = "sk-plant-environ-0123456789";
+const asRoot = process.getuid?.() === 0;
 
 /** The system prompt of the request `req`. */
 function systemOf(req: { body: { messages: Array<{ role: string; content?: unknown }> } }): string {
@@ -21,12 +24,20 @@ function systemOf(req: { body: { messages: Array<{ role: string; content?: unkno
 describe("crow acp: AGENTS.md is read only as a regular file inside the workspace", { timeout: 120_000 }, () => {
   const fx = useAcpFixture({ startAgent: false });
 
-  test("linked to /proc/self/environ, to a file outside, a FIFO: left out of the next prompt; linked inside: read", async () => {
-    const { ws, mock } = fx;
+  const plantAndRead = async (name: string, uid: number | undefined) => {
+    const { mock } = fx;
+    const ws = { dir: fx.ws.path(name), path: (relative: string) => fx.ws.path(path.join(name, relative)) };
     const outside = path.join(await fx.tempDir("crow-outside-"), "private.md");
     await writeFile(outside, "OUTSIDE-PRIVATE-NOTES\n");
-    await ws.write("docs/guide.md", "Use tabs, not spaces.\n");
-    const agent = await fx.spawn({ env: { OPENAI_API_KEY: KEY } });
+    await mkdir(ws.path("docs"), { recursive: true });
+    await writeFile(ws.path("docs/guide.md"), "Use tabs, not spaces.\n");
+    let options: AcpClientOptions = { env: { OPENAI_API_KEY: KEY } };
+    if (uid !== undefined) {
+      execFileSync("chown", ["-R", `${uid}:${uid}`, ws.dir, path.dirname(outside), fx.home]);
+      const args = [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", process.execPath, CROW_BIN, "acp"];
+      options = { ...options, command: { file: "setpriv", args } };
+    }
+    const agent = await fx.spawn(options);
     const plants: Array<[string, (system: string) => void]> = [
       [
         "ln -s /proc/self/environ AGENTS.md",
@@ -58,5 +69,14 @@ describe("crow acp: AGENTS.md is read only as a regular file inside the workspac
       assert.equal((await agent.prompt(next.sessionId, "hello")).stopReason, "end_turn");
       mock.assertDone();
     }
+    await agent.close();
+  };
+
+  test("as root: linked to /proc/self/environ, to a file outside, a FIFO: left out of the next prompt; linked inside: read", async () => {
+    await plantAndRead("root", undefined);
+  });
+
+  test("as an unprivileged user: the same", { skip: asRoot ? false : "needs root to switch to nobody" }, async () => {
+    await plantAndRead("nobody", 65534);
   });
 });
