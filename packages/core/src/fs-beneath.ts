@@ -26,6 +26,8 @@ import path from "node:path";
 
 const BY_FD = existsSync("/proc/self/fd");
 const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
+/** Linux's O_PATH (not in Node's constants): a descriptor that names a file without opening it for I/O. */
+const O_PATH = 0o10000000;
 
 /** A directory held open (Linux), or only its checked path (elsewhere). */
 export class BeneathDir {
@@ -180,16 +182,19 @@ function within(child: string, root: string): boolean {
  * Undefined when there is no such file. At most `maxBytes` are read.
  */
 export async function readInside(root: string, file: string, maxBytes: number): Promise<InsideRead | undefined> {
-  // Only saves opening what cannot qualify (a device node); the check that counts is on the descriptor below.
+  // Only saves opening what cannot qualify; the check that counts is on the descriptor below.
   const seen = await stat(file).catch(() => undefined);
   if (!seen) return undefined;
   if (!seen.isFile()) return { refused: "it is not a regular file" };
   let handle: FileHandle;
   try {
-    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+    // On Linux an O_PATH descriptor first: a device swapped in after the check above is never opened for reading
+    // (some have effects on open), only looked at; the file is opened through the descriptor once it qualifies.
+    handle = await open(file, BY_FD ? O_PATH : constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
   } catch {
     return undefined;
   }
+  let reading: FileHandle | undefined;
   try {
     const info = await handle.stat();
     if (!info.isFile()) return { refused: "it is not a regular file", info };
@@ -203,16 +208,20 @@ export async function readInside(root: string, file: string, maxBytes: number): 
       if (again.dev !== info.dev || again.ino !== info.ino) return { refused: "it changed while it was read", info };
     }
     if (!within(real, rootReal)) return { refused: `it leads outside ${root} (to ${real})`, info };
+    reading = BY_FD
+      ? await open(`/proc/self/fd/${handle.fd}`, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY)
+      : handle;
     const size = Math.min(info.size, maxBytes);
     const bytes = Buffer.alloc(size);
     let done = 0;
     while (done < size) {
-      const { bytesRead } = await handle.read(bytes, done, size - done, done);
+      const { bytesRead } = await reading.read(bytes, done, size - done, done);
       if (bytesRead === 0) break;
       done += bytesRead;
     }
     return { bytes: bytes.subarray(0, done), info };
   } finally {
+    if (reading && reading !== handle) await reading.close();
     await handle.close();
   }
 }
