@@ -141,7 +141,16 @@ for (const pkg of readdirSync(path.join(root, "packages"))) {
 // list fails the check: a new folder must be given its place.
 const folderOrder = {
   core: [
-    ["messages.ts", "tool-display.ts", "tools.ts", "deadline.ts", "error-text.ts", "redact.ts", "home.ts"],
+    [
+      "messages.ts",
+      "tool-display.ts",
+      "tools.ts",
+      "deadline.ts",
+      "error-text.ts",
+      "redact.ts",
+      "home.ts",
+      "fs-beneath.ts",
+    ],
     ["llm"],
     ["hooks"],
     ["store"],

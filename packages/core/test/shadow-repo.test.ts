@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmod, mkdir, mkdtemp, readFile, readlink, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { chmod, link, mkdir, mkdtemp, readFile, readlink, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
@@ -114,4 +114,34 @@ test("a snapshot that wrote a thousand files or more is packed by packIfDue (a n
   await repo.snapshot();
   await repo.packIfDue();
   assert.match(objects(), /^count: [1-9]$/m, "a small snapshot stays loose until the gc");
+});
+
+test("Crow's home and secret files are never captured, whatever a .gitignore re-includes, nor a hard link to .env", async () => {
+  const home = path.join(dir, "user-home");
+  const crow = path.join(home, ".crow");
+  await mkdir(crow, { recursive: true });
+  await writeFile(path.join(crow, ".env"), "OPENAI_API_KEY=sk-never-captured\n");
+  await writeFile(path.join(crow, "config.yaml"), "model: x\n");
+  await writeFile(path.join(home, ".gitignore"), "!/.crow/\n!/.crow/.env\n!/.crow/config.yaml\n");
+  await writeFile(path.join(home, "notes.txt"), "notes\n");
+  await link(path.join(crow, ".env"), path.join(home, "innocent.txt"));
+  const repo = new ShadowRepo(path.join(crow, "checkpoints", "home.git"), home, 1024 * 1024);
+  const snapshot = await repo.snapshot();
+  const files = execFileSync(
+    "git",
+    ["--git-dir", path.join(crow, "checkpoints", "home.git"), "ls-tree", "-r", "--name-only", snapshot.commit],
+    { encoding: "utf8" },
+  );
+  assert.deepEqual(files.trim().split("\n").sort(), [".gitignore", "notes.txt"]);
+
+  // The workspace is the home itself: everything is captured but the repositories and the secret files.
+  await writeFile(path.join(crow, "crow.db"), "store");
+  const inside = new ShadowRepo(path.join(crow, "checkpoints", "crow.git"), crow, 1024 * 1024);
+  const own = await inside.snapshot();
+  const kept = execFileSync(
+    "git",
+    ["--git-dir", path.join(crow, "checkpoints", "crow.git"), "ls-tree", "-r", "--name-only", own.commit],
+    { encoding: "utf8" },
+  );
+  assert.deepEqual(kept.trim().split("\n"), ["crow.db"]);
 });

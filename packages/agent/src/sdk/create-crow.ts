@@ -7,6 +7,7 @@
  *   const session = await crow.newSession({ cwd: process.cwd() });
  *   for await (const event of session.prompt("Fix the failing test")) …
  */
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import {
   type Crow,
@@ -72,7 +73,7 @@ export function toolRouterFactory(config: AgentConfig, options: ToolRouterFactor
         ...config.skills.dirs,
         ...[cwd, ...additionalDirectories].map((d) => path.join(d, ".crow")),
       ],
-      hidden: Object.values(configFiles(config.home)),
+      hidden: sandboxHidden(config),
     };
     // Writable roots that take in / or the home directory are accepted, but said once when the session opens.
     const broad =
@@ -112,6 +113,23 @@ export function toolRouterFactory(config: AgentConfig, options: ToolRouterFactor
   };
 }
 
+/**
+ * What the sandboxed shell and the file tools never see: Crow's `.env` and config.yaml (provider keys), and the
+ * checkpoints' shadow repositories (copies of the workspaces' files, readable with `git --git-dir … show` otherwise).
+ * The checkpoints directory is made here, private, when missing: bwrap can only hide what exists.
+ */
+function sandboxHidden(config: AgentConfig): string[] {
+  const files = Object.values(configFiles(config.home));
+  if (!config.checkpoints.enabled) return files;
+  const checkpoints = path.join(config.home, "checkpoints");
+  try {
+    mkdirSync(checkpoints, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    log.warn(`cannot create ${checkpoints}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return [...files, checkpoints];
+}
+
 /** Core's options for an agent configuration (what `crow acp` runs with). */
 export function runtimeOptionsFor(config: AgentConfig, options: CrowOptions = {}): RuntimeOptions {
   const { config: _config, builtinTools, extensions, ...overrides } = options;
@@ -131,7 +149,13 @@ export function runtimeOptionsFor(config: AgentConfig, options: CrowOptions = {}
     permissions: config.permissions,
     maxStepsPerTurn: config.maxStepsPerTurn,
     compactionThreshold: (model) => compactionThresholdOf(config, model),
-    checkpoints: config.checkpoints,
+    checkpoints: {
+      ...config.checkpoints,
+      // No git the model's commands could have written is run (the workspace and additional directories are added
+      // per session by core), and Crow's keys are never copied into a snapshot.
+      untrustedDirs: config.sandbox.writable,
+      secretFiles: Object.values(configFiles(config.home)),
+    },
     config: config as unknown as Record<string, unknown>,
     logger: agentLogger,
     extensionBaseDir: config.home,

@@ -6,7 +6,7 @@
 import { readdir, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Store } from "../store/types.js";
-import { ShadowRepo } from "./shadow-repo.js";
+import { type ShadowGuard, ShadowRepo } from "./shadow-repo.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -26,6 +26,7 @@ export async function collectCheckpoints(
   host: string,
   keepDays: number,
   minAgeMs = 60 * 60 * 1000,
+  guard: ShadowGuard = {},
 ): Promise<GcReport> {
   const cutoff = new Date(Date.now() - keepDays * DAY_MS).toISOString();
   const rowsDeleted = await store.checkpoints.deleteOlderThan(cutoff);
@@ -40,7 +41,7 @@ export async function collectCheckpoints(
   let refsDropped = 0;
   for (const name of entries) {
     // The work tree does not matter for ref and object maintenance.
-    const repo = new ShadowRepo(path.join(dir, name), dir, 0);
+    const repo = new ShadowRepo(path.join(dir, name), dir, 0, undefined, guard);
     const youngest = Date.now() - minAgeMs;
     const stale = (await repo.keptCommits())
       .filter(({ commit, time }) => !named.has(commit) && time <= youngest)
@@ -59,6 +60,7 @@ export async function collectCheckpointsDaily(
   host: string,
   keepDays: number,
   log: (message: string) => void,
+  guard: ShadowGuard = {},
 ): Promise<void> {
   const marker = path.join(home, "checkpoints", ".last-gc");
   try {
@@ -68,7 +70,7 @@ export async function collectCheckpointsDaily(
     );
     if (Date.now() - last < DAY_MS) return;
     await writeFile(marker, "").catch(() => undefined);
-    await collectCheckpoints(store, home, host, keepDays);
+    await collectCheckpoints(store, home, host, keepDays, undefined, guard);
   } catch (error) {
     log(`checkpoint garbage collection failed: ${error instanceof Error ? error.message : String(error)}`);
   }

@@ -5,7 +5,7 @@
 import { access } from "node:fs/promises";
 import { hostname } from "node:os";
 import type { CheckpointRecord } from "../store/checkpoint-types.js";
-import { runGit } from "./git.js";
+import { findGit, runGit } from "./git.js";
 import { shadowGitDir } from "./shadow-repo.js";
 
 /** The turn's patch (at most `maxBytes`, cut with a note), or undefined when this host cannot read it. */
@@ -20,11 +20,14 @@ export async function checkpointPatch(
   try {
     await access(gitDir);
     // Read-only: the repository itself serves as work tree, so a workspace removed since does not matter.
-    const { stdout } = await runGit(gitDir, gitDir, [
+    // Never a git inside the workspace (a PATH entry such as its .venv/bin), nor a textconv program.
+    const git = findGit([record.workspace]);
+    const { stdout } = await runGit(git, gitDir, gitDir, [
       "diff-tree",
       "-p",
       "--no-color",
       "--no-ext-diff",
+      "--no-textconv",
       "--no-renames",
       record.before,
       record.after,

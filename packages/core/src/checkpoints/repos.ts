@@ -3,7 +3,7 @@
  * in the same workspace would otherwise race on the shadow index's lock).
  */
 import { hostname } from "node:os";
-import { ShadowRepo, shadowGitDir } from "./shadow-repo.js";
+import { type ShadowGuard, ShadowRepo, shadowGitDir } from "./shadow-repo.js";
 
 export class ShadowRepos {
   private readonly repos = new Map<string, ShadowRepo>();
@@ -15,24 +15,31 @@ export class ShadowRepos {
     readonly maxFileBytes: number,
     /** This host's name, recorded with every checkpoint. */
     readonly host: string = hostname(),
+    /** What every repository must never run or copy (the sandbox's writable directories, Crow's secret files). */
+    readonly guard: ShadowGuard = {},
   ) {}
 
   get(workspace: string): ShadowRepo {
     let repo = this.repos.get(workspace);
     if (!repo) {
-      repo = new ShadowRepo(shadowGitDir(this.home, workspace), workspace, this.maxFileBytes);
+      repo = new ShadowRepo(shadowGitDir(this.home, workspace), workspace, this.maxFileBytes, undefined, this.guard);
       this.repos.set(workspace, repo);
     }
     return repo;
   }
 
-  /** Runs `work` on the workspace's repository after the operations queued before it. */
-  run<T>(workspace: string, work: (repo: ShadowRepo) => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` on the workspace's repository after the operations queued before it. `roots`: the session's other
+   * directories the model's commands may write (no git there is run).
+   */
+  run<T>(workspace: string, work: (repo: ShadowRepo) => Promise<T>, roots: readonly string[] = []): Promise<T> {
     const previous = this.queues.get(workspace) ?? Promise.resolve();
-    const next = previous.then(
-      () => work(this.get(workspace)),
-      () => work(this.get(workspace)),
-    );
+    const start = () => {
+      const repo = this.get(workspace);
+      repo.distrust(roots);
+      return work(repo);
+    };
+    const next = previous.then(start, start);
     this.queues.set(
       workspace,
       next.catch(() => undefined),

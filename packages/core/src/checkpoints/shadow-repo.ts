@@ -8,9 +8,11 @@
  * refs no checkpoint names any more); `refs/heads/main` is the latest, so `git status` compares against it.
  */
 import { createHash } from "node:crypto";
-import { access, appendFile, lstat, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import type { Stats } from "node:fs";
+import { access, appendFile, lstat, mkdir, readFile, realpath, rename, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { nulList, runGit, ShadowGitError } from "./git.js";
+import { findGit, type GitProgram, nulList, runGit, ShadowGitError } from "./git.js";
+import { restorePaths } from "./restore.js";
 
 /** One changed path between two snapshots (`git diff --name-status`: A added, M modified, D deleted, T type). */
 export interface FileChange {
@@ -33,6 +35,27 @@ export function shadowGitDir(home: string, workspace: string): string {
 }
 
 const MAIN = "refs/heads/main";
+
+/** What a shadow repository must never run or copy. */
+export interface ShadowGuard {
+  /**
+   * Directories the model's commands may write besides the work tree (the sandbox's writable roots): no git found
+   * there is run (see `findGit`).
+   */
+  untrusted?: readonly string[];
+  /**
+   * Files never captured, by path and by device and inode (a hard link elsewhere in the work tree): Crow's `.env` and
+   * config.yaml. `<home>/.env` and `<home>/config.yaml` always are.
+   */
+  secrets?: readonly string[];
+}
+
+/** Paths of the work tree never captured (relative, POSIX) and the secrets' device:inode pairs. */
+interface Exclusions {
+  prefixes: string[];
+  inodes: Set<string>;
+}
+
 /** A snapshot adding at least this many files asks for a repack (`packIfDue`). */
 const PACK_AFTER = 1000;
 
@@ -51,10 +74,76 @@ export class ShadowRepo {
      * take minutes and gigabytes to copy, on the path of a tool call.
      */
     readonly maxNewFiles = 100_000,
-  ) {}
+    guard: ShadowGuard = {},
+  ) {
+    this.untrusted = new Set(guard.untrusted ?? []);
+    const home = path.dirname(path.dirname(gitDir));
+    this.secrets = [path.join(home, ".env"), path.join(home, "config.yaml"), ...(guard.secrets ?? [])];
+  }
+
+  private readonly untrusted: Set<string>;
+  private readonly secrets: string[];
+  private program: GitProgram | undefined;
+  private excluded: Promise<string[]> | undefined;
+  private purged = false;
+
+  /**
+   * Adds directories the model's commands may write (a session's roots): git is looked for again outside them too.
+   */
+  distrust(dirs: readonly string[]): void {
+    const before = this.untrusted.size;
+    for (const dir of dirs) this.untrusted.add(dir);
+    if (this.untrusted.size !== before) this.program = undefined;
+  }
 
   private git(args: readonly string[], options?: { input?: string | Buffer; allowFailure?: boolean }) {
-    return runGit(this.gitDir, this.workTree, args, options);
+    this.program ??= findGit([this.workTree, ...this.untrusted]);
+    return runGit(this.program, this.gitDir, this.workTree, args, options);
+  }
+
+  /**
+   * Crow's home, its checkpoints and its secret files where they lie inside the work tree (`crow run` in `~`, or in
+   * the home itself), as work-tree-relative paths: never captured, whatever a `.gitignore` re-includes.
+   */
+  private excludedPrefixes(): Promise<string[]> {
+    this.excluded ??= (async () => {
+      const real = async (p: string) => realpath(p).catch(() => path.resolve(p));
+      const tree = await real(this.workTree);
+      const checkpoints = path.dirname(this.gitDir);
+      const candidates = [path.dirname(checkpoints), checkpoints, ...this.secrets];
+      const prefixes: string[] = [];
+      for (const candidate of candidates) {
+        const inside = path.relative(tree, await real(candidate));
+        if (inside !== "" && !inside.startsWith("..") && !path.isAbsolute(inside)) {
+          prefixes.push(inside.split(path.sep).join("/"));
+        }
+      }
+      return prefixes;
+    })();
+    return this.excluded;
+  }
+
+  /** What this snapshot must leave out: the paths above, and the secrets' current inodes. */
+  private async exclusions(): Promise<Exclusions> {
+    const inodes = new Set<string>();
+    for (const secret of this.secrets) {
+      const info = await stat(secret).catch(() => undefined);
+      if (info?.isFile()) inodes.add(`${info.dev}:${info.ino}`);
+    }
+    return { prefixes: await this.excludedPrefixes(), inodes };
+  }
+
+  /**
+   * Once per process: drops from the index what an earlier version captured of the excluded paths, so later snapshots
+   * stop carrying it.
+   */
+  private async purgeExcluded(prefixes: readonly string[]): Promise<void> {
+    if (this.purged) return;
+    this.purged = true;
+    if (prefixes.length === 0) return;
+    const { stdout } = await this.git(["ls-files", "-z", "--", ...prefixes]);
+    const tracked = nulList(stdout);
+    if (tracked.length > 0) await this.git(["update-index", "--force-remove", "-z", "--stdin"], nul(tracked));
   }
 
   /**
@@ -73,8 +162,9 @@ export class ShadowRepo {
           "\tuntrackedCache = true\n\thooksPath = /dev/null\n[gc]\n\tauto = 0\n[index]\n\tversion = 4\n",
       );
       // The Crow home when it lies inside the workspace (crow run in ~): its store and these very repositories are
-      // Crow's own files, not the user's work, and a repository must not copy itself. (A workspace that is the home
-      // itself keeps everything but the repositories.)
+      // Crow's own files, not the user's work, and a repository must not copy itself. This only saves git the walk:
+      // snapshot() leaves them out whatever a .gitignore re-includes (and, in a workspace that is the home itself,
+      // the repositories and the secret files).
       await mkdir(path.join(this.gitDir, "info"), { recursive: true });
       const checkpoints = path.dirname(this.gitDir);
       const home = path.dirname(checkpoints);
@@ -123,7 +213,17 @@ export class ShadowRepo {
   async snapshot(message = "checkpoint"): Promise<Snapshot> {
     await this.init();
     const previous = await this.head();
-    const status = await this.git(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"]);
+    const excluded = await this.exclusions();
+    await this.purgeExcluded(excluded.prefixes);
+    const status = await this.git([
+      "status",
+      "--porcelain=v1",
+      "-z",
+      "--untracked-files=all",
+      "--no-renames",
+      "--ignore-submodules=all",
+    ]);
+    const isExcluded = (p: string) => excluded.prefixes.some((prefix) => p === prefix || p.startsWith(`${prefix}/`));
     const entries = nulList(status.stdout).map((line) => ({ tracked: !line.startsWith("??"), path: line.slice(3) }));
     if (entries.length > this.maxNewFiles) {
       throw new ShadowGitError(
@@ -140,7 +240,13 @@ export class ShadowRepo {
         skipped.push(entry.path);
         continue;
       }
-      const size = await fileSize(path.join(this.workTree, entry.path));
+      const info = await fileInfo(path.join(this.workTree, entry.path));
+      // Crow's home and secrets: left out without a word, and dropped from the index if an old snapshot had them.
+      if (isExcluded(entry.path) || (info && excluded.inodes.has(`${info.dev}:${info.ino}`))) {
+        if (entry.tracked) untrack.push(entry.path);
+        continue;
+      }
+      const size = info?.size;
       if (size !== undefined && size > this.maxFileBytes) {
         skipped.push(entry.path);
         if (entry.tracked) untrack.push(entry.path);
@@ -182,27 +288,12 @@ export class ShadowRepo {
     return changes;
   }
 
-  /** Which of `paths` exist (as a file, link or submodule) in `commit`. */
-  async present(commit: string, paths: readonly string[]): Promise<Set<string>> {
-    if (paths.length === 0) return new Set();
-    const input = paths.map((p) => `${commit}:${p}\n`).join("");
-    const { stdout } = await this.git(["cat-file", "--batch-check=%(objectname)"], { input });
-    const answers = stdout.toString("utf8").split("\n");
-    return new Set(paths.filter((_, i) => !(answers[i] ?? "").endsWith("missing")));
-  }
-
   /**
-   * Puts `paths` of the work tree back as they are in `commit`, bytes and mode: paths the snapshot has are checked
-   * out, the others are deleted.
+   * Puts `paths` of the work tree back as they are in `commit`, bytes and mode: paths the snapshot has are written,
+   * the others are deleted, never through a link (restore.ts).
    */
   async restore(commit: string, paths: readonly string[]): Promise<void> {
-    const there = await this.present(commit, paths);
-    const checkout = paths.filter((p) => there.has(p));
-    const remove = paths.filter((p) => !there.has(p));
-    if (checkout.length > 0) {
-      await this.git(["checkout", commit, "--pathspec-from-file=-", "--pathspec-file-nul"], nul(checkout));
-    }
-    for (const relative of remove) await rm(path.join(this.workTree, relative), { force: true });
+    await restorePaths((args, options) => this.git(args, options), this.workTree, commit, paths);
   }
 
   /**
@@ -245,11 +336,11 @@ function nul(paths: readonly string[]): { input: string } {
   return { input: `${paths.join("\0")}\0` };
 }
 
-/** A regular file's size; undefined for anything else (missing, directory, link). */
-async function fileSize(file: string): Promise<number | undefined> {
+/** A regular file's status; undefined for anything else (missing, directory, link). */
+async function fileInfo(file: string): Promise<Stats | undefined> {
   try {
     const info = await lstat(file);
-    return info.isFile() ? info.size : undefined;
+    return info.isFile() ? info : undefined;
   } catch {
     return undefined;
   }

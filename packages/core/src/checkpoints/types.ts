@@ -9,6 +9,13 @@ export interface CheckpointSettings {
   maxFileMb?: number;
   /** Checkpoints older than this many days are garbage-collected (default 30). */
   keepDays?: number;
+  /**
+   * Directories the model's commands may write besides each session's own (the sandbox's `writable`): a git found on
+   * PATH inside one is never run. Set by the agent, not config.yaml.
+   */
+  untrustedDirs?: readonly string[];
+  /** Files never captured, by path or inode (Crow's `.env` and config.yaml). Set by the agent, not config.yaml. */
+  secretFiles?: readonly string[];
 }
 
 /** One user message a session can be rewound to (to just before it). */

@@ -49,7 +49,11 @@ export function checkpointsExtension(options: CheckpointsExtensionOptions): Exte
       const message = session.history[seq];
       if (!message) return undefined;
       try {
-        const snapshot = await repos.run(session.cwd, (repo) => repo.snapshot(`before turn ${seq} of ${session.id}`));
+        const snapshot = await repos.run(
+          session.cwd,
+          (repo) => repo.snapshot(`before turn ${seq} of ${session.id}`),
+          session.additionalDirectories,
+        );
         const record = await store.checkpoints.add({
           sessionId: session.id,
           seq,
@@ -84,11 +88,15 @@ export function checkpointsExtension(options: CheckpointsExtensionOptions): Exte
       if (!current) return;
       try {
         const { record } = current;
-        await repos.run(record.workspace, async (repo) => {
-          const after = await repo.snapshot(`after turn ${record.seq} of ${session.id}`);
-          const files = await repo.changes(record.before, after.commit);
-          await store.checkpoints.finish(record.id, after.commit, files, [...record.skipped, ...after.skipped]);
-        });
+        await repos.run(
+          record.workspace,
+          async (repo) => {
+            const after = await repo.snapshot(`after turn ${record.seq} of ${session.id}`);
+            const files = await repo.changes(record.before, after.commit);
+            await store.checkpoints.finish(record.id, after.commit, files, [...record.skipped, ...after.skipped]);
+          },
+          session.additionalDirectories,
+        );
         // After the turn, in the background (queued before the next snapshot of this workspace).
         repos
           .run(record.workspace, (repo) => repo.packIfDue())

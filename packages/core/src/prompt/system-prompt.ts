@@ -5,6 +5,7 @@
  */
 import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
+import { readInside } from "../fs-beneath.js";
 import type { PromptRecord, SessionRecord } from "../store/types.js";
 import {
   DEFAULT_SYSTEM_PROMPT,
@@ -46,10 +47,8 @@ export async function loadSystemTemplate(home: string): Promise<SystemTemplate> 
   return { content: DEFAULT_SYSTEM_PROMPT, source: "built-in" };
 }
 
-/** Which of `files` `file` is (the same device and inode: a symbolic or hard link to it counts), if any. */
-async function sameFileAs(file: string, files: readonly string[]): Promise<string | undefined> {
-  const own = await stat(file).catch(() => undefined);
-  if (!own) return undefined;
+/** Which of `files` is the file with this device and inode (a symbolic or hard link to it counts), if any. */
+async function sameFileAs(own: { dev: number; ino: number }, files: readonly string[]): Promise<string | undefined> {
   for (const other of files) {
     const theirs = await stat(other).catch(() => undefined);
     if (theirs && theirs.dev === own.dev && theirs.ino === own.ino) return other;
@@ -57,10 +56,15 @@ async function sameFileAs(file: string, files: readonly string[]): Promise<strin
   return undefined;
 }
 
+/** Bytes of AGENTS.md read at most (far more than {@link AGENTS_MD_MAX_CHARS} characters can take). */
+const AGENTS_MD_MAX_BYTES = 4 * 1024 * 1024;
+
 /**
- * The workspace's `AGENTS.md` (only the workspace root is looked at), capped; undefined when there is none. An
- * AGENTS.md that is one of the `hidden` files (a link to Crow's `.env`, which anything that can write the workspace
- * can plant for the next session or subagent) is left out, with a note saying so.
+ * The workspace's `AGENTS.md` (only the workspace root is looked at), capped; undefined when there is none. It is read
+ * only as a regular file inside the workspace, checked on the open descriptor (fs-beneath.ts `readInside`): a link to
+ * `/proc/self/environ` (Crow's environment, keys included), a device, a FIFO or a file outside — which anything that
+ * can write the workspace can plant for the next session or subagent — is left out with a note saying so, and so is
+ * one of the `hidden` files (Crow's `.env`, compared by device and inode, so a hard link counts too).
  */
 export async function readAgentsMd(
   cwd: string,
@@ -68,17 +72,16 @@ export async function readAgentsMd(
   hidden: readonly string[] = [],
 ): Promise<string | undefined> {
   const file = path.join(cwd, "AGENTS.md");
-  const secret = hidden.length > 0 ? await sameFileAs(file, hidden) : undefined;
+  const read = await readInside(cwd, file, AGENTS_MD_MAX_BYTES).catch(() => undefined);
+  if (!read) return undefined;
+  const secret = read.info && (await sameFileAs(read.info, hidden));
   if (secret) {
     return `[${file} was left out: it is ${secret}, one of Crow's own files, which hold provider keys. Ask the user to replace the link with real instructions.]`;
   }
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch {
-    return undefined;
+  if ("refused" in read) {
+    return `[${file} was left out: ${read.refused}; only a regular file inside the workspace is read. Ask the user to replace it with real instructions.]`;
   }
-  text = text.trim();
+  const text = read.bytes.toString("utf8").trim();
   if (text.length <= maxChars) return text;
   return `${text.slice(0, maxChars)}\n\n[AGENTS.md truncated: ${text.length - maxChars} more characters in ${file}]`;
 }

@@ -6,8 +6,9 @@
  * the deeper ones are cut, with a note saying how many entries were left out where.
  */
 import type { Dirent } from "node:fs";
-import { readdir, readFile, stat } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
+import { readInside } from "../fs-beneath.js";
 import { type IgnoreRule, isIgnored, parseGitignore } from "./gitignore.js";
 
 /** Names never listed (dependency, build, cache and VCS directories, OS clutter). Globs allowed, as in `.gitignore`. */
@@ -84,9 +85,11 @@ async function entriesOf(dir: string): Promise<Dirent[]> {
   }
 }
 
-async function gitignoreRules(dir: string, rel: string): Promise<IgnoreRule[]> {
+/** A `.gitignore` is read only as a regular file inside the tree (no FIFO to hold the prompt up, no /proc file). */
+async function gitignoreRules(root: string, dir: string, rel: string): Promise<IgnoreRule[]> {
   try {
-    return parseGitignore(await readFile(path.join(dir, ".gitignore"), "utf8"), rel);
+    const read = await readInside(root, path.join(dir, ".gitignore"), 1024 * 1024);
+    return read && "bytes" in read ? parseGitignore(read.bytes.toString("utf8"), rel) : [];
   } catch {
     return [];
   }
@@ -116,7 +119,7 @@ export async function directoryTree(root: string, options: TreeOptions = {}): Pr
   const fixed = parseGitignore((options.ignore ?? DEFAULT_TREE_IGNORE).join("\n"));
   const top: Node = { name: root, rel: "", dir: true, link: false, depth: 0, children: [], omitted: 0 };
   const rulesOf = new Map<Node, IgnoreRule[]>();
-  rulesOf.set(top, useGitignore ? await gitignoreRules(root, "") : []);
+  rulesOf.set(top, useGitignore ? await gitignoreRules(root, root, "") : []);
   let listed = 0;
   let truncated = false;
   let level: Node[] = [top];
@@ -147,7 +150,7 @@ export async function directoryTree(root: string, options: TreeOptions = {}): Pr
       }
     }
     const own = useGitignore
-      ? await Promise.all(next.map(({ child }) => gitignoreRules(path.join(root, child.rel), child.rel)))
+      ? await Promise.all(next.map(({ child }) => gitignoreRules(root, path.join(root, child.rel), child.rel)))
       : [];
     next.forEach(({ child, inherited }, i) => {
       rulesOf.set(child, useGitignore ? [...inherited, ...(own[i] ?? [])] : []);

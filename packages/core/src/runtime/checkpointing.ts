@@ -27,14 +27,20 @@ export function setupCheckpoints(
   logger: Logger,
 ): Checkpointing {
   const chosen = settings === false ? { enabled: false } : (settings ?? {});
+  const guard = {
+    ...(chosen.untrustedDirs ? { untrusted: chosen.untrustedDirs } : {}),
+    ...(chosen.secretFiles ? { secrets: chosen.secretFiles } : {}),
+  };
   const repos =
-    store && chosen.enabled !== false ? new ShadowRepos(home, (chosen.maxFileMb ?? 10) * 1024 * 1024) : undefined;
+    store && chosen.enabled !== false
+      ? new ShadowRepos(home, (chosen.maxFileMb ?? 10) * 1024 * 1024, undefined, guard)
+      : undefined;
   const builtins: Checkpointing["builtins"] = [];
   if (store && repos) {
     builtins.push({ name: "checkpoints", extension: checkpointsExtension({ store, repos }) });
     const keepDays = chosen.keepDays ?? 30;
     const gc = setTimeout(() => {
-      void collectCheckpointsDaily(store, home, repos.host, keepDays, (message) => logger.warn(message));
+      void collectCheckpointsDaily(store, home, repos.host, keepDays, (message) => logger.warn(message), guard);
     }, GC_DELAY_MS);
     gc.unref();
   }
