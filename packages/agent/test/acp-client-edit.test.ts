@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
 import { describe, test } from "node:test";
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import { type CapturedRequest, reply, textReply, useAcpFixture } from "@crow/testkit";
@@ -14,10 +16,15 @@ function diffs(updates: SessionUpdate[]) {
   );
 }
 
-describe("crow acp: edit goes through the editor's unsaved buffers", () => {
+describe("crow acp: with the sandbox off, edit goes through the editor's unsaved buffers", () => {
   /** The editor's modified buffers: what `fs/read_text_file` answers for these paths instead of the disk. */
   const buffers = new Map<string, string>();
-  const fx = useAcpFixture({ agent: { fs: true, buffers } });
+  // With the sandbox on, writes and edits go to disk through crow-mcp (acp-sandbox.test.ts): the editor would open
+  // the path after Crow's check, which a link swapped meanwhile could steer outside the workspace.
+  const fx = useAcpFixture({
+    agent: { fs: true, buffers },
+    prepare: ({ crowHome }) => writeFile(path.join(crowHome, "config.yaml"), "sandbox: off\n"),
+  });
 
   test("the edit applies to the buffer text, the disk stays as saved, write_text_file gets the edited text", async () => {
     const file = await fx.ws.write("app.py", "def main():\n    print('saved')\n");

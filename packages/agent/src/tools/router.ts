@@ -178,10 +178,12 @@ class Router implements ToolRouter {
       if (blocked) return { content: blocked, isError: true, display: { via: BUILTIN_SERVER } };
       const cwd = this.options.cwd;
       let routed: ToolResult | undefined;
+      const editorWrites = this.editorWrites();
       if (route.tool === "read" && client.readTextFile) {
         routed = await clientRead(client, call.args, this.options.sandbox?.());
-      } else if (route.tool === "write" && client.writeTextFile) routed = await clientWrite(client, call.args);
-      else if (route.tool === "edit" && client.readTextFile && client.writeTextFile) {
+      } else if (route.tool === "write" && client.writeTextFile && editorWrites) {
+        routed = await clientWrite(client, call.args);
+      } else if (route.tool === "edit" && client.readTextFile && client.writeTextFile && editorWrites) {
         return clientEdit(client, call.args, () => this.callMcp(route, call.args, context), this.options.sandbox?.());
       } else if (route.tool === "terminal" && client.createTerminal && !this.sandboxOn()) {
         // The editor's terminal runs a command as the editor does, unconfined: only when the sandbox is off.
@@ -212,10 +214,11 @@ class Router implements ToolRouter {
     if (client && route.connection.name === BUILTIN_SERVER) {
       const blocked = this.outsideWritableRoots(route.tool, args);
       if (blocked) throw new Error(blocked);
+      const editorWrites = this.editorWrites();
       const buffered =
-        route.tool === "edit" && client.readTextFile && client.writeTextFile
+        route.tool === "edit" && client.readTextFile && client.writeTextFile && editorWrites
           ? await previewClientEdit(client, args, this.options.sandbox?.())
-          : route.tool === "write" && client.writeTextFile
+          : route.tool === "write" && client.writeTextFile && editorWrites
             ? await previewClientWrite(client, args)
             : undefined;
       if (buffered) return { via: "client", ...diffDisplay(buffered) };
@@ -232,6 +235,15 @@ class Router implements ToolRouter {
     if (result.isError) throw new Error(resultText(result));
     const diff = diffFromMeta(raw._meta);
     return diff ? { via: route.connection.name, ...diffDisplay(diff) } : undefined;
+  }
+
+  /**
+   * Whether a write or edit goes through the editor's buffers: only with the sandbox off. The editor opens the path
+   * itself after Crow's check, so a link the sandboxed shell swaps in meanwhile would steer the write outside the
+   * workspace; crow-mcp writes through a directory it holds open instead (the editor picks the change up from disk).
+   */
+  private editorWrites(): boolean {
+    return !this.sandboxOn();
   }
 
   /** Whether the built-in's commands run confined now (the session's current policy is not "off"). */
