@@ -85,6 +85,12 @@ describe("crow acp: /rewind's restore never follows a link raced into the worksp
       assert.deepEqual(await contents(victim), untouched, `the victim is untouched after rewind ${attempt + 1}`);
     }
     await writeFile(ws.path("stop"), "");
+    // The loop ends its round and says so: the workspace is removed afterwards, which a round still writing would
+    // fill again under rm's feet (ENOTEMPTY).
+    for (let polls = 0; !existsSync(ws.path("stopped")); polls++) {
+      assert.ok(polls < 1200, "the racing loop never stopped");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     assert.ok(restoredSome > 0, "some rewinds restored files while the loop ran");
     assert.deepEqual(await contents(victim), untouched);
     assert.equal(existsSync(path.join(victim, "d")), false);
