@@ -49,6 +49,17 @@ send({ id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", cap
 `;
 }
 
+/**
+ * A node the sandboxed shell can run: this one, unless it lives under /tmp (the Node 22/24 runs of CI fetch theirs
+ * there), which the sandbox replaces with a private directory; then the first node on PATH outside /tmp.
+ */
+function nodeOutsideTmp(): string {
+  const candidates = [process.execPath, ...(process.env.PATH ?? "").split(":").map((dir) => path.join(dir, "node"))];
+  const found = candidates.find((file) => path.isAbsolute(file) && !file.startsWith("/tmp/") && existsSync(file));
+  assert.ok(found, "a node outside /tmp, for the script the sandboxed shell runs");
+  return found;
+}
+
 describe("crow acp: the sandboxed shell cannot use crow-mcp's own socket", () => {
   let tmp = "";
   const fx = useAcpFixture({ startAgent: false });
@@ -63,7 +74,7 @@ describe("crow acp: the sandboxed shell cannot use crow-mcp's own socket", () =>
       const script = Buffer.from(attackScript(tmp, target)).toString("base64");
       fx.mock.script(
         reply().toolCall("terminal", {
-          command: `echo ${script} | base64 -d > /tmp/attack.js && ${process.execPath} /tmp/attack.js`,
+          command: `echo ${script} | base64 -d > /tmp/attack.js && ${nodeOutsideTmp()} /tmp/attack.js`,
         }),
         textReply("done").expect((req) => {
           const result = String(req.body.messages.filter((m) => m.role === "tool").at(-1)?.content);
