@@ -15,10 +15,10 @@
  * (the namespace's init) exits and the kernel kills everything it left running: nothing outlives its phase to
  * rewrite the reward.
  */
-import { readdirSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
-import { sandboxAvailability } from "@crow/mcp/sandbox";
+import { hostRootArgs, sandboxAvailability } from "@crow/mcp/sandbox";
 import type { AgentConfig } from "../config/index.js";
 
 /** Which script runs: each sees only its own paths. */
@@ -57,15 +57,7 @@ export function trialBwrap(): string {
 
 /** The host's `/` read-only, rebuilt on a tmpfs so that the container paths can be created on it. */
 function rootArgs(): string[] {
-  const skip = new Set(["proc", "dev", "tmp", "run", "app", "tests", "logs", "solution"]);
-  const args: string[] = [];
-  for (const entry of readdirSync("/", { withFileTypes: true })) {
-    if (skip.has(entry.name)) continue;
-    const full = `/${entry.name}`;
-    if (entry.isSymbolicLink()) args.push("--symlink", readlinkSync(full), full);
-    else args.push("--ro-bind", full, full);
-  }
-  return args;
+  return hostRootArgs(new Set(["proc", "dev", "tmp", "run", "app", "tests", "logs", "solution"]));
 }
 
 /** A directory becomes an empty one, a file /dev/null; what does not exist needs nothing. */

@@ -19,19 +19,28 @@ function inside(child: string, root: string): boolean {
 /** Top-level entries bwrap sets up itself (or that a bind replaces). */
 const OWN = new Set(["proc", "dev", "tmp"]);
 
-/** bwrap's arguments for the sandbox's `/`: the host's, read-only; with binds, rebuilt so the targets can exist. */
-export function rootArgs(policy: SandboxPolicy): string[] {
-  const binds = policy.binds ?? [];
-  if (binds.length === 0) return ["--ro-bind", "/", "/"];
-  const replaced = new Set(binds.map((b) => b.target.split("/")[1]));
+/**
+ * bwrap's arguments for a `/` of the sandbox's own: each top-level entry of the host's `/` bound read-only (links as
+ * links), except the names in `skip` (set up otherwise, or mount points to create). The caller makes it read-only
+ * with `--remount-ro /` once everything is mounted on it.
+ */
+export function hostRootArgs(skip: ReadonlySet<string>): string[] {
   const args: string[] = [];
   for (const entry of readdirSync("/", { withFileTypes: true })) {
-    if (OWN.has(entry.name) || replaced.has(entry.name)) continue;
+    if (skip.has(entry.name)) continue;
     const full = `/${entry.name}`;
     if (entry.isSymbolicLink()) args.push("--symlink", readlinkSync(full), full);
     else args.push("--ro-bind", full, full);
   }
   return args;
+}
+
+/** bwrap's arguments for the sandbox's `/`: the host's, read-only; with binds, rebuilt so the targets can exist. */
+export function rootArgs(policy: SandboxPolicy): string[] {
+  const binds = policy.binds ?? [];
+  if (binds.length === 0) return ["--ro-bind", "/", "/"];
+  const replaced = binds.map((b) => b.target.split("/")[1] ?? "");
+  return hostRootArgs(new Set([...OWN, ...replaced]));
 }
 
 /** bwrap's arguments mounting the binds (after the writable roots: a source inside one is writable). */

@@ -1,4 +1,4 @@
-export { hostPath } from "./binds.js";
+export { hostPath, hostRootArgs } from "./binds.js";
 export {
   type BwrapLayout,
   bwrapArgs,
