@@ -6,36 +6,22 @@
  * Needs bwrap and perl (the swapping loop).
  */
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { reply, textReply, useAcpFixture } from "@crow/testkit";
+import { reply, SWAP_LINK_PERL, textReply, useAcpFixture } from "@crow/testkit";
 
 const ROUNDS = 20;
 const WRITES_PER_ROUND = 10;
-const skip =
-  spawnSync("bwrap", ["--version"]).status !== 0
-    ? "needs bubblewrap"
-    : spawnSync("perl", ["-e", "1"]).status !== 0
-      ? "needs perl for the swapping loop"
-      : false;
 
-/** Swaps link `name` between `a` and `b` with rename(2) until `stop` exists; touches `ready` once running. */
-const SWAP = `my ($name, $a, $b, $ready, $stop) = @ARGV; my $t = "$name.swap"; my $i = 0;
-until (-e $stop) { unlink $t; symlink(($i++ % 2) ? $b : $a, $t) or die "symlink: $!"; rename($t, $name) or die "rename: $!";
-  if ($i == 2) { open(my $f, ">", $ready) or die; close $f } }`;
-
-describe("crow acp: a racing link does not send a write outside the workspace (sandbox on, editor fs)", {
-  skip,
-}, () => {
+describe("crow acp: a racing link does not send a write outside the workspace (sandbox on, editor fs)", () => {
   const fx = useAcpFixture({
     agent: { fs: true },
     async prepare({ ws }) {
       await ws.write("inside/.keep", "");
-      await ws.write("swap.pl", SWAP);
+      await ws.write("swap.pl", SWAP_LINK_PERL);
     },
   });
 

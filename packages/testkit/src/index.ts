@@ -7,5 +7,6 @@ export * from "./paths.js";
 export * from "./ports.js";
 export * from "./postgres.js";
 export * from "./provider-streams.js";
+export * from "./race.js";
 export * from "./recorder.js";
 export * from "./workspace.js";
