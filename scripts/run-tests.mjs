@@ -64,7 +64,7 @@ const npmEnv = {
 // with the runner's HOME does not write there, and a detached crow-mcp that flushes its cache as it exits, just after
 // its agent, does not race the removal of that agent's temp HOME (ENOTEMPTY). The compile-cache test unsets it.
 const compileCache = path.join(tmp, "compile-cache");
-const counts = { passed: 0, failed: 0, skipped: 0, todo: 0, skipReasons: [] };
+const counts = { passed: 0, failed: 0, skipped: 0, todo: 0, skipReasons: [], fileMs: {} };
 for (const [index, group] of groups.entries()) {
   const summaryFile = path.join(tmp, `summary-${index}.json`);
   const result = spawnSync(
@@ -88,7 +88,7 @@ for (const [index, group] of groups.entries()) {
   try {
     part = JSON.parse(readFileSync(summaryFile, "utf8"));
   } catch {
-    part = { passed: 0, failed: 1, skipped: 0, todo: 0, skipReasons: [] };
+    part = { passed: 0, failed: 1, skipped: 0, todo: 0, skipReasons: [], fileMs: {} };
     console.error("the test runner did not produce a summary (crashed?)");
   }
   if (result.status !== 0 && part.failed === 0) part.failed = 1;
@@ -96,6 +96,7 @@ for (const [index, group] of groups.entries()) {
   counts.failed += part.failed;
   counts.skipped += part.skipped;
   counts.skipReasons.push(...part.skipReasons);
+  Object.assign(counts.fileMs, part.fileMs);
 }
 
 /** Paths under `dir` (relative), depth first. */
@@ -108,6 +109,15 @@ function listTree(dir, prefix = "") {
 const leftInHome = listTree(home);
 
 rmSync(tmp, { recursive: true, force: true });
+// The slowest files, so a suite that grows slow says where (the files run three at a time: these are not additive).
+const slowest = Object.entries(counts.fileMs)
+  .sort(([, a], [, b]) => b - a)
+  .slice(0, 10);
+if (files.length > 10) {
+  console.log("slowest test files:");
+  for (const [file, ms] of slowest)
+    console.log(`  ${(ms / 1000).toFixed(1).padStart(6)} s  ${path.relative(root, file)}`);
+}
 for (const reason of counts.skipReasons) console.log(`skipped: ${reason}`);
 if (leftInHome.length > 0) {
   console.log(
