@@ -57,12 +57,27 @@ export interface EvalResult {
   stderr: string;
 }
 
+export interface EvalOptions {
+  mockUrl: string;
+  home: string;
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  /** Run as this user id (and group id), through setpriv; needs root. */
+  uid?: number;
+}
+
 /** Starts the built `crow eval <args>`; `done` resolves when it exits. */
 export function startEval(
   args: readonly string[],
-  options: { mockUrl: string; home: string; env?: Record<string, string | undefined>; cwd?: string },
+  options: EvalOptions,
 ): { child: ChildProcess; done: Promise<EvalResult>; output: () => string } {
-  const child = spawn(process.execPath, [CROW_BIN, "eval", ...args], {
+  const argv = [process.execPath, CROW_BIN, "eval", ...args];
+  // As another user: setpriv drops root's ids (the caller makes home that user's).
+  const [file, ...rest] =
+    options.uid === undefined
+      ? argv
+      : ["setpriv", `--reuid=${options.uid}`, `--regid=${options.uid}`, "--clear-groups", ...argv];
+  const child = spawn(file as string, rest, {
     env: runEnv(options.mockUrl, options.home, options.env),
     cwd: options.cwd ?? options.home,
     stdio: ["ignore", "pipe", "pipe"],
@@ -82,10 +97,7 @@ export function startEval(
 }
 
 /** Runs the built `crow eval <args>` to its end. */
-export function runEval(
-  args: readonly string[],
-  options: { mockUrl: string; home: string; env?: Record<string, string | undefined>; cwd?: string },
-): Promise<EvalResult> {
+export function runEval(args: readonly string[], options: EvalOptions): Promise<EvalResult> {
   return startEval(args, options).done;
 }
 

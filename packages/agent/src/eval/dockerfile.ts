@@ -61,10 +61,16 @@ function words(args: string): string[] {
   return args.split(/\s+/).filter((w) => w !== "");
 }
 
+/**
+ * `$NAME` / `${NAME}` as Docker expands them in an instruction: from the Dockerfile's ENV and ARG, else from the host
+ * (which stands in for the image: `ENV PATH=/opt/x/bin:$PATH` extends the host's PATH), else empty. Crow's own
+ * variables (`OPENAI_*`, `CROW_*`) are never taken from the host.
+ */
 function expand(value: string, env: Record<string, string>): string {
-  return value.replace(/\$\{(\w+)\}|\$(\w+)/g, (whole, braced: string | undefined, bare: string | undefined) => {
+  return value.replace(/\$\{(\w+)\}|\$(\w+)/g, (_whole, braced: string | undefined, bare: string | undefined) => {
     const name = braced ?? bare ?? "";
-    return env[name] ?? whole;
+    const own = name.startsWith("OPENAI_") || name.startsWith("CROW_");
+    return env[name] ?? (own ? undefined : process.env[name]) ?? "";
   });
 }
 

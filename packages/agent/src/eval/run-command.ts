@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import type { Crow, EvalRunRecord, EvalTrialRecord, Store } from "@crow/core";
-import { type AgentConfig, findModel, providerProblem } from "../config/index.js";
+import { type AgentConfig, adoptSingleModel, findModel, providerProblem } from "../config/index.js";
 import { createCrow } from "../sdk/create-crow.js";
 import { createProgress } from "./progress.js";
 import { renderReport } from "./render.js";
@@ -70,6 +70,16 @@ function checkModels(config: AgentConfig, variants: readonly Variant[]): void {
   }
 }
 
+/**
+ * As `crow run` does: with `OPENAI_BASE_URL` alone (no model configured), the endpoint's only model — or the one
+ * `--model` names — is the model, said on stderr; otherwise the configuration stays as it is and `checkModels` says
+ * what is missing.
+ */
+export async function adoptEndpointModel(config: AgentConfig, requested?: string): Promise<void> {
+  const notice = await adoptSingleModel(config, process.env, requested);
+  if (notice) process.stderr.write(`crow eval: ${notice}\n`);
+}
+
 /** `crow eval run …`; resolves to the exit code. */
 export async function runEvalRun(args: readonly string[], config: AgentConfig, store: Store): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -112,15 +122,18 @@ export async function runEvalRun(args: readonly string[], config: AgentConfig, s
     run = found;
     tasks = runnableTasks(storedTasks(run));
     variants = await storedVariants(store, run.config as unknown as StoredRunConfig);
+    if (variants.some((v) => !v.oracle)) await adoptEndpointModel(config);
   } else {
     const [suite, ...extra] = positionals;
     if (!suite || extra.length > 0) throw new EvalUsageError("crow eval run takes one SUITE directory (see --help)");
     tasks = runnableTasks(loadSuite(path.resolve(suite), listOption(values.tasks)));
     if (values.oracle && (values.model || values.prompt))
       throw new EvalUsageError("--oracle runs no model: drop --model/--prompt");
+    const models = listOption(values.model);
+    if (!values.oracle) await adoptEndpointModel(config, models.length === 1 ? models[0] : undefined);
     variants = values.oracle
       ? [{ label: "oracle", oracle: true }]
-      : await resolveVariants(store, listOption(values.model), listOption(values.prompt), process.cwd(), config.model);
+      : await resolveVariants(store, models, listOption(values.prompt), process.cwd(), config.model);
     const stored: StoredRunConfig = {
       tasks: tasks.map((t) => t.name),
       variants: variants.map((v) => ({

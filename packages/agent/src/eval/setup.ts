@@ -2,7 +2,7 @@
  * A trial's setup: the workspace filled from environment/ — a copy of its files, or, when it has a Dockerfile, what
  * the Dockerfile's portable steps put in /app (dockerfile.ts), `RUN` steps executed in the trial's sandbox.
  */
-import { cpSync, existsSync, statSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, statSync } from "node:fs";
 import path from "node:path";
 import type { DockerStep } from "./dockerfile.js";
 import { runScript } from "./script.js";
@@ -64,6 +64,8 @@ export async function setUpWorkspace(
   let output = "";
   const deadline = Date.now() + task.buildTimeoutSec * 1000;
   for (const step of plan.steps) {
+    // Docker's WORKDIR makes its directory when missing; a RUN starts there.
+    if (step.kind === "run") mkdirSync(onHost(workspace, step.cwd), { recursive: true });
     if (step.kind === "copy") {
       copy(task.environmentDir, workspace, step);
       continue;
@@ -82,5 +84,6 @@ export async function setUpWorkspace(
       throw new SetupError(`Dockerfile RUN ${step.command} ${why}: ${outcome.output.trim().slice(-500)}`);
     }
   }
+  mkdirSync(onHost(workspace, plan.workdir), { recursive: true });
   return { output };
 }

@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { type DockerPlan, planDockerfile } from "./dockerfile.js";
-import { ignoredFields } from "./task-schema.js";
+import { ignoredFields, resolveEnvTemplates } from "./task-schema.js";
 import { parseToml, type TomlTable, type TomlValue } from "./toml.js";
 
 /** Harbor's defaults when task.toml sets no timeout. */
@@ -56,6 +56,7 @@ function seconds(value: TomlValue | undefined, fallback: number, where: string):
   return value;
 }
 
+/** An `env` table of task.toml, its `${NAME}` / `${NAME:-default}` values resolved as Harbor does. */
 function stringTable(value: TomlValue | undefined, where: string): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, entry] of Object.entries(table(value))) {
@@ -63,7 +64,15 @@ function stringTable(value: TomlValue | undefined, where: string): Record<string
       throw new SuiteError(`${where}.${key} must be a string, number or boolean`);
     env[key] = String(entry);
   }
-  return env;
+  return resolveEnvTemplates(
+    env,
+    process.env,
+    (name, key) =>
+      new SuiteError(
+        `${where}.${key} is \${${name}}, but ${name} is not set in crow eval's environment: export it, or give a ` +
+          `default as \${${name}:-value}`,
+      ),
+  );
 }
 
 /** Reads one task directory of the suite in `suiteDir`. */

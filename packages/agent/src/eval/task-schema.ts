@@ -40,3 +40,34 @@ export function ignoredFields(toml: TomlTable): string[] {
   }
   return ignored;
 }
+
+/** A value that is a whole `${NAME}` or `${NAME:-default}` (Harbor resolves only those; anything else is literal). */
+const TEMPLATE = /^\$\{([A-Za-z_]\w*)(?::-(.*))?\}$/s;
+
+/**
+ * The `env` tables' values as Harbor resolves them: a value that is exactly `${NAME}` takes `NAME` from the
+ * environment crow eval runs in, `${NAME:-default}` falls back to `default`; other values are taken literally.
+ * Crow's own variables (`OPENAI_*`, `CROW_*`: the provider's key and endpoint) are the agent's business and read as
+ * unset. Throws `missing(name, key)`'s error when a `${NAME}` without default is unset, as Harbor refuses the trial.
+ */
+export function resolveEnvTemplates(
+  table: Readonly<Record<string, string>>,
+  env: NodeJS.ProcessEnv,
+  missing: (name: string, key: string) => Error,
+): Record<string, string> {
+  const resolved: Record<string, string> = {};
+  for (const [key, value] of Object.entries(table)) {
+    const match = TEMPLATE.exec(value);
+    if (!match) {
+      resolved[key] = value;
+      continue;
+    }
+    const name = match[1] ?? "";
+    const own = name.startsWith("OPENAI_") || name.startsWith("CROW_");
+    const found = own ? undefined : env[name];
+    if (found !== undefined) resolved[key] = found;
+    else if (match[2] !== undefined) resolved[key] = match[2];
+    else throw missing(name, key);
+  }
+  return resolved;
+}

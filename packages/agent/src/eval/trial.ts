@@ -19,6 +19,7 @@ import { runScript } from "./script.js";
 import { setUpWorkspace, workdirOf } from "./setup.js";
 import type { EvalTask } from "./suite.js";
 import { CONTAINER, trialSandboxArgs } from "./trial-sandbox.js";
+import { trialTools } from "./trial-tools.js";
 import type { Variant } from "./variants.js";
 import { PASS_REWARD, verify } from "./verify.js";
 import { createTrialWorkspace, type TrialWorkspace } from "./workspace.js";
@@ -100,10 +101,18 @@ async function runAgent(
         text: renderTemplate(variant.prompt?.content ?? "", args, variant.prompt?.id),
       }))
     : undefined;
+  const tools = toolRouterFactory(context.config, {
+    adjustSandbox: (policy) => agentPolicy(policy, task, workspace),
+  });
   const session = await crow.newSession({
     cwd: workspace.app,
     mode: "code",
-    tools: toolRouterFactory(context.config, { adjustSandbox: (policy) => agentPolicy(policy, task, workspace) }),
+    tools: trialTools(tools, {
+      task: task.name,
+      allowInternet: task.allowInternet,
+      env: { ...(task.docker?.ok ? task.docker.env : {}), ...task.env.environment },
+      workdir: workdirOf(task),
+    }),
     ...(variant.model ? { model: variant.model } : {}),
     ...(rendered ? { systemPrompt: rendered.text } : {}),
   });

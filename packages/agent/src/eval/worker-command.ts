@@ -2,6 +2,7 @@
 import { parseArgs } from "node:util";
 import type { Store } from "@crow/core";
 import type { AgentConfig } from "../config/index.js";
+import { adoptEndpointModel } from "./run-command.js";
 import { EvalUsageError, QUEUE_NEEDS_POSTGRES } from "./stored-run.js";
 
 export const WORKER_HELP = `Usage: crow eval worker [--concurrency n] [--maintenance-seconds s] [--lease-seconds s]
@@ -39,6 +40,8 @@ export async function runEvalWorker(args: readonly string[], config: AgentConfig
   const maintenanceSeconds = number(values["maintenance-seconds"], 15, "--maintenance-seconds");
   const leaseSeconds = number(values["lease-seconds"], 45, "--lease-seconds");
   if (store.kind !== "postgres") throw new EvalUsageError(QUEUE_NEEDS_POSTGRES);
+  // The trials of a run made with the endpoint's only model name no model: the worker finds it as `run` did.
+  await adoptEndpointModel(config);
   const controller = new AbortController();
   const stop = () => controller.abort();
   process.once("SIGINT", stop);
