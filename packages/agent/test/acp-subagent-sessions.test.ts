@@ -13,6 +13,7 @@ import { describe, test } from "node:test";
 import type { SessionNotification, SessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { type AcpTestClient, reply, textReply, toolResultText, useAcpFixture } from "@crow/testkit";
 import { Ajv2020 } from "ajv/dist/2020.js";
+import { runCrow, useRunFixture } from "./run-helpers.js";
 
 /** The recorded notifications with the unstable types (the test client records them with the stable ones). */
 const notes = (agent: AcpTestClient) => agent.notifications as readonly SessionNotification[];
@@ -226,6 +227,37 @@ describe("crow acp: subagents as child sessions (clientCapabilities.subagents)",
     fx.mock.assertDone();
   });
 
+  test("a child's own child is announced on the child, and streams under its own id", async () => {
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    fx.mock.script(
+      reply().toolCall("task", { description: "Outer", prompt: "Delegate further." }, { id: "call_outer" }),
+      reply().toolCall("task", { description: "Inner", prompt: "Say deep." }, { id: "call_inner" }),
+      textReply("deep"),
+      textReply("middle"),
+      textReply("top"),
+    );
+    assert.equal((await fx.agent.prompt(sessionId, "nest")).stopReason, "end_turn");
+    fx.mock.assertDone();
+    const outer = of(fx.agent, sessionId).find((u) => u.sessionUpdate === "subagent_update");
+    assert.ok(outer?.sessionUpdate === "subagent_update");
+    assert.equal(outer.title, "Outer");
+    const child = of(fx.agent, outer.sessionId);
+    const inner = child.find((u) => u.sessionUpdate === "subagent_update");
+    assert.ok(inner?.sessionUpdate === "subagent_update", "the grandchild is announced on the child");
+    assert.equal(inner.title, "Inner");
+    assert.deepEqual(inner._meta, { toolCallId: "call_inner" });
+    assert.equal(agentText(of(fx.agent, inner.sessionId)), "deep");
+    assert.equal(agentText(child), "middle");
+    assert.equal(
+      messageText(child.find((u) => u.sessionUpdate === "session_message" && u.senderSessionId === inner.sessionId)),
+      "deep",
+    );
+    assert.ok(
+      !of(fx.agent, sessionId).some((u) => u.sessionUpdate === "subagent_update" && u.sessionId === inner.sessionId),
+    );
+    await assertWireValid(fx.agent);
+  });
+
   test("without the capability, the same task is today's progress text on the task call", async () => {
     const plain = await fx.spawn({ subagents: false });
     const { sessionId } = await plain.newSession(fx.ws.dir);
@@ -250,6 +282,27 @@ describe("crow acp: subagents as child sessions (clientCapabilities.subagents)",
       .filter((u) => u.sessionUpdate === "tool_call_update" && !u.status)
       .map(toolResultText);
     assert.match(progress.at(-1) ?? "", /^Subagent [\w-]+: Say hi\nhi$/);
+    fx.mock.assertDone();
+  });
+});
+
+describe("crow run: a task's child (crow run does not declare subagents: the task call's stream)", () => {
+  const fx = useRunFixture();
+
+  test("the task runs its child and the answer reaches stdout", async () => {
+    await fx.ws.write("notes.txt", "the launch code is 1234\n");
+    fx.mock.script(
+      reply().toolCall("task", { description: "Read the notes", prompt: "Read notes.txt." }, { id: "call_task" }),
+      reply().toolCall("read", { file_path: fx.ws.path("notes.txt") }, { id: "call_read" }),
+      textReply("The launch code is 1234."),
+      textReply("It is 1234."),
+    );
+    const run = await runCrow(["-c", fx.ws.dir, "What is the launch code?"], { env: fx.env });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, "It is 1234.\n");
+    // The task call is the parent's one call; the child's read is its own (not shown as the parent's).
+    assert.match(run.stderr, /\[done\] task\n/);
+    assert.doesNotMatch(run.stderr, /\[done\] read/);
     fx.mock.assertDone();
   });
 });
