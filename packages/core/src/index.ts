@@ -28,7 +28,7 @@ export * from "./extensions/permission-rules.js";
 export * from "./extensions/permissions.js";
 export { toolDefinition, toolParameters } from "./extensions/session-tool-set.js";
 export { MAX_SUBAGENT_DEPTH, type SubagentOutcome } from "./extensions/subagent-run.js";
-export { SUBAGENT_METHOD, type SubagentResponse } from "./extensions/subagents.js";
+export { SUBAGENT_METHOD, SUBAGENT_NOTE, type SubagentResponse } from "./extensions/subagents.js";
 export { planFromHistory, planText, TODO_TOOL } from "./extensions/todo.js";
 export { expandTilde, homeDir } from "./home.js";
 export * from "./hooks/bus.js";

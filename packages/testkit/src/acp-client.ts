@@ -22,7 +22,7 @@ import {
   type ContentBlock,
   type CreateElicitationRequest,
   type CreateElicitationResponse,
-  client,
+  type client,
   type InitializeResponse,
   type McpServer,
   methods,
@@ -35,8 +35,16 @@ import {
   type SessionUpdate,
   type StopReason,
 } from "@agentclientprotocol/sdk";
+import { client as unstableClient } from "@agentclientprotocol/sdk/unstable";
 import { TestTerminals } from "./acp-client-terminal.js";
 import { CROW_BIN } from "./paths.js";
+
+/**
+ * The client app builder with the unstable schema's parsers (the stable builder's code; its session/update parser
+ * also admits the unstable kinds, `subagent_update` and `session_message` with `subagents`). Typed as the stable one:
+ * recorded updates are typed with the stable schema; tests of unstable kinds cast them to the unstable types.
+ */
+const acpClient = unstableClient as unknown as typeof client;
 
 /** How the scripted user answers a permission request. `wait` answers only when the turn is cancelled. */
 export type PermissionChoice = "allow_once" | "allow_always" | "reject" | "cancelled" | "wait";
@@ -73,6 +81,8 @@ export interface AcpClientOptions {
   auth?: AuthCapabilities;
   /** `clientCapabilities._meta` to advertise (e.g. the older `{ "terminal-auth": true }`). */
   capabilitiesMeta?: Record<string, unknown>;
+  /** Advertise `clientCapabilities.subagents` (unstable ACP): a task's child comes as a child session. */
+  subagents?: boolean;
   /** Command to spawn (default: node CROW_BIN acp). */
   command?: { file: string; args: string[] };
   /** Working directory of the agent process (default: this process's; editors start it in the project). */
@@ -227,7 +237,7 @@ export async function spawnAcpAgent(options: AcpClientOptions = {}): Promise<Acp
     return script[permissionIndex++] ?? "reject";
   };
 
-  const app = client({ name: "crow-test-client" })
+  const app = acpClient({ name: "crow-test-client" })
     .onNotification(methods.client.session.update, ({ params }) => {
       notifications.push(params);
       for (const waiter of [...updateWaiters]) {
@@ -320,6 +330,8 @@ export async function spawnAcpAgent(options: AcpClientOptions = {}): Promise<Acp
       ...(options.session ? { session: options.session } : {}),
       ...(options.auth ? { auth: options.auth } : {}),
       ...(options.capabilitiesMeta ? { _meta: options.capabilitiesMeta } : {}),
+      // Unstable (the stable type has no such key; the parser above keeps it).
+      ...((options.subagents ? { subagents: {} } : {}) as object),
       ...(options.elicitation
         ? {
             elicitation: {

@@ -8,17 +8,19 @@ import path from "node:path";
 import {
   type AgentApp,
   type AgentContext,
-  agent,
+  type agent,
   type ClientCapabilities,
-  type ContentBlock,
   methods,
   RequestError,
   type SessionUpdate,
-  type StopReason,
 } from "@agentclientprotocol/sdk";
+import {
+  type ClientCapabilities as UnstableCapabilities,
+  agent as unstableAgent,
+} from "@agentclientprotocol/sdk/unstable";
 import type { Crow, CrowSession, LlmClient, LlmError } from "@crow/core";
 import { log } from "../base/log.js";
-import { type AgentConfig, CostMeter, contextWindowOf, findModel, providerProblem } from "../config/index.js";
+import { type AgentConfig, CostMeter, contextWindowOf, findModel } from "../config/index.js";
 import { shortReason } from "../config/provider-errors.js";
 import type { AcpMcpServer } from "../tools/types.js";
 import { requestedDirectories, withDirectoryErrors } from "./additional-directories.js";
@@ -30,10 +32,18 @@ import { EventRelay } from "./event-relay.js";
 import { BUILTIN_METHODS, initializeResponse } from "./initialize.js";
 import { Outbox } from "./outbox.js";
 import { permissionAsker } from "./permission.js";
-import { PromptContentError, promptContentUnless, singleText } from "./prompt-content.js";
+import { runPrompt } from "./prompt-turn.js";
 import { type OpenSession, registerSessionMethods } from "./sessions.js";
+import { SubagentSessions } from "./subagent-sessions.js";
 import { commandsUpdate, messageChunk } from "./translate.js";
-import { TurnGate, type TurnTicket } from "./turn-gate.js";
+import { TurnGate } from "./turn-gate.js";
+
+/**
+ * The app builder with the unstable schema's parsers: the same builder as the stable one, but `initialize` keeps
+ * `clientCapabilities.subagents` (the stable parser drops it). Typed as the stable app: the layer speaks the stable
+ * schema, and sends the unstable subagent kinds only to clients that declared them (subagent-sessions.ts).
+ */
+const acpAgent = unstableAgent as unknown as typeof agent;
 
 /** A retried request as a notice (`retrying 2/4: connection refused`), for clients that advertise notices. */
 function retryNotice(maxRetries: number) {
@@ -72,6 +82,8 @@ export interface Entry {
   turns: TurnGate;
   /** Stops listening to the session's events. */
   unsubscribe: () => void;
+  /** Its `task` children as ACP child sessions (clients that declared `subagents`). */
+  subagents?: SubagentSessions;
 }
 
 export interface AgentOptions {
@@ -121,6 +133,17 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
   const send = (entry: Entry, update: SessionUpdate) => entry.outbox.send(update);
   /** Whether the client takes boolean config options (else on/off settings are offered as On/Off selects). */
   const booleanOptions = () => Boolean(capabilities?.session?.configOptions?.boolean);
+  /** Whether the client declared `subagents` (unstable ACP): a task's child is then a child session. */
+  const subagentsOn = () => Boolean((capabilities as UnstableCapabilities | undefined)?.subagents);
+  /** A session's relay of events to updates (`cost`: its price meter, for the top session's usage). */
+  const relayOf = (session: CrowSession, usedIds: Set<string>, cost?: CostMeter) =>
+    new EventRelay(
+      () => contextWindowOf(config, session.model),
+      usedIds,
+      () => capabilities,
+      cost ? (usage) => cost.add(findModel(config, session.model), usage) : undefined,
+      capabilities?.session?.notices ? retryNotice(config.retry.maxRetries ?? 4) : undefined,
+    );
   const find = (sessionId: string): Entry => {
     const entry = sessions.get(sessionId);
     if (!entry) throw RequestError.sessionNotFound(sessionId);
@@ -188,24 +211,26 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
       session,
       client,
       usedIds,
-      relay: new EventRelay(
-        () => contextWindowOf(config, session.model),
-        usedIds,
-        () => capabilities,
-        (usage) => cost.add(findModel(config, session.model), usage),
-        capabilities?.session?.notices ? retryNotice(config.retry.maxRetries ?? 4) : undefined,
-      ),
+      relay: relayOf(session, usedIds, cost),
       outbox: new Outbox(client, session.id, afterResponse()),
       cost,
       turns: new TurnGate(),
       // The session's one stream: every event (a turn's and the session's own) becomes updates, in order.
       unsubscribe: session.subscribe((event) => {
-        for (const update of created.relay.translate(event)) send(created, update);
+        const updates = created.subagents?.updates(event) ?? created.relay.translate(event);
+        for (const update of updates) created.outbox.send(update);
         // Whoever changed it (the client, a command, an extension): the config options show the new state.
         if (event.type === "mode" || event.type === "model" || event.type === "reasoning_effort")
           send(created, configOptionsUpdate(config, session, booleanOptions()));
       }),
     };
+    if (subagentsOn()) {
+      created.subagents = new SubagentSessions(session.id, created.relay, {
+        session: (id) => crow.session(id),
+        send: (update, sessionId) => created.outbox.send(update, sessionId),
+        relay: (child) => relayOf(child, new Set()),
+      });
+    }
     entry = created;
     sessions.set(session.id, created);
     return created;
@@ -231,87 +256,11 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
   async function dispose(entry: Entry): Promise<void> {
     if (sessions.get(entry.session.id) === entry) sessions.delete(entry.session.id);
     entry.unsubscribe();
+    entry.subagents?.close();
     await entry.session.close();
   }
 
-  async function prompt(entry: Entry, blocks: ContentBlock[], signal: AbortSignal): Promise<StopReason> {
-    const { session } = entry;
-    if (blocks.length === 0)
-      throw RequestError.invalidParams(undefined, "prompt is empty: send at least one content block");
-    const text = singleText(blocks);
-    const { parseSlashCommand } = await import("@crow/core");
-    const command = text === undefined ? undefined : parseSlashCommand(text);
-    if (command) {
-      send(entry, messageChunk(await session.command(command.name, command.args)));
-      await entry.outbox.written();
-      return "end_turn";
-    }
-    const ticket = await entry.turns.enter();
-    try {
-      return await promptTurn(entry, blocks, signal, ticket);
-    } finally {
-      ticket.end();
-    }
-  }
-
-  /** One prompt turn (the gate is held): checks, prompt content, the runtime's turn relayed as updates. */
-  async function promptTurn(
-    entry: Entry,
-    blocks: ContentBlock[],
-    signal: AbortSignal,
-    ticket: TurnTicket,
-  ): Promise<StopReason> {
-    const { session } = entry;
-    // Busy with something else than a prompt (a compaction requested by `_crow/compact`).
-    if (session.running) throw RequestError.invalidRequest(undefined, "the session is busy; try again when it is done");
-    const crow = await crowOrError();
-    const provider = findModel(config, session.model)?.provider;
-    const problem =
-      provider && crow.providers().includes(provider) ? undefined : providerProblem(config, session.model);
-    if (problem) throw new RequestError(-32603, problem);
-    let content: Awaited<ReturnType<typeof promptContentUnless>>;
-    try {
-      // Reading the prompt's files and images stops on session/cancel as well as when the request is cancelled.
-      content = await promptContentUnless([signal, ticket.signal], blocks, session.cwd, {
-        ...(session.model ? { model: session.model } : {}),
-        additionalDirectories: session.additionalDirectories,
-      });
-    } catch (error) {
-      if (error instanceof PromptContentError) throw RequestError.invalidParams(undefined, error.message);
-      throw error;
-    }
-    if (content === undefined) return "cancelled";
-    // Cancelled while its content was being read: the turn never starts.
-    if (ticket.cancelled) return "cancelled";
-    try {
-      const run = session.prompt(content, {
-        signal,
-        // Its events reach the client through the session's subscription: the run keeps none.
-        events: false,
-        // Resources become text for the model; the blocks themselves are kept so a load shows them again.
-        ...(blocks.some((b) => b.type === "resource" || b.type === "resource_link") ? { original: blocks } : {}),
-      });
-      // The answer waits until the turn's events are out to the client.
-      const outcome = await run.result;
-      await entry.outbox.written();
-      if (outcome.stopReason !== "error") return outcome.stopReason;
-      const error = outcome.error;
-      // The model router already says which provider failed and what to try: the editor shows the same message.
-      throw new RequestError(-32603, error?.message ?? "LLM provider error: unknown failure", {
-        kind: error?.kind,
-        status: error?.status,
-        code: error?.code,
-        attempts: error?.attempts,
-      });
-    } catch (error) {
-      if (error instanceof Error && error.name === "SessionBusyError") {
-        throw RequestError.invalidRequest(undefined, error.message);
-      }
-      throw error;
-    }
-  }
-
-  const app = agent({ name: "crow" })
+  const app = acpAgent({ name: "crow" })
     .onRequest(methods.agent.initialize, async ({ params }) => {
       capabilities = params.clientCapabilities ?? undefined;
       signIn?.warm(config);
@@ -340,7 +289,10 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
       return { sessionId: entry.session.id, ...sessionState(entry) };
     })
     .onRequest(methods.agent.session.prompt, async ({ params, signal }) => ({
-      stopReason: await prompt(find(params.sessionId), params.prompt, signal),
+      stopReason: await runPrompt(find(params.sessionId), params.prompt, signal, {
+        crow: crowOrError,
+        config: () => config,
+      }),
     }))
     .onNotification(methods.agent.session.cancel, ({ params }) => {
       const entry = sessions.get(params.sessionId);
@@ -381,6 +333,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
     open,
     dispose,
     replay: (entry, updates) => entry.outbox.sendEach(updates),
+    subagents: subagentsOn,
     announce,
     written: (entry) => entry.outbox.written(),
     state: sessionState,

@@ -9,6 +9,9 @@
  * ends, or before any other message, whichever comes first. A fast provider's tiny deltas cost one JSON-RPC message per read, not one
  * each (the deltas of one read reach here a few microtasks apart, so the end of the turn is the first point that
  * has them all). This joins text only; it never reorders: any other message sends the pending text first.
+ *
+ * A session's subagent children (subagent-sessions.ts) write through their parent's outbox with their own session
+ * id: one writer keeps the order ACP asks for (a child is announced on its parent before any update about it).
  */
 import {
   type AgentContext,
@@ -19,9 +22,22 @@ import {
   type RequestPermissionResponse,
   type SessionUpdate,
 } from "@agentclientprotocol/sdk";
+import type { SessionUpdate as UnstableSessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { log } from "../base/log.js";
 
 type TextKind = "agent_message_chunk" | "agent_thought_chunk";
+
+/**
+ * An update of the stable schema, or of the unstable one's subagent kinds (`subagent_update`, `session_message`),
+ * which go only to clients that declared `clientCapabilities.subagents`.
+ */
+export type AnyUpdate = SessionUpdate | UnstableSessionUpdate;
+
+/** An update about a given session (the outbox's own, or one of its subagent children). */
+export interface AddressedUpdate {
+  sessionId: string;
+  update: AnyUpdate;
+}
 
 /** How a question waits: the signal withdraws it (`$/cancel_request`), and stops the wait for its answer. */
 interface QuestionOptions {
@@ -39,7 +55,7 @@ export class Outbox {
   /** Settles once everything handed to the connection so far was written (or failed to be). */
   private last: Promise<void>;
   /** Text not yet handed to the connection: text of its kind that arrives meanwhile joins it. */
-  private text: { kind: TextKind; text: string; messageId: string | undefined } | undefined;
+  private text: { kind: TextKind; text: string; messageId: string | undefined; sessionId: string } | undefined;
   private held = true;
   /** Messages that came while the outbox was held (before the session's id was answered). */
   private waiting: Array<() => void> = [];
@@ -60,17 +76,18 @@ export class Outbox {
     });
   }
 
-  /** Queues one update. */
-  send(update: SessionUpdate): void {
+  /** Queues one update (about `sessionId`: this session's unless one of its subagent children's). */
+  send(update: AnyUpdate, sessionId: string = this.sessionId): void {
     const kind = update.sessionUpdate;
     if ((kind === "agent_message_chunk" || kind === "agent_thought_chunk") && update.content.type === "text") {
       const messageId = update.messageId ?? undefined;
-      if (this.text?.kind === kind && this.text.messageId === messageId) {
-        this.text.text += update.content.text;
+      const text = this.text;
+      if (text?.kind === kind && text.messageId === messageId && text.sessionId === sessionId) {
+        text.text += update.content.text;
         return;
       }
       this.flushText();
-      this.text = { kind, text: update.content.text, messageId };
+      this.text = { kind, text: update.content.text, messageId, sessionId };
       const pending = this.text;
       setImmediate(() => {
         if (this.text === pending) this.flushText();
@@ -78,13 +95,19 @@ export class Outbox {
       return;
     }
     this.flushText();
-    this.out(() => this.notify(update));
+    this.out(() => this.notify(update, sessionId));
   }
 
-  /** Sends updates exactly as given (a replayed history: its chunks stay the messages they were). */
-  sendEach(updates: readonly SessionUpdate[]): void {
+  /**
+   * Sends updates exactly as given (a replayed history: its chunks stay the messages they were); addressed ones go
+   * to their own session (a replayed subagent child's history).
+   */
+  sendEach(updates: ReadonlyArray<SessionUpdate | AddressedUpdate>): void {
     this.flushText();
-    for (const update of updates) this.out(() => this.notify(update));
+    for (const item of updates) {
+      if ("sessionUpdate" in item) this.out(() => this.notify(item, this.sessionId));
+      else this.out(() => this.notify(item.update, item.sessionId));
+    }
   }
 
   /**
@@ -141,9 +164,12 @@ export class Outbox {
     const pending = this.text;
     if (!pending) return;
     this.text = undefined;
-    const { kind, text, messageId } = pending;
+    const { kind, text, messageId, sessionId } = pending;
     this.out(() =>
-      this.notify({ sessionUpdate: kind, content: { type: "text", text }, ...(messageId ? { messageId } : {}) }),
+      this.notify(
+        { sessionUpdate: kind, content: { type: "text", text }, ...(messageId ? { messageId } : {}) },
+        sessionId,
+      ),
     );
   }
 
@@ -152,9 +178,10 @@ export class Outbox {
     else send();
   }
 
-  private notify(update: SessionUpdate): void {
+  private notify(update: AnyUpdate, sessionId: string): void {
+    // The connection is typed with the stable schema; the unstable kinds are sent only to clients that declared them.
     this.last = this.client
-      .notify(methods.client.session.update, { sessionId: this.sessionId, update })
+      .notify(methods.client.session.update, { sessionId, update: update as SessionUpdate })
       .catch((error: unknown) => log.debug("session/update not delivered", error));
   }
 }

@@ -130,6 +130,20 @@ export interface Replay {
   updates: SessionUpdate[];
   /** ACP tool call ids used by the replayed history (continue the session's EventRelay with these). */
   usedIds: Set<string>;
+  /** The `task` calls that ran a child session (stored with their results), in history order. */
+  subagents: ReplayedSubagent[];
+}
+
+/** A `task` call of a replayed history and the child session it ran. */
+export interface ReplayedSubagent {
+  /** Where in `updates` the call's result (`tool_call_update`) is. */
+  at: number;
+  toolCallId: string;
+  childId: string;
+  /** How the child's turn ended (as stored with the result). */
+  stopReason?: string;
+  /** The call's arguments (`description`, `prompt`). */
+  args: Record<string, unknown>;
 }
 
 /**
@@ -143,6 +157,7 @@ export function replayHistory(
 ): Replay {
   const updates: SessionUpdate[] = [];
   const usedIds = new Set<string>();
+  const subagents: ReplayedSubagent[] = [];
   const stored = pairDisplays(messages, displays);
   // Per assistant message: model call id → [ACP id, name, args, stored display]; cleared at the next one.
   let calls = new Map<string, { id: string; name: string; args: Record<string, unknown>; display?: ToolDisplay }>();
@@ -209,10 +224,21 @@ export function replayHistory(
         const diff = failed || shown.diff ? undefined : diffFromArgs(call.name, call.args, cwd);
         if (diff && finished.sessionUpdate === "tool_call_update")
           finished.content = [diff, ...(finished.content ?? [])];
+        const child = call.display?.subagent;
+        if (child) {
+          const stopReason = child.stopReason ? { stopReason: child.stopReason } : {};
+          subagents.push({
+            at: updates.length,
+            toolCallId: call.id,
+            childId: child.sessionId,
+            args: call.args,
+            ...stopReason,
+          });
+        }
         updates.push(finished);
         break;
       }
     }
   }
-  return { updates, usedIds };
+  return { updates, usedIds, subagents };
 }

@@ -21,6 +21,7 @@ import type { Crow, CrowSession, Store } from "@crow/core";
 import { log } from "../base/log.js";
 import type { AcpMcpServer } from "../tools/types.js";
 import { listedDirectories, requestedDirectories, withDirectoryErrors } from "./additional-directories.js";
+import type { AddressedUpdate } from "./outbox.js";
 
 /** How the runtime opens a session for a connection: new or stored. */
 export type OpenSession =
@@ -43,8 +44,10 @@ export interface SessionHost<E extends HostedSession> {
   open(client: AgentContext, request: OpenSession): Promise<E>;
   /** Stops a live session (cancels its turn, waits for its writes, stops its tools) and forgets it. */
   dispose(entry: E): Promise<void>;
-  /** Queues a replayed history's updates on the session's outbox, each as it is. */
-  replay(entry: E, updates: readonly SessionUpdate[]): void;
+  /** Queues a replayed history's updates on the session's outbox, each as it is (addressed: a child's). */
+  replay(entry: E, updates: ReadonlyArray<SessionUpdate | AddressedUpdate>): void;
+  /** Whether the client takes subagent children as child sessions (replayed with their parent). */
+  subagents(): boolean;
   /** Queues what the client learns about a session it opened (commands, title, problems). */
   announce(entry: E): void;
   /** Resolves once everything queued on the session's outbox was written. */
@@ -67,7 +70,7 @@ async function reopen<E extends HostedSession>(
   host: SessionHost<E>,
   client: AgentContext,
   params: Pick<LoadSessionRequest, "sessionId" | "cwd" | "mcpServers" | "additionalDirectories">,
-): Promise<{ entry: E; replay: SessionUpdate[] }> {
+): Promise<{ entry: E; replay: Array<SessionUpdate | AddressedUpdate> }> {
   if (!path.isAbsolute(params.cwd)) throw RequestError.invalidParams(undefined, `cwd must be absolute: ${params.cwd}`);
   const live = host.sessions.get(params.sessionId);
   if (live?.session.running) {
@@ -94,12 +97,31 @@ async function reopen<E extends HostedSession>(
   const { replayHistory } = await import("./replay.js");
   // What each call showed live; a failed read only costs the replay its stored diffs (the arguments remain).
   const displays = await store.loadToolDisplays(record.id).catch(() => []);
-  const { updates, usedIds } = replayHistory(entry.session.history, params.cwd, displays);
-  for (const id of usedIds) entry.usedIds.add(id);
+  const replay = replayHistory(entry.session.history, params.cwd, displays);
+  for (const id of replay.usedIds) entry.usedIds.add(id);
+  const updates: Array<SessionUpdate | AddressedUpdate> =
+    host.subagents() && replay.subagents.length > 0
+      ? await (await import("./subagent-replay.js")).replayWithSubagents(record.id, replay, (id) =>
+          storedChild(store, id),
+        )
+      : replay.updates;
   // The plan as it stands (restored from the history by the todo extension): the editor's checklist comes back.
   const plan = entry.session.plan;
   if (plan.length > 0) updates.push({ sessionUpdate: "plan", entries: plan.map((e) => ({ ...e })) });
   return { entry, replay: updates };
+}
+
+/** A stored child session's history and displays (undefined when it is gone); a failed read replays without it. */
+async function storedChild(store: Store, id: string) {
+  try {
+    const record = await store.getSession(id);
+    if (!record) return undefined;
+    const messages = (await store.loadMessages(id)).map((m) => m.message).filter((m) => m.role !== "system");
+    return { cwd: record.cwd, messages, displays: await store.loadToolDisplays(id) };
+  } catch (error) {
+    log.debug(`subagent session ${id} could not be replayed`, error);
+    return undefined;
+  }
 }
 
 /** `session/fork` is unstable ACP: the stable SDK entry point Crow uses has no parser for it, so this is its own. */
