@@ -12,4 +12,13 @@ export { loadSkills, type SkillRootsOptions, skillRoots } from "./load.js";
 export { createSkillIndex, type SkillIndex, type SkillIndexOptions } from "./search.js";
 export { formatSkillHits, type SkillTool, skillDetails, skillsHint, skillTools } from "./tools.js";
 export { matchTriggers, type TriggerMatch, triggerInjection, triggerPattern } from "./triggers.js";
+export {
+  isProjectTrusted,
+  projectRoot,
+  type TrustOptions,
+  trustedProjects,
+  trustProject,
+  trustStorePath,
+  untrustProject,
+} from "./trust.js";
 export * from "./types.js";
