@@ -59,12 +59,16 @@ export async function discoverSkills(source: FetchedSource, options: FetchOption
   for (const skill of discovery.skills) {
     const earlier = seen.get(skill.name);
     if (earlier) {
-      throw new SourceError(`two skills are named "${skill.name}" in ${source.spec.source}: ${earlier.dir} and ${skill.dir}`);
+      throw new SourceError(
+        `two skills are named "${skill.name}" in ${source.spec.source}: ${earlier.dir} and ${skill.dir}`,
+      );
     }
     seen.set(skill.name, skill);
   }
   if (discovery.skills.length === 0) {
-    throw new SourceError(`no skills in ${source.spec.source}: expected <name>/SKILL.md folders, a plugin or a marketplace`);
+    throw new SourceError(
+      `no skills in ${source.spec.source}: expected <name>/SKILL.md folders, a plugin or a marketplace`,
+    );
   }
   discovery.skills.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return discovery;

@@ -41,7 +41,9 @@ export async function readLock(file: string): Promise<Lockfile> {
     throw new SourceError(`${file} is not valid JSON (${(error as Error).message}); fix or delete it`);
   }
   if (parsed.version !== 1 || typeof parsed.skills !== "object" || parsed.skills === null) {
-    throw new SourceError(`${file} is not a version 1 skills-lock.json ({"version": 1, "skills": {…}}); fix or delete it`);
+    throw new SourceError(
+      `${file} is not a version 1 skills-lock.json ({"version": 1, "skills": {…}}); fix or delete it`,
+    );
   }
   return parsed as Lockfile;
 }

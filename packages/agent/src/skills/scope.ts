@@ -6,7 +6,8 @@
 import { existsSync } from "node:fs";
 import { realpath } from "node:fs/promises";
 import path from "node:path";
-import { homeDir } from "../config/index.js";
+import { projectRoot } from "@crow/core";
+import { homeDir } from "../config/home.js";
 
 export interface Scope {
   kind: "project" | "global";
@@ -14,17 +15,6 @@ export interface Scope {
   base: string;
   skillsDir: string;
   lockFile: string;
-}
-
-/** The git top level above `dir` (walking up to a `.git`), or undefined. */
-export async function gitTop(dir: string): Promise<string | undefined> {
-  let current = await realpath(dir);
-  for (;;) {
-    if (existsSync(path.join(current, ".git"))) return current;
-    const parent = path.dirname(current);
-    if (parent === current) return undefined;
-    current = parent;
-  }
 }
 
 export function projectScope(root: string): Scope {
@@ -53,7 +43,11 @@ export async function resolveScope(
   env: NodeJS.ProcessEnv,
 ): Promise<Scope> {
   if (flags.global) return globalScope(env);
-  const top = await gitTop(cwd);
-  if (flags.project) return projectScope(top ?? (await realpath(cwd)));
-  return top && top !== (await realpath(homeDir(env)).catch(() => "")) ? projectScope(top) : globalScope(env);
+  // The root trust is decided at (core's trust store): the git top level, else the directory itself.
+  const root = await projectRoot(cwd);
+  if (flags.project) return projectScope(root);
+  const inRepository = existsSync(path.join(root, ".git"));
+  return inRepository && root !== (await realpath(homeDir(env)).catch(() => ""))
+    ? projectScope(root)
+    : globalScope(env);
 }

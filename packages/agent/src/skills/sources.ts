@@ -28,7 +28,6 @@ export interface SourceSpec {
   subpath?: string;
 }
 
-
 /**
  * Parses SOURCE: `npm:<name>[@version]`; an https URL of a `.well-known/agent-skills` index (or ending in
  * `index.json`); a git URL (`https://…`, `file://…`, `ssh://…`, `git@host:…`, with an optional `#ref`); a local bare
@@ -160,7 +159,12 @@ async function getOk(url: string, what: string): Promise<Response> {
 }
 
 /** Unpacks `name` at `wanted` (a version or dist-tag; default `latest`) into `dir`; returns the version. */
-async function fetchNpm(name: string, wanted: string | undefined, dir: string, env: NodeJS.ProcessEnv): Promise<string> {
+async function fetchNpm(
+  name: string,
+  wanted: string | undefined,
+  dir: string,
+  env: NodeJS.ProcessEnv,
+): Promise<string> {
   const registry = npmRegistry(env);
   const url = `${registry}${name.replace("/", "%2f")}`;
   const packument = (await (await getOk(url, `the npm package ${name}`)).json()) as {
