@@ -9,10 +9,11 @@ import { existsSync, readdirSync, readFileSync, statSync, symlinkSync } from "no
 import { chmod, mkdir, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { type TempWorkspace, tempWorkspace } from "@crow/testkit";
-import { crowSkills, folderDigest, readJson, skillMd } from "./skills-helpers.js";
+import { crowSkills, folderDigest, readJson, skillMd, tarArchive } from "./skills-helpers.js";
 
 let ws: TempWorkspace;
 let server: Server;
@@ -225,10 +226,41 @@ test("skills that ship scripts or ask for allowed-tools need --yes without a ter
 
   const run = await crowSkills(["add", ws.path("runs/deploy"), "--yes"], dirs);
   assert.equal(run.code, 0, run.stderr);
-  assert.match(run.stderr, /passwd is a link; not installed/);
   const installed = path.join(dirs.skills, "deploy");
-  assert.equal(statSync(path.join(installed, "scripts/deploy.sh")).mode & 0o111, 0o111);
   assert.equal(existsSync(path.join(installed, "passwd")), false);
+  assert.match(run.stderr, /passwd is a link; not installed/);
+  assert.equal(statSync(path.join(installed, "scripts/deploy.sh")).mode & 0o111, 0o111);
   assert.deepEqual(readdirSync(path.dirname(installed)), ["deploy"]);
   await rm(ws.path("runs/deploy/passwd"));
+});
+
+test("an archive entry that climbs out with .. or is a link is not written; a marketplace plugin outside is refused", async () => {
+  const escape = `crow-escape-${process.pid}-${Date.now()}.txt`;
+  const archive = tarArchive([
+    { name: "archived/SKILL.md", body: skillMd("archived", "An archived skill.") },
+    { name: `../../${escape}`, body: "escaped\n" },
+    { name: `archived/../../../${escape}`, body: "escaped\n" },
+    { name: "archived/hosts", link: "/etc/hosts" },
+  ]);
+  const digest = `sha256:${createHash("sha256").update(archive).digest("hex")}`;
+  routes.set("/archive/archived.tar.gz", { type: "application/gzip", body: archive });
+  routes.set("/archive/.well-known/agent-skills/index.json", {
+    type: "application/json",
+    body: Buffer.from(
+      JSON.stringify({ skills: [{ name: "archived", type: "archive", url: "/archive/archived.tar.gz", digest }] }),
+    ),
+  });
+  const dirs = await fresh("archive");
+  const run = await crowSkills(["add", `${base}/archive/.well-known/agent-skills/index.json`], dirs);
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(existsSync(path.join(tmpdir(), escape)), false);
+  assert.deepEqual(readdirSync(path.join(dirs.skills, "archived")), ["SKILL.md"]);
+
+  await ws.write(
+    "outside/marketplace.json",
+    JSON.stringify({ name: "m", owner: { name: "o" }, plugins: [{ name: "p", source: "../plugin" }] }),
+  );
+  const outside = await crowSkills(["add", ws.path("outside"), "--all"], await fresh("outside"));
+  assert.equal(outside.code, 1);
+  assert.match(outside.stderr, /plugin p's source \.\.\/plugin points outside the marketplace/);
 });

@@ -4,6 +4,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { gzipSync } from "node:zlib";
 import { CROW_BIN } from "@crow/testkit";
 
 export interface Run {
@@ -89,4 +90,30 @@ export function folderDigest(dir: string): string {
 
 export function readJson(file: string): unknown {
   return JSON.parse(readFileSync(file, "utf8"));
+}
+
+/** A gzipped ustar archive of regular files (`body`) and symbolic links (`link`), names taken as given. */
+export function tarArchive(entries: { name: string; body?: string; link?: string }[]): Buffer {
+  const blocks: Buffer[] = [];
+  for (const entry of entries) {
+    const body = Buffer.from(entry.body ?? "");
+    const header = Buffer.alloc(512);
+    header.write(entry.name, 0, 100);
+    header.write("0000644\0", 100);
+    header.write("0000000\0", 108);
+    header.write("0000000\0", 116);
+    header.write(`${body.length.toString(8).padStart(11, "0")}\0`, 124);
+    header.write("00000000000\0", 136);
+    header.write("        ", 148);
+    header.write(entry.link ? "2" : "0", 156);
+    if (entry.link) header.write(entry.link, 157, 100);
+    header.write("ustar\0", 257);
+    header.write("00", 263);
+    let sum = 0;
+    for (const byte of header) sum += byte;
+    header.write(`${sum.toString(8).padStart(6, "0")}\0 `, 148);
+    blocks.push(header, body, Buffer.alloc((512 - (body.length % 512)) % 512));
+  }
+  blocks.push(Buffer.alloc(1024));
+  return gzipSync(Buffer.concat(blocks));
 }
