@@ -235,11 +235,11 @@ test("skills that ship scripts or ask for allowed-tools need --yes without a ter
 });
 
 test("an archive entry that climbs out with .. or is a link is not written; a marketplace plugin outside is refused", async () => {
-  const escape = `crow-escape-${process.pid}-${Date.now()}.txt`;
+  const escapee = `crow-escape-${process.pid}-${Date.now()}.txt`;
   const archive = tarArchive([
     { name: "archived/SKILL.md", body: skillMd("archived", "An archived skill.") },
-    { name: `../../${escape}`, body: "escaped\n" },
-    { name: `archived/../../../${escape}`, body: "escaped\n" },
+    { name: `../../${escapee}`, body: "escaped\n" },
+    { name: `archived/../../../${escapee}`, body: "escaped\n" },
     { name: "archived/hosts", link: "/etc/hosts" },
   ]);
   const digest = `sha256:${createHash("sha256").update(archive).digest("hex")}`;
@@ -253,7 +253,7 @@ test("an archive entry that climbs out with .. or is a link is not written; a ma
   const dirs = await fresh("archive");
   const run = await crowSkills(["add", `${base}/archive/.well-known/agent-skills/index.json`], dirs);
   assert.equal(run.code, 0, run.stderr);
-  assert.equal(existsSync(path.join(tmpdir(), escape)), false);
+  assert.equal(existsSync(path.join(tmpdir(), escapee)), false);
   assert.deepEqual(readdirSync(path.join(dirs.skills, "archived")), ["SKILL.md"]);
 
   await ws.write(
