@@ -57,6 +57,9 @@ test("a source with several skills and no terminal: listed, exit 2, told to pass
   assert.match(run.stderr, /--skill NAME.*--all/);
   assert.equal(existsSync(path.join(project, ".agents")), false);
   assert.equal(existsSync(path.join(project, "skills-lock.json")), false);
+  const missing = await crowSkills(["add", "./no-such-folder"], { cwd: project, ...homes() });
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /no-such-folder does not exist/);
 });
 
 test("add from a file:// git URL installs into the project, locks commit and digest, audits; update shows the change", async () => {

@@ -47,8 +47,11 @@ export async function runAdd(context: SkillsContext, options: AddOptions): Promi
     refuseInvalid(context, chosen);
     await confirmRuns(context, chosen, options.yes);
     const lock = await readLock(options.scope.lockFile);
-    for (const skill of chosen) await installSkill(context, options.scope, lock, skill, "add");
-    await writeLock(options.scope.lockFile, lock);
+    for (const skill of chosen) {
+      await installSkill(context, options.scope, lock, skill, "add");
+      // Locked as soon as installed: a later failure leaves no installed skill unrecorded.
+      await writeLock(options.scope.lockFile, lock);
+    }
     return 0;
   } finally {
     await dispose();

@@ -6,7 +6,7 @@
 import { parseArgs } from "node:util";
 import { runAdd } from "./add.js";
 import { Refused, type SkillsIo, skillsContext } from "./context.js";
-import { SourceError } from "./errors.js";
+import { SourceError, SourceUsageError } from "./errors.js";
 import { runFind, runList, runTrust } from "./list.js";
 import { runInstall, runRemove, runUpdate } from "./maintain.js";
 import { resolveScope } from "./scope.js";
@@ -101,7 +101,7 @@ export async function runSkills(args: string[], io: SkillsIo = {}): Promise<numb
     }
     if (error instanceof SourceError) {
       context.err(`crow skills ${command}: ${error.message}`);
-      return 1;
+      return error instanceof SourceUsageError ? 2 : 1;
     }
     throw error;
   }

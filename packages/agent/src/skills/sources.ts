@@ -9,7 +9,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { SourceError } from "./errors.js";
+import { SourceError, SourceUsageError } from "./errors.js";
 import { gitCommit, gitExtract } from "./git.js";
 import { unpackTar } from "./tar.js";
 
@@ -36,13 +36,13 @@ export interface SourceSpec {
  */
 export function parseSource(text: string, cwd: string): SourceSpec {
   const raw = text.trim();
-  if (raw === "") throw new SourceError("the source is empty");
+  if (raw === "") throw new SourceUsageError("the source is empty");
   if (raw.startsWith("npm:")) {
     const spec = raw.slice(4);
     const at = spec.indexOf("@", 1);
     const name = at === -1 ? spec : spec.slice(0, at);
     if (!/^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*$/i.test(name)) {
-      throw new SourceError(`"${raw}" is not an npm package: write npm:<name> or npm:<name>@<version>`);
+      throw new SourceUsageError(`"${raw}" is not an npm package: write npm:<name> or npm:<name>@<version>`);
     }
     return { type: "npm", source: `npm:${name}`, location: name, ...(at === -1 ? {} : { ref: spec.slice(at + 1) }) };
   }
@@ -58,7 +58,7 @@ export function parseSource(text: string, cwd: string): SourceSpec {
   }
   const local = path.resolve(cwd, raw.startsWith("~/") ? path.join(process.env.HOME ?? "", raw.slice(2)) : raw);
   if (existsSync(local) || /^(\.|\/|~)/.test(raw)) {
-    if (!existsSync(local)) throw new SourceError(`${local} does not exist`);
+    if (!existsSync(local)) throw new SourceUsageError(`${local} does not exist`);
     if (isBareRepository(local)) {
       return { type: "git", source: pathToFileURL(local).href, location: pathToFileURL(local).href };
     }
@@ -76,7 +76,7 @@ export function parseSource(text: string, cwd: string): SourceSpec {
       ...(subpath ? { subpath } : {}),
     };
   }
-  throw new SourceError(
+  throw new SourceUsageError(
     `cannot tell what "${raw}" is: give owner/repo[/path][@ref], a git URL, npm:<name>[@version], a .well-known/agent-skills URL or a local path`,
   );
 }
