@@ -173,3 +173,20 @@ test("list shows source, scope, validity and trust; trust flips it; remove delet
   const missing = await crowSkills(["remove", "pdf-tools"], { cwd: project, ...homes() });
   assert.equal(missing.code, 2);
 });
+
+test("a marketplace file whose plugin lives in a git repository: fetched with git and locked to that repository", async () => {
+  const url = pathToFileURL(bare).href;
+  const market = await ws.write(
+    "market.json",
+    JSON.stringify({ name: "m", owner: { name: "o" }, plugins: [{ name: "remote", source: { source: "url", url } }] }),
+  );
+  const run = await crowSkills(["add", market, "--skill", "release-notes", "--global"], { cwd: project, ...homes() });
+  assert.equal(run.code, 0, run.stderr);
+  const lock = readJson(path.join(homes().home, ".agents", "skills-lock.json")) as Lock;
+  const entry = lock.skills["release-notes"];
+  assert.deepEqual(
+    { source: entry?.source, sourceType: entry?.sourceType, path: entry?.path, resolved: entry?.resolved },
+    { source: url, sourceType: "git", path: "skills/release-notes", resolved: git(work, "rev-parse", "HEAD") },
+  );
+  assert.ok(existsSync(path.join(homes().home, ".agents", "skills", "release-notes", "SKILL.md")));
+});
