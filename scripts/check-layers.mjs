@@ -174,6 +174,7 @@ const folderOrder = {
     ["eval"],
     ["viewer"],
     ["commands"],
+    ["skills"],
     ["entry"],
     ["index.ts"],
   ],

@@ -16,6 +16,7 @@ Usage:
   crow logout         remove the API keys crow init saved in .env (config.yaml and other settings stay)
   crow sessions       list, show, export, delete, fork or serve stored sessions (see 'crow sessions --help')
   crow eval           measure prompt versions and models on task suites (see 'crow eval --help')
+  crow skills         add, update, list, find and trust Agent Skills (see 'crow skills --help')
   crow doctor         check the installation and the setup: ✓ fine, ✗ broken with what to do
   crow --help         show this help
   crow --version      print the version
@@ -83,6 +84,7 @@ export async function runCrow(args: readonly string[]): Promise<number> {
   if (CONFIGURED_COMMANDS.has(first) && existsSync(configFiles(crowHome()).config)) await preloadYaml();
   if (first === "sessions") return (await import("../commands/sessions.js")).runSessions(args.slice(1));
   if (first === "eval") return (await import("../eval/command.js")).runEval(args.slice(1));
+  if (first === "skills") return (await import("../skills/command.js")).runSkills(args.slice(1));
   if (first === "init") return (await import("../commands/init.js")).runInit(args.slice(1));
   // Terminal Auth: an editor appends the method's `init` to the configured `crow acp` (see acp/auth.ts).
   if (first === "acp" && args[1] === "init") return (await import("../commands/init.js")).runInit(args.slice(2));

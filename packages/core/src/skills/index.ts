@@ -9,6 +9,16 @@ export { type Embedder, type OpenAiEmbedderOptions, openAiEmbedder, type Vector 
 export { nameProblem, type ParsedSkill, parseSkill, type SkillMetadata } from "./frontmatter.js";
 export { loadSkills, type SkillRootsOptions, skillRoots } from "./load.js";
 export { createSkillIndex, type SkillIndex, type SkillIndexOptions } from "./search.js";
+export { checkSkillSpec, MAX_COMPATIBILITY, type SpecProblem, type SpecResult } from "./spec.js";
 export { formatSkillHits, type SkillTool, skillDetails, skillsHint, skillTools } from "./tools.js";
 export { matchTriggers, type TriggerMatch, triggerInjection, triggerPattern } from "./triggers.js";
+export {
+  isProjectTrusted,
+  projectRoot,
+  type TrustOptions,
+  trustedProjects,
+  trustProject,
+  trustStorePath,
+  untrustProject,
+} from "./trust.js";
 export * from "./types.js";

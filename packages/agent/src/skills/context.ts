@@ -1,0 +1,127 @@
+/** What every `crow skills` subcommand works with: its streams, environment, folders, and the yes/selection prompts. */
+import { crowHome } from "../config/home.js";
+import type { FoundSkill } from "./discover.js";
+import { SourceError } from "./errors.js";
+
+export interface SkillsIo {
+  output?: NodeJS.WritableStream;
+  errors?: NodeJS.WritableStream;
+  input?: NodeJS.ReadableStream & { isTTY?: boolean };
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+export interface SkillsContext {
+  out: (line: string) => void;
+  err: (line: string) => void;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** Crow's home: the git cache, the audit log and the trust store live there. */
+  home: string;
+  input: NodeJS.ReadableStream & { isTTY?: boolean };
+  terminal: boolean;
+}
+
+export function skillsContext(io: SkillsIo): SkillsContext {
+  const output = io.output ?? process.stdout;
+  const errors = io.errors ?? process.stderr;
+  const env = io.env ?? process.env;
+  const input = io.input ?? process.stdin;
+  return {
+    out: (line) => output.write(`${line}\n`),
+    err: (line) => errors.write(`${line}\n`),
+    env,
+    cwd: io.cwd ?? process.cwd(),
+    home: crowHome(env),
+    input,
+    terminal: input.isTTY === true,
+  };
+}
+
+/** A refusal with its exit code: 2 for what the user must pass differently, 1 for a no or a failed check. */
+export class Refused extends Error {
+  constructor(
+    message: string,
+    readonly code: 1 | 2,
+  ) {
+    super(message);
+  }
+}
+
+/** Asks one question on the terminal and resolves to the answer line. */
+async function ask(context: SkillsContext, question: string): Promise<string> {
+  const { createPrompter } = await import("../commands/prompter.js");
+  const prompter = createPrompter(context.input, process.stderr);
+  try {
+    return await prompter.ask(question);
+  } finally {
+    prompter.close();
+  }
+}
+
+/**
+ * The skills to install among `found`: those `names` gives (each must exist), all with `all` or when there is one;
+ * else the list is shown and, on a terminal, the user picks; without a terminal it is a usage error (exit 2).
+ */
+export async function selectSkills(
+  context: SkillsContext,
+  found: FoundSkill[],
+  names: readonly string[],
+  all: boolean,
+): Promise<FoundSkill[]> {
+  if (names.length > 0) {
+    const missing = names.filter((n) => !found.some((s) => s.name === n));
+    if (missing.length > 0) {
+      throw new Refused(
+        `no skill named ${missing.join(", ")} in this source; it has: ${found.map((s) => s.name).join(", ")}`,
+        2,
+      );
+    }
+    return found.filter((s) => names.includes(s.name));
+  }
+  if (all || found.length === 1) return found;
+  context.err(`This source has ${found.length} skills:`);
+  for (const skill of found)
+    context.err(`  ${skill.name}${skill.plugin ? ` (plugin ${skill.plugin})` : ""}  ${skill.description}`);
+  if (!context.terminal) {
+    throw new Refused("several skills and no terminal to ask: pass --skill NAME (repeatable) or --all", 2);
+  }
+  const answer = (await ask(context, "Install which? (names separated by spaces, or all)")).trim();
+  if (answer === "all") return found;
+  const picked = answer.split(/[\s,]+/).filter(Boolean);
+  if (picked.length === 0) throw new Refused("nothing picked; nothing installed", 1);
+  return selectSkills(context, found, picked, false);
+}
+
+/**
+ * The gate before code lands: skills that ship scripts or ask for `allowed-tools` are shown, and need `--yes` or a
+ * yes typed on the terminal. Without a terminal and without `--yes` it refuses (exit 2); a no refuses (exit 1).
+ */
+export async function confirmRuns(context: SkillsContext, skills: readonly FoundSkill[], yes: boolean): Promise<void> {
+  const running = skills.filter((s) => s.runs.length > 0);
+  if (running.length === 0) return;
+  for (const skill of running) context.err(`skill ${skill.name} can run code: ${skill.runs.join("; ")}`);
+  if (yes) return;
+  const which = running.map((s) => s.name).join(", ");
+  if (!context.terminal) {
+    throw new Refused(`${which} can run code: read it, then pass --yes to install it; nothing installed`, 2);
+  }
+  const answer = (await ask(context, `Install ${which} anyway? [y/N]`)).trim().toLowerCase();
+  if (answer !== "y" && answer !== "yes") throw new Refused("nothing installed", 1);
+}
+
+/** Refuses skills that break the Agent Skills spec, each problem with its file and field. */
+export function refuseInvalid(context: SkillsContext, skills: readonly FoundSkill[]): void {
+  let invalid = false;
+  for (const skill of skills) {
+    for (const problem of skill.problems) {
+      context.err(
+        `${problem.file}: ${problem.field}: ${problem.message}${problem.severity === "warning" ? " (warning)" : ""}`,
+      );
+      if (problem.severity === "error") invalid = true;
+    }
+  }
+  if (invalid) throw new Refused("invalid skills (see above) are not installed; nothing installed", 1);
+}
+
+export { SourceError };

@@ -1,0 +1,192 @@
+/**
+ * The skills inside a fetched source: a folder that is itself a skill, an Agent Plugins plugin (`plugin.json` +
+ * `skills/<name>/SKILL.md`), a marketplace listing plugins (Claude Code's `.claude-plugin/marketplace.json` shape:
+ * `plugins[].source` a relative path, `{source: "github", repo}` or `{source: "url"|"git", url}`), or any tree
+ * holding `<name>/SKILL.md` folders. Each skill is checked against the Agent Skills spec and inspected for what it
+ * may run (scripts, `allowed-tools`).
+ */
+import { existsSync } from "node:fs";
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { checkSkillSpec, type SpecProblem } from "@crow/core";
+import { SourceError } from "./errors.js";
+import { skillFiles } from "./files.js";
+import { type FetchedSource, type FetchOptions, fetchSource, parseSource } from "./sources.js";
+
+/** One skill found in a source. */
+export interface FoundSkill {
+  /** The name it installs as: its frontmatter `name` (its folder name when that is missing). */
+  name: string;
+  description: string;
+  /** Its folder, absolute. */
+  dir: string;
+  /** Its folder relative to the fetched tree's top (POSIX; "" for a source that is one skill). */
+  path: string;
+  /** The fetched source it lives in (a marketplace's plugin may live in another repository). */
+  from: FetchedSource;
+  /** Every spec problem, with the SKILL.md path. */
+  problems: (SpecProblem & { file: string })[];
+  /** What may run: executable files, a scripts/ folder, `allowed-tools`. Empty for a skill of instructions only. */
+  runs: string[];
+  /** Links inside the folder, left out of the install. */
+  links: string[];
+  /** The plugin it comes from, if any. */
+  plugin?: string;
+}
+
+/** The skills of a source, and what the user should know that is not installed (plugins' MCP configurations). */
+export interface Discovery {
+  skills: FoundSkill[];
+  notes: string[];
+  /** Further fetched sources (a marketplace's remote plugins), to dispose with the source. */
+  extra: FetchedSource[];
+}
+
+const MARKETPLACES = ["marketplace.json", ".claude-plugin/marketplace.json", ".plugin/marketplace.json"];
+const PLUGINS = ["plugin.json", ".claude-plugin/plugin.json", ".plugin/plugin.json"];
+const SKIP = new Set([".git", "node_modules"]);
+
+/** Finds the skills of `source` (see the module comment). Throws {@link SourceError} when there are none. */
+export async function discoverSkills(source: FetchedSource, options: FetchOptions): Promise<Discovery> {
+  const discovery: Discovery = { skills: [], notes: [], extra: [] };
+  const root = source.root;
+  if (!existsSync(root)) throw new SourceError(`${source.spec.subpath ?? root} is not in ${source.spec.source}`);
+  const marketplaceFile = root.endsWith(".json") ? root : MARKETPLACES.map((m) => path.join(root, m)).find(existsSync);
+  if (marketplaceFile) await fromMarketplace(marketplaceFile, source, options, discovery);
+  else if (PLUGINS.some((p) => existsSync(path.join(root, p)))) await fromPlugin(root, source, discovery);
+  else await walk(root, source, discovery, 0);
+  const seen = new Map<string, FoundSkill>();
+  for (const skill of discovery.skills) {
+    const earlier = seen.get(skill.name);
+    if (earlier) {
+      throw new SourceError(
+        `two skills are named "${skill.name}" in ${source.spec.source}: ${earlier.dir} and ${skill.dir}`,
+      );
+    }
+    seen.set(skill.name, skill);
+  }
+  if (discovery.skills.length === 0) {
+    throw new SourceError(
+      `no skills in ${source.spec.source}: expected <name>/SKILL.md folders, a plugin or a marketplace`,
+    );
+  }
+  discovery.skills.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return discovery;
+}
+
+async function walk(dir: string, source: FetchedSource, discovery: Discovery, depth: number, plugin?: string) {
+  if (existsSync(path.join(dir, "SKILL.md"))) {
+    discovery.skills.push(await inspect(dir, source, plugin));
+    return;
+  }
+  if (depth >= 5) return;
+  const entries = await readdir(dir, { withFileTypes: true });
+  for (const entry of entries) {
+    if (entry.isDirectory() && !SKIP.has(entry.name)) {
+      await walk(path.join(dir, entry.name), source, discovery, depth + 1, plugin);
+    }
+  }
+}
+
+async function fromPlugin(dir: string, source: FetchedSource, discovery: Discovery): Promise<void> {
+  const manifest = PLUGINS.map((p) => path.join(dir, p)).find(existsSync);
+  let name = path.basename(dir);
+  if (manifest) {
+    try {
+      const parsed = JSON.parse(await readFile(manifest, "utf8")) as { name?: unknown };
+      if (typeof parsed.name === "string") name = parsed.name;
+    } catch {
+      throw new SourceError(`${manifest} is not valid JSON`);
+    }
+  }
+  for (const mcp of ["mcp.json", ".mcp.json"]) {
+    if (existsSync(path.join(dir, mcp))) {
+      discovery.notes.push(
+        `plugin ${name} ships MCP servers (${mcp}): not installed; read it and add the servers to config.yaml if you trust them`,
+      );
+    }
+  }
+  const skillsDir = path.join(dir, "skills");
+  if (existsSync(skillsDir)) await walk(skillsDir, source, discovery, 1, name);
+}
+
+interface MarketplacePlugin {
+  name?: unknown;
+  source?: unknown;
+}
+
+async function fromMarketplace(file: string, source: FetchedSource, options: FetchOptions, discovery: Discovery) {
+  let market: { plugins?: unknown; metadata?: { pluginRoot?: unknown } };
+  try {
+    market = JSON.parse(await readFile(file, "utf8")) as typeof market;
+  } catch {
+    throw new SourceError(`${file} is not valid JSON`);
+  }
+  if (!Array.isArray(market.plugins)) throw new SourceError(`${file} has no "plugins" list`);
+  // Relative plugin sources are relative to the marketplace's root: the folder holding `.claude-plugin/`.
+  const fileDir = path.dirname(file);
+  const base = /^\.(claude-)?plugin$/.test(path.basename(fileDir)) ? path.dirname(fileDir) : fileDir;
+  const pluginRoot = typeof market.metadata?.pluginRoot === "string" ? market.metadata.pluginRoot : ".";
+  for (const entry of market.plugins as MarketplacePlugin[]) {
+    const name = typeof entry.name === "string" ? entry.name : "(unnamed)";
+    const where = entry.source;
+    if (typeof where === "string" && !/^[a-z]+:/i.test(where)) {
+      const dir = path.resolve(base, pluginRoot, where);
+      if (path.relative(base, dir).startsWith("..")) {
+        throw new SourceError(`${file}: plugin ${name}'s source ${where} points outside the marketplace`);
+      }
+      if (!existsSync(dir)) throw new SourceError(`${file}: plugin ${name}'s folder ${where} does not exist`);
+      await fromPlugin(dir, source, discovery);
+      continue;
+    }
+    const remote = remoteSource(where);
+    if (!remote) {
+      discovery.notes.push(`plugin ${name}: source ${JSON.stringify(where)} is not a kind Crow installs from; skipped`);
+      continue;
+    }
+    const fetched = await fetchSource(parseSource(remote, base), options);
+    discovery.extra.push(fetched);
+    await fromPlugin(fetched.root, fetched, discovery);
+  }
+}
+
+/** A marketplace entry's remote source as a SOURCE string, or undefined. */
+function remoteSource(where: unknown): string | undefined {
+  if (typeof where === "string") return where;
+  if (typeof where !== "object" || where === null) return undefined;
+  const s = where as { source?: unknown; repo?: unknown; url?: unknown; ref?: unknown; path?: unknown };
+  const ref = typeof s.ref === "string" ? s.ref : undefined;
+  if (s.source === "github" && typeof s.repo === "string") {
+    return `${s.repo}${typeof s.path === "string" ? `/${s.path}` : ""}${ref ? `@${ref}` : ""}`;
+  }
+  if ((s.source === "url" || s.source === "git") && typeof s.url === "string") return `${s.url}${ref ? `#${ref}` : ""}`;
+  return undefined;
+}
+
+/** Reads one skill folder: its spec problems and what in it may run. */
+export async function inspect(dir: string, from: FetchedSource, plugin?: string): Promise<FoundSkill> {
+  const file = path.join(dir, "SKILL.md");
+  const text = await readFile(file, "utf8");
+  const declared = /^---[\s\S]*?^name:\s*["']?([^"'\n]+?)["']?\s*$/m.exec(text)?.[1];
+  const folder = path.basename(dir);
+  // A source that is one skill (or a `.well-known` entry) installs under its declared name.
+  const name = declared && from.root === dir ? declared : folder;
+  const spec = checkSkillSpec(text, name);
+  const { files, links } = await skillFiles(dir);
+  const runs: string[] = [];
+  if (files.some((f) => f.rel.startsWith("scripts/"))) runs.push("ships a scripts/ folder");
+  const executables = files.filter((f) => f.executable).map((f) => f.rel);
+  if (executables.length > 0) runs.push(`executable files: ${executables.join(", ")}`);
+  if (spec.allowedTools) runs.push(`asks for allowed-tools: ${spec.allowedTools}`);
+  return {
+    name,
+    description: spec.description ?? "",
+    dir,
+    path: path.relative(from.top, dir).split(path.sep).join("/"),
+    from,
+    problems: spec.problems.map((p) => ({ ...p, file })),
+    runs,
+    links,
+    ...(plugin ? { plugin } : {}),
+  };
+}
