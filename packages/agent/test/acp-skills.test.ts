@@ -1,6 +1,7 @@
 /**
  * Skills through the spawned `crow acp` (the built-in skills extension): skills in a temp CROW_HOME, a configured
- * `skills.dirs` folder and the workspace's `.crow/skills` and `.agents/skills`. The hint is in the system prompt the
+ * `skills.dirs` folder and the workspace's `.crow/skills` and `.agents/skills` (the workspace trusted, as `crow skills
+ * trust` does: acp-skills-trust.test.ts covers an untrusted one). The hint is in the system prompt the
  * mock receives, discover_skills/get_skill_details are offered and answer, a trigger word injects the skill's
  * instructions into the request (once, never into the stored history), an invalid skill is reported while the others
  * work, `skills.enabled: false` turns it all off, and `skills.embeddings` (the mock's /v1/embeddings) ranks a
@@ -10,6 +11,7 @@ import assert from "node:assert/strict";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, test } from "node:test";
+import { trustProject } from "@crow/core";
 import {
   type AcpTestClient,
   type CapturedRequest,
@@ -86,6 +88,7 @@ describe("crow acp: skills", () => {
     mock: { embeddings: { synonyms: SYNONYMS } },
     async prepare({ crowHome, ws }) {
       await fixtures(crowHome, ws.dir);
+      await trustProject(ws.dir, { home: crowHome });
       await writeFile(path.join(crowHome, "config.yaml"), "skills:\n  dirs: [./team-skills]\n");
     },
   });
@@ -196,6 +199,7 @@ describe("crow acp: skills configuration", () => {
   async function agentWith(config: string): Promise<AcpTestClient> {
     const home = await fx.tempDir("crow-skills-home-");
     await fixtures(home, fx.ws.dir);
+    await trustProject(fx.ws.dir, { home });
     await writeFile(path.join(home, "config.yaml"), config);
     return fx.spawn({ env: { CROW_HOME: home } });
   }

@@ -1,9 +1,10 @@
 /**
  * Skills as a built-in extension (DESIGN.md §5), wiring the engine in `../skills` into sessions through the public
  * extension API only:
- * - discovery per session in `<home>/skills`, the configured `skills.dirs`, `<cwd>/.crow/skills` and
- *   `<cwd>/.agents/skills` (later roots override earlier ones); problems are logged and shown when the session opens,
- *   never fatal;
+ * - discovery per session in `~/.agents/skills`, `<home>/skills`, the configured `skills.dirs`, then, when the project
+ *   is trusted (`crow skills trust`), `<cwd>/.crow/skills` and `<cwd>/.agents/skills` (later roots override earlier
+ *   ones); an untrusted project's skills are left out with one notice; problems are logged and shown when the session
+ *   opens, never fatal;
  * - progressive disclosure: one line in the system prompt (`skills_hint`), and the read-only tools `discover_skills`
  *   and `get_skill_details` (offered only to sessions that have skills);
  * - triggers: a `before_request` transform appends the instructions of skills whose trigger words occur in the latest
@@ -19,11 +20,11 @@ import type { CrowSession } from "../api/types.js";
 import { type ChatMessage, contentText } from "../messages.js";
 import { SkillEmbeddingCache } from "../skills/cache.js";
 import { type Embedder, openAiEmbedder } from "../skills/embedder.js";
-import { loadSkills, skillRoots } from "../skills/load.js";
 import { createSkillIndex, type SkillIndex } from "../skills/search.js";
+import { loadSessionSkills, type SessionSkills as SessionSkillsLoaded } from "../skills/session-load.js";
 import { type SkillTool, skillsHint, skillTools } from "../skills/tools.js";
 import { matchTriggers, triggerInjection } from "../skills/triggers.js";
-import type { LoadedSkills, SkillProblem } from "../skills/types.js";
+import type { SkillProblem } from "../skills/types.js";
 import type { Extension, ExtensionAPI } from "./api.js";
 
 /** The `skills` settings (config.yaml `skills:`; the agent validates them, SDK users may pass them in `config`). */
@@ -125,16 +126,12 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
     const cache = embedder ? new SkillEmbeddingCache(path.join(options.home, "cache", "skills")) : undefined;
     const states = new WeakMap<CrowSession, SessionSkills>();
 
-    const roots = (cwd: string): string[] => {
-      const [home, ...workspace] = skillRoots({ workspace: cwd, home: options.home });
-      return [...(home ? [home] : []), ...dirs, ...workspace];
-    };
     // A new session's skills are read once for its prompt hint and reused by its setup (same cwd, moments later).
-    const loading = new Map<string, Promise<LoadedSkills>>();
-    const load = (cwd: string): Promise<LoadedSkills> => {
+    const loading = new Map<string, Promise<SessionSkillsLoaded>>();
+    const load = (cwd: string): Promise<SessionSkillsLoaded> => {
       let pending = loading.get(cwd);
       if (!pending) {
-        pending = loadSkills(roots(cwd));
+        pending = loadSessionSkills({ workspace: cwd, home: options.home, dirs });
         loading.set(cwd, pending);
         // Forget it soon: a later session must see skills added meanwhile.
         const forget = () => setTimeout(() => loading.get(cwd) === pending && loading.delete(cwd), 5_000).unref();
@@ -149,8 +146,20 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
     });
 
     crow.onSession(async (session) => {
-      const loaded = await load(session.cwd);
+      const pending = load(session.cwd);
+      const loaded = await pending;
+      // Used by this session's hint and setup: the next session reads again (a skill added, a project trusted).
+      if (loading.get(session.cwd) === pending) loading.delete(session.cwd);
       reportProblems(crow, session, loaded.problems, "Some skills could not be loaded");
+      if (loaded.untrusted) {
+        const { root, count } = loaded.untrusted;
+        session.notify(
+          `${count} project skill${count === 1 ? "" : "s"} in ${root} ${count === 1 ? "is" : "are"} not offered ` +
+            "to the model: this project is not trusted. If you trust its authors, run `crow skills trust` there " +
+            "and start a new session.",
+          "warning",
+        );
+      }
       const index = await createSkillIndex(loaded.skills);
       const state: SessionSkills = {
         index,
