@@ -182,6 +182,36 @@ describe("crow acp: skills", () => {
     assert.deepEqual(replayed, ["Draft the changelog for 2.0", "Now shorten the changelog"]);
   });
 
+  test("a skill brought in survives /compact: the next request carries its instructions exactly once", async () => {
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    const once = (request: CapturedRequest, why: string) =>
+      assert.equal(JSON.stringify(request.body.messages).split("RELEASE-NOTES-RULES").length - 1, 1, why);
+    fx.mock.script(
+      textReply("Hi."),
+      textReply("Drafted.").expect((request) => once(request, "triggered")),
+      textReply("Sure.").expect((request) => once(request, "kept on the triggering message")),
+      textReply("The changelog for 2.0 was drafted."),
+      reply()
+        .toolCall("get_skill_details", { name: "release-notes" })
+        .expect((request) => {
+          assert.match(JSON.stringify(request.body.messages), /The changelog for 2\.0 was drafted/, "compacted");
+          const first = JSON.stringify(request.body.messages.find((m) => m.role === "user")?.content);
+          assert.match(first, /Skills brought into this conversation before it was compacted/, "on the first message");
+          once(request, "restored once after compaction");
+        }),
+      textReply("Done.").expect((request) => {
+        assert.match(lastToolResult(request), /already in this conversation/);
+        once(request, "not repeated by get_skill_details");
+      }),
+    );
+    await fx.agent.prompt(sessionId, "hello");
+    await fx.agent.prompt(sessionId, "Draft the changelog for 2.0");
+    await fx.agent.prompt(sessionId, "thanks");
+    assert.match(chunkText((await fx.agent.prompt(sessionId, "/compact")).updates), /ompact/);
+    assert.equal((await fx.agent.prompt(sessionId, "Add the date")).stopReason, "end_turn");
+    fx.mock.assertDone();
+  });
+
   test("keyword ranking alone misses a paraphrase with no shared word", async () => {
     const { sessionId } = await fx.agent.newSession(fx.ws.dir);
     fx.mock.script(

@@ -11,6 +11,9 @@
  *   user message — once per skill per session — to that message in the request only (the stored history keeps what
  *   the user wrote); the injection stays attached to that message in the session's later requests so the model keeps
  *   the instructions and the prompt prefix stays stable;
+ * - compaction: a skill brought in (trigger or `get_skill_details`) whose instructions a compaction summarised away is
+ *   re-attached to the compacted history's first user message; `get_skill_details` for a skill already in the
+ *   context answers so instead of repeating it (never the same skill twice in one context);
  * - optional dense re-rank (`skills.embeddings`): the keyword index serves at once, the hybrid index replaces it when
  *   the skills are embedded (cached by content hash under `<home>/cache/skills`), so opening a session never waits
  *   for an embedding server.
@@ -20,11 +23,12 @@ import type { CrowSession } from "../api/types.js";
 import { type ChatMessage, contentText } from "../messages.js";
 import { SkillEmbeddingCache } from "../skills/cache.js";
 import { type Embedder, openAiEmbedder } from "../skills/embedder.js";
+import { skillReinjection, skillsInContext } from "../skills/in-context.js";
 import { createSkillIndex, type SkillIndex } from "../skills/search.js";
 import { loadSessionSkills, type SessionSkills as SessionSkillsLoaded } from "../skills/session-load.js";
 import { type SkillTool, skillsHint, skillTools } from "../skills/tools.js";
 import { matchTriggers, triggerInjection } from "../skills/triggers.js";
-import type { SkillProblem } from "../skills/types.js";
+import type { Skill, SkillProblem } from "../skills/types.js";
 import type { Extension, ExtensionAPI } from "./api.js";
 
 /** The `skills` settings (config.yaml `skills:`; the agent validates them, SDK users may pass them in `config`). */
@@ -56,6 +60,10 @@ interface SessionSkills {
   tools: SkillTool[];
   /** Skills whose instructions were injected already (once per session). */
   injected: Set<string>;
+  /** Skills brought into the conversation (trigger or get_skill_details): kept in context through compaction. */
+  brought: Map<string, Skill>;
+  /** The brought skills the latest request carried. */
+  present: Set<string>;
   /** User messages carrying an injection → its text (request view only). */
   injections: WeakMap<ChatMessage, string>;
   /** Latest user messages already matched against the triggers. */
@@ -165,6 +173,8 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
         index,
         tools: skillTools(index),
         injected: new Set(),
+        brought: new Map(),
+        present: new Set(),
         injections: new WeakMap(),
         examined: new WeakSet(),
       };
@@ -224,8 +234,17 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
       kind: "read",
       readOnly: true,
       execute: async (args, { session, signal }) => {
+        const state = states.get(session);
         const found = tool(session, "get_skill_details");
-        return found ? found.execute(args, signal) : { content: "No skills are installed.", isError: true };
+        if (!state || !found) return { content: "No skills are installed.", isError: true };
+        // Never the same instructions twice in one context.
+        if (state.present.has(args.name)) {
+          return `The instructions of skill "${args.name}" are already in this conversation: follow them.`;
+        }
+        const result = await found.execute(args, signal);
+        const skill = state.index.skills.find((s) => s.name === args.name);
+        if (!result.isError && skill) state.brought.set(skill.name, skill);
+        return result;
       },
     });
 
@@ -244,15 +263,33 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
           (m) => !state.injected.has(m.skill.name),
         );
         if (matches.length > 0) {
-          for (const m of matches) state.injected.add(m.skill.name);
+          for (const m of matches) {
+            state.injected.add(m.skill.name);
+            state.brought.set(m.skill.name, m.skill);
+          }
           state.injections.set(latest, triggerInjection(matches));
           crow.log.debug(`session ${session.id}: trigger → ${matches.map((m) => m.skill.name).join(", ")}`);
         }
       }
-      const messages = draft.messages.map((m) => {
-        const injection = state.injections.get(m);
-        return injection ? withInjection(m, injection) : m;
-      });
+      const view = () =>
+        draft.messages.map((m) => {
+          const injection = state.injections.get(m);
+          return injection ? withInjection(m, injection) : m;
+        });
+      let messages = view();
+      state.present = skillsInContext(messages, state.brought.values());
+      // A compaction summarised away a skill brought in earlier: it comes back, attached to the first user message
+      // of the compacted history so that later requests keep the same prefix.
+      const missing = [...state.brought.values()].filter((skill) => !state.present.has(skill.name));
+      const first = draft.messages.find((m) => m.role === "user");
+      if (missing.length > 0 && first) {
+        const earlier = state.injections.get(first);
+        const restore = skillReinjection(missing);
+        state.injections.set(first, earlier ? `${earlier}\n\n${restore}` : restore);
+        for (const skill of missing) state.present.add(skill.name);
+        crow.log.debug(`session ${session.id}: skills restored after compaction: ${missing.map((s) => s.name)}`);
+        messages = view();
+      }
       return { ...draft, tools, messages };
     });
   };
