@@ -61,6 +61,10 @@ describe("crow acp: project skills need a trusted project", () => {
     );
     assert.equal((await fx.agent.prompt(sessionId, "please deploy the app")).stopReason, "end_turn");
     fx.mock.assertDone();
+    const commands = fx.agent
+      .updates(sessionId)
+      .flatMap((u) => (u.sessionUpdate === "available_commands_update" ? u.availableCommands.map((c) => c.name) : []));
+    assert.ok(commands.includes("notes") && !commands.includes("evil"), "not among the editor's commands");
     // The session's opening notice (sent before its first turn).
     const notice = chunkText(fx.agent.updates(sessionId));
     assert.match(notice, /1 project skill in .* is not offered to the model: this project is not trusted/);

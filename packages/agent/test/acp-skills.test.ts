@@ -212,6 +212,31 @@ describe("crow acp: skills", () => {
     fx.mock.assertDone();
   });
 
+  test("the editor's available commands carry the skills; /skill-name brings that skill into the turn", async () => {
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    const update = await fx.agent.waitForUpdate(
+      sessionId,
+      (u) => u.sessionUpdate === "available_commands_update",
+      true,
+    );
+    assert.ok(update.sessionUpdate === "available_commands_update");
+    const names = update.availableCommands.map((c) => c.name);
+    for (const name of ["chart-builder", "k8s-deploy", "pdf-forms", "release-notes", "compact"]) {
+      assert.ok(names.includes(name), `${name} in ${names.join(", ")}`);
+    }
+    const chart = update.availableCommands.find((c) => c.name === "chart-builder");
+    assert.match(chart?.description ?? "", /^Skill: Create bar and line charts/);
+    fx.mock.script(
+      textReply("Charting.").expect((request) => {
+        const user = lastUserText(request);
+        assert.ok(user.startsWith("/chart-builder sales by month"), "the prompt as typed");
+        assert.match(user, /<skill name="chart-builder" folder="[^"]+" trigger="\/chart-builder">\n# Charts/);
+      }),
+    );
+    assert.equal((await fx.agent.prompt(sessionId, "/chart-builder sales by month")).stopReason, "end_turn");
+    fx.mock.assertDone();
+  });
+
   test("keyword ranking alone misses a paraphrase with no shared word", async () => {
     const { sessionId } = await fx.agent.newSession(fx.ws.dir);
     fx.mock.script(

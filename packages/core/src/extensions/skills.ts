@@ -8,7 +8,8 @@
  * - progressive disclosure: one line in the system prompt (`skills_hint`), and the read-only tools `discover_skills`
  *   and `get_skill_details` (offered only to sessions that have skills);
  * - triggers: a `before_request` transform appends the instructions of skills whose trigger words occur in the latest
- *   user message — once per skill per session — to that message in the request only (the stored history keeps what
+ *   user message (or named as `/skill-name`, the skill's command in the editor) — unless already in the context —
+ *   to that message in the request only (the stored history keeps what
  *   the user wrote); the injection stays attached to that message in the session's later requests so the model keeps
  *   the instructions and the prompt prefix stays stable;
  * - compaction: a skill brought in (trigger or `get_skill_details`) whose instructions a compaction summarised away is
@@ -27,7 +28,7 @@ import { skillReinjection, skillsInContext } from "../skills/in-context.js";
 import { createSkillIndex, type SkillIndex } from "../skills/search.js";
 import { loadSessionSkills, type SessionSkills as SessionSkillsLoaded } from "../skills/session-load.js";
 import { type SkillTool, skillsHint, skillTools } from "../skills/tools.js";
-import { matchTriggers, triggerInjection } from "../skills/triggers.js";
+import { matchTriggers, type TriggerMatch, triggerInjection } from "../skills/triggers.js";
 import type { Skill, SkillProblem } from "../skills/types.js";
 import type { Extension, ExtensionAPI } from "./api.js";
 
@@ -58,8 +59,6 @@ export const SKILL_TOOLS = ["discover_skills", "get_skill_details"] as const;
 interface SessionSkills {
   index: SkillIndex;
   tools: SkillTool[];
-  /** Skills whose instructions were injected already (once per session). */
-  injected: Set<string>;
   /** Skills brought into the conversation (trigger or get_skill_details): kept in context through compaction. */
   brought: Map<string, Skill>;
   /** The brought skills the latest request carried. */
@@ -172,7 +171,6 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
       const state: SessionSkills = {
         index,
         tools: skillTools(index),
-        injected: new Set(),
         brought: new Map(),
         present: new Set(),
         injections: new WeakMap(),
@@ -248,6 +246,16 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
       },
     });
 
+    // Each skill is a `/name` command in the editor; using it brings the skill into that turn (see before_request).
+    crow.registerSessionCommands((session) =>
+      (states.get(session)?.index.skills ?? []).map((skill) => ({
+        name: skill.name,
+        description: `Skill: ${skill.description}`,
+        hint: "what to do",
+        prompt: true,
+      })),
+    );
+
     crow.on("before_request", (draft, { session }) => {
       const state = states.get(session);
       // No skills: no tools to offer either (progressive disclosure costs nothing when there is nothing to show).
@@ -259,12 +267,12 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
       const latest = draft.messages.findLast((m) => m.role === "user");
       if (latest && !state.examined.has(latest)) {
         state.examined.add(latest);
-        const matches = matchTriggers(state.index, contentText(latest.content)).filter(
-          (m) => !state.injected.has(m.skill.name),
+        const text = contentText(latest.content);
+        const matches = [...commandMatch(state.index.skills, text), ...matchTriggers(state.index, text)].filter(
+          (m, i, all) => !state.present.has(m.skill.name) && all.findIndex((o) => o.skill === m.skill) === i,
         );
         if (matches.length > 0) {
           for (const m of matches) {
-            state.injected.add(m.skill.name);
             state.brought.set(m.skill.name, m.skill);
           }
           state.injections.set(latest, triggerInjection(matches));
@@ -293,6 +301,13 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
       return { ...draft, tools, messages };
     });
   };
+}
+
+/** The skill a prompt `/skill-name …` names, as a trigger match. */
+function commandMatch(skills: readonly Skill[], text: string): TriggerMatch[] {
+  const name = /^\/([a-z0-9-]+)(?:\s|$)/.exec(text.trim())?.[1];
+  const skill = name ? skills.find((s) => s.name === name) : undefined;
+  return skill ? [{ skill, trigger: `/${skill.name}` }] : [];
 }
 
 /** Logs every problem; tells the user about errors and warnings (overrides are only logged). */
