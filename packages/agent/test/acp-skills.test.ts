@@ -1,6 +1,7 @@
 /**
  * Skills through the spawned `crow acp` (the built-in skills extension): skills in a temp CROW_HOME, a configured
- * `skills.dirs` folder and the workspace's `.crow/skills` and `.agents/skills`. The hint is in the system prompt the
+ * `skills.dirs` folder and the workspace's `.crow/skills` and `.agents/skills` (the workspace trusted, as `crow skills
+ * trust` does: acp-skills-trust.test.ts covers an untrusted one). The hint is in the system prompt the
  * mock receives, discover_skills/get_skill_details are offered and answer, a trigger word injects the skill's
  * instructions into the request (once, never into the stored history), an invalid skill is reported while the others
  * work, `skills.enabled: false` turns it all off, and `skills.embeddings` (the mock's /v1/embeddings) ranks a
@@ -10,6 +11,7 @@ import assert from "node:assert/strict";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, test } from "node:test";
+import { trustProject } from "@crow/core";
 import {
   type AcpTestClient,
   type CapturedRequest,
@@ -86,6 +88,7 @@ describe("crow acp: skills", () => {
     mock: { embeddings: { synonyms: SYNONYMS } },
     async prepare({ crowHome, ws }) {
       await fixtures(crowHome, ws.dir);
+      await trustProject(ws.dir, { home: crowHome });
       await writeFile(path.join(crowHome, "config.yaml"), "skills:\n  dirs: [./team-skills]\n");
     },
   });
@@ -179,6 +182,61 @@ describe("crow acp: skills", () => {
     assert.deepEqual(replayed, ["Draft the changelog for 2.0", "Now shorten the changelog"]);
   });
 
+  test("a skill brought in survives /compact: the next request carries its instructions exactly once", async () => {
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    const once = (request: CapturedRequest, why: string) =>
+      assert.equal(JSON.stringify(request.body.messages).split("RELEASE-NOTES-RULES").length - 1, 1, why);
+    fx.mock.script(
+      textReply("Hi."),
+      textReply("Drafted.").expect((request) => once(request, "triggered")),
+      textReply("Sure.").expect((request) => once(request, "kept on the triggering message")),
+      textReply("The changelog for 2.0 was drafted."),
+      reply()
+        .toolCall("get_skill_details", { name: "release-notes" })
+        .expect((request) => {
+          assert.match(JSON.stringify(request.body.messages), /The changelog for 2\.0 was drafted/, "compacted");
+          const first = JSON.stringify(request.body.messages.find((m) => m.role === "user")?.content);
+          assert.match(first, /Skills brought into this conversation before it was compacted/, "on the first message");
+          once(request, "restored once after compaction");
+        }),
+      textReply("Done.").expect((request) => {
+        assert.match(lastToolResult(request), /already in this conversation/);
+        once(request, "not repeated by get_skill_details");
+      }),
+    );
+    await fx.agent.prompt(sessionId, "hello");
+    await fx.agent.prompt(sessionId, "Draft the changelog for 2.0");
+    await fx.agent.prompt(sessionId, "thanks");
+    assert.match(chunkText((await fx.agent.prompt(sessionId, "/compact")).updates), /ompact/);
+    assert.equal((await fx.agent.prompt(sessionId, "Add the date")).stopReason, "end_turn");
+    fx.mock.assertDone();
+  });
+
+  test("the editor's available commands carry the skills; /skill-name brings that skill into the turn", async () => {
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    const update = await fx.agent.waitForUpdate(
+      sessionId,
+      (u) => u.sessionUpdate === "available_commands_update",
+      true,
+    );
+    assert.ok(update.sessionUpdate === "available_commands_update");
+    const names = update.availableCommands.map((c) => c.name);
+    for (const name of ["chart-builder", "k8s-deploy", "pdf-forms", "release-notes", "compact"]) {
+      assert.ok(names.includes(name), `${name} in ${names.join(", ")}`);
+    }
+    const chart = update.availableCommands.find((c) => c.name === "chart-builder");
+    assert.match(chart?.description ?? "", /^Skill: Create bar and line charts/);
+    fx.mock.script(
+      textReply("Charting.").expect((request) => {
+        const user = lastUserText(request);
+        assert.ok(user.startsWith("/chart-builder sales by month"), "the prompt as typed");
+        assert.match(user, /<skill name="chart-builder" folder="[^"]+" trigger="\/chart-builder">\n# Charts/);
+      }),
+    );
+    assert.equal((await fx.agent.prompt(sessionId, "/chart-builder sales by month")).stopReason, "end_turn");
+    fx.mock.assertDone();
+  });
+
   test("keyword ranking alone misses a paraphrase with no shared word", async () => {
     const { sessionId } = await fx.agent.newSession(fx.ws.dir);
     fx.mock.script(
@@ -196,6 +254,7 @@ describe("crow acp: skills configuration", () => {
   async function agentWith(config: string): Promise<AcpTestClient> {
     const home = await fx.tempDir("crow-skills-home-");
     await fixtures(home, fx.ws.dir);
+    await trustProject(fx.ws.dir, { home });
     await writeFile(path.join(home, "config.yaml"), config);
     return fx.spawn({ env: { CROW_HOME: home } });
   }

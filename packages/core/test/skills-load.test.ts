@@ -82,7 +82,7 @@ describe("skill discovery", () => {
     }
   });
 
-  test("roots: crow home, then the workspace's .crow/skills, then .agents/skills; later ones override by name", async () => {
+  test("roots: ~/.agents/skills, crow home, then the workspace's .crow/skills, .agents/skills; later ones override by name", async () => {
     const ws = await tempWorkspace();
     try {
       const home = ws.path("home");
@@ -93,8 +93,11 @@ describe("skill discovery", () => {
       await ws.write("project/.crow/skills/deploy/SKILL.md", skill("Project deploy."));
       await ws.write("project/.agents/skills/deploy/SKILL.md", skill("Agents-folder deploy."));
 
-      const roots = skillRoots({ workspace, env: { CROW_HOME: home } });
+      await ws.write("user/.agents/skills/deploy/SKILL.md", skill("Shared deploy."));
+      await ws.write("user/.agents/skills/lint/SKILL.md", "---\nname: lint\ndescription: Lint code.\n---\n");
+      const roots = skillRoots({ workspace, env: { CROW_HOME: home, HOME: ws.path("user") } });
       assert.deepEqual(roots, [
+        ws.path("user/.agents/skills"),
         path.join(home, "skills"),
         path.join(workspace, ".crow", "skills"),
         path.join(workspace, ".agents", "skills"),
@@ -104,13 +107,18 @@ describe("skill discovery", () => {
         skills.map((s) => [s.name, s.description]),
         [
           ["deploy", "Agents-folder deploy."],
+          ["lint", "Lint code."],
           ["notes", "Take notes."],
         ],
       );
       const overrides = problems.filter((p) => p.severity === "info");
-      assert.equal(overrides.length, 2);
-      assert.match(overrides[1]?.message ?? "", /skill "deploy" overrides the one in .*\.crow\/skills\/deploy/);
-      assert.deepEqual(skillRoots({ home }), [path.join(home, "skills")]);
+      assert.equal(overrides.length, 3);
+      assert.match(overrides[0]?.message ?? "", /skill "deploy" overrides the one in .*user\/\.agents\/skills\/deploy/);
+      assert.match(overrides[2]?.message ?? "", /skill "deploy" overrides the one in .*\.crow\/skills\/deploy/);
+      assert.deepEqual(skillRoots({ home, env: { HOME: ws.path("user") } }), [
+        ws.path("user/.agents/skills"),
+        path.join(home, "skills"),
+      ]);
     } finally {
       await ws.cleanup();
     }

@@ -260,7 +260,89 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
     await entry.session.close();
   }
 
+<<<<<<< HEAD
   const app = acpAgent({ name: "crow" })
+=======
+  async function prompt(entry: Entry, blocks: ContentBlock[], signal: AbortSignal): Promise<StopReason> {
+    const { session } = entry;
+    if (blocks.length === 0)
+      throw RequestError.invalidParams(undefined, "prompt is empty: send at least one content block");
+    const text = singleText(blocks);
+    const { parseSlashCommand } = await import("@crow/core");
+    const command = text === undefined ? undefined : parseSlashCommand(text);
+    // A skill's `/name` is a prompt for the model (the skills extension brings the skill in), not a command.
+    if (command && !session.commands().some((c) => c.prompt && c.name === command.name)) {
+      send(entry, messageChunk(await session.command(command.name, command.args)));
+      await entry.outbox.written();
+      return "end_turn";
+    }
+    const ticket = await entry.turns.enter();
+    try {
+      return await promptTurn(entry, blocks, signal, ticket);
+    } finally {
+      ticket.end();
+    }
+  }
+
+  /** One prompt turn (the gate is held): checks, prompt content, the runtime's turn relayed as updates. */
+  async function promptTurn(
+    entry: Entry,
+    blocks: ContentBlock[],
+    signal: AbortSignal,
+    ticket: TurnTicket,
+  ): Promise<StopReason> {
+    const { session } = entry;
+    // Busy with something else than a prompt (a compaction requested by `_crow/compact`).
+    if (session.running) throw RequestError.invalidRequest(undefined, "the session is busy; try again when it is done");
+    const crow = await crowOrError();
+    const provider = findModel(config, session.model)?.provider;
+    const problem =
+      provider && crow.providers().includes(provider) ? undefined : providerProblem(config, session.model);
+    if (problem) throw new RequestError(-32603, problem);
+    let content: Awaited<ReturnType<typeof promptContentUnless>>;
+    try {
+      // Reading the prompt's files and images stops on session/cancel as well as when the request is cancelled.
+      content = await promptContentUnless([signal, ticket.signal], blocks, session.cwd, {
+        ...(session.model ? { model: session.model } : {}),
+        additionalDirectories: session.additionalDirectories,
+      });
+    } catch (error) {
+      if (error instanceof PromptContentError) throw RequestError.invalidParams(undefined, error.message);
+      throw error;
+    }
+    if (content === undefined) return "cancelled";
+    // Cancelled while its content was being read: the turn never starts.
+    if (ticket.cancelled) return "cancelled";
+    try {
+      const run = session.prompt(content, {
+        signal,
+        // Its events reach the client through the session's subscription: the run keeps none.
+        events: false,
+        // Resources become text for the model; the blocks themselves are kept so a load shows them again.
+        ...(blocks.some((b) => b.type === "resource" || b.type === "resource_link") ? { original: blocks } : {}),
+      });
+      // The answer waits until the turn's events are out to the client.
+      const outcome = await run.result;
+      await entry.outbox.written();
+      if (outcome.stopReason !== "error") return outcome.stopReason;
+      const error = outcome.error;
+      // The model router already says which provider failed and what to try: the editor shows the same message.
+      throw new RequestError(-32603, error?.message ?? "LLM provider error: unknown failure", {
+        kind: error?.kind,
+        status: error?.status,
+        code: error?.code,
+        attempts: error?.attempts,
+      });
+    } catch (error) {
+      if (error instanceof Error && error.name === "SessionBusyError") {
+        throw RequestError.invalidRequest(undefined, error.message);
+      }
+      throw error;
+    }
+  }
+
+  const app = agent({ name: "crow" })
+>>>>>>> h-skills-rt
     .onRequest(methods.agent.initialize, async ({ params }) => {
       capabilities = params.clientCapabilities ?? undefined;
       signIn?.warm(config);

@@ -164,6 +164,11 @@ export interface CommandInfo {
   description: string;
   /** Shown as the input hint (`/name <hint>`), when the command takes arguments. */
   hint?: string;
+  /**
+   * A prompt command (from `registerSessionCommands`, e.g. a skill): `/name args` is sent to the model as the user's
+   * prompt, and the extension's hooks act on it; hosts must not run it as a command.
+   */
+  prompt?: boolean;
 }
 
 /** What a custom method handler receives. */

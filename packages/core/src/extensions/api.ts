@@ -184,6 +184,12 @@ export interface ExtensionAPI {
    * lines are joined. A provider that throws is logged and skipped. Not called when the host gives a fixed prompt.
    */
   registerPromptArgs(provider: PromptArgsProvider): void;
+  /**
+   * Adds commands that depend on the session (its skills), advertised after the registered ones (a name already
+   * registered wins). Called whenever the session's commands are listed; mark them `prompt: true`: hosts send
+   * `/name args` to the model as a prompt, which the extension handles in its hooks.
+   */
+  registerSessionCommands(provider: (session: CrowSession) => CommandInfo[]): void;
 }
 
 /** An extension: the default export of an extension module. */

@@ -4,7 +4,7 @@
  * one extension; every registration is tagged with the extension's name so failures can say whose they were.
  */
 import { z } from "zod";
-import type { CrowSession } from "../api/types.js";
+import type { CommandInfo, CrowSession } from "../api/types.js";
 import type { HookBus } from "../hooks/bus.js";
 import type { HookHandlers, HookPoint } from "../hooks/types.js";
 import type {
@@ -54,6 +54,7 @@ export class ExtensionRegistry {
   readonly methods = new Map<string, Registered<MethodHandler>>();
   readonly providers = new Map<string, Registered<ProviderFactory>>();
   readonly promptArgs: Registered<PromptArgsProvider>[] = [];
+  readonly sessionCommands: Registered<(session: CrowSession) => CommandInfo[]>[] = [];
 
   constructor(
     private readonly logger: Logger,
@@ -102,7 +103,22 @@ export class ExtensionRegistry {
       registerPromptArgs: (provider) => {
         this.promptArgs.push({ extension: name, value: provider });
       },
+      registerSessionCommands: (provider) => {
+        this.sessionCommands.push({ extension: name, value: provider });
+      },
     };
+  }
+
+  /** The session's own commands (`registerSessionCommands`) in registration order; a provider that throws is logged. */
+  sessionCommandsFor(session: CrowSession): CommandInfo[] {
+    return this.sessionCommands.flatMap(({ extension, value }) => {
+      try {
+        return value(session);
+      } catch (error) {
+        this.logger.warn(`[${extension}] session commands failed: ${error instanceof Error ? error.message : error}`);
+        return [];
+      }
+    });
   }
 
   /**

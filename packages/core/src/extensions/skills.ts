@@ -1,15 +1,20 @@
 /**
  * Skills as a built-in extension (DESIGN.md §5), wiring the engine in `../skills` into sessions through the public
  * extension API only:
- * - discovery per session in `<home>/skills`, the configured `skills.dirs`, `<cwd>/.crow/skills` and
- *   `<cwd>/.agents/skills` (later roots override earlier ones); problems are logged and shown when the session opens,
- *   never fatal;
+ * - discovery per session in `~/.agents/skills`, `<home>/skills`, the configured `skills.dirs`, then, when the project
+ *   is trusted (`crow skills trust`), `<cwd>/.crow/skills` and `<cwd>/.agents/skills` (later roots override earlier
+ *   ones); an untrusted project's skills are left out with one notice; problems are logged and shown when the session
+ *   opens, never fatal;
  * - progressive disclosure: one line in the system prompt (`skills_hint`), and the read-only tools `discover_skills`
  *   and `get_skill_details` (offered only to sessions that have skills);
  * - triggers: a `before_request` transform appends the instructions of skills whose trigger words occur in the latest
- *   user message — once per skill per session — to that message in the request only (the stored history keeps what
+ *   user message (or named as `/skill-name`, the skill's command in the editor) — unless already in the context —
+ *   to that message in the request only (the stored history keeps what
  *   the user wrote); the injection stays attached to that message in the session's later requests so the model keeps
  *   the instructions and the prompt prefix stays stable;
+ * - compaction: a skill brought in (trigger or `get_skill_details`) whose instructions a compaction summarised away is
+ *   re-attached to the compacted history's first user message; `get_skill_details` for a skill already in the
+ *   context answers so instead of repeating it (never the same skill twice in one context);
  * - optional dense re-rank (`skills.embeddings`): the keyword index serves at once, the hybrid index replaces it when
  *   the skills are embedded (cached by content hash under `<home>/cache/skills`), so opening a session never waits
  *   for an embedding server.
@@ -19,11 +24,12 @@ import type { CrowSession } from "../api/types.js";
 import { type ChatMessage, contentText } from "../messages.js";
 import { SkillEmbeddingCache } from "../skills/cache.js";
 import { type Embedder, openAiEmbedder } from "../skills/embedder.js";
-import { loadSkills, skillRoots } from "../skills/load.js";
+import { skillReinjection, skillsInContext } from "../skills/in-context.js";
 import { createSkillIndex, type SkillIndex } from "../skills/search.js";
+import { loadSessionSkills, type SessionSkills as SessionSkillsLoaded } from "../skills/session-load.js";
 import { type SkillTool, skillsHint, skillTools } from "../skills/tools.js";
-import { matchTriggers, triggerInjection } from "../skills/triggers.js";
-import type { LoadedSkills, SkillProblem } from "../skills/types.js";
+import { matchTriggers, type TriggerMatch, triggerInjection } from "../skills/triggers.js";
+import type { Skill, SkillProblem } from "../skills/types.js";
 import type { Extension, ExtensionAPI } from "./api.js";
 
 /** The `skills` settings (config.yaml `skills:`; the agent validates them, SDK users may pass them in `config`). */
@@ -53,8 +59,10 @@ export const SKILL_TOOLS = ["discover_skills", "get_skill_details"] as const;
 interface SessionSkills {
   index: SkillIndex;
   tools: SkillTool[];
-  /** Skills whose instructions were injected already (once per session). */
-  injected: Set<string>;
+  /** Skills brought into the conversation (trigger or get_skill_details): kept in context through compaction. */
+  brought: Map<string, Skill>;
+  /** The brought skills the latest request carried. */
+  present: Set<string>;
   /** User messages carrying an injection → its text (request view only). */
   injections: WeakMap<ChatMessage, string>;
   /** Latest user messages already matched against the triggers. */
@@ -125,16 +133,12 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
     const cache = embedder ? new SkillEmbeddingCache(path.join(options.home, "cache", "skills")) : undefined;
     const states = new WeakMap<CrowSession, SessionSkills>();
 
-    const roots = (cwd: string): string[] => {
-      const [home, ...workspace] = skillRoots({ workspace: cwd, home: options.home });
-      return [...(home ? [home] : []), ...dirs, ...workspace];
-    };
     // A new session's skills are read once for its prompt hint and reused by its setup (same cwd, moments later).
-    const loading = new Map<string, Promise<LoadedSkills>>();
-    const load = (cwd: string): Promise<LoadedSkills> => {
+    const loading = new Map<string, Promise<SessionSkillsLoaded>>();
+    const load = (cwd: string): Promise<SessionSkillsLoaded> => {
       let pending = loading.get(cwd);
       if (!pending) {
-        pending = loadSkills(roots(cwd));
+        pending = loadSessionSkills({ workspace: cwd, home: options.home, dirs });
         loading.set(cwd, pending);
         // Forget it soon: a later session must see skills added meanwhile.
         const forget = () => setTimeout(() => loading.get(cwd) === pending && loading.delete(cwd), 5_000).unref();
@@ -149,13 +153,26 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
     });
 
     crow.onSession(async (session) => {
-      const loaded = await load(session.cwd);
+      const pending = load(session.cwd);
+      const loaded = await pending;
+      // Used by this session's hint and setup: the next session reads again (a skill added, a project trusted).
+      if (loading.get(session.cwd) === pending) loading.delete(session.cwd);
       reportProblems(crow, session, loaded.problems, "Some skills could not be loaded");
+      if (loaded.untrusted) {
+        const { root, count } = loaded.untrusted;
+        session.notify(
+          `${count} project skill${count === 1 ? "" : "s"} in ${root} ${count === 1 ? "is" : "are"} not offered ` +
+            "to the model: this project is not trusted. If you trust its authors, run `crow skills trust` there " +
+            "and start a new session.",
+          "warning",
+        );
+      }
       const index = await createSkillIndex(loaded.skills);
       const state: SessionSkills = {
         index,
         tools: skillTools(index),
-        injected: new Set(),
+        brought: new Map(),
+        present: new Set(),
         injections: new WeakMap(),
         examined: new WeakSet(),
       };
@@ -215,10 +232,29 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
       kind: "read",
       readOnly: true,
       execute: async (args, { session, signal }) => {
+        const state = states.get(session);
         const found = tool(session, "get_skill_details");
-        return found ? found.execute(args, signal) : { content: "No skills are installed.", isError: true };
+        if (!state || !found) return { content: "No skills are installed.", isError: true };
+        // Never the same instructions twice in one context.
+        if (state.present.has(args.name)) {
+          return `The instructions of skill "${args.name}" are already in this conversation: follow them.`;
+        }
+        const result = await found.execute(args, signal);
+        const skill = state.index.skills.find((s) => s.name === args.name);
+        if (!result.isError && skill) state.brought.set(skill.name, skill);
+        return result;
       },
     });
+
+    // Each skill is a `/name` command in the editor; using it brings the skill into that turn (see before_request).
+    crow.registerSessionCommands((session) =>
+      (states.get(session)?.index.skills ?? []).map((skill) => ({
+        name: skill.name,
+        description: `Skill: ${skill.description}`,
+        hint: "what to do",
+        prompt: true,
+      })),
+    );
 
     crow.on("before_request", (draft, { session }) => {
       const state = states.get(session);
@@ -231,22 +267,47 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
       const latest = draft.messages.findLast((m) => m.role === "user");
       if (latest && !state.examined.has(latest)) {
         state.examined.add(latest);
-        const matches = matchTriggers(state.index, contentText(latest.content)).filter(
-          (m) => !state.injected.has(m.skill.name),
+        const text = contentText(latest.content);
+        const matches = [...commandMatch(state.index.skills, text), ...matchTriggers(state.index, text)].filter(
+          (m, i, all) => !state.present.has(m.skill.name) && all.findIndex((o) => o.skill === m.skill) === i,
         );
         if (matches.length > 0) {
-          for (const m of matches) state.injected.add(m.skill.name);
+          for (const m of matches) {
+            state.brought.set(m.skill.name, m.skill);
+          }
           state.injections.set(latest, triggerInjection(matches));
           crow.log.debug(`session ${session.id}: trigger → ${matches.map((m) => m.skill.name).join(", ")}`);
         }
       }
-      const messages = draft.messages.map((m) => {
-        const injection = state.injections.get(m);
-        return injection ? withInjection(m, injection) : m;
-      });
+      const view = () =>
+        draft.messages.map((m) => {
+          const injection = state.injections.get(m);
+          return injection ? withInjection(m, injection) : m;
+        });
+      let messages = view();
+      state.present = skillsInContext(messages, state.brought.values());
+      // A compaction summarised away a skill brought in earlier: it comes back, attached to the first user message
+      // of the compacted history so that later requests keep the same prefix.
+      const missing = [...state.brought.values()].filter((skill) => !state.present.has(skill.name));
+      const first = draft.messages.find((m) => m.role === "user");
+      if (missing.length > 0 && first) {
+        const earlier = state.injections.get(first);
+        const restore = skillReinjection(missing);
+        state.injections.set(first, earlier ? `${earlier}\n\n${restore}` : restore);
+        for (const skill of missing) state.present.add(skill.name);
+        crow.log.debug(`session ${session.id}: skills restored after compaction: ${missing.map((s) => s.name)}`);
+        messages = view();
+      }
       return { ...draft, tools, messages };
     });
   };
+}
+
+/** The skill a prompt `/skill-name …` names, as a trigger match. */
+function commandMatch(skills: readonly Skill[], text: string): TriggerMatch[] {
+  const name = /^\/([a-z0-9-]+)(?:\s|$)/.exec(text.trim())?.[1];
+  const skill = name ? skills.find((s) => s.name === name) : undefined;
+  return skill ? [{ skill, trigger: `/${skill.name}` }] : [];
 }
 
 /** Logs every problem; tells the user about errors and warnings (overrides are only logged). */

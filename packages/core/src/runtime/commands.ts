@@ -6,13 +6,21 @@
 import { type CommandInfo, type CrowSession, SessionBusyError } from "../api/types.js";
 import type { ExtensionRegistry } from "../extensions/registry.js";
 
-/** Every registered command as advertised (`available_commands_update`). */
-export function commandList(registry: ExtensionRegistry): CommandInfo[] {
-  return [...registry.commands].map(([name, { value }]) => ({
+/** Every registered command as advertised (`available_commands_update`), then the session's own (its skills). */
+export function commandList(registry: ExtensionRegistry, session?: CrowSession): CommandInfo[] {
+  const list: CommandInfo[] = [...registry.commands].map(([name, { value }]) => ({
     name,
     description: value.description,
     ...(value.hint ? { hint: value.hint } : {}),
   }));
+  if (!session) return list;
+  const names = new Set(list.map((c) => c.name));
+  for (const command of registry.sessionCommandsFor(session)) {
+    if (names.has(command.name)) continue;
+    names.add(command.name);
+    list.push(command);
+  }
+  return list;
 }
 
 /** `/name args` → `{name, args}`; undefined when the text is not a slash command. */

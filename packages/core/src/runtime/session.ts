@@ -344,7 +344,7 @@ export class CrowSessionImpl implements CrowSession {
   }
 
   commands(): CommandInfo[] {
-    return commandList(this.init.registry);
+    return commandList(this.init.registry, this);
   }
 
   command(name: string, args = ""): Promise<string> {

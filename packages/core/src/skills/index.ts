@@ -7,8 +7,16 @@ export { defaultSkillCacheDir, SkillEmbeddingCache, type SkillEmbeddingStore, ty
 export { CHUNKER_VERSION, chunkSkill } from "./dense.js";
 export { type Embedder, type OpenAiEmbedderOptions, openAiEmbedder, type Vector } from "./embedder.js";
 export { nameProblem, type ParsedSkill, parseSkill, type SkillMetadata } from "./frontmatter.js";
-export { loadSkills, type SkillRootsOptions, skillRoots } from "./load.js";
+export {
+  loadSkills,
+  projectSkillRoots,
+  type SkillRoot,
+  type SkillRootsOptions,
+  skillRoots,
+  userSkillRoots,
+} from "./load.js";
 export { createSkillIndex, type SkillIndex, type SkillIndexOptions } from "./search.js";
+export { loadSessionSkills, type SessionSkills, type SessionSkillsOptions } from "./session-load.js";
 export { checkSkillSpec, MAX_COMPATIBILITY, type SpecProblem, type SpecResult } from "./spec.js";
 export { formatSkillHits, type SkillTool, skillDetails, skillsHint, skillTools } from "./tools.js";
 export { matchTriggers, type TriggerMatch, triggerInjection, triggerPattern } from "./triggers.js";

@@ -4,15 +4,21 @@
  */
 import { createHash } from "node:crypto";
 import type { Dirent } from "node:fs";
-import { readdir, readFile, stat } from "node:fs/promises";
+import { readdir, readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
-import { crowHome } from "../store/uri.js";
+import { crowHome, homeDir } from "../home.js";
 import type { LoadedSkills, Skill, SkillProblem } from "./types.js";
 
 /** Files listed per skill at most; a skill shipping a whole dataset should not flood `get_skill_details`. */
 const MAX_FILES = 200;
 /** Folders never listed among a skill's files. */
 const SKIPPED_DIRS = new Set(["node_modules", "__pycache__", ".git", ".venv", "venv"]);
+
+/** A skill root whose folders must stay inside `within` (a real path): one linking elsewhere is not loaded. */
+export interface SkillRoot {
+  dir: string;
+  within?: string;
+}
 
 /** Where skills are looked for, in override order. */
 export interface SkillRootsOptions {
@@ -24,17 +30,26 @@ export interface SkillRootsOptions {
 }
 
 /**
- * The skill roots, lowest priority first: `<crow home>/skills`, `<workspace>/.crow/skills`,
- * `<workspace>/.agents/skills`. A skill in a later root overrides one of the same name in an earlier root, so a
- * project can replace a user-wide skill (reported as an `info` problem).
+ * The skill roots, lowest priority first: the user's `~/.agents/skills` (the folder other agents read too) and
+ * `<crow home>/skills`, then the project's `<workspace>/.crow/skills` and `<workspace>/.agents/skills` (see
+ * {@link userSkillRoots}, {@link projectSkillRoots}). A skill in a later root overrides one of the same name in an
+ * earlier root, so a project can replace a user-wide skill (reported as an `info` problem). Project roots are offered
+ * to the model only when the project is trusted (`loadSessionSkills`).
  */
 export function skillRoots(options: SkillRootsOptions = {}): string[] {
-  const home = options.home ?? crowHome(options.env);
-  const roots = [path.join(home, "skills")];
-  if (options.workspace) {
-    roots.push(path.join(options.workspace, ".crow", "skills"), path.join(options.workspace, ".agents", "skills"));
-  }
-  return roots;
+  return [...userSkillRoots(options), ...(options.workspace ? projectSkillRoots(options.workspace) : [])];
+}
+
+/** The user's skill roots, lowest priority first: `~/.agents/skills` (HOME), then `<crow home>/skills`. */
+export function userSkillRoots(options: Omit<SkillRootsOptions, "workspace"> = {}): string[] {
+  const env = options.env ?? process.env;
+  const home = options.home ?? crowHome(env);
+  return [path.join(homeDir(env), ".agents", "skills"), path.join(home, "skills")];
+}
+
+/** A project's skill roots, lowest priority first: `<workspace>/.crow/skills`, `<workspace>/.agents/skills`. */
+export function projectSkillRoots(workspace: string): string[] {
+  return [path.join(workspace, ".crow", "skills"), path.join(workspace, ".agents", "skills")];
 }
 
 /**
@@ -42,11 +57,12 @@ export function skillRoots(options: SkillRootsOptions = {}): string[] {
  * roots hold the same name, the later root wins. Invalid skills are skipped with an `error` problem, repairable ones
  * loaded with a `warning`.
  */
-export async function loadSkills(roots: readonly string[]): Promise<LoadedSkills> {
+export async function loadSkills(roots: readonly (string | SkillRoot)[]): Promise<LoadedSkills> {
   const problems: SkillProblem[] = [];
   const byName = new Map<string, Skill>();
   for (const root of roots) {
-    const found = await loadRoot(path.resolve(root), problems);
+    const { dir, within } = typeof root === "string" ? { dir: root } : root;
+    const found = await loadRoot(path.resolve(dir), within, problems);
     for (const skill of found) {
       const earlier = byName.get(skill.name);
       if (earlier) {
@@ -63,9 +79,13 @@ export async function loadSkills(roots: readonly string[]): Promise<LoadedSkills
   return { skills, problems };
 }
 
-async function loadRoot(root: string, problems: SkillProblem[]): Promise<Skill[]> {
+async function loadRoot(root: string, within: string | undefined, problems: SkillProblem[]): Promise<Skill[]> {
   let entries: Dirent[];
   try {
+    if (within && !(await inside(root, within))) {
+      problems.push({ severity: "error", path: root, message: `links outside ${within}; not loaded` });
+      return [];
+    }
     entries = await readdir(root, { withFileTypes: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -75,7 +95,20 @@ async function loadRoot(root: string, problems: SkillProblem[]): Promise<Skill[]
     return [];
   }
   const folders = entries.filter((e) => !e.name.startsWith(".") && (e.isDirectory() || e.isSymbolicLink()));
-  const loaded = await Promise.all(folders.map((e) => loadSkill(root, e.name, problems)));
+  const loaded = await Promise.all(
+    folders.map(async (e) => {
+      // A dangling link loads nothing anyway (loadSkill reads no SKILL.md through it).
+      if (within && !(await inside(path.join(root, e.name), within).catch(() => true))) {
+        problems.push({
+          severity: "error",
+          path: path.join(root, e.name),
+          message: `links outside ${within}; not loaded`,
+        });
+        return undefined;
+      }
+      return loadSkill(root, e.name, problems);
+    }),
+  );
   return loaded.filter((s): s is Skill => s !== undefined);
 }
 
@@ -144,6 +177,12 @@ async function listFiles(dir: string): Promise<string[]> {
   }
   await walk("", 0);
   return out.sort();
+}
+
+/** Whether `p`'s real path is `dir` or below it (`dir` is a real path). A missing `p` is not inside. */
+async function inside(p: string, dir: string): Promise<boolean> {
+  const real = await realpath(p);
+  return real === dir || real.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);
 }
 
 async function exists(p: string): Promise<boolean> {
