@@ -129,3 +129,50 @@ describe("crow acp --listen", () => {
     mock.assertDone();
   });
 });
+
+describe("crow acp --listen: a client that drops mid-turn", () => {
+  let mock: MockLlm;
+  let ws: TempWorkspace;
+  let home: string;
+  let server: ListeningAgent;
+  before(async () => {
+    mock = await startMockLlm();
+    ws = await tempWorkspace();
+    home = await mkdtemp(path.join(tmpdir(), "crow-home-"));
+    server = await startListeningAgent({ llmUrl: mock.url, env: { HOME: home, CROW_HOME: home } });
+  });
+  after(async () => {
+    await server?.close();
+    await mock?.close();
+    await ws?.cleanup();
+    await rm(home, { recursive: true, force: true });
+  });
+
+  test("the turn goes on, and session/load on a new connection gets the rest of it", async () => {
+    const a = await connectRemote(server, "ws");
+    const { sessionId } = await a.newSession(ws.dir);
+    // The command waits for a file the test writes once the client is gone: the turn outlives the connection.
+    mock.script(
+      reply().toolCall("terminal", { command: `while [ ! -f ${ws.path("go")} ]; do sleep 0.05; done; echo went` }),
+      textReply("finished after the drop"),
+    );
+    const prompt = a.prompt(sessionId, "wait for go").catch(() => "dropped");
+    await a.waitForUpdate(sessionId, (u) => u.sessionUpdate === "tool_call");
+    await a.close();
+    assert.equal(await prompt, "dropped");
+    // The agent says it kept the turn (its readiness signal), then the client comes back.
+    await server.waitForStderr(new RegExp(`a client dropped while a turn ran \\(session ${sessionId}\\)`));
+    const b = await connectRemote(server, "ws");
+    const loaded = b.agent.request(methods.agent.session.load, { sessionId, cwd: ws.dir, mcpServers: [] });
+    await ws.write("go", "");
+    await loaded;
+    const replayed = textOf(b.updates(sessionId));
+    assert.match(replayed, /finished after the drop/, "the part of the turn that ran while the client was away");
+    const ran = b.updates(sessionId).find((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed");
+    assert.ok(ran, "the command's call, completed while the client was away");
+    mock.script(textReply("and on"));
+    assert.equal((await b.prompt(sessionId, "next")).stopReason, "end_turn");
+    await b.close();
+    mock.assertDone();
+  });
+});

@@ -35,6 +35,8 @@ export interface ListeningAgent {
   readonly token: string;
   readonly process: ChildProcess;
   stderr(): string;
+  /** Resolves with the first stderr text (so far or from now on) matching: the agent's own readiness signals. */
+  waitForStderr(match: RegExp): Promise<string>;
   /** SIGTERM, then waits for the exit; returns the exit code. */
   close(): Promise<number | null>;
 }
@@ -63,11 +65,13 @@ export async function startListeningAgent(options: ListenOptions): Promise<Liste
     stdio: ["ignore", "ignore", "pipe"],
   });
   let stderr = "";
+  const stderrWaiters = new Set<() => void>();
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const ready = new Promise<{ url: string; token: string }>((resolve, reject) => {
     child.stderr?.setEncoding("utf8");
     child.stderr?.on("data", (text: string) => {
       stderr += text;
+      for (const wake of [...stderrWaiters]) wake();
       const url = /listening on (http:\/\/\S+)/.exec(stderr)?.[1];
       const token = given ?? /token \(.*\): (\S+)/.exec(stderr)?.[1];
       if (url && token) resolve({ url, token });
@@ -80,6 +84,19 @@ export async function startListeningAgent(options: ListenOptions): Promise<Liste
     token,
     process: child,
     stderr: () => stderr,
+    waitForStderr(match) {
+      return new Promise((resolve) => {
+        const look = () => {
+          const found = match.exec(stderr)?.[0];
+          if (found === undefined) return false;
+          stderrWaiters.delete(wake);
+          resolve(found);
+          return true;
+        };
+        const wake = () => void look();
+        if (!look()) stderrWaiters.add(wake);
+      });
+    },
     async close() {
       child.kill("SIGTERM");
       const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
