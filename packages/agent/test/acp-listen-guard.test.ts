@@ -1,12 +1,20 @@
 // Who may talk to `crow acp --listen` (attack tests): without the token, with a wrong one, with a foreign Host (DNS
 // rebinding) or a foreign Origin (a web page opening a WebSocket), nothing reaches the agent; both transports.
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { connectRemote, type ListeningAgent, type MockLlm, startListeningAgent, startMockLlm } from "@crow/testkit";
+import {
+  CROW_BIN,
+  connectRemote,
+  type ListeningAgent,
+  type MockLlm,
+  startListeningAgent,
+  startMockLlm,
+} from "@crow/testkit";
 import { WebSocket } from "ws";
 
 const INITIALIZE = JSON.stringify({
@@ -132,6 +140,12 @@ describe("crow acp --listen: the front door", () => {
 });
 
 describe("crow acp --listen: the token", () => {
+  test("is never taken as a bare argument", () => {
+    const run = spawnSync(process.execPath, [CROW_BIN, "acp", "--listen", "0", "--token", "abc"], { encoding: "utf8" });
+    assert.equal(run.status, 2);
+    assert.match(run.stderr, /never taken on the command line.*--token-file FILE or CROW_ACP_TOKEN/);
+  });
+
   test("without --token-file or CROW_ACP_TOKEN, a token is made up and printed on stderr", async () => {
     const mock = await startMockLlm();
     const home = await mkdtemp(path.join(tmpdir(), "crow-home-"));

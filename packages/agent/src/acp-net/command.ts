@@ -19,6 +19,11 @@ export async function runAcpListen(args: readonly string[]): Promise<number> {
     process.stderr.write(`crow acp: ${message}\nRun 'crow acp --help' for usage.\n`);
     return 2;
   };
+  if (args.some((a) => a === "--token" || a.startsWith("--token="))) {
+    return usage(
+      "the token is never taken on the command line (every user of this machine can read it there): use --token-file FILE or CROW_ACP_TOKEN",
+    );
+  }
   let values: { listen?: string; "token-file"?: string; "allow-host"?: string[]; help?: boolean };
   try {
     values = parseArgs({
