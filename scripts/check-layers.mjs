@@ -15,6 +15,9 @@ const root =
 const rules = {
   "agent/src/viewer": [/^@agentclientprotocol\//, /^@modelcontextprotocol\//, /^\.\.\/(acp|sdk|run\/(?!diff\.js$))/],
   "agent/viewer-page": [/^node:/, /^@crow\//, /^@agentclientprotocol\//, /^@modelcontextprotocol\//],
+  // Crow over the network (`crow acp --listen`, `crow run --connect`): it hosts the ACP agent; nothing of the agent
+  // but the entry and `crow run` knows it, and it knows nothing of them.
+  "agent/src/acp-net": [/^\.\.\/(run|entry|eval|commands)\//],
   core: [/^@agentclientprotocol\//, /^@modelcontextprotocol\//, /^@crow\/(agent|mcp|testkit)$/],
   // The edit engine is the agent's entry `@crow/mcp/edit`: strings in, strings out, nothing of the server, MCP or Node.
   "mcp/src/edit": [/^node:/, /^@modelcontextprotocol\//, /^zod$/, /^\.\.\//],
@@ -170,6 +173,7 @@ const folderOrder = {
     ["tools"],
     ["sdk"],
     ["acp"],
+    ["acp-net"],
     ["run"],
     ["eval"],
     ["viewer"],

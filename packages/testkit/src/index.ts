@@ -1,5 +1,6 @@
 export * from "./acp-client.js";
 export * from "./acp-fixture.js";
+export * from "./acp-listen.js";
 export * from "./browser.js";
 export * from "./mcp.js";
 export * from "./mock-llm.js";

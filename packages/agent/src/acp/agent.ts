@@ -94,6 +94,8 @@ export interface AgentOptions {
   builtinTools?: boolean;
   /** Offer signing in (`crow acp`): Terminal Auth running `crow init`, auth-required sessions, logout (auth.ts). */
   signIn?: SignInOptions;
+  /** A runtime shared by several agents (`crow acp --listen`: one agent per connection); `close()` leaves it open. */
+  runtime?: () => Promise<Crow>;
 }
 
 /** Builds the agent app. `close()` on the returned handle closes the runtime (every session, the store). */
@@ -107,7 +109,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
   // The runtime loads on first use (initialize answers before the loop, the LLM client and MCP are parsed, unless
   // extensions must be loaded to advertise their methods). A failed start is retried by the next request.
   let starting: Promise<Crow> | undefined;
-  const runtime = (): Promise<Crow> => {
+  const ownRuntime = (): Promise<Crow> => {
     starting ??= import("../sdk/create-crow.js").then(({ createCrow }) =>
       createCrow({
         config,
@@ -120,6 +122,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
     });
     return starting;
   };
+  const runtime = options.runtime ?? ownRuntime;
   const crowOrError = async (): Promise<Crow> => {
     try {
       return await runtime();

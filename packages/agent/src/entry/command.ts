@@ -11,6 +11,7 @@ const HELP = `crow ${VERSION} — a coding agent: ACP to the editor, MCP to its 
 
 Usage:
   crow acp            run the agent on stdio (what an editor launches, e.g. Zed's agent_servers)
+  crow acp --listen [HOST:]PORT   serve it over the network (HTTP and WebSocket; see 'crow acp --help')
   crow run [prompt]   run a prompt (or a REPL with -i) in this terminal; see 'crow run --help'
   crow init           set up ~/.crow/config.yaml and .env (a wizard, or flags: see 'crow init --help')
   crow logout         remove the API keys crow init saved in .env (config.yaml and other settings stay)
@@ -47,7 +48,11 @@ Runs the agent over ACP (JSON-RPC on stdin/stdout): what an editor launches, e.g
   "agent_servers": { "Crow": { "type": "custom", "command": "crow", "args": ["acp"] } }
 stdout is the protocol only; logs go to stderr (CROW_LOG). Configuration as for every command (see 'crow --help'):
 config.yaml and .env in CROW_HOME, or OPENAI_BASE_URL and CROW_MODEL in the editor's env block. Nothing configured,
-the editor is offered 'crow init' (Terminal Auth). Check the setup with 'crow doctor'.`;
+the editor is offered 'crow init' (Terminal Auth). Check the setup with 'crow doctor'.
+
+Over the network instead (a build box, a devcontainer; clients connect with e.g. 'crow run --connect URL'):
+  crow acp --listen [HOST:]PORT [--token-file FILE] [--allow-host NAME]…
+serves ACP over Streamable HTTP and WebSocket at /acp; see docs/remote-acp.md.`;
 
 const CONFIGURED_COMMANDS = new Set(["acp", "run", "sessions", "init", "logout", "eval", "doctor"]);
 
@@ -88,6 +93,9 @@ export async function runCrow(args: readonly string[]): Promise<number> {
   if (first === "init") return (await import("../commands/init.js")).runInit(args.slice(1));
   // Terminal Auth: an editor appends the method's `init` to the configured `crow acp` (see acp/auth.ts).
   if (first === "acp" && args[1] === "init") return (await import("../commands/init.js")).runInit(args.slice(2));
+  // Over the network instead of stdio: its own options (acp-net/command.ts).
+  if (first === "acp" && args.slice(1).some((a) => a === "--listen" || a.startsWith("--listen=")))
+    return (await import("../acp-net/command.js")).runAcpListen(args.slice(1));
   if (first === "logout") return (await import("../commands/logout.js")).runLogout(args.slice(1));
   if (first === "doctor") return (await import("../commands/doctor/index.js")).runDoctor(args.slice(1));
   // `crow run` has its own options: everything after "run" is its own (see run/args.ts).

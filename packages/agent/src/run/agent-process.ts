@@ -61,6 +61,19 @@ export interface AgentProcess {
   kill(): void;
 }
 
+/** The client side of `crow run`: what it answers, whichever agent it talks to (in this process or remote). */
+export function clientApp(handlers: AgentHandlers) {
+  return client({ name: "crow-run" })
+    .onNotification(methods.client.session.update, ({ params }) => handlers.onUpdate(params))
+    .onRequest(methods.client.session.requestPermission, ({ params, signal }) =>
+      handlers.requestPermission(params, signal),
+    )
+    .onRequest(methods.client.elicitation.create, ({ params, signal }) => handlers.elicit(params, signal))
+    .onNotification(methods.client.elicitation.complete, ({ params }) =>
+      handlers.elicitationComplete(params.elicitationId),
+    );
+}
+
 /** A byte pipe: what is written to `writable` comes out of `readable`. */
 function pipe(): { writable: WritableStream<Uint8Array>; readable: ReadableStream<Uint8Array> } {
   return new TransformStream<Uint8Array, Uint8Array>();
@@ -124,16 +137,7 @@ export function startAgent(
     }
   })();
 
-  const app = client({ name: "crow-run" })
-    .onNotification(methods.client.session.update, ({ params }) => handlers.onUpdate(params))
-    .onRequest(methods.client.session.requestPermission, ({ params, signal }) =>
-      handlers.requestPermission(params, signal),
-    )
-    .onRequest(methods.client.elicitation.create, ({ params, signal }) => handlers.elicit(params, signal))
-    .onNotification(methods.client.elicitation.complete, ({ params }) =>
-      handlers.elicitationComplete(params.elicitationId),
-    );
-  const connection = app.connect(ndJsonStream(toAgent.writable, toClient.readable));
+  const connection = clientApp(handlers).connect(ndJsonStream(toAgent.writable, toClient.readable));
 
   return {
     agent: connection.agent,

@@ -2,6 +2,8 @@
 import { statSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { remoteUrl } from "../acp-net/connect.js";
+import { configuredToken } from "../acp-net/token.js";
 import { EXIT_CODES_HELP } from "../base/exit-codes.js";
 
 export const RUN_HELP = `Usage: crow run [prompt…] [options]
@@ -19,6 +21,9 @@ Options:
       --model M         model for this session (one of the configured models)
       --mode M          permission mode: code (tools run freely), ask (confirm changes), read-only
       --thought LEVEL   thought level (reasoning_effort) for a model configured with levels, e.g. low or high
+      --connect URL     talk to a Crow served by 'crow acp --listen' (ws://host:port/acp or http://…): its tools
+                        run there, --cwd names a directory there; the token from --token-file or CROW_ACP_TOKEN
+      --token-file FILE the --connect token (its first line)
       --json            one JSON event per line on stdout (session, update, plan, permission, notice, stop, error)
   -y, --yes             allow every permission request without asking (questions to you are declined)
   -h, --help            show this help
@@ -45,6 +50,8 @@ export interface RunOptions {
   yes: boolean;
   /** `--rewind`: the picker before anything else (needs `session`). */
   rewind: boolean;
+  /** `--connect`: the remote agent and its token (then `cwd` and `addDirs` are paths there, unchecked here). */
+  connect?: { url: URL; token: string };
 }
 
 /** A bad command line; the message is shown with a pointer to --help (exit code 2). */
@@ -53,7 +60,11 @@ export class UsageError extends Error {}
 export type ParsedRun = { help: true } | { help: false; options: RunOptions };
 
 /** Parses the arguments after `run`. Throws `UsageError`. */
-export function parseRunArgs(argv: readonly string[], base: string = process.cwd()): ParsedRun {
+export function parseRunArgs(
+  argv: readonly string[],
+  base: string = process.cwd(),
+  env: NodeJS.ProcessEnv = process.env,
+): ParsedRun {
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);
@@ -62,8 +73,10 @@ export function parseRunArgs(argv: readonly string[], base: string = process.cwd
   }
   const { values, positionals } = parsed;
   if (values.help) return { help: true };
-  const cwd = existingDir(base, values.cwd ?? ".", "--cwd");
-  const addDirs = (values["add-dir"] ?? []).map((dir) => existingDir(base, dir, "--add-dir"));
+  const connect = remoteAgent(values.connect, values["token-file"], env);
+  const dir = connect ? (d: string) => path.resolve(base, d) : (d: string, flag: string) => existingDir(base, d, flag);
+  const cwd = dir(values.cwd ?? ".", "--cwd");
+  const addDirs = (values["add-dir"] ?? []).map((d) => dir(d, "--add-dir"));
   for (const name of ["session", "model", "mode", "thought"] as const) {
     if (values[name] !== undefined && values[name].trim() === "") throw new UsageError(`--${name} needs a value`);
   }
@@ -83,8 +96,33 @@ export function parseRunArgs(argv: readonly string[], base: string = process.cwd
       json: values.json ?? false,
       yes: values.yes ?? false,
       rewind: values.rewind ?? false,
+      ...(connect ? { connect } : {}),
     },
   };
+}
+
+/** `--connect` and its token; throws UsageError for a bad URL or a missing token. */
+function remoteAgent(
+  url: string | undefined,
+  tokenFile: string | undefined,
+  env: NodeJS.ProcessEnv,
+): RunOptions["connect"] | undefined {
+  if (url === undefined) {
+    if (tokenFile !== undefined) throw new UsageError("--token-file only applies with --connect");
+    return undefined;
+  }
+  try {
+    const token = configuredToken(tokenFile, env);
+    if (token === undefined) {
+      throw new UsageError(
+        "--connect needs the token the server printed: put it in a file for --token-file FILE, or set CROW_ACP_TOKEN",
+      );
+    }
+    return { url: remoteUrl(url), token };
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError((error as Error).message);
+  }
 }
 
 /** `dir` (relative to `base`) as an absolute path; throws UsageError when it is not an existing directory. */
@@ -114,6 +152,8 @@ function parse(argv: readonly string[]) {
       json: { type: "boolean" },
       yes: { type: "boolean", short: "y" },
       rewind: { type: "boolean" },
+      connect: { type: "string" },
+      "token-file": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,

@@ -23,6 +23,7 @@ import { Keyboard, type KeyboardInput } from "./keyboard.js";
 import { promptBlocks } from "./mentions.js";
 import { JsonOutput, type RunOutput } from "./output.js";
 import { PreflightError, preflight } from "./preflight.js";
+import { connectAgent } from "./remote-agent.js";
 import { replBanner, runRepl } from "./repl.js";
 import { pickRewind } from "./rewind-picker.js";
 import { configure, openSession } from "./session-setup.js";
@@ -97,11 +98,14 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
         }),
       );
   const keyboard = new Keyboard(io.stdin, tty ? io.stdout : io.stderr);
-  let config: AgentConfig;
+  // A remote agent has its own configuration: nothing of this machine's is read.
+  let config: AgentConfig | undefined;
   try {
-    const checked = await preflight(options, io.env);
-    config = checked.config;
-    for (const notice of checked.notices) output.notice(notice);
+    if (!options.connect) {
+      const checked = await preflight(options, io.env);
+      config = checked.config;
+      for (const notice of checked.notices) output.notice(notice);
+    }
   } catch (error) {
     if (error instanceof UsageError) return usage(output, error.message);
     if (error instanceof PreflightError) {
@@ -239,16 +243,16 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
     );
     return answer;
   };
-  agent = startAgent(
-    {
-      onUpdate,
-      requestPermission: (request, signal) => oneAtATime(() => ask(request, signal)),
-      elicit: (request, signal) => oneAtATime(() => elicit(request, signal)),
-      elicitationComplete: () => output.notice("The web page you were asked to open reports it is done."),
-    },
-    config,
-    io.env,
-  );
+  const handlers = {
+    onUpdate,
+    requestPermission: (request: RequestPermissionRequest, signal: AbortSignal) =>
+      oneAtATime(() => ask(request, signal)),
+    elicit: (request: CreateElicitationRequest, signal: AbortSignal) => oneAtATime(() => elicit(request, signal)),
+    elicitationComplete: () => output.notice("The web page you were asked to open reports it is done."),
+  };
+  agent = options.connect
+    ? await connectAgent(handlers, options.connect.url, options.connect.token)
+    : startAgent(handlers, config as AgentConfig, io.env);
   process.on("SIGINT", interrupt);
 
   const submitPrompt = async (text: string): Promise<number> => {

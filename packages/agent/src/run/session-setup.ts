@@ -42,7 +42,8 @@ function directories(options: RunOptions): { additionalDirectories?: string[] } 
 export async function openSession(
   agent: AgentProcess,
   options: RunOptions,
-  config: AgentConfig,
+  /** This machine's configuration (its store resolves an id's beginning); undefined for a remote agent. */
+  config: AgentConfig | undefined,
   beforeLoad: (sessionId: string) => void,
   /** Whether a person can answer questions at the keyboard (a TTY, without --yes): then they may be asked. */
   canAsk = false,
@@ -94,7 +95,7 @@ export async function openSession(
     }
   }
   // Not a whole id: the one stored session it begins, if there is one (several: the candidates, exit 2).
-  const full = await resolveStoredSession(config, typed);
+  const full = config ? await resolveStoredSession(config, typed) : undefined;
   if (full === undefined || full === typed) {
     throw new UsageError(`no stored session "${typed}" (see the ids with: crow sessions list)`);
   }

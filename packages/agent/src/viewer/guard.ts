@@ -8,34 +8,11 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import { hostname, networkInterfaces } from "node:os";
+import { hostOf } from "../base/hosts.js";
 
-export const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
 /** The token cookie of the viewer on `port` (cookies are per host, not per port). */
 export function tokenCookieName(port: number): string {
   return `crow_viewer_token_${port}`;
-}
-
-export function isLoopback(host: string): boolean {
-  return LOOPBACK.has(host) || /^127\./.test(host);
-}
-
-/** The Host header names accepted for a server bound to `host`. */
-export function allowedHostnames(host: string, extra: readonly string[] = []): Set<string> {
-  const names = new Set([...LOOPBACK, ...extra.map((h) => h.toLowerCase())]);
-  if (host === "0.0.0.0" || host === "::") {
-    names.add(hostname().toLowerCase());
-    for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) names.add(a.address);
-  } else names.add(host.toLowerCase());
-  return names;
-}
-
-/** The host name of a Host header (`[::1]:8080` → `::1`, `Example.org:80` → `example.org`). */
-export function hostOf(header: string | undefined): string | undefined {
-  if (!header) return undefined;
-  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(header);
-  if (bracketed) return bracketed[1]?.toLowerCase();
-  return header.replace(/:\d+$/, "").toLowerCase();
 }
 
 function same(given: string, expected: string): boolean {

@@ -4,8 +4,8 @@
  */
 import { spawn } from "node:child_process";
 import type { Store } from "@crow/core";
+import { isLoopback } from "../base/hosts.js";
 import type { AgentConfig, Price } from "../config/types.js";
-import { isLoopback } from "./guard.js";
 import { startViewer } from "./server.js";
 
 export interface ServeOptions {

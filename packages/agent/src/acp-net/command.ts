@@ -1,0 +1,84 @@
+/** The command line of `crow acp --listen` (see listen.ts). */
+import { parseArgs } from "node:util";
+import { loadAcpConfig } from "../acp/load-config.js";
+import { ConfigError } from "../config/index.js";
+import { configuredToken, newToken, TokenError } from "./token.js";
+
+export const LISTEN_HELP = `Usage: crow acp --listen [HOST:]PORT [--token-file FILE] [--allow-host NAME]…
+
+Serves ACP over the network (Streamable HTTP and WebSocket at /acp, several clients at once), instead of stdio.
+  --listen [HOST:]PORT   where to listen (host 127.0.0.1 when only a port is given; port 0 picks a free one)
+  --token-file FILE      the token clients must send as 'Authorization: Bearer <token>' (its first line); or set
+                         CROW_ACP_TOKEN. Without either, a random token is made and printed on stderr.
+  --allow-host NAME      also accept NAME in the Host and Origin headers (repeatable; loopback names always are)
+Off loopback, put a reverse proxy with TLS in front (crow speaks plain HTTP). See docs/remote-acp.md.`;
+
+/** Runs `crow acp --listen …` (`args` after "acp"); resolves with the exit code. */
+export async function runAcpListen(args: readonly string[]): Promise<number> {
+  const usage = (message: string) => {
+    process.stderr.write(`crow acp: ${message}\nRun 'crow acp --help' for usage.\n`);
+    return 2;
+  };
+  if (args.some((a) => a === "--token" || a.startsWith("--token="))) {
+    return usage(
+      "the token is never taken on the command line (every user of this machine can read it there): use --token-file FILE or CROW_ACP_TOKEN",
+    );
+  }
+  let values: { listen?: string; "token-file"?: string; "allow-host"?: string[]; help?: boolean };
+  try {
+    values = parseArgs({
+      args: [...args],
+      options: {
+        listen: { type: "string" },
+        "token-file": { type: "string" },
+        "allow-host": { type: "string", multiple: true },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (error) {
+    return usage((error as Error).message);
+  }
+  if (values.help) {
+    process.stdout.write(`${LISTEN_HELP}\n`);
+    return 0;
+  }
+  if (values.listen === undefined) return usage("--token-file and --allow-host only apply with --listen");
+  const { parseListenAddress, runListen } = await import("./listen.js");
+  let address: ReturnType<typeof parseListenAddress>;
+  let given: string | undefined;
+  try {
+    address = parseListenAddress(values.listen);
+    given = configuredToken(values["token-file"]);
+  } catch (error) {
+    if (error instanceof TokenError || error instanceof Error) return usage(error.message);
+    throw error;
+  }
+  let config: Awaited<ReturnType<typeof loadAcpConfig>>;
+  try {
+    config = await loadAcpConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`crow: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+  try {
+    await runListen(config, {
+      ...address,
+      token: given ?? newToken(),
+      generated: given === undefined,
+      allowHosts: values["allow-host"] ?? [],
+    });
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
+      process.stderr.write(`crow acp: cannot listen on ${values.listen}: ${(error as Error).message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+  return 0;
+}
