@@ -36,7 +36,8 @@ export async function runPrompt(
   const text = singleText(blocks);
   const { parseSlashCommand } = await import("@crow/core");
   const command = text === undefined ? undefined : parseSlashCommand(text);
-  if (command) {
+  // A skill's `/name` is a prompt for the model (the skills extension brings the skill in), not a command.
+  if (command && !session.commands().some((c) => c.prompt && c.name === command.name)) {
     entry.outbox.send(messageChunk(await session.command(command.name, command.args)));
     await entry.outbox.written();
     return "end_turn";
