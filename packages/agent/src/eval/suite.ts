@@ -136,9 +136,12 @@ export function globMatches(glob: string, name: string): boolean {
  */
 export function loadSuite(dir: string, globs: readonly string[] = []): EvalTask[] {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new SuiteError(`suite ${dir} is not a directory`);
-  if (existsSync(path.join(dir, "instruction.md"))) return [loadTask(dir)];
+  // A directory with task.toml but no instruction.md is a broken task, refused by name, not silently left out.
+  const isTask = (taskDir: string) =>
+    existsSync(path.join(taskDir, "instruction.md")) || existsSync(path.join(taskDir, "task.toml"));
+  if (isTask(dir)) return [loadTask(dir)];
   const names = readdirSync(dir, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && existsSync(path.join(dir, entry.name, "instruction.md")))
+    .filter((entry) => entry.isDirectory() && isTask(path.join(dir, entry.name)))
     .map((entry) => entry.name)
     .filter((name) => globs.length === 0 || globs.some((glob) => globMatches(glob, name)))
     .sort();
