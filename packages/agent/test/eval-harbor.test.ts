@@ -124,7 +124,7 @@ echo "{\\"correct\\": $ok, \\"layout\\": $style}" > /logs/verifier/reward.json
     assert.equal(none.code, 2);
     assert.match(none.stderr, /--trial nope: no such trial .* tasks: bad, good/);
   });
-  test("a public task pinning a mirrored official image runs; a task directory without instruction.md is named", async () => {
+  test("a public task pinning a mirrored official image runs; GPU and services tasks are skipped; a task without instruction.md is named", async () => {
     const suite = path.join(suites, "public");
     await files(path.join(suite, "mirrored"), {
       "instruction.md": "Write the sum.\n",
@@ -136,6 +136,14 @@ echo "{\\"correct\\": $ok, \\"layout\\": $style}" > /logs/verifier/reward.json
       "tests/test.sh":
         '#!/bin/bash\n[ "$(cat /app/sum.txt)" = 3 ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n',
     });
+    const plain = {
+      "instruction.md": "x\n",
+      "environment/Dockerfile": "FROM ubuntu:24.04\nWORKDIR /app\n",
+      "tests/test.sh": "echo 1 > /logs/verifier/reward.txt\n",
+      "solution/solve.sh": "true\n",
+    };
+    await files(path.join(suite, "gpu"), { ...plain, "task.toml": "[environment]\ngpus = 1\n" });
+    await files(path.join(suite, "services"), { ...plain, "environment/docker-compose.yaml": "services: {}\n" });
     // Harbor's other files without the prompt: refused by name rather than left out of the suite unsaid.
     await files(path.join(suite, "no-prompt"), {
       "task.toml": 'version = "2.0"\n',
@@ -148,6 +156,11 @@ echo "{\\"correct\\": $ok, \\"layout\\": $style}" > /logs/verifier/reward.json
     const result = await runEval(["run", suite, "--oracle"], { mockUrl: mock.url, home });
     assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
     assert.match(result.stderr, /mirrored: environment emulated from its Dockerfile/);
+    assert.match(result.stderr, /gpu: skipped: needs the image: \[environment\] gpus = 1 \(trials get no GPU\)/);
+    assert.match(
+      result.stderr,
+      /services: skipped: needs the image: environment\/docker-compose\.yaml \(its services\)/,
+    );
     assert.match(result.stdout, /\| oracle \| 1\/1 \| 100\.0 %/);
   });
 });
