@@ -124,4 +124,43 @@ echo "{\\"correct\\": $ok, \\"layout\\": $style}" > /logs/verifier/reward.json
     assert.equal(none.code, 2);
     assert.match(none.stderr, /--trial nope: no such trial .* tasks: bad, good/);
   });
+  test("a public task pinning a mirrored official image runs; GPU and services tasks are skipped; a task without instruction.md is named", async () => {
+    const suite = path.join(suites, "public");
+    await files(path.join(suite, "mirrored"), {
+      "instruction.md": "Write the sum.\n",
+      "task.toml": 'version = "1.0"\n[verifier]\ntimeout_sec = 60.0\n',
+      "environment/Dockerfile":
+        "FROM public.ecr.aws/docker/library/ubuntu:24.04@sha256:0d39fcc8335d6d74d5502f6df2d30119ff4790ebbb60b364818d5112d9e3e932\nRUN mkdir -p /app\nWORKDIR /app\nCOPY data /app/data\n",
+      "environment/data/numbers.txt": "1\n2\n",
+      "solution/solve.sh": "#!/bin/bash\nawk '{s+=$1} END {print s}' /app/data/numbers.txt > /app/sum.txt\n",
+      "tests/test.sh":
+        '#!/bin/bash\n[ "$(cat /app/sum.txt)" = 3 ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n',
+    });
+    const plain = {
+      "instruction.md": "x\n",
+      "environment/Dockerfile": "FROM ubuntu:24.04\nWORKDIR /app\n",
+      "tests/test.sh": "echo 1 > /logs/verifier/reward.txt\n",
+      "solution/solve.sh": "true\n",
+    };
+    await files(path.join(suite, "gpu"), { ...plain, "task.toml": "[environment]\ngpus = 1\n" });
+    await files(path.join(suite, "services"), { ...plain, "environment/docker-compose.yaml": "services: {}\n" });
+    // Harbor's other files without the prompt: refused by name rather than left out of the suite unsaid.
+    await files(path.join(suite, "no-prompt"), {
+      "task.toml": 'version = "2.0"\n',
+      "tests/test.sh": "echo 1 > /logs/verifier/reward.txt\n",
+    });
+    const refused = await runEval(["run", suite, "--oracle"], { mockUrl: mock.url, home });
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /task no-prompt: \S+no-prompt\/instruction\.md is missing/);
+    await rm(path.join(suite, "no-prompt"), { recursive: true });
+    const result = await runEval(["run", suite, "--oracle"], { mockUrl: mock.url, home });
+    assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
+    assert.match(result.stderr, /mirrored: environment emulated from its Dockerfile/);
+    assert.match(result.stderr, /gpu: skipped: needs the image: \[environment\] gpus = 1 \(trials get no GPU\)/);
+    assert.match(
+      result.stderr,
+      /services: skipped: needs the image: environment\/docker-compose\.yaml \(its services\)/,
+    );
+    assert.match(result.stdout, /\| oracle \| 1\/1 \| 100\.0 %/);
+  });
 });

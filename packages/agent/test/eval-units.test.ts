@@ -170,6 +170,10 @@ CMD ["bash"]
       /apt package\(s\) not on this host: crow-no-such-package/,
     );
     assert.equal(reason("FROM ghcr.io/laude-institute/t-bench/python-3-13:20250620\nWORKDIR /app\n"), "ok");
+    // Docker Hub's official images pulled through a mirror are the same plain bases.
+    assert.equal(reason("FROM public.ecr.aws/docker/library/ubuntu:24.04@sha256:0d39fc\nWORKDIR /app\n"), "ok");
+    assert.equal(reason("FROM mirror.gcr.io/library/python:3.12-slim\n"), "ok");
+    assert.match(reason("FROM public.ecr.aws/myorg/ubuntu:24.04\n"), /is not a plain/);
   });
 });
 

@@ -31,9 +31,13 @@ export type DockerPlan =
     }
   | { ok: false; reason: string };
 
-/** Images whose content is a plain distribution or language runtime: the host's tools stand in for them. */
+/**
+ * Images whose content is a plain distribution or language runtime: the host's tools stand in for them. Docker Hub's
+ * official images count under the registries that mirror them too (`public.ecr.aws/docker/library/ubuntu`,
+ * `mirror.gcr.io/library/python`), as public tasks pin them that way to avoid Docker Hub's rate limit.
+ */
 const BASE_IMAGES =
-  /^(?:(?:docker\.io\/)?(?:library\/)?(?:ubuntu|debian|python|node|buildpack-deps|golang|rust|gcc|openjdk|eclipse-temurin)|ghcr\.io\/laude-institute\/t-bench\/[\w.-]+)(?::[\w.-]+)?(?:@sha256:[0-9a-f]+)?$/;
+  /^(?:(?:(?:docker\.io|index\.docker\.io|registry-1\.docker\.io|mirror\.gcr\.io|public\.ecr\.aws\/docker)\/)?(?:library\/)?(?:ubuntu|debian|python|node|buildpack-deps|golang|rust|gcc|openjdk|eclipse-temurin)|ghcr\.io\/laude-institute\/t-bench\/[\w.-]+)(?::[\w.-]+)?(?:@sha256:[0-9a-f]+)?$/;
 
 /** The instructions of a Dockerfile: continuation lines joined, comments and blank lines dropped. */
 export function dockerInstructions(text: string): Array<{ op: string; args: string }> {

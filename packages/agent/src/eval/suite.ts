@@ -75,6 +75,25 @@ function stringTable(value: TomlValue | undefined, where: string): Record<string
   );
 }
 
+/**
+ * What setup does with the task's `environment/` (dockerfile.ts), or why the task needs its image: a GPU
+ * (`[environment] gpus`) or services of a compose file, which the host's tools cannot stand in for. Undefined when
+ * there is no Dockerfile (the workspace is a copy of environment/).
+ */
+function planEnvironment(environmentDir: string, environment: TomlTable): DockerPlan | undefined {
+  const gpus = environment.gpus;
+  if (typeof gpus === "number" && gpus > 0) {
+    return { ok: false, reason: `needs the image: [environment] gpus = ${gpus} (trials get no GPU)` };
+  }
+  for (const compose of ["docker-compose.yaml", "docker-compose.yml", "compose.yaml", "compose.yml"]) {
+    if (existsSync(path.join(environmentDir, compose))) {
+      return { ok: false, reason: `needs the image: environment/${compose} (its services)` };
+    }
+  }
+  const dockerfile = path.join(environmentDir, "Dockerfile");
+  return existsSync(dockerfile) ? planDockerfile(readFileSync(dockerfile, "utf8")) : undefined;
+}
+
 /** Reads one task directory of the suite in `suiteDir`. */
 export function loadTask(dir: string, suiteDir = dir): EvalTask {
   const name = path.basename(dir);
@@ -86,7 +105,6 @@ export function loadTask(dir: string, suiteDir = dir): EvalTask {
   const toml = existsSync(tomlFile) ? parseToml(readFileSync(tomlFile, "utf8"), tomlFile) : {};
   const environmentDir = path.join(dir, "environment");
   const solution = path.join(dir, "solution", "solve.sh");
-  const dockerfile = path.join(environmentDir, "Dockerfile");
   return {
     name,
     dir,
@@ -103,7 +121,7 @@ export function loadTask(dir: string, suiteDir = dir): EvalTask {
     ),
     metadata: table(toml.metadata),
     environmentDir: existsSync(environmentDir) ? environmentDir : undefined,
-    docker: existsSync(dockerfile) ? planDockerfile(readFileSync(dockerfile, "utf8")) : undefined,
+    docker: planEnvironment(environmentDir, table(toml.environment)),
     solution: existsSync(solution) ? solution : undefined,
     suiteDir,
     allowInternet: table(toml.environment).allow_internet !== false,
@@ -136,9 +154,12 @@ export function globMatches(glob: string, name: string): boolean {
  */
 export function loadSuite(dir: string, globs: readonly string[] = []): EvalTask[] {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new SuiteError(`suite ${dir} is not a directory`);
-  if (existsSync(path.join(dir, "instruction.md"))) return [loadTask(dir)];
+  // A directory with task.toml but no instruction.md is a broken task, refused by name, not silently left out.
+  const isTask = (taskDir: string) =>
+    existsSync(path.join(taskDir, "instruction.md")) || existsSync(path.join(taskDir, "task.toml"));
+  if (isTask(dir)) return [loadTask(dir)];
   const names = readdirSync(dir, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && existsSync(path.join(dir, entry.name, "instruction.md")))
+    .filter((entry) => entry.isDirectory() && isTask(path.join(dir, entry.name)))
     .map((entry) => entry.name)
     .filter((name) => globs.length === 0 || globs.some((glob) => globMatches(glob, name)))
     .sort();
