@@ -169,8 +169,17 @@ describe("the viewer in chromium", () => {
           return fillText.call(this, text, x, y, max);
         };`,
     });
+    // Three requests: uPlot's own ticks for so few were 1, 1.5, 2, 2.5, 3.
+    const few = await store.createSession({ cwd: ws.dir, title: "Three requests" });
+    const usage = { promptTokens: 100, completionTokens: 10, totalTokens: 110 };
+    for (const text of ["one", "two", "three"]) {
+      await store.appendMessages(few.id, [
+        { message: { role: "user", content: text } },
+        { message: { role: "assistant", content: text }, usage },
+      ]);
+    }
     try {
-      for (const id of [ids.child, ids.task]) {
+      for (const id of [few.id, ids.child, ids.task]) {
         await drawn.goto(new URL(`/s/${id}`, viewer.url).href);
         await drawn.waitForSelector("#chart canvas");
         await drawn.waitForFunction("window.__labels.length > 0");
