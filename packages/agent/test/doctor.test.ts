@@ -64,6 +64,8 @@ describe("crow doctor", { timeout: 120_000 }, () => {
     env?: Record<string, string | undefined>;
     prepare?: (crowHome: string) => Promise<void>;
     expect: RegExp;
+    /** The exit code: 1 (a check failed) unless said; 2 for a configuration that does not load. */
+    code?: number;
   }> = [
     {
       name: "the provider does not answer",
@@ -94,6 +96,7 @@ describe("crow doctor", { timeout: 120_000 }, () => {
       name: "config.yaml is broken",
       prepare: (crowHome) => writeFile(path.join(crowHome, "config.yaml"), "models:\n  fast: { provider: nowhere }\n"),
       expect: /^✗ configuration: .*config\.yaml: models\.fast\.provider: unknown provider "nowhere"/m,
+      code: 2,
     },
     {
       name: "the Crow home is readable by others",
@@ -113,12 +116,12 @@ describe("crow doctor", { timeout: 120_000 }, () => {
     },
   ];
   for (const each of broken) {
-    test(`broken: ${each.name} → ✗ with what to do, exit 1`, async () => {
+    test(`broken: ${each.name} → ✗ with what to do, exit ${each.code ?? 1}`, async () => {
       const env = { ...each.env };
       if (env.SEARXNG_URL === "CLOSED") env.SEARXNG_URL = `http://127.0.0.1:${await closedPort()}`;
       if (env.OPENAI_BASE_URL === "") env.OPENAI_BASE_URL = `http://127.0.0.1:${await closedPort()}/v1`;
       const run = await doctor(env, each.prepare);
-      assert.equal(run.code, 1, run.stdout + run.stderr);
+      assert.equal(run.code, each.code ?? 1, run.stdout + run.stderr);
       assert.match(run.stdout, each.expect);
       assert.match(run.stdout, /Something needs fixing \(✗ above\)\.\n$/);
     });
@@ -129,6 +132,32 @@ describe("crow doctor", { timeout: 120_000 }, () => {
     assert.equal(run.code, 0, run.stdout + run.stderr);
     assert.match(run.stdout, /^✓ default model "mock-model" from the endpoint's only model \(GET \/models\)$/m);
     assert.match(run.stdout, /^– model "mock-model": the only model at /m);
+  });
+
+  test("HOME not writable: said once, with CROW_HOME as the way out; no 'does not exist yet'", async () => {
+    const home = await tempHome();
+    homes.push(home.cleanup);
+    // A HOME its user cannot write: root ignores permissions, so as root the check runs as nobody.
+    const asRoot = process.getuid?.() === 0;
+    await chmod(home.dir, 0o755);
+    const user = path.join(home.dir, "user");
+    await mkdir(user, { mode: 0o755 });
+    if (!asRoot) await chmod(user, 0o555);
+    const env = runEnv(mock.url, user, { CROW_HOME: undefined, SEARXNG_URL: searxngUrl });
+    const argv = [CROW_BIN, "doctor"];
+    const run = asRoot
+      ? await runProcess("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, ...argv], {
+          env,
+        })
+      : await runProcess(process.execPath, argv, { env });
+    await chmod(user, 0o755);
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.match(
+      run.stdout,
+      /^✗ Crow home ~\/\.crow cannot be made: HOME \(.*\/user\) is not writable; config, \.env and the store \(crow\.db\) live there\n {4}→ set CROW_HOME to a directory you can write \(e\.g\. export CROW_HOME=\/tmp\/crow-\$USER\), or make HOME writable\n/m,
+    );
+    assert.equal(run.stdout.match(/set CROW_HOME/g)?.length, 1, run.stdout);
+    assert.doesNotMatch(run.stdout, /does not exist yet|store:/);
   });
 
   test("a Node.js older than 20.19 is ✗", () => {

@@ -4,10 +4,11 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { openStore } from "@crow/core";
-import { CROW_BIN, closedPort, startAcpFixture, startMockLlm, textReply } from "@crow/testkit";
+import { CROW_BIN, closedPort, reply, startAcpFixture, startMockLlm, textReply } from "@crow/testkit";
 import { runCrow, runEnv, runProcess, tempHome, useRunFixture } from "./run-helpers.js";
 
 describe("first contact, round three", { timeout: 180_000 }, () => {
@@ -121,6 +122,30 @@ describe("first contact, round three", { timeout: 180_000 }, () => {
     } finally {
       await acp.close();
     }
+  });
+
+  test("--mode ask without a terminal: says why the tools were refused and exits 1", async () => {
+    const file = fx.ws.path("refused.txt");
+    fx.mock.script(reply().toolCall("write", { file_path: file, content: "x\n" }), textReply("Could not write it."));
+    const run = await runCrow(["-c", fx.ws.dir, "--mode", "ask", "write refused.txt"], { env: fx.env });
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(
+      run.stderr,
+      /\ncrow: 1 tool call was refused: permission was needed and, with no terminal, nobody could be asked\. Run crow in a terminal to answer, or allow such calls with --yes \(or --mode code\)\.\n/,
+    );
+    assert.equal(existsSync(file), false);
+    fx.mock.assertDone();
+  });
+
+  test("argument errors come first: no GET /models notice (nor any network) before them", async () => {
+    const url = `http://127.0.0.1:${await closedPort()}/v1`;
+    const empty = await runCrow(["-c", fx.ws.dir], { env: { ...fx.env, CROW_MODEL: "", OPENAI_BASE_URL: url } });
+    assert.equal(empty.code, 2);
+    assert.equal(empty.stderr, "crow: the prompt on stdin is empty\nRun 'crow run --help' for usage.\n");
+    const thought = await runCrow(["-c", fx.ws.dir, "--thought", "high", "hi"], { env: { ...fx.env, CROW_MODEL: "" } });
+    assert.equal(thought.code, 2);
+    assert.match(thought.stderr, /^crow: --thought high: the model has no thought levels/);
+    assert.doesNotMatch(thought.stderr, /the only model/);
   });
 
   test("crow --help names CROW_HOME, CROW_DB_URI, SEARXNG_URL and crow-mcp; crow run --help says -s takes a beginning", async () => {

@@ -3,12 +3,15 @@
  * wherever Node has `node:sqlite` (22.13+, 24): better-sqlite3 is an optional dependency whose build may fail, and
  * the store runs on Node's own SQLite. The install runs with an empty HOME, `npm_config_nodedir` unset, a PATH that
  * holds only node, npm, sh and readlink (no python3, make or compiler), and better-sqlite3 told to build from source (so no
- * prebuilt binary is downloaded even where the network would allow it). On Node 20 there is no `node:sqlite`: skipped.
+ * prebuilt binary is downloaded even where the network would allow it). On Node 20 there is no `node:sqlite`: the
+ * install still succeeds, and the first `crow run` and `crow doctor` say what is missing and what to do, in a line
+ * (no require stack). A native module missing from the installed tree (the PTY addon's package removed, as an
+ * install with `--omit=optional` or on a platform without a prebuilt binary leaves it) is named the same way.
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { realpathSync } from "node:fs";
-import { mkdir, mkdtemp, rm, symlink } from "node:fs/promises";
+import { mkdir, mkdtemp, rename, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -51,10 +54,7 @@ function which(name: string): string {
   throw new Error(`${name} is not on PATH`);
 }
 
-describe("the packed tarball on a machine without a toolchain", {
-  timeout: 900_000,
-  skip: !hasNodeSqlite && `Node ${process.versions.node} has no node:sqlite`,
-}, () => {
+describe("the packed tarball on a machine without a toolchain", { timeout: 900_000 }, () => {
   let tmp: string;
   let home: string;
   let prefix: string;
@@ -105,7 +105,36 @@ describe("the packed tarball on a machine without a toolchain", {
     assert.doesNotMatch(install.stderr, /gyp ERR!/, "an optional dependency's failed build is not the user's error");
   });
 
-  test("the installed crow runs a prompt and stores the session with node:sqlite", async () => {
+  test("Node 20 without better-sqlite3: crow run and crow doctor say what is missing and what to do", {
+    skip: hasNodeSqlite && `Node ${process.versions.node} has node:sqlite (nothing to build)`,
+  }, async () => {
+    const cwd = path.join(tmp, "project-20");
+    await mkdir(cwd);
+    const user = { ...env, OPENAI_BASE_URL: mock.url, CROW_MODEL: "mock-model" };
+    const missing = new RegExp(
+      `Node\\.js ${process.versions.node.replace(/\./g, "\\.")} has no built-in SQLite \\(node:sqlite, Node 22\\.13 and later\\), ` +
+        "and better-sqlite3, the SQLite driver Crow uses there, is not installed: installing Crow compiles it, which " +
+        "needs python3, make and a C\\+\\+ compiler, and was skipped without them",
+    );
+    const fix =
+      "se Node\\.js 22\\.13 or later \\(its built-in SQLite needs nothing compiled\\), or install python3, make and a C\\+\\+ " +
+      "compiler \\(Debian/Ubuntu: apt-get install python3 make g\\+\\+\\) and reinstall Crow";
+    const ran = await run(path.join(prefix, "bin", "crow"), ["run", "hello"], { cwd, env: user });
+    assert.equal(ran.code, 2, ran.stderr);
+    assert.match(ran.stderr, new RegExp(`^crow: ${missing.source}\\. U${fix}\\n`));
+    assert.doesNotMatch(ran.stderr, /Require stack|chunk-/);
+    const doctor = await run(path.join(prefix, "bin", "crow"), ["doctor"], { cwd, env: user });
+    assert.equal(doctor.code, 1);
+    assert.match(
+      doctor.stdout,
+      new RegExp(`^✗ store: SQLite \\(better-sqlite3\\): ${missing.source}\\n {4}→ u${fix}\\n`, "m"),
+    );
+    assert.doesNotMatch(doctor.stdout, /Require stack|CROW_HOME/);
+  });
+
+  test("the installed crow runs a prompt and stores the session with node:sqlite", {
+    skip: !hasNodeSqlite && `Node ${process.versions.node} has no node:sqlite`,
+  }, async () => {
     const cwd = path.join(tmp, "project");
     await mkdir(cwd);
     const user = { ...env, OPENAI_BASE_URL: mock.url, CROW_MODEL: "mock-model" };
@@ -119,5 +148,22 @@ describe("the packed tarball on a machine without a toolchain", {
     assert.match(listed.stdout, /hello/);
     const doctor = await run(path.join(prefix, "bin", "crow"), ["doctor"], { cwd, env: user });
     assert.match(doctor.stdout, /^✓ store: SQLite \(node:sqlite\) at .*crow\.db, writable$/m);
+  });
+
+  test("the PTY addon's package missing from the install: doctor names it and what to do", async () => {
+    const lib = path.join(prefix, "lib", "node_modules", "crow-agent", "node_modules", "@lydell");
+    await rename(lib, `${lib}.removed`);
+    try {
+      const user = { ...env, OPENAI_BASE_URL: mock.url, CROW_MODEL: "mock-model" };
+      const doctor = await run(path.join(prefix, "bin", "crow"), ["doctor"], { cwd: tmp, env: user });
+      assert.equal(doctor.code, 1);
+      assert.match(
+        doctor.stdout,
+        /^✗ terminal: the PTY module @lydell\/node-pty does not load \(Cannot find package '@lydell\/node-pty'\); the terminal tool cannot start bash\n {4}→ reinstall Crow \(npm install -g crow-agent\), without --omit=optional/m,
+      );
+      assert.doesNotMatch(doctor.stdout, /Require stack|chunk-/);
+    } finally {
+      await rename(`${lib}.removed`, lib);
+    }
   });
 });

@@ -145,6 +145,25 @@ describe("crow run in a pseudo-terminal", { timeout: 120_000 }, () => {
     mock.assertDone();
   });
 
+  test("--mode ask, a command: the question shows it once, as a command line (no Markdown fences)", async () => {
+    mock.script(
+      reply().toolCall("terminal", { command: "echo asked-once" }),
+      textReply("Not run.").expect((req) => {
+        const result = req.body.messages.findLast((m) => m.role === "tool");
+        assert.match(String(result?.content), /rejected/i);
+      }),
+    );
+    const run = start(["--mode", "ask", "say it"]);
+    const question = withoutSpinner(await run.waitFor(/Reject › $/));
+    const asked = question.slice(question.lastIndexOf("? Allow"));
+    assert.match(asked, /^\? Allow terminal\?\n {2}\$ echo asked-once\n {2}\[y\] Allow once/);
+    assert.equal(asked.match(/asked-once/g)?.length, 1, asked);
+    assert.doesNotMatch(question, /```/);
+    run.write("n");
+    assert.equal(await run.exited, 0);
+    mock.assertDone();
+  });
+
   test("on a terminal: colors, a colored diff, status icons", async () => {
     const file = ws.path("colors.txt");
     mock.script(

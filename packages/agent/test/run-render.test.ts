@@ -22,6 +22,13 @@ describe("crow run: unified diffs", () => {
 
   test("a new file is all additions from /dev/null", () => {
     assert.equal(text(unifiedDiff("n.txt", null, "a\nb\n")), "--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1,2 @@\n+a\n+b");
+    // An absolute path (the viewer's) without git's prefixes: not `a//tmp/f`.
+    assert.deepEqual(
+      unifiedDiff("/tmp/f", "x\n", "y\n")
+        .slice(0, 2)
+        .map((l) => l.text),
+      ["--- /tmp/f", "+++ /tmp/f"],
+    );
   });
 
   test("distant changes get separate hunks; insertions and deletions are minimal", () => {

@@ -185,7 +185,7 @@ describe("crow run (subprocess, no TTY)", { timeout: 300_000 }, () => {
     mock.assertDone();
   });
 
-  test("--mode ask without a terminal rejects changes (and says why); --yes allows them", async () => {
+  test("--mode ask without a terminal rejects changes (says why, exit 1); --yes allows them", async () => {
     const file = ws.path("asked.txt");
     mock.script(
       reply().toolCall("write", { file_path: file, content: "x\n" }),
@@ -194,7 +194,7 @@ describe("crow run (subprocess, no TTY)", { timeout: 300_000 }, () => {
       textReply("Written."),
     );
     const rejected = await runCrow(["-c", ws.dir, "--mode", "ask", "write asked.txt"], { env });
-    assert.equal(rejected.code, 0, rejected.stderr);
+    assert.equal(rejected.code, 1, rejected.stderr);
     assert.match(rejected.stderr, /Rejected write: .*asked\.txt: no terminal to ask \(pass --yes to allow\)\./);
     assert.equal(existsSync(file), false);
 

@@ -34,3 +34,22 @@ test("a file attached to a prompt renders as its lines under its name; the promp
     await store.close();
   }
 });
+
+test("crow run's prompt with an @file in one text: the file renders as its lines, apart from the prompt", async () => {
+  const store = await openStore(":memory:");
+  try {
+    const session = await store.createSession({ cwd: "/work" });
+    // As crow run stores it: the prompt and the inlined file in one string.
+    const content = "summarize @notes.md please\n\nFile /work/notes.md:\n1→line one\n2→- line two";
+    await store.appendMessages(session.id, [{ message: { role: "user", content } }]);
+    const page = String((await timelinePage(store, session.id, 0)).html);
+    assert.match(page, /<div class="md"><p>summarize @notes\.md please<\/p>\n<\/div>/);
+    assert.match(
+      page,
+      /<details class="attachment" open><summary>File \/work\/notes\.md<\/summary><pre>1→line one\n2→- line two<\/pre><\/details>/,
+    );
+    assert.doesNotMatch(page, /<p>summarize[^<]*File/);
+  } finally {
+    await store.close();
+  }
+});

@@ -154,6 +154,51 @@ describe("the viewer in chromium", () => {
     await screenshot("child");
   });
 
+  test("the request axis has whole-number ticks only; no request of the page answers 404", async () => {
+    const drawn = await browser.newPage();
+    const missing: string[] = [];
+    drawn.on("response", (response) => {
+      if (response.status() === 404) missing.push(response.url());
+    });
+    // What the chart draws on its canvas: each label with its position (the x axis's labels share one baseline).
+    await drawn.addInitScript({
+      content: `window.__labels = [];
+        const fillText = CanvasRenderingContext2D.prototype.fillText;
+        CanvasRenderingContext2D.prototype.fillText = function (text, x, y, max) {
+          window.__labels.push([String(text), Math.round(this.getTransform().f + y)]);
+          return fillText.call(this, text, x, y, max);
+        };`,
+    });
+    // Three requests: uPlot's own ticks for so few were 1, 1.5, 2, 2.5, 3.
+    const few = await store.createSession({ cwd: ws.dir, title: "Three requests" });
+    const usage = { promptTokens: 100, completionTokens: 10, totalTokens: 110 };
+    for (const text of ["one", "two", "three"]) {
+      await store.appendMessages(few.id, [
+        { message: { role: "user", content: text } },
+        { message: { role: "assistant", content: text }, usage },
+      ]);
+    }
+    try {
+      for (const id of [few.id, ids.child, ids.task]) {
+        await drawn.goto(new URL(`/s/${id}`, viewer.url).href);
+        await drawn.waitForSelector("#chart canvas");
+        await drawn.waitForFunction("window.__labels.length > 0");
+        const labels = (await drawn.evaluate("window.__labels")) as Array<[string, number]>;
+        const numeric = labels.filter(([text]) => /^[\d.,]+$/.test(text));
+        const bottom = Math.max(...numeric.map(([, y]) => y));
+        const ticks = numeric.filter(([, y]) => y === bottom).map(([text]) => text);
+        assert.ok(ticks.length > 0, JSON.stringify(labels));
+        assert.ok(
+          ticks.every((t) => /^\d+$/.test(t)),
+          `request ticks: ${ticks.join(", ")}`,
+        );
+      }
+      assert.deepEqual(missing, []);
+    } finally {
+      await drawn.close();
+    }
+  });
+
   test("two sessions side by side", async () => {
     await page.goto(viewer.url);
     assert.equal(await page.locator(".compare-button").isDisabled(), true);

@@ -80,4 +80,53 @@ describe("viewer: checkpoint marks on the timeline", () => {
     assert.match(bare, /<div class="checkpoint">checkpoint · 1 file changed: M greeting\.txt<\/div>/);
     assert.doesNotMatch(bare, /<pre class="diff">/);
   });
+
+  test("after a compaction, every checkpoint of the turns it folded is shown, not only the last at a message", async () => {
+    await viewer?.close();
+    const ws = path.join(dir, "ws-compacted");
+    await mkdir(ws);
+    const session = await crow.newSession({ cwd: ws });
+    for (const name of ["one", "two", "three"]) {
+      mock.script(reply().toolCall("put", { path: path.join(ws, `${name}.txt`), text: `${name}\n` }), textReply("ok"));
+      await session.prompt(`write ${name}.txt`).result;
+    }
+    mock.script(textReply("Wrote one, two and three."));
+    const compacted = await session.compact();
+    assert.ok(compacted.compacted, JSON.stringify(compacted));
+    const store = crow.store;
+    assert.ok(store);
+    viewer = await startViewer({ store, token: false });
+    const page = await (await fetch(new URL(`/s/${session.id}`, viewer.url))).text();
+    for (const name of ["one", "two", "three"])
+      assert.match(page, new RegExp(`checkpoint · 1 file changed: A ${name}\\.txt`));
+    assert.equal((page.match(/class="checkpoint"/g) ?? []).length, 3);
+    // The folded history is an archive, labelled as a compaction (with its summary), not as a rewind.
+    assert.match(page, /<span class="after">after: first message, summary, latest request<\/span>/);
+  });
+
+  test("a /rewind is listed as a rewind (what it kept), not as 'cleared'; the page has an icon", async () => {
+    await viewer?.close();
+    const ws = path.join(dir, "ws-rewound");
+    await mkdir(ws);
+    const session = await crow.newSession({ cwd: ws });
+    mock.script(textReply("first answer"), textReply("second answer"));
+    await session.prompt("first").result;
+    await session.prompt("second").result;
+    const [, second] = await session.rewindPoints();
+    assert.ok(second);
+    await session.rewind({ seq: second.seq, scope: "conversation" });
+    const store = crow.store;
+    assert.ok(store);
+    viewer = await startViewer({ store, token: false });
+    const page = await (await fetch(new URL(`/s/${session.id}`, viewer.url))).text();
+    assert.match(page, /<span class="after">rewound: kept the first 2 messages<\/span>/);
+    assert.doesNotMatch(page, /<span class="after">cleared/);
+    assert.match(page, /<link rel="icon" href="\/favicon\.svg"/);
+    for (const icon of ["/favicon.ico", "/favicon.svg"]) {
+      const res = await fetch(new URL(icon, viewer.url));
+      assert.equal(res.status, 200, icon);
+      assert.equal(res.headers.get("content-type"), "image/svg+xml");
+      assert.match(await res.text(), /^<svg /);
+    }
+  });
 });

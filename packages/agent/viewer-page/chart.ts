@@ -16,6 +16,9 @@ interface ChartData {
 
 let current: uPlot | undefined;
 
+/** Tick spacings of the request axis: whole numbers only. */
+const REQUEST_TICKS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000];
+
 function compactionLines(marks: number[]): uPlot.Plugin {
   return {
     hooks: {
@@ -74,7 +77,11 @@ export async function drawChart(element: HTMLElement, url: string): Promise<void
       value: (_u, v) => (v === null ? "" : v.toFixed(4)),
     });
   }
-  const axes: uPlot.Axis[] = [{ label: "LLM request" }, { label: "tokens", size: 60 }];
+  // Requests are counted: ticks at whole numbers only (uPlot would put them at 1.5, 2.5 for a few requests).
+  const axes: uPlot.Axis[] = [
+    { label: "LLM request", incrs: REQUEST_TICKS },
+    { label: "tokens", size: 60 },
+  ];
   if (withCost) axes.push({ scale: "cost", side: 1, label: data.currency ?? "cost", grid: { show: false }, size: 60 });
   current?.destroy();
   current = new uPlot(

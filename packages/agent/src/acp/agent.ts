@@ -127,8 +127,9 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
     try {
       return await runtime();
     } catch (error) {
-      // A store that cannot be opened where it is configured is a setup problem: `crow run` exits 2 on it.
-      const setup = error instanceof Error && error.name === "StoreLocationError" ? { setup: "store" } : undefined;
+      // A store that cannot be opened where it is configured, or without a SQLite driver, is a setup problem (exit 2).
+      const setup =
+        error instanceof Error && /^Store(Location|Driver)Error$/.test(error.name) ? { setup: "store" } : undefined;
       throw new RequestError(-32603, error instanceof Error ? error.message : String(error), setup);
     }
   };

@@ -5,6 +5,7 @@
 export const EXIT_CODES_HELP = `Exit codes (every command):
   0    done
   1    failed (provider, agent, store), or nothing done because you said no
-  2    bad usage or setup: arguments, configuration, an unknown session id, a store Crow cannot write
+  2    bad usage or setup: arguments, configuration, an unknown session id, a store Crow cannot open
+       (not writable, no SQLite driver)
   3    stopped early (token or step limit, refusal)
   130  a running turn cancelled with Ctrl-C (quitting an idle REPL is 0)`;

@@ -72,7 +72,7 @@ export async function runSessions(argv: string[], io: Partial<Io> = {}): Promise
   } catch (error) {
     // A configuration the user must fix is a usage error (2), as for `crow run` and `crow acp`.
     err(`crow sessions: ${(error as Error).message}\n`);
-    return error instanceof ConfigError || (error as Error).name === "StoreLocationError" ? 2 : 1;
+    return error instanceof ConfigError || /^Store(Location|Driver)Error$/.test((error as Error).name) ? 2 : 1;
   }
   try {
     if (parsed.command === "serve") {

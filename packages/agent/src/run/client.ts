@@ -98,14 +98,19 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
         }),
       );
   const keyboard = new Keyboard(io.stdin, tty ? io.stdout : io.stderr);
+  // The prompt first: a missing one is an argument error, said before anything asks the network (GET /models).
+  let first = options.prompt;
+  if (first === undefined && !options.interactive && !options.rewind) {
+    if (io.stdin.isTTY) return usage(output, "no prompt: give one as an argument, pipe it on stdin, or use -i");
+    first = await readAll(io.stdin);
+    if (!first.trim()) return usage(output, "the prompt on stdin is empty");
+  }
   // A remote agent has its own configuration: nothing of this machine's is read.
   let config: AgentConfig | undefined;
+  /** Shown once the arguments are known good (after --model, --thought, -s are applied): errors about them come first. */
+  let notices: string[] = [];
   try {
-    if (!options.connect) {
-      const checked = await preflight(options, io.env);
-      config = checked.config;
-      for (const notice of checked.notices) output.notice(notice);
-    }
+    if (!options.connect) ({ config, notices } = await preflight(options, io.env));
   } catch (error) {
     if (error instanceof UsageError) return usage(output, error.message);
     if (error instanceof PreflightError) {
@@ -113,13 +118,6 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
       return EXIT.usage;
     }
     throw error;
-  }
-
-  let first = options.prompt;
-  if (first === undefined && !options.interactive && !options.rewind) {
-    if (io.stdin.isTTY) return usage(output, "no prompt: give one as an argument, pipe it on stdin, or use -i");
-    first = await readAll(io.stdin);
-    if (!first.trim()) return usage(output, "the prompt on stdin is empty");
   }
 
   let sessionId: string | undefined;
@@ -133,6 +131,8 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
   /** Updates that arrive while a permission question is on screen, shown after the answer. */
   let held: SessionNotification[] | undefined;
   let questions = Promise.resolve();
+  /** Tool calls refused because they needed a yes and no terminal could ask: the run then fails (exit 1). */
+  let refusedNoTty = 0;
 
   /**
    * Whether the session holds an answer worth continuing: a loaded one does; a new one once the model said or did
@@ -184,6 +184,8 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
       }
     }
     if (!keyboard.isTTY) {
+      // Counted where --yes would have allowed it (lifting the sandbox needs a person even then).
+      if (!unconfined) refusedNoTty++;
       const reject = pick("reject_once", "reject_always");
       output.permissionAnswer(request, reject?.name ?? "cancelled", "no-tty");
       return reject ? selected(reject) : CANCELLED;
@@ -304,8 +306,16 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
     for (const notification of early ?? []) output.update(notification.update, false);
     early = undefined;
     await configure(agent, opened.sessionId, options, opened.modes, opened.configOptions);
+    for (const notice of notices) output.notice(notice);
     if (options.rewind) await pickRewind(agent, opened.sessionId, keyboard, output);
     if (first !== undefined) code = await submitPrompt(first);
+    if (refusedNoTty > 0 && code === EXIT.ok && !options.interactive) {
+      const calls = refusedNoTty === 1 ? "1 tool call was" : `${refusedNoTty} tool calls were`;
+      output.error(
+        `${calls} refused: permission was needed and, with no terminal, nobody could be asked. Run crow in a terminal to answer, or allow such calls with --yes (or --mode code).`,
+      );
+      code = EXIT.error;
+    }
     if (options.interactive) {
       const select = opened.configOptions?.find((o) => o.category === "model");
       output.notice(replBanner(options.model ?? (select ? String(select.currentValue) : undefined), options.cwd));

@@ -129,9 +129,11 @@ export function unifiedDiff(
   const maxLines = options.maxLines ?? 80;
   const ops = diffOps(splitLines(before ?? ""), splitLines(after));
   const changed = ops.map((op, i) => (op.kind === "context" ? -1 : i)).filter((i) => i >= 0);
+  // git's a/ and b/ prefix a relative path; an absolute one (the viewer's) is shown as it is, not as `a//tmp/…`.
+  const [a, b] = file.startsWith("/") ? ["", ""] : ["a/", "b/"];
   const out: DiffLine[] = [
-    { kind: "header", text: `--- ${before == null ? "/dev/null" : `a/${file}`}` },
-    { kind: "header", text: `+++ b/${file}` },
+    { kind: "header", text: `--- ${before == null ? "/dev/null" : `${a}${file}`}` },
+    { kind: "header", text: `+++ ${b}${file}` },
   ];
   if (changed.length === 0) return [{ kind: "note", text: `${file}: no changes` }];
   let body = 0;

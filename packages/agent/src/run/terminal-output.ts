@@ -25,7 +25,7 @@ import { MarkdownStyler } from "./markdown.js";
 import type { RunOutput, SessionInfo, Sink } from "./output.js";
 import { planLines } from "./plan-view.js";
 import { Spinner } from "./spinner.js";
-import { permissionPreview, styledDiffLine } from "./tool-view.js";
+import { permissionQuestionLines, styledDiffLine } from "./tool-view.js";
 
 export interface TerminalOutputOptions {
   stdout: Sink;
@@ -177,13 +177,7 @@ export class TerminalOutput implements RunOutput {
     this.enter("other");
     const call = request.toolCall;
     const title = call.title ?? this.tools.get(call.toolCallId)?.title ?? call.toolCallId;
-    const lines = [`${this.s.yellow("?")} ${this.s.bold(`Allow ${title}?`)}`];
-    // Why the agent asks when the mode alone would not (a permission rule, a repeated call): its text content.
-    for (const part of call.content ?? []) {
-      if (part.type === "content" && part.content.type === "text") lines.push(`  ${this.s.dim(part.content.text)}`);
-    }
-    for (const line of permissionPreview(call.rawInput, this.s)) lines.push(`  ${line}`);
-    this.activity.write(`${lines.join("\n")}\n  ${keys} ${this.s.dim("›")} `);
+    this.activity.write(`${permissionQuestionLines(call, title, this.s).join("\n")}\n  ${keys} ${this.s.dim("›")} `);
     this.live = [];
   }
 

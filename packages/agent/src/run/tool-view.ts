@@ -1,5 +1,6 @@
-/** How `crow run` shows a tool's changes: colored diff lines, and the short preview under a permission question. */
+/** How `crow run` shows a tool's changes: colored diff lines, and a permission question with its short preview. */
 import path from "node:path";
+import type { ToolCallUpdate } from "@agentclientprotocol/sdk";
 import type { Style } from "./ansi.js";
 import { type DiffLine, unifiedDiff } from "./diff.js";
 
@@ -43,4 +44,42 @@ export function permissionPreview(raw: unknown, s: Style): string[] {
     return diff.filter((l) => l.kind !== "header" && l.kind !== "hunk").map((l) => styledDiffLine(l, s));
   const json = JSON.stringify(args);
   return json === "{}" ? [] : [s.dim(json.length > 200 ? `${json.slice(0, 199)}…` : json)];
+}
+
+/**
+ * A permission question's lines (before the answer keys): `Allow <title>?`, why the agent asks when the mode alone
+ * would not (a permission rule, a repeated call: the call's text content), then the preview. A command is shown
+ * once, as a command line: not also in the title (`terminal: <command>` reads `terminal`) nor as the fenced block
+ * the agent adds for editors.
+ */
+export function permissionQuestionLines(call: ToolCallUpdate, title: string, s: Style): string[] {
+  const command = commandOf(call.rawInput);
+  const lines = [`${s.yellow("?")} ${s.bold(`Allow ${withoutCommand(title, command)}?`)}`];
+  for (const part of call.content ?? []) {
+    if (part.type !== "content" || part.content.type !== "text") continue;
+    if (command !== undefined && fencedBody(part.content.text) === command) continue;
+    lines.push(`  ${s.dim(part.content.text)}`);
+  }
+  for (const line of permissionPreview(call.rawInput, s)) lines.push(`  ${line}`);
+  return lines;
+}
+
+/** The command a call runs (a terminal call's `command`), if it is one. */
+function commandOf(raw: unknown): string | undefined {
+  const command = (raw as { command?: unknown } | null | undefined)?.command;
+  return typeof command === "string" && command.trim() !== "" ? command : undefined;
+}
+
+/** A title like `terminal: <the command>` as `terminal`: the question shows the command below it. */
+function withoutCommand(title: string, command: string | undefined): string {
+  const colon = title.indexOf(": ");
+  if (command === undefined || colon <= 0) return title;
+  const rest = title.slice(colon + 2).replace(/…$/, "");
+  const firstLine = command.split("\n")[0] ?? command;
+  return command.startsWith(rest) || rest.startsWith(firstLine) ? title.slice(0, colon) : title;
+}
+
+/** The body of a text that is one Markdown code fence (```sh …```), else undefined. */
+function fencedBody(text: string): string | undefined {
+  return /^```[\w-]*\n([\s\S]*)\n```\s*$/.exec(text)?.[1];
 }

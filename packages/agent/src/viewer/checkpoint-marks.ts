@@ -31,7 +31,9 @@ export function checkpointMarks(store: Store, home: string | undefined): MarkLoa
       const message = users.get(record.seq);
       if (!message || promptHash(message) !== record.promptHash) continue;
       const patch = home ? await checkpointPatch(home, record) : undefined;
-      marks.set(record.seq, mark(record, patch));
+      // Several turns' checkpoints can sit at one message (a compaction keeps them at the first prompt): all shown.
+      const before = marks.get(record.seq);
+      marks.set(record.seq, before ? html`${before}${mark(record, patch)}` : mark(record, patch));
     }
     return marks;
   };

@@ -47,6 +47,7 @@ export function layout(title: string, body: SafeHtml, options: { data?: Record<s
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · crow</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/assets/viewer.css">
 <script type="module" src="/assets/viewer.js"></script>
 </head>

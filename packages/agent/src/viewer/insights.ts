@@ -106,30 +106,53 @@ export async function figures(store: Store, session: SessionRecord, prices: Pric
   return out;
 }
 
-/** One compaction (or clear): the archived history it replaced and the summary that took its place. */
+/** One compaction, `/clear` or `/rewind`: the archived history it replaced and what took its place. */
 export interface Compaction {
   archive: SessionRecord;
   messagesBefore: number;
-  /** The summary (absent for a `/clear`, which keeps nothing). */
+  /** The summary (absent for a `/clear`, which keeps nothing, and a `/rewind`). */
   summary?: string;
+  /** A `/rewind`: the messages it kept (the archive's beginning, unchanged). */
+  rewoundTo?: number;
   at: string;
 }
 
-/** The compacted history starts `[first user, summary, …]`: the summary is the assistant message at seq 1. */
+/** How many messages two histories share from their start (compared up to `limit`). */
+async function sharedStart(store: Store, a: string, b: string, limit = 500): Promise<number> {
+  const [left, right] = await Promise.all([
+    store.loadMessagePage(a, { fromSeq: 0, limit }),
+    store.loadMessagePage(b, { fromSeq: 0, limit }),
+  ]);
+  let n = 0;
+  while (n < left.length && n < right.length && JSON.stringify(left[n]?.message) === JSON.stringify(right[n]?.message))
+    n++;
+  return n;
+}
+
+/**
+ * The compacted history starts `[first user, summary, …]`: the summary is the assistant message at seq 1. A rewind
+ * keeps the archive's beginning as it was (its first user message and the answer to it at least); a `/clear` or a
+ * rewind to the very start keeps nothing.
+ */
 export async function compactions(store: Store, session: SessionRecord): Promise<Compaction[]> {
   const archives = await store.listArchives(session.id);
   const out: Compaction[] = [];
   for (const [i, archive] of archives.entries()) {
     const after = archives[i + 1] ?? session;
+    const kept = await sharedStart(store, archive.id, after.id);
     const [first, second] = await store.loadMessagePage(after.id, { fromSeq: 0, limit: 2 });
     const summary =
-      first?.message.role === "user" && second?.message.role === "assistant" && !second.message.tool_calls?.length
+      kept < 2 &&
+      first?.message.role === "user" &&
+      second?.message.role === "assistant" &&
+      !second.message.tool_calls?.length
         ? (second.message.content ?? undefined)
         : undefined;
     out.push({
       archive,
       messagesBefore: await store.countMessages(archive.id),
       ...(summary ? { summary } : {}),
+      ...(kept >= 2 ? { rewoundTo: kept } : {}),
       at: archive.updatedAt,
     });
   }

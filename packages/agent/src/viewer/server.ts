@@ -70,6 +70,10 @@ const ASSETS: Record<string, string> = {
   "/assets/viewer.css": "text/css; charset=utf-8",
 };
 
+/** The tab's icon (a crow-black circle with a white eye), served at /favicon.ico too: browsers ask for it. */
+const FAVICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><circle cx="8" cy="8" r="7" fill="#222"/><circle cx="10.5" cy="6" r="1.5" fill="#fff"/></svg>';
+
 function send(res: ServerResponse, status: number, type: string, body: string | Buffer, extra = {}): void {
   res.writeHead(status, { ...SECURITY_HEADERS, "Content-Type": type, "Cache-Control": "no-store", ...extra });
   res.end(body);
@@ -122,6 +126,9 @@ async function route(
       ["cwd", "q", "cursor"].flatMap((k) => (url.searchParams.get(k) ? [[k, url.searchParams.get(k)]] : [])),
     );
     return page(res, 200, await sessionsPage(store, query, prices));
+  }
+  if (url.pathname === "/favicon.ico" || url.pathname === "/favicon.svg") {
+    return send(res, 200, "image/svg+xml", FAVICON, { "Cache-Control": "max-age=86400" });
   }
   if (ASSETS[url.pathname]) {
     const file = path.join(options.assetsDir, path.basename(url.pathname));

@@ -75,14 +75,14 @@ ${session.promptId ? html`<p>version <strong class="prompt-version">${session.pr
 ${session.systemPrompt ? html`<details class="system-prompt"><summary>rendered text (${session.systemPrompt.length} characters)</summary><pre>${session.systemPrompt}</pre></details>` : ""}
 ${prompt ? html`<details class="prompt-template"><summary>template</summary><pre>${prompt.content}</pre></details>` : ""}
 </section>
-<section id="compactions"><h2>Compactions</h2>
+<section id="compactions"><h2>Compactions and rewinds</h2>
 ${
   folds.length === 0
     ? html`<p class="none">none</p>`
     : html`<ol class="compactions">${folds.map(
         (
           f,
-        ) => html`<li class="compaction"><div class="before-after"><span class="before">before: <a href="/s/${q(f.archive.id)}">${f.messagesBefore} messages</a></span> → <span class="after">${f.summary === undefined ? "cleared" : "after: first message, summary, latest request"}</span> <time>${when(f.at)}</time></div>
+        ) => html`<li class="compaction"><div class="before-after"><span class="before">before: <a href="/s/${q(f.archive.id)}">${f.messagesBefore} messages</a></span> → <span class="after">${f.rewoundTo !== undefined ? `rewound: kept the first ${f.rewoundTo} messages` : f.summary === undefined ? "cleared" : "after: first message, summary, latest request"}</span> <time>${when(f.at)}</time></div>
 ${f.summary !== undefined ? html`<details class="compaction-summary" open><summary>summary</summary><div class="md">${markdown(f.summary)}</div></details>` : ""}</li>`,
       )}</ol>`
 }

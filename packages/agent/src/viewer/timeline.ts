@@ -28,8 +28,18 @@ export interface TimelinePage {
  */
 const ATTACHMENT = /^(File [^\n]+:|Directory [^\n]+ entries\):|file_location: [^\n]+)\n/;
 
-/** One text part of a user message: an attachment as its heading and its lines verbatim, anything else Markdown. */
+/** Where an attachment starts inside one text (`crow run` sends the prompt and its `@path` files as one string). */
+const ATTACHMENT_START = /\n\n(?=File [^\n]+:\n|Directory [^\n]+ entries\):\n|file_location: [^\n]+\n)/;
+
+/**
+ * One text part of a user message: each attachment in it as its heading and its lines verbatim, the rest Markdown.
+ */
 function userText(text: string): SafeHtml {
+  const pieces = text.split(ATTACHMENT_START);
+  return html`${pieces.map(userPiece)}`;
+}
+
+function userPiece(text: string): SafeHtml {
   const attached = ATTACHMENT.exec(text);
   if (!attached) return html`<div class="md">${markdown(text)}</div>`;
   const heading = (attached[1] ?? "").replace(/:$/, "");

@@ -25,7 +25,7 @@ import { migrate } from "./migrations.js";
 import { openNodeSqlite, sqliteDriverName } from "./node-sqlite.js";
 import type { Database } from "./schema.js";
 import { KyselyStore } from "./store.js";
-import { type Store, StoreError, StoreLocationError } from "./types.js";
+import { type Store, StoreDriverError, StoreError, StoreLocationError } from "./types.js";
 import { crowHome, type DbTarget, defaultDbUri, parseDbUri, redactUri } from "./uri.js";
 
 export interface OpenStoreOptions {
@@ -210,11 +210,27 @@ function requireBetterSqlite3(): typeof BetterSqlite3Type {
   try {
     return createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3Type;
   } catch (error) {
-    throw new StoreError(
-      `Node.js ${process.versions.node} has no built-in SQLite (node:sqlite, Node 22.13 and later) and better-sqlite3 could not be loaded (${error instanceof Error ? error.message : String(error)}): use Node 22 or 24, or reinstall Crow where better-sqlite3 can be built (python3, make, a C++ compiler)`,
-      { cause: error },
-    );
+    throw driverError(error);
   }
+}
+
+/** What to do when better-sqlite3 does not load on a Node without `node:sqlite`. */
+const DRIVER_FIX =
+  "Use Node.js 22.13 or later (its built-in SQLite needs nothing compiled), or install python3, make and a C++ compiler (Debian/Ubuntu: apt-get install python3 make g++) and reinstall Crow";
+
+/**
+ * Why better-sqlite3 did not load, in one line: not installed (its build at install failed, and npm dropped the
+ * optional dependency) or installed with an addon that does not load. The raw error's require stack is left out.
+ */
+function driverError(error: unknown): StoreDriverError {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  const raw = (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
+  const missing = code === "MODULE_NOT_FOUND" && /['"]better-sqlite3['"]/.test(raw);
+  const node = `Node.js ${process.versions.node} has no built-in SQLite (node:sqlite, Node 22.13 and later)`;
+  const problem = missing
+    ? `${node}, and better-sqlite3, the SQLite driver Crow uses there, is not installed: installing Crow compiles it, which needs python3, make and a C++ compiler, and was skipped without them`
+    : `${node}, and better-sqlite3, the SQLite driver Crow uses there, does not load (${raw.trim()}): its compiled addon is missing or was built for another Node.js`;
+  return new StoreDriverError(problem, DRIVER_FIX, { cause: error });
 }
 
 async function postgresDb(url: string, poolSize: number): Promise<Kysely<Database>> {
@@ -257,7 +273,8 @@ export async function openTarget(target: DbTarget, options: OpenStoreOptions = {
     const text = `cannot open the SQLite database ${location}: ${message}`;
     if (unusableLocation(error)) {
       throw new StoreLocationError(
-        `${text}. Set CROW_HOME to a directory Crow can write (config, .env and the store move there), or CROW_DB_URI to another database (e.g. sqlite:////tmp/crow.db).`,
+        text,
+        "Set CROW_HOME to a directory Crow can write (config, .env and the store move there), or CROW_DB_URI to another database (e.g. sqlite:////tmp/crow.db).",
         { cause: error },
       );
     }

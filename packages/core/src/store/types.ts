@@ -260,6 +260,34 @@ export class StoreError extends Error {
  */
 export class StoreLocationError extends StoreError {
   override name = "StoreLocationError";
+  /**
+   * @param problem what failed, without the advice (`crow doctor` shows the advice on its own line)
+   * @param fix what to do about it; the message is `problem. fix`
+   */
+  constructor(
+    readonly problem: string,
+    readonly fix: string,
+    options?: ErrorOptions,
+  ) {
+    super(`${problem}. ${fix}`, options);
+  }
+}
+
+/**
+ * No SQLite driver loads: Node has no `node:sqlite` (Node 20) and better-sqlite3, an optional dependency compiled at
+ * install, is missing (its build failed: no python3, make or C++ compiler) or its addon does not load. A setup
+ * problem, fixed by a newer Node or by reinstalling with build tools, which {@link fix} says.
+ */
+export class StoreDriverError extends StoreError {
+  override name = "StoreDriverError";
+  /** @param problem what is missing, @param fix what to do; the message is `problem. fix` */
+  constructor(
+    readonly problem: string,
+    readonly fix: string,
+    options?: ErrorOptions,
+  ) {
+    super(`${problem}. ${fix}`, options);
+  }
 }
 
 export class SessionNotFoundError extends StoreError {

@@ -57,6 +57,24 @@ export function shellEnvironment(cwd: string, base: NodeJS.ProcessEnv = process.
 }
 
 /**
+ * The PTY addon (@lydell/node-pty ships a prebuilt binary per platform, as an optional package). Where it is missing
+ * or does not load, the error says which module, in one line (no require stack), and what to do.
+ */
+async function loadPty(): Promise<typeof import("@lydell/node-pty")> {
+  try {
+    return await import("@lydell/node-pty");
+  } catch (error) {
+    const raw = (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
+    throw new Error(
+      `the terminal's native module @lydell/node-pty does not load (${raw.replace(/ imported from .*$/, "")}), ` +
+        `maybe no prebuilt binary for ${process.platform}-${process.arch} was installed: reinstall Crow ` +
+        "(npm install -g crow-agent) and check that npm did not skip optional dependencies (--omit=optional)",
+      { cause: error },
+    );
+  }
+}
+
+/**
  * One bash in a real PTY (`bash --norc --noprofile --noediting -i`, its own session and process group) and the
  * parsing of its output: markers (see sentinel.ts) tell when a command starts and ends, everything else is cleaned
  * and collected in {@link output} until someone takes it. Commands are not typed in: they are written to a private
@@ -149,7 +167,7 @@ export class Shell {
   /** Starts a shell in `cwd`, confined by `policy`, and resolves once it is configured and at its prompt. */
   static async start(cwd: string, policy: SandboxPolicy = UNCONFINED): Promise<Shell> {
     // The PTY addon loads with the first shell: a connection that never uses the terminal does not pay for it.
-    const { spawn } = await import("@lydell/node-pty");
+    const { spawn } = await loadPty();
     const shell = new Shell(cwd, policy, spawn);
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {

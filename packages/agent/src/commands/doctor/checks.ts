@@ -3,7 +3,9 @@
  * {@link Finding}s, each with what to do when it is not fine. Network checks talk only to the configured addresses,
  * with short timeouts, so a broken setup answers in seconds.
  */
-import { existsSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import path from "node:path";
 import { openStore, sqliteDriverName } from "@crow/core";
 import { sandboxAvailability } from "@crow/mcp/sandbox";
 import { type AgentConfig, configFiles, displayPath, signedOutText } from "../../config/index.js";
@@ -31,6 +33,31 @@ export function checkNode(version = process.versions.node): Finding {
   return ok
     ? { verdict: "ok", text: `Node.js ${version}` }
     : { verdict: "fail", text: `Node.js ${version} is too old`, fix: "install Node.js 20.19 or later (22 LTS)" };
+}
+
+/**
+ * The Crow home cannot be made: it does not exist and the nearest existing directory above it (usually HOME) is not
+ * writable, or a file stands in the way. Undefined when it exists or can be made. Checked before the store, whose
+ * failure there would only repeat it.
+ */
+export function homeUnmakeable(home: string): Finding | undefined {
+  if (existsSync(home)) return undefined;
+  let above = path.dirname(home);
+  while (!existsSync(above) && path.dirname(above) !== above) above = path.dirname(above);
+  const shown = above === homedir() ? `HOME (${above})` : above;
+  let why: string | undefined;
+  try {
+    if (!statSync(above).isDirectory()) why = `${shown} is not a directory`;
+    else accessSync(above, constants.W_OK);
+  } catch {
+    why = `${shown} is not writable`;
+  }
+  if (why === undefined) return undefined;
+  return {
+    verdict: "fail",
+    text: `Crow home ${displayPath(home)} cannot be made: ${why}; config, .env and the store (crow.db) live there`,
+    fix: "set CROW_HOME to a directory you can write (e.g. export CROW_HOME=/tmp/crow-$USER), or make HOME writable",
+  };
 }
 
 /** The Crow home: exists (or can be made on first use) and only its owner can read it. */
@@ -106,10 +133,15 @@ export async function checkStore(config: AgentConfig): Promise<Finding> {
     await store.close();
     return { verdict: "ok", text: `store: ${what} at ${sqlite ? displayPath(where) : where}, writable` };
   } catch (error) {
+    // Location and driver errors carry their advice apart from the problem: said once, on the fix line.
+    const { problem, fix } = error as { problem?: unknown; fix?: unknown };
+    const told = typeof problem === "string" && typeof fix === "string";
     return {
       verdict: "fail",
-      text: `store: ${what}: ${error instanceof Error ? error.message : String(error)}`,
-      fix: "set CROW_HOME to a writable directory, or CROW_DB_URI to a database Crow can write",
+      text: `store: ${what}: ${told ? problem : error instanceof Error ? error.message : String(error)}`,
+      fix: told
+        ? fix.replace(/^\w/, (c) => c.toLowerCase()).replace(/\.$/, "")
+        : "set CROW_HOME to a writable directory, or CROW_DB_URI to a database Crow can write",
     };
   }
 }
@@ -214,6 +246,21 @@ export async function checkMcpServers(config: AgentConfig, cwd: string): Promise
     }
   }
   return findings;
+}
+
+/** The terminal tool's PTY addon (@lydell/node-pty, a prebuilt binary per platform) loads. */
+export async function checkTerminal(): Promise<Finding> {
+  try {
+    await import("@lydell/node-pty");
+    return { verdict: "ok", text: "terminal: the PTY module (@lydell/node-pty) loads" };
+  } catch (error) {
+    const raw = (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
+    return {
+      verdict: "fail",
+      text: `terminal: the PTY module @lydell/node-pty does not load (${raw.replace(/ imported from .*$/, "")}); the terminal tool cannot start bash`,
+      fix: "reinstall Crow (npm install -g crow-agent), without --omit=optional: its prebuilt binary is an optional package",
+    };
+  }
 }
 
 /**
