@@ -1,7 +1,6 @@
 /** The command line of `crow acp --listen` (see listen.ts). */
 import { parseArgs } from "node:util";
-import { loadAcpConfig } from "../acp/load-config.js";
-import { ConfigError } from "../config/index.js";
+import { loadAcpConfigOrExit } from "../acp/load-config.js";
 import { configuredToken, newToken, TokenError } from "./token.js";
 
 export const LISTEN_HELP = `Usage: crow acp --listen [HOST:]PORT [--token-file FILE] [--allow-host NAME]…
@@ -55,16 +54,8 @@ export async function runAcpListen(args: readonly string[]): Promise<number> {
     if (error instanceof TokenError || error instanceof Error) return usage(error.message);
     throw error;
   }
-  let config: Awaited<ReturnType<typeof loadAcpConfig>>;
-  try {
-    config = await loadAcpConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`crow: ${error.message}\n`);
-      return 2;
-    }
-    throw error;
-  }
+  const config = await loadAcpConfigOrExit();
+  if (config === 2) return 2;
   try {
     await runListen(config, {
       ...address,

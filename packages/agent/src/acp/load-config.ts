@@ -6,7 +6,7 @@
  */
 
 import { log } from "../base/log.js";
-import { type AgentConfig, adoptSingleModel, loadConfig } from "../config/index.js";
+import { type AgentConfig, adoptSingleModel, ConfigError, loadConfig } from "../config/index.js";
 import { useConfigEnvironment } from "../tools/child-env.js";
 import { startSandboxCheck } from "../tools/sandbox.js";
 import { startSharedToolserver } from "../tools/shared.js";
@@ -27,4 +27,18 @@ export async function loadAcpConfig(): Promise<AgentConfig> {
     process.stderr.write(`crow: ${notice}\n`);
   }
   return config;
+}
+
+/**
+ * {@link loadAcpConfig} for a command's start: a configuration that does not load is said on stderr and comes back as
+ * exit code 2 (bad setup), anything else is thrown.
+ */
+export async function loadAcpConfigOrExit(): Promise<AgentConfig | 2> {
+  try {
+    return await loadAcpConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`crow: ${error.message}\n`);
+    return 2;
+  }
 }

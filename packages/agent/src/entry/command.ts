@@ -1,11 +1,11 @@
 // The crow command line: what `crow <command>` does, once the process is set up (process-setup.ts).
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { loadAcpConfig } from "../acp/load-config.js";
+import { loadAcpConfig, loadAcpConfigOrExit } from "../acp/load-config.js";
 import { EXIT_CODES_HELP } from "../base/exit-codes.js";
 import { log } from "../base/log.js";
 import { VERSION } from "../base/version.js";
-import { type AgentConfig, ConfigError, configFiles, crowHome, preloadYaml } from "../config/index.js";
+import { configFiles, crowHome, preloadYaml } from "../config/index.js";
 
 const HELP = `crow ${VERSION} — a coding agent: ACP to the editor, MCP to its tools, any OpenAI-compatible LLM.
 
@@ -130,16 +130,8 @@ export async function runCrow(args: readonly string[]): Promise<number> {
       process.stderr.write(`crow acp takes no arguments (got: ${rest.join(" ")})\n`);
       return 2;
     }
-    let config: AgentConfig;
-    try {
-      config = await loadAcpConfig();
-    } catch (error) {
-      if (error instanceof ConfigError) {
-        process.stderr.write(`crow: ${error.message}\n`);
-        return 2;
-      }
-      throw error;
-    }
+    const config = await loadAcpConfigOrExit();
+    if (config === 2) return 2;
     // Started by hand in a terminal, it would otherwise sit silent: say what it expects (stderr; stdout is ACP).
     if (process.stdin.isTTY) {
       process.stderr.write(
