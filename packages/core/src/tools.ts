@@ -87,6 +87,11 @@ export interface ToolSet {
   failures?(): string[];
   /** Stops what the set runs (MCP servers, terminals). Called once when the session closes. */
   close?(): Promise<void>;
+  /**
+   * Skills its servers serve (MCP servers declaring the skills extension), joined to the session's local skills.
+   * Bounded in time by the set; never rejects (failures are `problems`).
+   */
+  skills?(signal?: AbortSignal): Promise<ExternalSkills>;
 }
 
 /**
@@ -243,4 +248,30 @@ export function findTool(definitions: readonly ToolDefinition[], name: string): 
     if (hits.length > 1) return undefined;
   }
   return undefined;
+}
+
+/**
+ * A skill served from outside the session's folders (an MCP server declaring the skills extension): listed with its
+ * frontmatter, its SKILL.md read only when the model asks for it. It is as trusted as whoever configured its origin.
+ */
+export interface ExternalSkill {
+  /** Unique among the session's skills; the provider namespaces it by origin (`docs:release-notes`). */
+  name: string;
+  description: string;
+  /** Where it is served from, e.g. `mcp:docs` (shown as the skill's root). */
+  origin: string;
+  /** The address of its SKILL.md, e.g. `skill://release-notes/SKILL.md`. */
+  uri: string;
+  /** SHA-256 (hex) of SKILL.md as published: the content is cached under it. */
+  digest?: string;
+  /** Its other files, relative to the skill root. */
+  files?: string[];
+  /** The whole SKILL.md; rejects with a message saying what went wrong. */
+  load(signal?: AbortSignal): Promise<string>;
+}
+
+/** What a provider of external skills found: the skills, and one line per origin that failed. */
+export interface ExternalSkills {
+  skills: ExternalSkill[];
+  problems: string[];
 }

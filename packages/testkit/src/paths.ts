@@ -14,3 +14,5 @@ export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
  * `npm run build`: run it with `node`.
  */
 export const ELICIT_MCP_SERVER = fileURLToPath(new URL("../dist/elicit-mcp-server.js", import.meta.url));
+/** The testkit's MCP server serving two skills (skills-mcp-server.ts): run it with `node`. */
+export const SKILLS_MCP_SERVER = fileURLToPath(new URL("../dist/skills-mcp-server.js", import.meta.url));

@@ -91,6 +91,11 @@ export class ServerConnection {
     return this.spec.name;
   }
 
+  /** The MCP client while connected (for the server's skills, see mcp-skills.ts). */
+  get mcp(): Client | undefined {
+    return this.state === "connected" ? this.client : undefined;
+  }
+
   /** Process id of the running stdio server, if any. */
   get pid(): number | undefined {
     if (this.state !== "connected") return undefined;

@@ -2,6 +2,7 @@ import path from "node:path";
 import {
   callDisplay,
   callLocations,
+  type ExternalSkills,
   filePathArg,
   findTool,
   type ResolvedTool,
@@ -21,6 +22,7 @@ import { clientTerminal } from "./client-terminal.js";
 import { CallFailure, ServerConnection } from "./connection.js";
 import { fromMcpResult, resultText } from "./content.js";
 import { diffDisplay } from "./diff.js";
+import { serverSkills } from "./mcp-skills.js";
 import { BUILTIN_SERVER, collectServers } from "./servers.js";
 import type { ServerStatus, ToolRouter, ToolRouterOptions } from "./types.js";
 
@@ -128,6 +130,13 @@ class Router implements ToolRouter {
       ...(c.pid !== undefined ? { pid: c.pid } : {}),
       tools: [...this.routes].filter(([, r]) => r.route.connection === c).map(([name]) => name),
     }));
+  }
+
+  skills(signal?: AbortSignal): Promise<ExternalSkills> {
+    return serverSkills(
+      this.connections.map((c) => ({ name: c.name, client: c.mcp })),
+      signal,
+    );
   }
 
   failures(): string[] {

@@ -9,7 +9,7 @@ import type { LlmError } from "../llm/types.js";
 import type { LoopEvent } from "../loop/types.js";
 import type { ChatMessage, ContentPart, Usage } from "../messages.js";
 import type { SessionRecord, Store } from "../store/types.js";
-import type { ToolSet } from "../tools.js";
+import type { ExternalSkills, ToolSet } from "../tools.js";
 import type { PermissionAnswer, PermissionMode, PermissionRequest } from "./permissions.js";
 import type { UserAnswer, UserAsker, UserQuestion } from "./user-question.js";
 
@@ -197,6 +197,8 @@ export interface CrowSession {
   readonly title: string | null;
   /** The current plan (the `todo` tool's list; empty when the model made none). */
   readonly plan: readonly PlanEntry[];
+  /** Skills the session's tool set serves (its MCP servers'), for the skills extension. Never rejects. */
+  externalSkills(signal?: AbortSignal): Promise<ExternalSkills>;
   /** Whether a turn (or compaction/clear) is running. */
   readonly running: boolean;
   /** The runtime this session belongs to. */

@@ -9,6 +9,7 @@ import { errorText } from "../error-text.js";
 import type { ToolDefinition } from "../messages.js";
 import {
   callDisplay,
+  type ExternalSkills,
   findTool,
   type ResolvedTool,
   type ToolCallRequest,
@@ -135,6 +136,10 @@ export class SessionToolSet implements ToolSet {
 
   failures(): string[] {
     return this.external?.failures?.() ?? [];
+  }
+
+  async skills(signal?: AbortSignal): Promise<ExternalSkills> {
+    return (await this.external?.skills?.(signal)) ?? { skills: [], problems: [] };
   }
 
   async close(): Promise<void> {

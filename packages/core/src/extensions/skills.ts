@@ -17,13 +17,16 @@
  *   context answers so instead of repeating it (never the same skill twice in one context);
  * - optional dense re-rank (`skills.embeddings`): the keyword index serves at once, the hybrid index replaces it when
  *   the skills are embedded (cached by content hash under `<home>/cache/skills`), so opening a session never waits
- *   for an embedding server.
+ *   for an embedding server;
+ * - external skills: those the session's MCP servers serve (`CrowSession.externalSkills`) join the index once listed;
+ *   the session's first request waits for the listing a bounded time (`EXTERNAL_WAIT_MS`).
  */
 import path from "node:path";
 import type { CrowSession } from "../api/types.js";
 import { type ChatMessage, contentText } from "../messages.js";
 import { SkillEmbeddingCache } from "../skills/cache.js";
 import { type Embedder, openAiEmbedder } from "../skills/embedder.js";
+import { loadedSkill } from "../skills/external.js";
 import { skillReinjection, skillsInContext } from "../skills/in-context.js";
 import { createSkillIndex, type SkillIndex } from "../skills/search.js";
 import { loadSessionSkills, type SessionSkills as SessionSkillsLoaded } from "../skills/session-load.js";
@@ -31,6 +34,7 @@ import { type SkillTool, skillsHint, skillTools } from "../skills/tools.js";
 import { matchTriggers, type TriggerMatch, triggerInjection } from "../skills/triggers.js";
 import type { Skill, SkillProblem } from "../skills/types.js";
 import type { Extension, ExtensionAPI } from "./api.js";
+import { withExternalSkills } from "./skills-external.js";
 
 /** The `skills` settings (config.yaml `skills:`; the agent validates them, SDK users may pass them in `config`). */
 export interface SkillsSettings {
@@ -69,6 +73,8 @@ interface SessionSkills {
   examined: WeakSet<ChatMessage>;
   /** Settles when the hybrid index is in place or given up (undefined: keyword-only). */
   hybrid?: Promise<void>;
+  /** Settles when the external skills joined the index or were given up. */
+  external?: Promise<void>;
 }
 
 /**
@@ -76,6 +82,12 @@ interface SessionSkills {
  * search right after is worth a moment more for the better ranking (the cache makes later sessions instant).
  */
 const HYBRID_WAIT_MS = 5_000;
+
+/**
+ * How long a session's first request (or a skill tool) waits for its servers' skill listings: a slow server must not
+ * hold the session up for long (the tool set bounds each listing too; one that comes later still joins).
+ */
+const EXTERNAL_WAIT_MS = 5_000;
 
 /**
  * Reads `config.skills` leniently: the agent's `AgentConfig` shape (`{enabled, dirs, embeddings: {baseURL, …}}`),
@@ -177,20 +189,35 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
         examined: new WeakSet(),
       };
       states.set(session, state);
-      if (!embedder || loaded.skills.length === 0) return undefined;
       const controller = new AbortController();
-      state.hybrid = createSkillIndex(loaded.skills, {
-        embedder,
-        ...(cache ? { cache } : {}),
-        signal: controller.signal,
-      })
-        .then((hybrid) => {
-          if (controller.signal.aborted) return;
-          reportProblems(crow, session, hybrid.problems, "Skill search uses keywords only");
-          if (!hybrid.dense) return;
-          state.index = hybrid;
-          state.tools = skillTools(hybrid);
-          crow.log.debug(`session ${session.id}: ${hybrid.skills.length} skills embedded; hybrid search on`);
+      let skills: readonly Skill[] = loaded.skills;
+      state.external = withExternalSkills(session, loaded.skills, controller.signal)
+        .then((joined) => {
+          if (!joined || controller.signal.aborted) return;
+          skills = joined.skills;
+          state.index = joined;
+          state.tools = skillTools(joined);
+          crow.log.debug(
+            `session ${session.id}: ${joined.skills.length - loaded.skills.length} skills from MCP servers`,
+          );
+        })
+        .catch((error: unknown) => crow.log.warn(`session ${session.id}: external skills failed: ${String(error)}`));
+      if (!embedder) return () => controller.abort();
+      state.hybrid = state.external
+        .then(() => {
+          if (skills.length === 0 || controller.signal.aborted) return undefined;
+          return createSkillIndex(skills, {
+            embedder,
+            ...(cache ? { cache } : {}),
+            signal: controller.signal,
+          }).then((hybrid) => {
+            if (controller.signal.aborted) return;
+            reportProblems(crow, session, hybrid.problems, "Skill search uses keywords only");
+            if (!hybrid.dense) return;
+            state.index = hybrid;
+            state.tools = skillTools(hybrid);
+            crow.log.debug(`session ${session.id}: ${hybrid.skills.length} skills embedded; hybrid search on`);
+          });
         })
         .catch((error: unknown) => crow.log.warn(`session ${session.id}: skill embeddings failed: ${String(error)}`))
         .finally(() => {
@@ -214,6 +241,8 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
       kind: "search",
       readOnly: true,
       execute: async (args, { session, signal }) => {
+        const external = states.get(session)?.external;
+        if (external) await settledWithin(external, EXTERNAL_WAIT_MS, signal);
         const pending = states.get(session)?.hybrid;
         if (pending) await settledWithin(pending, HYBRID_WAIT_MS, signal);
         const found = tool(session, "discover_skills");
@@ -241,22 +270,31 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
         }
         const result = await found.execute(args, signal);
         const skill = state.index.skills.find((s) => s.name === args.name);
-        if (!result.isError && skill) state.brought.set(skill.name, skill);
+        // An external skill was just read (and cached): keep its instructions for after a compaction.
+        if (!result.isError && skill) state.brought.set(skill.name, await loadedSkill(skill, signal));
         return result;
       },
     });
 
     // Each skill is a `/name` command in the editor; using it brings the skill into that turn (see before_request).
     crow.registerSessionCommands((session) =>
-      (states.get(session)?.index.skills ?? []).map((skill) => ({
-        name: skill.name,
-        description: `Skill: ${skill.description}`,
-        hint: "what to do",
-        prompt: true,
-      })),
+      (states.get(session)?.index.skills ?? []).flatMap((skill) =>
+        skill.load
+          ? []
+          : [
+              {
+                name: skill.name,
+                description: `Skill: ${skill.description}`,
+                hint: "what to do",
+                prompt: true,
+              },
+            ],
+      ),
     );
 
-    crow.on("before_request", (draft, { session }) => {
+    crow.on("before_request", async (draft, { session, signal }) => {
+      const external = states.get(session)?.external;
+      if (external) await settledWithin(external, EXTERNAL_WAIT_MS, signal);
       const state = states.get(session);
       // No skills: no tools to offer either (progressive disclosure costs nothing when there is nothing to show).
       const tools =

@@ -25,6 +25,7 @@ import type { SessionToolSet } from "../extensions/session-tool-set.js";
 import { HookBus } from "../hooks/bus.js";
 import type { HookContext, HookError } from "../hooks/types.js";
 import type { ChatMessage, ContentPart, ToolOutcome, Usage } from "../messages.js";
+import type { ExternalSkills } from "../tools.js";
 import { commandList, runCommand } from "./commands.js";
 import { PromptRunImpl } from "./run.js";
 import type { SessionInit } from "./session-init.js";
@@ -362,6 +363,10 @@ export class CrowSessionImpl implements CrowSession {
   /** Problems to show the user when the session opens (tool servers that failed, extensions that did not load). */
   problems(): string[] {
     return [...this.crow.extensionErrors, ...this.tools.failures(), ...this.openingProblems];
+  }
+
+  externalSkills(signal?: AbortSignal): Promise<ExternalSkills> {
+    return this.tools.skills(signal);
   }
 
   async close(): Promise<void> {

@@ -6,6 +6,7 @@
 export { defaultSkillCacheDir, SkillEmbeddingCache, type SkillEmbeddingStore, type SkillVectors } from "./cache.js";
 export { CHUNKER_VERSION, chunkSkill } from "./dense.js";
 export { type Embedder, type OpenAiEmbedderOptions, openAiEmbedder, type Vector } from "./embedder.js";
+export { externalSkill, loadedSkill } from "./external.js";
 export { nameProblem, type ParsedSkill, parseSkill, type SkillMetadata } from "./frontmatter.js";
 export {
   loadSkills,

@@ -5,6 +5,7 @@
  */
 import type { ToolDefinition } from "../messages.js";
 import type { ToolResult } from "../tools.js";
+import { loadedSkill } from "./external.js";
 import type { SkillIndex } from "./search.js";
 import type { Skill, SkillSearchResult } from "./types.js";
 
@@ -39,7 +40,8 @@ export function skillDetails(skill: Skill): string {
     const group = file.includes("/") && ["scripts", "references", "assets"].includes(top) ? top : "other files";
     groups.set(group, [...(groups.get(group) ?? []), file]);
   }
-  const lines = [skill.content.trimEnd(), "", "---", `Skill folder: ${skill.dir}`];
+  const where = skill.load ? `Served by ${skill.root} at ${skill.dir}` : `Skill folder: ${skill.dir}`;
+  const lines = [skill.content.trimEnd(), "", "---", where];
   if (skill.files.length === 0) lines.push("No other files.");
   for (const group of ["scripts", "references", "assets", "other files"]) {
     const files = groups.get(group);
@@ -110,11 +112,18 @@ export function skillTools(index: SkillIndex): SkillTool[] {
           },
         },
       },
-      async execute(args) {
+      async execute(args, signal) {
         const name = args.name;
         if (typeof name !== "string" || name.trim() === "") return error("name must be a non-empty string");
         const skill = index.get(name.trim());
-        if (skill) return { content: skillDetails(skill) };
+        if (skill) {
+          try {
+            return { content: skillDetails(await loadedSkill(skill, signal)) };
+          } catch (failure) {
+            const why = failure instanceof Error ? failure.message : String(failure);
+            return error(`Could not read skill "${skill.name}" from ${skill.root}: ${why}. Use another skill.`);
+          }
+        }
         const close = index.closeNames(name);
         const hint = close.length > 0 ? ` Close names: ${close.join(", ")}.` : "";
         return error(`No skill is named "${name}".${hint} Use discover_skills to search by task.`);

@@ -18,8 +18,13 @@ export interface Skill {
   file: string;
   /** The other files of the folder, relative POSIX paths, sorted (`scripts/run.py`, `references/API.md`, …). */
   files: string[];
-  /** The root directory the skill was found in. */
+  /** The root directory the skill was found in (for an external skill: where it is served from, e.g. `mcp:docs`). */
   root: string;
+  /**
+   * Set on an external skill (an `ExternalSkill` of the session's tool set): reads its SKILL.md on demand; `body` and `content` are ""
+   * until then, and `hash` is the publisher's digest ("" when none).
+   */
+  load?: (signal?: AbortSignal) => Promise<string>;
 }
 
 /**
