@@ -2,7 +2,8 @@
  * Skills served by an MCP server (the MCP Skills extension, SEP-2640) through the spawned `crow acp`: the testkit's
  * skills server, passed as the session's `mcpServers`, declares `io.modelcontextprotocol/skills`; its skills are found
  * by `discover_skills` next to local ones, `get_skill_details` reads the SKILL.md over `resources/read` (checked in the
- * next request the scripted model gets), a SKILL.md that does not match its listed digest is refused, and the same
+ * next request the scripted model gets), a SKILL.md that does not match its listed digest is refused, a failing
+ * `skills/list` is one notice, and the same
  * server without the extension changes nothing (no skill tools in a session without skills).
  */
 import assert from "node:assert/strict";
@@ -10,6 +11,7 @@ import { describe, test } from "node:test";
 import type { McpServer } from "@agentclientprotocol/sdk";
 import {
   type CapturedRequest,
+  chunkText,
   lastToolResult,
   reply,
   SKILLS_MCP_SERVER,
@@ -69,6 +71,20 @@ describe("crow acp: skills from MCP servers", () => {
     );
     assert.equal((await fx.agent.prompt(sessionId, "Draft the notes")).stopReason, "end_turn");
     fx.mock.assertDone();
+  });
+
+  test("a server whose skills/list fails is one notice; its tools still work", async () => {
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir, [server("--broken-list")]);
+    fx.mock.script(
+      textReply("Hi.").expect((request) => {
+        assert.ok(toolNames(request).includes("merged_pulls"), "the server's tool is offered");
+        assert.ok(!toolNames(request).includes("discover_skills"), "no skills to search");
+      }),
+    );
+    const result = await fx.agent.prompt(sessionId, "hello");
+    assert.equal(result.stopReason, "end_turn");
+    fx.mock.assertDone();
+    assert.match(chunkText(result.updates), /docs: skills\/list failed \(.*the skill catalog is unavailable\)/);
   });
 
   test("the same server without the extension changes nothing: no skills, no skill tools", async () => {

@@ -1,11 +1,12 @@
 /**
  * A small stdio MCP server serving two skills over the MCP Skills extension (SEP-2640), on the MCP SDK's `Server`:
- * run it as `node <SKILLS_MCP_SERVER> [--no-extension] [--wrong-digest]`.
+ * run it as `node <SKILLS_MCP_SERVER> [--no-extension] [--wrong-digest] [--broken-list]`.
  *
  * - declares `io.modelcontextprotocol/skills` in `capabilities.extensions` (not with `--no-extension`: then its
  *   `skill://` files are ordinary resources and `skills/list` is unknown);
  * - `skills/list` / `skills/get`: `release-notes` and `db-migrate`, each with its frontmatter and every file's
- *   `sha256:` digest (with `--wrong-digest`, release-notes' SKILL.md is listed with the digest of other bytes);
+ *   `sha256:` digest (with `--wrong-digest`, release-notes' SKILL.md is listed with the digest of other bytes; with
+ *   `--broken-list`, `skills/list` answers an internal error);
  * - `resources/list` / `resources/read`: the skill files at `skill://<name>/<file>`; one tool, `merged_pulls`.
  */
 import { createHash } from "node:crypto";
@@ -43,6 +44,7 @@ const SKILLS = {
 
 const extension = !process.argv.includes("--no-extension");
 const wrongDigest = process.argv.includes("--wrong-digest");
+const brokenList = process.argv.includes("--broken-list");
 
 const files = Object.entries(SKILLS).flatMap(([name, skill]) =>
   Object.entries(skill.files).map(([file, text]) => ({ uri: `skill://${name}/${file}`, name, file, text })),
@@ -95,7 +97,10 @@ server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
 if (extension) {
   server.setRequestHandler(
     z.object({ method: z.literal("skills/list"), params: z.optional(z.looseObject({})) }),
-    async () => ({ skills: (Object.keys(SKILLS) as Array<keyof typeof SKILLS>).map(entry) }),
+    async () => {
+      if (brokenList) throw new McpError(ErrorCode.InternalError, "the skill catalog is unavailable");
+      return { skills: (Object.keys(SKILLS) as Array<keyof typeof SKILLS>).map(entry) };
+    },
   );
   server.setRequestHandler(
     z.object({ method: z.literal("skills/get"), params: z.looseObject({ uri: z.string() }) }),
