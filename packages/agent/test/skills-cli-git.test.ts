@@ -66,6 +66,8 @@ test("add from a file:// git URL installs into the project, locks commit and dig
   const url = pathToFileURL(bare).href;
   const run = await crowSkills(["add", url, "--skill", "pdf-tools"], { cwd: project, ...homes() });
   assert.equal(run.code, 0, run.stderr);
+  // Installed into a project not yet trusted: the user is told the skill waits for `crow skills trust`.
+  assert.match(run.stderr, /is not trusted yet: .*crow skills trust/);
   const installed = path.join(project, ".agents", "skills", "pdf-tools");
   assert.equal(readFileSync(path.join(installed, "references", "FORMS.md"), "utf8"), "# Forms\n");
   assert.equal(existsSync(path.join(project, ".agents", "skills", "release-notes")), false);

@@ -3,6 +3,7 @@
  * folder copy and record it (lockfile + audit log). Also the install step `update` and `install` share.
  */
 import path from "node:path";
+import { isProjectTrusted } from "@crow/core";
 import { confirmRuns, Refused, refuseInvalid, type SkillsContext, selectSkills } from "./context.js";
 import { type Discovery, discoverSkills, type FoundSkill } from "./discover.js";
 import { digestFolder, type FolderDigest, installFolder } from "./files.js";
@@ -51,6 +52,15 @@ export async function runAdd(context: SkillsContext, options: AddOptions): Promi
       await installSkill(context, options.scope, lock, skill, "add");
       // Locked as soon as installed: a later failure leaves no installed skill unrecorded.
       await writeLock(options.scope.lockFile, lock);
+    }
+    // Installed but not offered yet: project skills reach the model only in a trusted project (core's trust store).
+    if (
+      options.scope.kind === "project" &&
+      !(await isProjectTrusted(options.scope.base, { home: context.home, env: context.env }))
+    ) {
+      context.err(
+        `this project (${options.scope.base}) is not trusted yet: its skills reach the model once you run \`crow skills trust\` here`,
+      );
     }
     return 0;
   } finally {
