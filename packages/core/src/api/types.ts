@@ -197,8 +197,11 @@ export interface CrowSession {
   readonly title: string | null;
   /** The current plan (the `todo` tool's list; empty when the model made none). */
   readonly plan: readonly PlanEntry[];
-  /** Skills the session's tool set serves (its MCP servers'), for the skills extension. Never rejects. */
-  externalSkills(signal?: AbortSignal): Promise<ExternalSkills>;
+  /**
+   * Skills the session's tool set serves (its MCP servers'), for the skills extension; undefined when the tool set
+   * serves none (nothing to wait for). Never rejects.
+   */
+  externalSkills(signal?: AbortSignal): Promise<ExternalSkills> | undefined;
   /** Whether a turn (or compaction/clear) is running. */
   readonly running: boolean;
   /** The runtime this session belongs to. */

@@ -138,8 +138,9 @@ export class SessionToolSet implements ToolSet {
     return this.external?.failures?.() ?? [];
   }
 
-  async skills(signal?: AbortSignal): Promise<ExternalSkills> {
-    return (await this.external?.skills?.(signal)) ?? { skills: [], problems: [] };
+  /** The external tool set's skills; undefined when it serves none (in-process tools only, or no provider). */
+  externalSkills(signal?: AbortSignal): Promise<ExternalSkills> | undefined {
+    return this.external?.skills?.(signal);
   }
 
   async close(): Promise<void> {

@@ -17,7 +17,9 @@ export async function withExternalSkills(
   local: readonly Skill[],
   signal: AbortSignal,
 ): Promise<SkillIndex | undefined> {
-  const { skills, problems } = await session.externalSkills(signal);
+  const listing = session.externalSkills(signal);
+  if (!listing) return undefined;
+  const { skills, problems } = await listing;
   if (problems.length > 0) {
     session.notify(`Some MCP servers' skills are not offered:\n${problems.map((p) => `- ${p}`).join("\n")}`, "warning");
   }

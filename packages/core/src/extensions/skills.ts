@@ -23,6 +23,7 @@
  */
 import path from "node:path";
 import type { CrowSession } from "../api/types.js";
+import type { RequestDraft } from "../hooks/types.js";
 import { type ChatMessage, contentText } from "../messages.js";
 import { SkillEmbeddingCache } from "../skills/cache.js";
 import { type Embedder, openAiEmbedder } from "../skills/embedder.js";
@@ -191,7 +192,7 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
       states.set(session, state);
       const controller = new AbortController();
       let skills: readonly Skill[] = loaded.skills;
-      state.external = withExternalSkills(session, loaded.skills, controller.signal)
+      const external = withExternalSkills(session, loaded.skills, controller.signal)
         .then((joined) => {
           if (!joined || controller.signal.aborted) return;
           skills = joined.skills;
@@ -201,9 +202,14 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
             `session ${session.id}: ${joined.skills.length - loaded.skills.length} skills from MCP servers`,
           );
         })
-        .catch((error: unknown) => crow.log.warn(`session ${session.id}: external skills failed: ${String(error)}`));
+        .catch((error: unknown) => crow.log.warn(`session ${session.id}: external skills failed: ${String(error)}`))
+        .finally(() => {
+          // Settled: requests stop waiting for it (a session without MCP skills never waits at all).
+          state.external = undefined;
+        });
+      state.external = external;
       if (!embedder) return () => controller.abort();
-      state.hybrid = state.external
+      state.hybrid = external
         .then(() => {
           if (skills.length === 0 || controller.signal.aborted) return undefined;
           return createSkillIndex(skills, {
@@ -292,9 +298,16 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
       ),
     );
 
-    crow.on("before_request", async (draft, { session, signal }) => {
+    crow.on("before_request", (draft, { session, signal }) => {
+      // Waits only while the servers' listing is on its way; otherwise the request is shaped at once.
       const external = states.get(session)?.external;
-      if (external) await settledWithin(external, EXTERNAL_WAIT_MS, signal);
+      return external
+        ? settledWithin(external, EXTERNAL_WAIT_MS, signal).then(() => shapeRequest(draft, session))
+        : shapeRequest(draft, session);
+    });
+
+    /** The request with the skill tools offered or not, triggered skills injected, and skills lost to compaction back. */
+    const shapeRequest = (draft: RequestDraft, session: CrowSession): RequestDraft => {
       const state = states.get(session);
       // No skills: no tools to offer either (progressive disclosure costs nothing when there is nothing to show).
       const tools =
@@ -337,7 +350,7 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
         messages = view();
       }
       return { ...draft, tools, messages };
-    });
+    };
   };
 }
 

@@ -365,8 +365,8 @@ export class CrowSessionImpl implements CrowSession {
     return [...this.crow.extensionErrors, ...this.tools.failures(), ...this.openingProblems];
   }
 
-  externalSkills(signal?: AbortSignal): Promise<ExternalSkills> {
-    return this.tools.skills(signal);
+  externalSkills(signal?: AbortSignal): Promise<ExternalSkills> | undefined {
+    return this.tools.externalSkills(signal);
   }
 
   async close(): Promise<void> {
