@@ -18,6 +18,11 @@ export interface Checkpointing {
   /** Named built-in extensions, in order: `checkpoints` (when on) and `rewind`. */
   builtins: Array<{ name: string; extension: Extension }>;
   rewinder: Rewinder;
+  /**
+   * Stops the daily collection: not started yet, it never starts; running, it is awaited (it writes under the
+   * checkpoints folder, which whoever closed the runtime may remove next).
+   */
+  close(): Promise<void>;
 }
 
 export function setupCheckpoints(
@@ -36,14 +41,23 @@ export function setupCheckpoints(
       ? new ShadowRepos(home, (chosen.maxFileMb ?? 10) * 1024 * 1024, undefined, guard)
       : undefined;
   const builtins: Checkpointing["builtins"] = [];
+  let gc: NodeJS.Timeout | undefined;
+  let collecting: Promise<void> | undefined;
   if (store && repos) {
     builtins.push({ name: "checkpoints", extension: checkpointsExtension({ store, repos }) });
     const keepDays = chosen.keepDays ?? 30;
-    const gc = setTimeout(() => {
-      void collectCheckpointsDaily(store, home, repos.host, keepDays, (message) => logger.warn(message), guard);
+    gc = setTimeout(() => {
+      collecting = collectCheckpointsDaily(store, home, repos.host, keepDays, (message) => logger.warn(message), guard);
     }, GC_DELAY_MS);
     gc.unref();
   }
   builtins.push({ name: "rewind", extension: rewindCommands });
-  return { builtins, rewinder: makeRewinder(store, repos) };
+  return {
+    builtins,
+    rewinder: makeRewinder(store, repos),
+    async close() {
+      clearTimeout(gc);
+      await collecting;
+    },
+  };
 }

@@ -383,6 +383,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
     },
     async close() {
       await Promise.allSettled([...live.values()].map((s) => s.close()));
+      // Before the store closes: the collection reads it.
+      await checkpoints.close();
       if (ownsStore) await store?.close();
     },
   };
