@@ -185,7 +185,8 @@ async function inside(p: string, dir: string): Promise<boolean> {
   return real === dir || real.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);
 }
 
-async function exists(p: string): Promise<boolean> {
+/** Whether something is at `p` (following links); unreadable counts as absent. */
+export async function exists(p: string): Promise<boolean> {
   try {
     await stat(p);
     return true;

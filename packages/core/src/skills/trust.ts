@@ -8,9 +8,10 @@
  * a trusted one (its own `.git`) is not, and a symlink is judged by where it points. Trust is keyed by path: a trusted
  * folder later replaced by another repository stays trusted (run `crow skills untrust` before reusing a path).
  */
-import { chmod, mkdir, readFile, realpath, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, realpath, rename, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { crowHome } from "../home.js";
+import { exists } from "./load.js";
 
 /** Where the trust store is and whose environment decides it. */
 export interface TrustOptions {
@@ -132,14 +133,5 @@ async function writeStore(file: string, store: TrustFile): Promise<void> {
   } catch (error) {
     await unlink(temp).catch(() => undefined);
     throw error;
-  }
-}
-
-async function exists(p: string): Promise<boolean> {
-  try {
-    await stat(p);
-    return true;
-  } catch {
-    return false;
   }
 }
