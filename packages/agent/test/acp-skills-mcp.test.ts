@@ -4,7 +4,8 @@
  * by `discover_skills` next to local ones, `get_skill_details` reads the SKILL.md over `resources/read` (checked in the
  * next request the scripted model gets), a SKILL.md that does not match its listed digest is refused, a failing
  * `skills/list` is one notice, and the same
- * server without the extension changes nothing (no skill tools in a session without skills).
+ * server without the extension changes nothing (no skill tools in a session without skills). A skills-only server
+ * (no tools capability) connects and serves its skills: its missing `tools/list` is not asked.
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
@@ -98,5 +99,22 @@ describe("crow acp: skills from MCP servers", () => {
     );
     assert.equal((await fx.agent.prompt(sessionId, "hello")).stopReason, "end_turn");
     fx.mock.assertDone();
+  });
+
+  test("a skills-only server (no tools capability) connects and serves its skills", async () => {
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir, [server("--no-tools")]);
+    fx.mock.script(
+      reply()
+        .toolCall("get_skill_details", { name: "docs:db-migrate" })
+        .expect((request) => {
+          assert.ok(toolNames(request).includes("discover_skills"), "the server's skills are offered");
+          assert.ok(!toolNames(request).includes("merged_pulls"));
+        }),
+      textReply("Done.").expect((request) => assert.match(lastToolResult(request), /^---\nname: db-migrate\n/)),
+    );
+    const result = await fx.agent.prompt(sessionId, "Add a migration");
+    assert.equal(result.stopReason, "end_turn");
+    fx.mock.assertDone();
+    assert.doesNotMatch(chunkText(result.updates), /docs/, "no notice: the server did not fail");
   });
 });

@@ -1,13 +1,14 @@
 /**
  * A small stdio MCP server serving two skills over the MCP Skills extension (SEP-2640), on the MCP SDK's `Server`:
- * run it as `node <SKILLS_MCP_SERVER> [--no-extension] [--wrong-digest] [--broken-list]`.
+ * run it as `node <SKILLS_MCP_SERVER> [--no-extension] [--wrong-digest] [--broken-list] [--no-tools]`.
  *
  * - declares `io.modelcontextprotocol/skills` in `capabilities.extensions` (not with `--no-extension`: then its
  *   `skill://` files are ordinary resources and `skills/list` is unknown);
  * - `skills/list` / `skills/get`: `release-notes` and `db-migrate`, each with its frontmatter and every file's
  *   `sha256:` digest (with `--wrong-digest`, release-notes' SKILL.md is listed with the digest of other bytes; with
  *   `--broken-list`, `skills/list` answers an internal error);
- * - `resources/list` / `resources/read`: the skill files at `skill://<name>/<file>`; one tool, `merged_pulls`.
+ * - `resources/list` / `resources/read`: the skill files at `skill://<name>/<file>`; one tool, `merged_pulls` (with
+ *   `--no-tools`, no tools capability at all: a skills-only server, whose `tools/list` is an unknown method).
  */
 import { createHash } from "node:crypto";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -45,6 +46,7 @@ const SKILLS = {
 const extension = !process.argv.includes("--no-extension");
 const wrongDigest = process.argv.includes("--wrong-digest");
 const brokenList = process.argv.includes("--broken-list");
+const withTools = !process.argv.includes("--no-tools");
 
 const files = Object.entries(SKILLS).flatMap(([name, skill]) =>
   Object.entries(skill.files).map(([file, text]) => ({ uri: `skill://${name}/${file}`, name, file, text })),
@@ -70,7 +72,7 @@ const server = new Server(
   { name: "skills", version: "1.0.0" },
   {
     capabilities: {
-      tools: {},
+      ...(withTools ? { tools: {} } : {}),
       resources: {},
       ...(extension ? { extensions: { "io.modelcontextprotocol/skills": {} } } : {}),
     },
@@ -78,11 +80,14 @@ const server = new Server(
 );
 
 // A tool too, as a server shipping skills for its own tools would have.
-server.setRequestHandler(ListToolsRequestSchema, async () => ({
-  tools: [{ name: "merged_pulls", description: "Lists merged pull requests.", inputSchema: { type: "object" } }],
-}));
-
-server.setRequestHandler(CallToolRequestSchema, async () => ({ content: [{ type: "text", text: "#12 Add export" }] }));
+if (withTools) {
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: [{ name: "merged_pulls", description: "Lists merged pull requests.", inputSchema: { type: "object" } }],
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async () => ({
+    content: [{ type: "text", text: "#12 Add export" }],
+  }));
+}
 
 server.setRequestHandler(ListResourcesRequestSchema, async () => ({
   resources: files.map((f) => ({ uri: f.uri, name: `${f.name}/${f.file}`, mimeType: "text/markdown" })),

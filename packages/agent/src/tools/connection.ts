@@ -135,12 +135,14 @@ export class ServerConnection {
     try {
       await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
       const tools: Tool[] = [];
+      // A server without the tools capability (one serving only skills or resources) has no tools/list to ask.
       let cursor: string | undefined;
-      do {
+      while (client.getServerCapabilities()?.tools) {
         const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: CONNECT_TIMEOUT_MS });
         tools.push(...page.tools);
         cursor = page.nextCursor;
-      } while (cursor);
+        if (!cursor) break;
+      }
       this.client = client;
       this.stdio = spec.transport === "stdio" ? (transport as StdioClientTransport) : undefined;
       this.sharedEnded = undefined;
