@@ -4,7 +4,7 @@
  * get the 404 page, and off loopback the Host and token checks hold. Needs `npm run build` (the page bundle).
  */
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { request } from "node:http";
 import { after, before, describe, test } from "node:test";
 import { openStore, type Store } from "@crow/core";
@@ -270,16 +270,7 @@ describe("crow sessions serve", () => {
       await populate(store, ws.dir);
       await store.close();
       const env = { ...process.env, CROW_HOME: ws.dir, CROW_DB_URI: `${ws.dir}/crow.db` };
-      const child = spawn(process.execPath, [CROW_BIN, "sessions", "serve", "--port", "0"], { env });
-      let out = "";
-      const url = await new Promise<string>((resolve, reject) => {
-        child.stdout.setEncoding("utf8").on("data", (t: string) => {
-          out += t;
-          const found = /at (http:\/\/127\.0\.0\.1:\d+\/(?:\?token=[\w-]+)?)\n/.exec(out)?.[1];
-          if (found) resolve(found);
-        });
-        child.on("exit", (code) => reject(new Error(`exited ${code}: ${out}`)));
-      });
+      const { child, url } = await startServe([], env);
       const origin = new URL(url).origin;
       // Loopback is no reason to go without a token: another local user (uid 65534, curl) gets nothing.
       for (const pathname of ["/", "/assets/viewer.js", "/s/x/timeline"]) {
@@ -324,6 +315,83 @@ describe("crow sessions serve", () => {
       });
       assert.equal(await new Promise((resolve) => bad.on("exit", resolve)), 2);
       assert.match(err, /--port must be a port number \(0-65535\), got "http"/);
+    } finally {
+      await ws.cleanup();
+    }
+  });
+});
+
+/** Spawns `crow sessions serve --port 0 …args` and waits for the URL it prints (stderr so far is kept). */
+async function startServe(args: string[], env: NodeJS.ProcessEnv) {
+  const child = spawn(process.execPath, [CROW_BIN, "sessions", "serve", "--port", "0", ...args], { env });
+  let out = "";
+  let err = "";
+  child.stderr.setEncoding("utf8").on("data", (t: string) => {
+    err += t;
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.setEncoding("utf8").on("data", (t: string) => {
+      out += t;
+      const found = /at (http:\/\/127\.0\.0\.1:\d+\/(?:\?token=[\w-]+)?)\n/.exec(out)?.[1];
+      if (found) resolve(found);
+    });
+    child.on("exit", (code) => reject(new Error(`exited ${code}: ${out}${err}`)));
+  });
+  return { child, url, stderr: () => err };
+}
+
+describe("crow sessions serve: where the token comes from", () => {
+  const TOKEN = "viewer-token-4f9c2a";
+  /** What another user of the machine reads of the process's command line. */
+  const cmdlineAsOtherUser = (pid: number) =>
+    execFileSync("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "cat", `/proc/${pid}/cmdline`], {
+      encoding: "utf8",
+    });
+
+  test("--token-file and CROW_VIEWER_TOKEN keep it out of ps; --token works but warns; bad sources are usage errors", async () => {
+    const ws = await tempWorkspace("crow-viewer-token-");
+    try {
+      const env = { ...process.env, CROW_HOME: ws.dir, CROW_DB_URI: `${ws.dir}/crow.db` };
+      const tokenFile = await ws.write("token", `${TOKEN}\n`);
+      for (const [args, extraEnv] of [
+        [["--token-file", tokenFile], {}],
+        [[], { CROW_VIEWER_TOKEN: TOKEN }],
+      ] as const) {
+        const served = await startServe([...args], { ...env, ...extraEnv });
+        try {
+          assert.equal(new URL(served.url).searchParams.get("token"), TOKEN, args.join(" ") || "CROW_VIEWER_TOKEN");
+          assert.doesNotMatch(cmdlineAsOtherUser(served.child.pid ?? 0), new RegExp(TOKEN));
+          assert.doesNotMatch(served.stderr(), /warning/);
+        } finally {
+          const exited = new Promise((resolve) => served.child.on("exit", resolve));
+          served.child.kill("SIGTERM");
+          await exited;
+        }
+      }
+      const onCommandLine = await startServe(["--token", TOKEN], env);
+      try {
+        assert.equal(new URL(onCommandLine.url).searchParams.get("token"), TOKEN);
+        await new Promise<void>((resolve) => {
+          const check = () => (/warning: --token/.test(onCommandLine.stderr()) ? resolve() : setTimeout(check, 20));
+          check();
+        });
+        assert.match(onCommandLine.stderr(), /warning: --token puts the token on the command line.*--token-file/);
+      } finally {
+        const exited = new Promise((resolve) => onCommandLine.child.on("exit", resolve));
+        onCommandLine.child.kill("SIGTERM");
+        await exited;
+      }
+      for (const [args, message] of [
+        [["--token-file", `${ws.dir}/missing`], /cannot read --token-file/],
+        [["--token-file", tokenFile, "--token", "x"], /--token and --token-file exclude each other/],
+      ] as const) {
+        const run = spawnSync(process.execPath, [CROW_BIN, "sessions", "serve", "--port", "0", ...args], {
+          env,
+          encoding: "utf8",
+        });
+        assert.equal(run.status, 2, run.stderr);
+        assert.match(run.stderr, message);
+      }
     } finally {
       await ws.cleanup();
     }

@@ -1,5 +1,5 @@
 /**
- * The token of `crow acp --listen` and `crow run --connect`: from `--token-file FILE` (its first line) or the
+ * The token of `crow acp --listen`, `crow run --connect` and `crow sessions serve`: from `--token-file FILE` (its first line) or the
  * `CROW_ACP_TOKEN` environment variable, never from a bare argument (every user of the machine can read a command
  * line in ps or /proc). As crow-mcp does for `--http` (packages/mcp/src/command.ts).
  */
@@ -9,8 +9,15 @@ import { readFileSync } from "node:fs";
 /** A token that cannot be read; the message says which source and what to do. */
 export class TokenError extends Error {}
 
-/** The configured token (file first, then environment), or undefined when neither is given. Throws `TokenError`. */
-export function configuredToken(file: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
+/**
+ * The configured token (file first, then the environment variable `variable`), or undefined when neither is given.
+ * Throws `TokenError`. The viewer (`crow sessions serve`) reads it the same way from `CROW_VIEWER_TOKEN`.
+ */
+export function configuredToken(
+  file: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  variable = "CROW_ACP_TOKEN",
+): string | undefined {
   if (file !== undefined) {
     let text: string;
     try {
@@ -22,7 +29,7 @@ export function configuredToken(file: string | undefined, env: NodeJS.ProcessEnv
     if (token === "") throw new TokenError(`--token-file ${file} is empty: put the token on its first line`);
     return token;
   }
-  const fromEnv = env.CROW_ACP_TOKEN?.trim();
+  const fromEnv = env[variable]?.trim();
   return fromEnv ? fromEnv : undefined;
 }
 

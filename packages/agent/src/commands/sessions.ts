@@ -7,6 +7,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import type { SessionRecord, Store } from "@crow/core";
 import { stripControls } from "@crow/mcp/control-text";
+import { configuredToken, TokenError } from "../acp-net/token.js";
 import { ConfigError, loadConfig } from "../config/index.js";
 import { renderTranscript } from "./transcript.js";
 
@@ -20,8 +21,9 @@ Commands:
                                                   terminal; --yes is required otherwise)
   fork ID [--cwd DIR] [--json]                    a new session starting as a copy of ID (prints its id)
   serve [--port N] [--host H] [--open]            a read-only web viewer of the sessions (default 127.0.0.1);
-        [--token T] [--allowed-host NAME...]      it needs a token, on loopback too (generated unless given;
-                                                  the URL printed carries it)
+        [--token-file FILE] [--allowed-host NAME...]  it needs a token, on loopback too: the first line of FILE,
+                                                  else CROW_VIEWER_TOKEN, else generated; the URL printed
+                                                  carries it (--token T works but every local user sees it)
 
 The store is the one in config.yaml's db_uri (or CROW_DB_URI), by default SQLite at ~/.crow/crow.db.`;
 
@@ -54,7 +56,7 @@ export async function runSessions(argv: string[], io: Partial<Io> = {}): Promise
   const env = io.env ?? process.env;
   let parsed: ReturnType<typeof parse>;
   try {
-    parsed = parse(argv);
+    parsed = parse(argv, env);
   } catch (error) {
     err(`crow sessions: ${(error as Error).message}\n\n${SESSIONS_HELP}\n`);
     return 2;
@@ -88,7 +90,7 @@ export async function runSessions(argv: string[], io: Partial<Io> = {}): Promise
   }
 }
 
-function parse(argv: string[]) {
+function parse(argv: string[], env: NodeJS.ProcessEnv) {
   const { values, positionals } = parseArgs({
     args: argv,
     options: {
@@ -104,6 +106,7 @@ function parse(argv: string[]) {
       host: { type: "string" },
       open: { type: "boolean" },
       token: { type: "string" },
+      "token-file": { type: "string" },
       "allowed-host": { type: "string", multiple: true },
     },
     strict: true,
@@ -130,14 +133,22 @@ function parse(argv: string[]) {
     throw new UsageError(`${command} takes exactly one session id`);
   }
   if (command === "delete" && ids.length === 0) throw new UsageError("delete needs at least one session id");
-  return { help: false as const, command, ids, values, limit, format, serve: serveOptions(command, ids, values) };
+  return { help: false as const, command, ids, values, limit, format, serve: serveOptions(command, ids, values, env) };
 }
 
-/** `serve`'s options, checked (port range, no ids). */
+/** `serve`'s options, checked (port range, no ids, one token source). */
 function serveOptions(
   command: string,
   ids: string[],
-  values: { port?: string; host?: string; open?: boolean; token?: string; "allowed-host"?: string[] },
+  values: {
+    port?: string;
+    host?: string;
+    open?: boolean;
+    token?: string;
+    "token-file"?: string;
+    "allowed-host"?: string[];
+  },
+  env: NodeJS.ProcessEnv,
 ) {
   if (command !== "serve") return {};
   if (ids.length > 0) throw new UsageError(`serve takes no session id (got ${ids.join(" ")})`);
@@ -145,11 +156,23 @@ function serveOptions(
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new UsageError(`--port must be a port number (0-65535), got "${values.port}"`);
   }
+  if (values.token !== undefined && values["token-file"] !== undefined) {
+    throw new UsageError("--token and --token-file exclude each other");
+  }
+  if (values.token === "") throw new UsageError("--token must not be empty");
+  let token = values.token;
+  try {
+    token ??= configuredToken(values["token-file"], env, "CROW_VIEWER_TOKEN");
+  } catch (error) {
+    if (error instanceof TokenError) throw new UsageError(error.message);
+    throw error;
+  }
   return {
     port,
     ...(values.host ? { host: values.host } : {}),
     ...(values.open ? { open: true } : {}),
-    ...(values.token ? { token: values.token } : {}),
+    ...(token ? { token } : {}),
+    ...(values.token !== undefined ? { tokenOnCommandLine: true } : {}),
     ...(values["allowed-host"] ? { allowedHosts: values["allowed-host"] } : {}),
   };
 }

@@ -1,5 +1,5 @@
 /**
- * `crow sessions serve [--port N] [--host H] [--open] [--token T] [--allowed-host NAME…]`: starts the viewer on the
+ * `crow sessions serve [--port N] [--host H] [--open] [--token-file FILE] [--allowed-host NAME…]`: starts the viewer on the
  * configured store, prints its address on stdout and serves until SIGINT/SIGTERM.
  */
 import { spawn } from "node:child_process";
@@ -13,6 +13,8 @@ export interface ServeOptions {
   host?: string;
   open?: boolean;
   token?: string;
+  /** The token came as `--token T`: warn that every local user can read it (ps, /proc/PID/cmdline). */
+  tokenOnCommandLine?: boolean;
   allowedHosts?: string[];
 }
 
@@ -55,6 +57,11 @@ export async function serve(
     return 1;
   }
   io.out(`Serving ${store.location} at ${viewer.url}\n`);
+  if (options.tokenOnCommandLine) {
+    io.err(
+      "warning: --token puts the token on the command line, where every user of this machine can read it (ps); use --token-file FILE or CROW_VIEWER_TOKEN\n",
+    );
+  }
   io.err(
     isLoopback(host)
       ? "The token in the URL is required (any user of this machine can reach a loopback port); keep it private.\n"
