@@ -47,7 +47,11 @@ export function compactionThreshold(
 export type ThresholdOption = number | ((model: string | undefined) => number);
 
 /** The threshold of a session on `model` (whose context window, if known, is `contextWindow`) under `option`. */
-export function thresholdFor(option: ThresholdOption | undefined, model: string | undefined, contextWindow?: number) {
+export function thresholdFor(
+  option: ThresholdOption | undefined,
+  model: string | undefined,
+  contextWindow?: number,
+): number {
   return typeof option === "function" ? option(model) : compactionThreshold(option, contextWindow);
 }
 
