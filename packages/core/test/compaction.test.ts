@@ -11,13 +11,13 @@ import {
   compactedHistory,
   compactionThreshold,
   HookBus,
-  installCompaction,
   type LlmClient,
   type LlmRequest,
   openStore,
   planCompaction,
   renderTranscript,
   summarizerMessages,
+  watchPromptSize,
 } from "@crow/core";
 import { checkToolInvariant, type MockMessage } from "@crow/testkit";
 
@@ -144,7 +144,12 @@ describe("summarizer request", () => {
 describe("the compaction extension", () => {
   test("due() follows the last response's prompt tokens seen on the hook bus", async () => {
     const bus = new HookBus();
-    const compaction = installCompaction(bus, { sessionId: "s", threshold: () => 1000 });
+    const compaction = new Compaction({ sessionId: "s", threshold: () => 1000 });
+    // The built-in compaction extension's watcher, registered on a bare hook bus.
+    watchPromptSize(
+      (point, handler) => bus.on(point, handler),
+      () => compaction,
+    );
     const ctx = { signal: new AbortController().signal, reportError: () => {} };
     const hooks = bus.loopHooks();
     const response = (promptTokens: number) =>
@@ -185,7 +190,7 @@ describe("the compaction extension", () => {
           flushed = true;
         },
       });
-      compaction.lastPromptTokens = 99;
+      compaction.observe(99);
       const events: CompactionEvent[] = [];
       const outcome = await compaction.compact({
         history,

@@ -1,15 +1,12 @@
 /**
- * Compaction, the built-in extension: it watches each response's prompt size on the hook bus (`after_response`)
- * and, when asked, replaces a history by `[first user, summary, last user …]` — summarizing with the LLM, then
- * swapping the stored history atomically (the old one becomes an archive, the session keeps its id, and the
- * workspace checkpoints of its turns stay with it under the kept user messages).
+ * How a history is compacted: `[first user, summary, last user …]` replaces it — summarized with the LLM, then the
+ * stored history swapped atomically (the old one becomes an archive, the session keeps its id, and the workspace
+ * checkpoints of its turns stay with it under the kept user messages). Progress is reported as events.
  *
- * The session decides *when* (it owns the history and the turn): before a turn when {@link Compaction.due} says the
- * last request crossed the threshold, on a provider "context length exceeded" error (then it retries the turn once),
- * and on `/compact` or `_crow/compact`. This object only knows *how*, and reports progress as events.
+ * When a session compacts is policy.ts's.
  */
 import { randomUUID } from "node:crypto";
-import type { HookBus } from "../hooks/bus.js";
+import { errorText } from "../error-text.js";
 import type { CompactedEvent } from "../hooks/types.js";
 import type { LlmClient, RequestParams } from "../llm/types.js";
 import type { AssistantMessage, ChatMessage, Usage } from "../messages.js";
@@ -18,9 +15,6 @@ import type { CheckpointMove, MessageInput, ReplaceOptions } from "../store/type
 import { type CompactionPlan, compactedHistory, nothingToCompactMessage, planCompaction } from "./plan.js";
 import { CompactionError, summarize } from "./summarize.js";
 import type { TranscriptOptions } from "./transcript.js";
-
-/** Default `MAX_COMPACT_TOKENS`. */
-export const DEFAULT_MAX_COMPACT_TOKENS = 120_000;
 
 /** What started a compaction. */
 export type CompactionReason = "threshold" | "manual" | "context_length";
@@ -58,10 +52,9 @@ export type CompactionResult =
     }
   | { compacted: false; message: string };
 
-export interface CompactionOptions {
+/** What compacting a session's history needs besides the request. */
+export interface CompactHistoryOptions {
   sessionId: string;
-  /** Prompt tokens above which the next turn starts with a compaction (read on every check: the model may change). */
-  threshold: () => number;
   /** Where the history is swapped; without one, compaction happens in memory only. */
   store?: CompactionStore;
   /** Runs right before the swap (persistence: wait until every queued message is stored). */
@@ -86,89 +79,85 @@ export interface CompactRequest {
   onEvent?: (event: CompactionEvent) => void;
 }
 
-export class Compaction {
-  /** Prompt tokens of the last response (its request's size); reset by a compaction. */
-  lastPromptTokens: number | undefined;
-
-  constructor(private readonly options: CompactionOptions) {}
-
-  /** Whether the last request's prompt was over the threshold. */
-  due(): boolean {
-    return this.lastPromptTokens !== undefined && this.lastPromptTokens > this.options.threshold();
-  }
-
-  /**
-   * Compacts `history`: summary, then the atomic swap in the store. Resolves `{compacted: false}` when there is
-   * nothing to summarize; rejects with {@link CompactionError} when the summary or the swap fails (the history and
-   * the store are then unchanged). Emits started/done/failed events (none when there was nothing to do).
-   */
-  async compact(request: CompactRequest): Promise<CompactionResult> {
-    const plan = planCompaction(request.history);
-    if ("reason" in plan) return { compacted: false, message: nothingToCompactMessage(plan) };
-    const id = `compaction-${randomUUID().slice(0, 8)}`;
-    const { reason } = request;
-    const emit = (event: CompactionEvent) => {
-      try {
-        request.onEvent?.(event);
-      } catch {
-        // a listener's failure must not undo a compaction
-      }
-    };
-    emit({ type: "compaction_started", id, reason });
+/**
+ * Compacts `request.history`: summary, then the atomic swap in the store. Resolves `{compacted: false}` when there
+ * is nothing to summarize; rejects with {@link CompactionError} when the summary or the swap fails (the history and
+ * the store are then unchanged). Emits started/done/failed events (none when there was nothing to do).
+ */
+export async function compactHistory(
+  request: CompactRequest,
+  options: CompactHistoryOptions,
+): Promise<CompactionResult> {
+  const plan = planCompaction(request.history);
+  if ("reason" in plan) return { compacted: false, message: nothingToCompactMessage(plan) };
+  const id = `compaction-${randomUUID().slice(0, 8)}`;
+  const { reason } = request;
+  const emit = (event: CompactionEvent) => {
     try {
-      const summary = await summarize(plan, {
-        llm: request.llm,
-        model: request.model,
-        ...(request.signal ? { signal: request.signal } : {}),
-        ...(this.options.params ? { params: this.options.params } : {}),
-        ...(this.options.transcript ? { transcript: this.options.transcript } : {}),
-      });
-      let history = compactedHistory(plan, summary.text);
-      const summaryMessage = history[plan.system.length + 1] as AssistantMessage;
-      if (this.options.rewrite) {
-        const event = { history, summary: summaryMessage, summarized: plan.middle };
-        history = await this.options.rewrite(event, request.signal ?? new AbortController().signal);
-      }
-      let archiveId: string | undefined;
-      if (this.options.store) {
-        await this.options.beforeSwap?.();
-        try {
-          archiveId = await this.options.store.replaceMessages(
-            this.options.sessionId,
-            history.map((message) => ({ message })),
-            { keepCheckpoints: keptCheckpoints(plan, request.history, history) },
-          );
-        } catch (error) {
-          throw new CompactionError(
-            `The compacted history could not be stored: ${error instanceof Error ? error.message : String(error)}`,
-          );
-        }
-      }
-      this.lastPromptTokens = undefined;
-      const done = {
-        compacted: true as const,
-        history,
-        summary: summary.text,
-        ...(archiveId ? { archiveId } : {}),
-        messagesBefore: request.history.length,
-        messagesAfter: history.length,
-      };
-      emit({
-        type: "compaction_done",
-        id,
-        reason,
-        summary: done.summary,
-        ...(archiveId ? { archiveId } : {}),
-        messagesBefore: done.messagesBefore,
-        messagesAfter: done.messagesAfter,
-        ...(summary.usage ? { usage: summary.usage } : {}),
-      });
-      return done;
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      emit({ type: "compaction_failed", id, reason, message });
-      throw error instanceof CompactionError ? error : new CompactionError(message);
+      request.onEvent?.(event);
+    } catch {
+      // a listener's failure must not undo a compaction
     }
+  };
+  emit({ type: "compaction_started", id, reason });
+  try {
+    const summary = await summarize(plan, {
+      llm: request.llm,
+      model: request.model,
+      ...(request.signal ? { signal: request.signal } : {}),
+      ...(options.params ? { params: options.params } : {}),
+      ...(options.transcript ? { transcript: options.transcript } : {}),
+    });
+    let history = compactedHistory(plan, summary.text);
+    const summaryMessage = history[plan.system.length + 1] as AssistantMessage;
+    if (options.rewrite) {
+      const event = { history, summary: summaryMessage, summarized: plan.middle };
+      history = await options.rewrite(event, request.signal ?? new AbortController().signal);
+    }
+    const archiveId = options.store ? await swap(options.store, options, plan, request.history, history) : undefined;
+    const done = {
+      compacted: true as const,
+      history,
+      summary: summary.text,
+      ...(archiveId ? { archiveId } : {}),
+      messagesBefore: request.history.length,
+      messagesAfter: history.length,
+    };
+    emit({
+      type: "compaction_done",
+      id,
+      reason,
+      summary: done.summary,
+      ...(archiveId ? { archiveId } : {}),
+      messagesBefore: done.messagesBefore,
+      messagesAfter: done.messagesAfter,
+      ...(summary.usage ? { usage: summary.usage } : {}),
+    });
+    return done;
+  } catch (error) {
+    const message = errorText(error);
+    emit({ type: "compaction_failed", id, reason, message });
+    throw error instanceof CompactionError ? error : new CompactionError(message);
+  }
+}
+
+/** Stores `history` in place of `before` (the old one archived: its id is returned), once pending writes are done. */
+async function swap(
+  store: CompactionStore,
+  options: CompactHistoryOptions,
+  plan: CompactionPlan,
+  before: readonly ChatMessage[],
+  history: ChatMessage[],
+): Promise<string> {
+  await options.beforeSwap?.();
+  try {
+    return await store.replaceMessages(
+      options.sessionId,
+      history.map((message) => ({ message })),
+      { keepCheckpoints: keptCheckpoints(plan, before, history) },
+    );
+  } catch (error) {
+    throw new CompactionError(`The compacted history could not be stored: ${errorText(error)}`);
   }
 }
 
@@ -191,30 +180,4 @@ function keptCheckpoints(
     { from: firstAt, to: lastAt, seq: firstSeq, promptHash: promptHash(plan.first) },
     { from: lastAt, to: lastAt + 1, seq: lastSeq, promptHash: promptHash(last) },
   ];
-}
-
-/**
- * Installs compaction on a session's hook bus: an `after_response` observer records each response's prompt size
- * (what {@link Compaction.due} compares with the threshold). Returns the compaction handle.
- */
-export function installCompaction(bus: HookBus, options: CompactionOptions): Compaction {
-  const compaction = new Compaction(options);
-  bus.on(
-    "after_response",
-    ({ usage }) => {
-      if (usage) compaction.lastPromptTokens = usage.promptTokens;
-    },
-    { name: "compaction" },
-  );
-  return compaction;
-}
-
-/**
- * The effective `MAX_COMPACT_TOKENS`: the configured value, else a fraction (default 0.8) of the model's context
- * window when it is known, else 120 000.
- */
-export function compactionThreshold(configured: number | undefined, contextWindow?: number, fraction = 0.8): number {
-  if (configured !== undefined && configured > 0) return configured;
-  if (contextWindow !== undefined && contextWindow > 0) return Math.floor(contextWindow * fraction);
-  return DEFAULT_MAX_COMPACT_TOKENS;
 }

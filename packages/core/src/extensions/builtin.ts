@@ -7,9 +7,10 @@
 
 import type { CrowSession, SessionBusyError } from "../api/types.js";
 import type { CompactionResult } from "../compaction/compaction.js";
+import { type SessionCompactions, watchPromptSize } from "../compaction/policy.js";
 import { type ContentPart, contentText } from "../messages.js";
 import type { SessionPatch, Store } from "../store/types.js";
-import { type Extension, MethodError } from "./api.js";
+import { type Extension, type ExtensionHookContext, MethodError } from "./api.js";
 import { doomLoopGuard } from "./doom-loop.js";
 import { compilePermissionRules, type PermissionRules } from "./permission-rules.js";
 import { type PermissionGate, permissionGate } from "./permissions.js";
@@ -81,13 +82,9 @@ export function permissionsExtension(gates: (session: CrowSession) => Permission
   };
 }
 
-/** Feeds each response's prompt size to the session's compaction (what decides a compaction before the next turn). */
-export function compactionWatcher(record: (session: CrowSession, promptTokens: number) => void): Extension {
-  return (crow) => {
-    crow.on("after_response", ({ usage }, ctx) => {
-      if (usage) record(ctx.session, usage.promptTokens);
-    });
-  };
+/** The prompt-size watcher of compaction/policy.ts on the extension API: each session's compaction in `compactions`. */
+export function compactionExtension(compactions: SessionCompactions): Extension {
+  return (crow) => watchPromptSize<ExtensionHookContext>(crow.on.bind(crow), (ctx) => compactions.of(ctx.session));
 }
 
 /** The longest title derived from a first message. */

@@ -11,12 +11,12 @@ import {
   type NewSessionOptions,
   SessionBusyError,
 } from "../api/types.js";
-import { Compaction, compactionThreshold } from "../compaction/index.js";
+import { SessionCompactions, thresholdFor } from "../compaction/index.js";
 import { MethodError } from "../extensions/api.js";
 import { askUserExtension } from "../extensions/ask-user.js";
 import {
   commandsExtension,
-  compactionWatcher,
+  compactionExtension,
   doomLoopExtension,
   permissionGates,
   permissionsExtension,
@@ -81,15 +81,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
 
   // Built-ins first, through the same API as everyone else.
   const disabled = new Set(options.disableBuiltins ?? []);
+  const compactions = new SessionCompactions();
   const builtins = [
     { name: "doom-loop", extension: doomLoopExtension(gates) },
     { name: "permissions", extension: permissionsExtension(gates) },
-    {
-      name: "compaction",
-      extension: compactionWatcher((session, tokens) => {
-        (session as CrowSessionImpl).compaction.lastPromptTokens = tokens;
-      }),
-    },
+    { name: "compaction", extension: compactionExtension(compactions) },
     ...(store
       ? [
           {
@@ -128,12 +124,6 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
 
   const models = options.models ?? [];
   const llm = modelRouter(options.llm, models, registry.providers);
-
-  const threshold = (model: string | undefined): number => {
-    const configured = options.compactionThreshold;
-    if (typeof configured === "function") return configured(model);
-    return compactionThreshold(configured, models.find((m) => m.name === model)?.contextWindow);
-  };
 
   async function open(
     record: SessionBasics,
@@ -179,9 +169,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
       ...(init.askPermission ? { askPermission: init.askPermission } : {}),
       ...(init.askUser ? { askUser: init.askUser } : {}),
       makeCompaction: (s) =>
-        new Compaction({
+        compactions.open(s, {
           sessionId: record.id,
-          threshold: () => threshold(s.model),
+          threshold: () =>
+            thresholdFor(options.compactionThreshold, s.model, models.find((m) => m.name === s.model)?.contextWindow),
           ...(store ? { store } : {}),
           beforeSwap: () => s.flush(),
           // Extensions' `compacted` hooks (the todo extension keeps the plan in the compacted history).
@@ -196,7 +187,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
         if (live.get(s.id) === s) live.delete(s.id);
       },
     });
-    if (init.lastPromptTokens !== undefined) session.compaction.lastPromptTokens = init.lastPromptTokens;
+    if (init.lastPromptTokens !== undefined) session.compaction.observe(init.lastPromptTokens);
     live.set(record.id, session);
     await session.start(init.resumed, init.problems);
     return session;

@@ -1,13 +1,14 @@
 /**
  * A session's `rewind` and `rewindPoints` (checkpoints/rewind.ts does the work): the runtime's part is to read the
- * checkpoints from its store and, after a conversation rewind, to forget the prompt size of the cut history and put
- * back the plan as the kept history had it.
+ * checkpoints from its store and, after a conversation rewind, to forget the prompt size of the cut history (a
+ * compaction rule, compaction/policy.ts) and put back the plan as the kept history had it.
  */
 
 import type { PlanEntry } from "../api/types.js";
 import type { ShadowRepos } from "../checkpoints/repos.js";
 import { rewindPoints, rewindSession } from "../checkpoints/rewind.js";
 import type { RewindPoint, RewindRequest, RewindResult } from "../checkpoints/types.js";
+import type { Compaction } from "../compaction/index.js";
 import { planFromHistory } from "../extensions/todo.js";
 import type { ChatMessage } from "../messages.js";
 import type { Store } from "../store/types.js";
@@ -17,7 +18,7 @@ export interface RewindableSession {
   readonly id: string;
   readonly history: ChatMessage[];
   readonly plan: readonly PlanEntry[];
-  readonly compaction: { lastPromptTokens: number | undefined };
+  readonly compaction: Pick<Compaction, "forget">;
   setPlan(entries: readonly PlanEntry[]): void;
 }
 
@@ -35,7 +36,7 @@ export function makeRewinder(store: Store | undefined, repos: ShadowRepos | unde
     async rewind(session, request) {
       const result = await rewindSession(session, { store, repos }, request);
       if (!result.dryRun && result.scope !== "files") {
-        session.compaction.lastPromptTokens = undefined;
+        session.compaction.forget();
         const plan = planFromHistory(session.history);
         if (plan.length > 0 || session.plan.length > 0) session.setPlan(plan);
       }

@@ -29,7 +29,7 @@ import type { ExternalSkills } from "../tools.js";
 import { commandList, runCommand } from "./commands.js";
 import { PromptRunImpl } from "./run.js";
 import type { SessionInit } from "./session-init.js";
-import { runPromptTurn, type Turn, type TurnModel, withReasoningEffort } from "./turn.js";
+import { runPromptTurn, type SessionWork, type TurnModel, withReasoningEffort } from "./turn.js";
 
 export class CrowSessionImpl implements CrowSession {
   readonly id: string;
@@ -48,7 +48,7 @@ export class CrowSessionImpl implements CrowSession {
   private currentEffort: string | undefined;
   private currentTitle: string | null;
   private currentPlan: readonly PlanEntry[] = [];
-  private turn: Turn | undefined;
+  private turn: SessionWork | undefined;
   private writes: Promise<void> = Promise.resolve();
   private readonly listeners = new Set<(event: CrowEvent) => unknown>();
   private readonly reported = new Set<string>();
@@ -235,7 +235,7 @@ export class CrowSessionImpl implements CrowSession {
   }
 
   prompt(content: string | ContentPart[], options: PromptOptions = {}): PromptRun {
-    let turn: Turn;
+    let turn: SessionWork;
     try {
       turn = this.begin("A prompt is already running in this session; cancel it first.");
     } catch (error) {
@@ -263,7 +263,11 @@ export class CrowSessionImpl implements CrowSession {
   }
 
   /** One prompt turn (turn.ts), on the session's current model; the session is free again when it ends. */
-  private async startTurn(content: string | ContentPart[], turn: Turn, original?: unknown): Promise<PromptResult> {
+  private async startTurn(
+    content: string | ContentPart[],
+    turn: SessionWork,
+    original?: unknown,
+  ): Promise<PromptResult> {
     try {
       const llm = this.init.llm;
       const model = this.currentModel;
@@ -308,7 +312,7 @@ export class CrowSessionImpl implements CrowSession {
   }
 
   /** Work between turns (compact, clear, rewind): refused while a turn runs, the session busy meanwhile. */
-  private async betweenTurns<T>(work: (turn: Turn) => Promise<T>): Promise<T> {
+  private async betweenTurns<T>(work: (turn: SessionWork) => Promise<T>): Promise<T> {
     const turn = this.begin("A prompt is running in this session; stop it first (/stop) or wait.");
     try {
       return await work(turn);
@@ -337,7 +341,7 @@ export class CrowSessionImpl implements CrowSession {
         archiveId = await this.init.clearStored(this.id);
       }
       this.history.splice(0, this.history.length);
-      this.compaction.lastPromptTokens = undefined;
+      this.compaction.forget();
       // The plan belonged to the cleared conversation.
       if (this.currentPlan.length > 0) this.setPlan([]);
       return archiveId;
@@ -353,9 +357,9 @@ export class CrowSessionImpl implements CrowSession {
   }
 
   /** Marks the session busy for a turn or for work between turns. */
-  private begin(busy: string): Turn {
+  private begin(busy: string): SessionWork {
     if (this.turn) throw new SessionBusyError(busy);
-    const turn: Turn = { controller: new AbortController(), cancelled: false };
+    const turn: SessionWork = { controller: new AbortController(), cancelled: false };
     this.turn = turn;
     return turn;
   }

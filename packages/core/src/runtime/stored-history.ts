@@ -1,15 +1,12 @@
 /** Sessions between the runtime and the store: a stored history as `loadSession` resumes it, a live session as a record. */
+import { storedPromptTokens } from "../compaction/index.js";
 import { type ChatMessage, repairToolPairs } from "../messages.js";
 import type { SessionRecord, Store } from "../store/types.js";
 import type { CrowSessionImpl } from "./session.js";
 
 export interface StoredHistory {
   history: ChatMessage[];
-  /**
-   * Prompt tokens of the last stored response: whether a compaction is due is derived from the store, so a session
-   * continued in another process (`crow run -s`, `session/load`, the SDK) still compacts by threshold. A compaction
-   * or /clear stores its history without usage, so this is the last request since then.
-   */
+  /** The stored history's prompt size, which the threshold rule reads (see `storedPromptTokens`). */
   lastPromptTokens?: number;
 }
 
@@ -17,8 +14,8 @@ export async function loadStoredHistory(store: Store, sessionId: string): Promis
   const stored = await store.loadMessages(sessionId);
   // A crash may have left tool calls without results: the loop would send an invalid history.
   const history = repairToolPairs(stored.map((m) => m.message));
-  const lastUsage = stored.findLast((m) => m.usage !== undefined)?.usage;
-  return lastUsage ? { history, lastPromptTokens: lastUsage.promptTokens } : { history };
+  const lastPromptTokens = storedPromptTokens(stored);
+  return lastPromptTokens !== undefined ? { history, lastPromptTokens } : { history };
 }
 
 /** A store-less session's listing row. */

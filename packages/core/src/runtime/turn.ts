@@ -1,13 +1,13 @@
 /**
  * How one prompt turn of a session runs: the user message joins the history, the loop runs over it, and the
- * turn-level compaction policy applies (compact before the turn when the last request crossed the threshold; compact
- * and retry once on "context length exceeded"). The session (session.ts) owns the state and decides when a turn may
- * start; this file is what happens inside one.
+ * compaction rules that concern a turn apply where they happen (compaction/policy.ts: compact first when the last
+ * request crossed the threshold; compact and run once more when the prompt was too long). The session (session.ts)
+ * owns the state and decides when a turn may start; this file is what happens inside one.
  */
 import { randomUUID } from "node:crypto";
 
 import type { CrowEvent, PromptResult } from "../api/types.js";
-import type { Compaction, CompactionReason } from "../compaction/index.js";
+import { type Compaction, type CompactionReason, retriesAfterCompaction } from "../compaction/index.js";
 import type { SessionToolSet } from "../extensions/session-tool-set.js";
 import type { HookBus } from "../hooks/bus.js";
 import type { LlmClient, RequestParams } from "../llm/types.js";
@@ -21,8 +21,11 @@ export function withReasoningEffort(params: RequestParams | undefined, effort: s
   return { ...params, extra: { ...params?.extra, reasoning_effort: effort } };
 }
 
-/** The running turn (or compaction, or clear) of a session. */
-export interface Turn {
+/**
+ * What keeps a session busy, one at a time: a prompt turn, or work between turns (compact, clear, rewind). Cancelling
+ * the session aborts it.
+ */
+export interface SessionWork {
   controller: AbortController;
   cancelled: boolean;
 }
@@ -53,9 +56,9 @@ export interface TurnModel {
   params?: RequestParams;
 }
 
-/** Whether a turn that failed with `error` is worth one retry after a compaction. */
-function isContextOverflow(outcome: PromptResult): boolean {
-  return outcome.stopReason === "error" && outcome.error?.kind === "context_length_exceeded";
+/** The context-overflow rule (compaction/policy.ts) on a turn's outcome: compact, then run the loop once more. */
+function retries(outcome: PromptResult): boolean {
+  return outcome.stopReason === "error" && retriesAfterCompaction(outcome.error);
 }
 
 function textOf(message: ChatMessage): string {
@@ -71,7 +74,7 @@ export async function runPromptTurn(
   session: TurnSession,
   target: TurnModel,
   content: string | ContentPart[],
-  turn: Turn,
+  turn: SessionWork,
   /** The prompt as the host received it, kept with the user message (`original`). */
   original?: unknown,
 ): Promise<PromptResult> {
@@ -80,7 +83,7 @@ export async function runPromptTurn(
     original === undefined ? { role: "user", id, content } : { role: "user", id, content, original };
   session.history.push(user);
   void session.record(user); // ordered before every later write, which the loop may await
-  // The last request was over MAX_COMPACT_TOKENS: compact first, with this prompt as the latest user message.
+  // The threshold rule: compact first, with this prompt as the latest user message.
   if (session.compaction.due()) {
     // Its events come after `prompt()` returned (the loop's come after an await too): a session listener added
     // right after `prompt()` sees every event of the turn (the run itself subscribed before the turn started).
@@ -89,8 +92,8 @@ export async function runPromptTurn(
   }
   const first = await runLoopOnce(session, target, turn, true);
   let outcome = first;
-  if (isContextOverflow(first) && !turn.cancelled) {
-    // The provider refused the prompt as too long: compact, then retry the turn once.
+  if (retries(first) && !turn.cancelled) {
+    // The context-overflow rule: compact, then run the turn once more.
     if (await session.compactWithin(turn.controller.signal, "context_length")) {
       const second = await runLoopOnce(session, target, turn, false);
       outcome = {
@@ -130,7 +133,7 @@ function stopEvent(outcome: PromptResult): LoopEvent {
 async function runLoopOnce(
   session: TurnSession,
   target: TurnModel,
-  turn: Turn,
+  turn: SessionWork,
   mayRetry: boolean,
 ): Promise<PromptResult> {
   let outcome: PromptResult = { stopReason: "end_turn", text: "", messages: [] };
@@ -154,7 +157,7 @@ async function runLoopOnce(
         if (event.error) outcome.error = event.error;
         if (event.usage) outcome.usage = event.usage;
         if (event.lastUsage) outcome.lastUsage = event.lastUsage;
-        if (mayRetry && isContextOverflow(outcome)) return;
+        if (mayRetry && retries(outcome)) return;
       }
       session.publish(event);
     },
