@@ -2,8 +2,8 @@
  * The stored-session methods of the ACP agent: session/load (replays the whole history as `session/update`s before
  * it answers), session/resume (the same without the replay), session/fork (unstable ACP: a new session starting
  * as a copy of a stored one, opened without a replay), session/list, session/close and session/delete.
- * The agent (agent.ts) hosts the live sessions and knows how to open one; this file only decides what to open and
- * what to send.
+ * The connection (connection.ts) holds the live sessions and knows how to open one; this file only decides what to
+ * open and what to send.
  */
 import path from "node:path";
 import {
@@ -12,65 +12,36 @@ import {
   type LoadSessionRequest,
   methods,
   RequestError,
-  type SessionConfigOption,
-  type SessionModeState,
   type SessionUpdate,
 } from "@agentclientprotocol/sdk";
 import type { ForkSessionRequest, ForkSessionResponse } from "@agentclientprotocol/sdk/unstable";
-import type { Crow, CrowSession, Store } from "@crow/core";
+import type { Crow, Store } from "@crow/core";
 import { log } from "../base/log.js";
 import type { AcpMcpServer } from "../tools/types.js";
 import { listedDirectories, requestedDirectories, withDirectoryErrors } from "./additional-directories.js";
+import type { AcpConnection } from "./connection.js";
 import type { AddressedUpdate } from "./outbox.js";
+import type { AcpSession } from "./session.js";
+import { planUpdate } from "./translate.js";
 
-/** How the runtime opens a session for a connection: new or stored. */
-export type OpenSession =
-  | { kind: "new"; cwd: string; mcpServers: AcpMcpServer[]; additionalDirectories: string[] }
-  | { kind: "load"; sessionId: string; cwd: string; mcpServers: AcpMcpServer[]; additionalDirectories: string[] };
-
-/** The part of a live session this file needs. */
-export interface HostedSession {
-  session: CrowSession;
-  /** ACP tool call ids used so far (the replay's ids are added, so new calls get fresh ones). */
-  usedIds: Set<string>;
-}
-
-/** What the agent provides: its live sessions, the runtime, and how to open, close and talk to a session. */
-export interface SessionHost<E extends HostedSession> {
-  readonly sessions: Map<string, E>;
-  crow(): Promise<Crow>;
-  /** Throws when no session may open now (not signed in, see auth.ts); `open` checks it too, fork before it forks. */
-  ready(): Promise<void>;
-  open(client: AgentContext, request: OpenSession): Promise<E>;
-  /** Stops a live session (cancels its turn, waits for its writes, stops its tools) and forgets it. */
-  dispose(entry: E): Promise<void>;
-  /** Queues a replayed history's updates on the session's outbox, each as it is (addressed: a child's). */
-  replay(entry: E, updates: ReadonlyArray<SessionUpdate | AddressedUpdate>): void;
-  /** Whether the client takes subagent children as child sessions (replayed with their parent). */
-  subagents(): boolean;
-  /** Queues what the client learns about a session it opened (commands, title, problems). */
-  announce(entry: E): void;
-  /** Resolves once everything queued on the session's outbox was written. */
-  written(entry: E): Promise<void>;
-  /** The modes and config options a load/resume answers with. */
-  state(entry: E): { modes: SessionModeState; configOptions: SessionConfigOption[] };
-}
+/** What the stored-session methods use of the connection: its live sessions, the runtime, opening and closing. */
+type SessionHost = Pick<AcpConnection, "sessions" | "crow" | "ready" | "open" | "dispose" | "subagents">;
 
 /** Page size of session/list. */
 const LIST_PAGE = 50;
 
-async function storeOf<E extends HostedSession>(host: SessionHost<E>): Promise<Store> {
+async function storeOf(host: SessionHost): Promise<Store> {
   const store = (await host.crow()).store;
   if (!store) throw new RequestError(-32603, "no session store is configured");
   return store;
 }
 
 /** Loads a stored session into a live one (closing a live copy first); returns it with its replay. */
-async function reopen<E extends HostedSession>(
-  host: SessionHost<E>,
+async function reopen(
+  host: SessionHost,
   client: AgentContext,
   params: Pick<LoadSessionRequest, "sessionId" | "cwd" | "mcpServers" | "additionalDirectories">,
-): Promise<{ entry: E; replay: Array<SessionUpdate | AddressedUpdate> }> {
+): Promise<{ session: AcpSession; replay: Array<SessionUpdate | AddressedUpdate> }> {
   if (!path.isAbsolute(params.cwd)) throw RequestError.invalidParams(undefined, `cwd must be absolute: ${params.cwd}`);
   const live = host.sessions.get(params.sessionId);
   if (live?.session.running) {
@@ -86,7 +57,7 @@ async function reopen<E extends HostedSession>(
   const store = await storeOf(host);
   const record = await store.getSession(params.sessionId);
   if (!record || record.archivedFrom !== null) throw RequestError.sessionNotFound(params.sessionId);
-  const entry = await host.open(client, {
+  const session = await host.open(client, {
     kind: "load",
     sessionId: record.id,
     cwd: params.cwd,
@@ -97,8 +68,8 @@ async function reopen<E extends HostedSession>(
   const { replayHistory } = await import("./replay.js");
   // What each call showed live; a failed read only costs the replay its stored diffs (the arguments remain).
   const displays = await store.loadToolDisplays(record.id).catch(() => []);
-  const replay = replayHistory(entry.session.history, params.cwd, displays);
-  for (const id of replay.usedIds) entry.usedIds.add(id);
+  const replay = replayHistory(session.session.history, params.cwd, displays);
+  for (const id of replay.usedIds) session.usedIds.add(id);
   const updates: Array<SessionUpdate | AddressedUpdate> =
     host.subagents() && replay.subagents.length > 0
       ? await (await import("./subagent-replay.js")).replayWithSubagents(record.id, replay, (id) =>
@@ -106,9 +77,9 @@ async function reopen<E extends HostedSession>(
         )
       : replay.updates;
   // The plan as it stands (restored from the history by the todo extension): the editor's checklist comes back.
-  const plan = entry.session.plan;
-  if (plan.length > 0) updates.push({ sessionUpdate: "plan", entries: plan.map((e) => ({ ...e })) });
-  return { entry, replay: updates };
+  const plan = session.session.plan;
+  if (plan.length > 0) updates.push(planUpdate(plan));
+  return { session, replay: updates };
 }
 
 /** A stored child session's history and displays (undefined when it is gone); a failed read replays without it. */
@@ -146,7 +117,7 @@ function forkParams(
 }
 
 /** Registers session/load, resume, fork, list, close and delete on the agent app. */
-export function registerSessionMethods<E extends HostedSession>(app: AgentApp, host: SessionHost<E>): AgentApp {
+export function registerSessionMethods(app: AgentApp, host: SessionHost): AgentApp {
   return app
     .onRequest(FORK_METHOD, forkParams, async ({ params, client }): Promise<ForkSessionResponse> => {
       if (!path.isAbsolute(params.cwd)) {
@@ -169,29 +140,29 @@ export function registerSessionMethods<E extends HostedSession>(app: AgentApp, h
         throw error;
       }
       // The client already shows the history it forked: the new session opens without a replay.
-      const entry = await host.open(client, {
+      const session = await host.open(client, {
         kind: "load",
         sessionId: forkId,
         cwd: params.cwd,
         mcpServers: (params.mcpServers ?? []) as AcpMcpServer[],
         additionalDirectories: params.additionalDirectories,
       });
-      host.announce(entry);
+      session.introduce();
       log.info(`session ${params.sessionId} forked as ${forkId}`);
-      return { sessionId: forkId, ...host.state(entry) };
+      return { sessionId: forkId, ...session.state() };
     })
     .onRequest(methods.agent.session.load, async ({ params, client }) => {
-      const { entry, replay } = await reopen(host, client, params);
+      const { session, replay } = await reopen(host, client, params);
       // ACP: the whole history arrives before the load answers.
-      host.replay(entry, replay);
-      host.announce(entry);
-      await host.written(entry);
-      return host.state(entry);
+      session.replay(replay);
+      session.introduce();
+      await session.written();
+      return session.state();
     })
     .onRequest(methods.agent.session.resume, async ({ params, client }) => {
-      const { entry } = await reopen(host, client, { ...params, mcpServers: params.mcpServers ?? [] });
-      host.announce(entry);
-      return host.state(entry);
+      const { session } = await reopen(host, client, { ...params, mcpServers: params.mcpServers ?? [] });
+      session.introduce();
+      return session.state();
     })
     .onRequest(methods.agent.session.list, async ({ params }) => {
       const crow = await host.crow();
