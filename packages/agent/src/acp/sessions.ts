@@ -9,6 +9,8 @@ import path from "node:path";
 import {
   type AgentApp,
   type AgentContext,
+  type ListSessionsRequest,
+  type ListSessionsResponse,
   type LoadSessionRequest,
   methods,
   RequestError,
@@ -116,41 +118,85 @@ function forkParams(
   };
 }
 
+/** session/fork: stores a copy of the session, then opens the copy (without a replay: the client shows it already). */
+async function forkSession(
+  host: SessionHost,
+  client: AgentContext,
+  params: ReturnType<typeof forkParams>,
+): Promise<ForkSessionResponse> {
+  if (!path.isAbsolute(params.cwd)) {
+    throw RequestError.invalidParams(undefined, `cwd must be absolute: ${params.cwd}`);
+  }
+  // Before the copy is stored: a fork that cannot open must leave nothing behind.
+  await host.ready();
+  const crow = await host.crow();
+  if (!crow.store) throw new RequestError(-32603, "no session store is configured");
+  let forkId: string;
+  try {
+    const { additionalDirectories } = params;
+    forkId = (
+      await withDirectoryErrors(() => crow.forkSession(params.sessionId, { cwd: params.cwd, additionalDirectories }))
+    ).id;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === -32002) throw RequestError.sessionNotFound(params.sessionId);
+    throw error;
+  }
+  // The client already shows the history it forked: the new session opens without a replay.
+  const session = await host.open(client, {
+    kind: "load",
+    sessionId: forkId,
+    cwd: params.cwd,
+    mcpServers: (params.mcpServers ?? []) as AcpMcpServer[],
+    additionalDirectories: params.additionalDirectories,
+  });
+  session.introduce();
+  log.info(`session ${params.sessionId} forked as ${forkId}`);
+  return { sessionId: forkId, ...session.state() };
+}
+
+/** session/list: a page of the stored sessions, without the ones never prompted (unless live here). */
+async function listSessions(host: SessionHost, params: ListSessionsRequest): Promise<ListSessionsResponse> {
+  const crow = await host.crow();
+  let page: Awaited<ReturnType<Crow["listSessions"]>>;
+  try {
+    page = await crow.listSessions({
+      limit: LIST_PAGE,
+      ...(params.cwd ? { cwd: params.cwd } : {}),
+      ...(params.cursor ? { cursor: params.cursor } : {}),
+    });
+  } catch (error) {
+    if (params.cursor && error instanceof Error && error.message.includes("cursor")) {
+      throw RequestError.invalidParams(undefined, `invalid cursor: ${params.cursor}`);
+    }
+    throw error;
+  }
+  // A session opened and never prompted (an editor opens one at each start) has nothing to resume: left out.
+  // The live ones are still open in this process and stay.
+  const untitled = page.sessions.filter((s) => s.title === null && !host.sessions.has(s.id)).map((s) => s.id);
+  const stats = untitled.length > 0 && crow.store ? await crow.store.sessionStats(untitled) : new Map();
+  const empty = (id: string) => {
+    const counted = stats.get(id);
+    return counted !== undefined && counted.messages === 0 && counted.archives === 0;
+  };
+  return {
+    sessions: page.sessions
+      .filter((s) => !empty(s.id))
+      .map((s) => ({
+        sessionId: s.id,
+        cwd: s.cwd,
+        // No title yet: no "title" at all (a client's resume picker failed on an explicit null).
+        ...(s.title ? { title: s.title } : {}),
+        updatedAt: s.updatedAt,
+        ...listedDirectories(s.additionalDirectories),
+      })),
+    ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+  };
+}
+
 /** Registers session/load, resume, fork, list, close and delete on the agent app. */
 export function registerSessionMethods(app: AgentApp, host: SessionHost): AgentApp {
   return app
-    .onRequest(FORK_METHOD, forkParams, async ({ params, client }): Promise<ForkSessionResponse> => {
-      if (!path.isAbsolute(params.cwd)) {
-        throw RequestError.invalidParams(undefined, `cwd must be absolute: ${params.cwd}`);
-      }
-      // Before the copy is stored: a fork that cannot open must leave nothing behind.
-      await host.ready();
-      const crow = await host.crow();
-      if (!crow.store) throw new RequestError(-32603, "no session store is configured");
-      let forkId: string;
-      try {
-        const { additionalDirectories } = params;
-        forkId = (
-          await withDirectoryErrors(() =>
-            crow.forkSession(params.sessionId, { cwd: params.cwd, additionalDirectories }),
-          )
-        ).id;
-      } catch (error) {
-        if ((error as { code?: unknown }).code === -32002) throw RequestError.sessionNotFound(params.sessionId);
-        throw error;
-      }
-      // The client already shows the history it forked: the new session opens without a replay.
-      const session = await host.open(client, {
-        kind: "load",
-        sessionId: forkId,
-        cwd: params.cwd,
-        mcpServers: (params.mcpServers ?? []) as AcpMcpServer[],
-        additionalDirectories: params.additionalDirectories,
-      });
-      session.introduce();
-      log.info(`session ${params.sessionId} forked as ${forkId}`);
-      return { sessionId: forkId, ...session.state() };
-    })
+    .onRequest(FORK_METHOD, forkParams, ({ params, client }) => forkSession(host, client, params))
     .onRequest(methods.agent.session.load, async ({ params, client }) => {
       const { session, replay } = await reopen(host, client, params);
       // ACP: the whole history arrives before the load answers.
@@ -164,43 +210,7 @@ export function registerSessionMethods(app: AgentApp, host: SessionHost): AgentA
       session.introduce();
       return session.state();
     })
-    .onRequest(methods.agent.session.list, async ({ params }) => {
-      const crow = await host.crow();
-      let page: Awaited<ReturnType<Crow["listSessions"]>>;
-      try {
-        page = await crow.listSessions({
-          limit: LIST_PAGE,
-          ...(params.cwd ? { cwd: params.cwd } : {}),
-          ...(params.cursor ? { cursor: params.cursor } : {}),
-        });
-      } catch (error) {
-        if (params.cursor && error instanceof Error && error.message.includes("cursor")) {
-          throw RequestError.invalidParams(undefined, `invalid cursor: ${params.cursor}`);
-        }
-        throw error;
-      }
-      // A session opened and never prompted (an editor opens one at each start) has nothing to resume: left out.
-      // The live ones are still open in this process and stay.
-      const untitled = page.sessions.filter((s) => s.title === null && !host.sessions.has(s.id)).map((s) => s.id);
-      const stats = untitled.length > 0 && crow.store ? await crow.store.sessionStats(untitled) : new Map();
-      const empty = (id: string) => {
-        const counted = stats.get(id);
-        return counted !== undefined && counted.messages === 0 && counted.archives === 0;
-      };
-      return {
-        sessions: page.sessions
-          .filter((s) => !empty(s.id))
-          .map((s) => ({
-            sessionId: s.id,
-            cwd: s.cwd,
-            // No title yet: no "title" at all (a client's resume picker failed on an explicit null).
-            ...(s.title ? { title: s.title } : {}),
-            updatedAt: s.updatedAt,
-            ...listedDirectories(s.additionalDirectories),
-          })),
-        ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
-      };
-    })
+    .onRequest(methods.agent.session.list, ({ params }) => listSessions(host, params))
     .onRequest(methods.agent.session.close, async ({ params }) => {
       const live = host.sessions.get(params.sessionId);
       if (live) {
