@@ -28,7 +28,7 @@ export function sessionEventUpdates(
       );
     case "mode":
       return [modeUpdate(event.mode)];
-    // Shown by the config options (agent.ts sends config_option_update on these).
+    // Shown by the config options (the session, session.ts, sends config_option_update on these).
     case "model":
     case "reasoning_effort":
       return [];
