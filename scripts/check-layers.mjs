@@ -152,6 +152,7 @@ const folderOrder = {
       "error-text.ts",
       "redact.ts",
       "home.ts",
+      "methods.ts",
       "fs-beneath.ts",
     ],
     ["llm"],

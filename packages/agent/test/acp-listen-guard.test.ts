@@ -2,20 +2,11 @@
 // rebinding) or a foreign Origin (a web page opening a WebSocket), nothing reaches the agent; both transports.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
 import { request } from "node:http";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { after, before, describe, test } from "node:test";
-import {
-  CROW_BIN,
-  connectRemote,
-  type ListeningAgent,
-  type MockLlm,
-  startListeningAgent,
-  startMockLlm,
-} from "@crow/testkit";
+import { describe, test } from "node:test";
+import { CROW_BIN, connectRemote } from "@crow/testkit";
 import { WebSocket } from "ws";
+import { listenFixture, startListenSetup } from "./listen-helpers.js";
 
 const INITIALIZE = JSON.stringify({
   jsonrpc: "2.0",
@@ -73,26 +64,14 @@ function upgrade(url: string, headers: Record<string, string>): Promise<{ status
 }
 
 describe("crow acp --listen: the front door", () => {
-  let mock: MockLlm;
-  let home: string;
-  let server: ListeningAgent;
-  before(async () => {
-    mock = await startMockLlm();
-    home = await mkdtemp(path.join(tmpdir(), "crow-home-"));
-    server = await startListeningAgent({ llmUrl: mock.url, env: { HOME: home, CROW_HOME: home } });
-  });
-  after(async () => {
-    await server?.close();
-    await mock?.close();
-    await rm(home, { recursive: true, force: true });
-  });
+  const f = listenFixture();
 
-  const bearer = () => ({ Authorization: `Bearer ${server.token}` });
+  const bearer = () => ({ Authorization: `Bearer ${f.server.token}` });
   const cases: Array<{ name: string; headers: () => Record<string, string>; status: number; says: RegExp }> = [
     { name: "no token", headers: () => ({}), status: 401, says: /Authorization: Bearer/ },
     {
       name: "a wrong token",
-      headers: () => ({ Authorization: `Bearer ${server.token}x` }),
+      headers: () => ({ Authorization: `Bearer ${f.server.token}x` }),
       status: 401,
       says: /token/,
     },
@@ -111,30 +90,30 @@ describe("crow acp --listen: the front door", () => {
   ];
   for (const c of cases) {
     test(`${c.name} is refused over HTTP and WebSocket`, async () => {
-      const viaPost = await post(server.url, c.headers());
+      const viaPost = await post(f.server.url, c.headers());
       assert.equal(viaPost.status, c.status);
       assert.match(viaPost.body, c.says);
       assert.doesNotMatch(viaPost.body, /protocolVersion/);
-      const viaUpgrade = await upgrade(server.url, c.headers());
+      const viaUpgrade = await upgrade(f.server.url, c.headers());
       assert.equal(viaUpgrade.status, c.status);
       assert.match(viaUpgrade.body, c.says);
     });
   }
 
   test("the token with a loopback Host and Origin is let in (the control)", async () => {
-    const origin = new URL(server.url).origin;
-    const viaPost = await post(server.url, { ...bearer(), Origin: origin });
+    const origin = new URL(f.server.url).origin;
+    const viaPost = await post(f.server.url, { ...bearer(), Origin: origin });
     assert.equal(viaPost.status, 200);
     assert.match(viaPost.body, /protocolVersion/);
-    assert.equal((await upgrade(server.url, { ...bearer(), Origin: origin })).status, 101);
+    assert.equal((await upgrade(f.server.url, { ...bearer(), Origin: origin })).status, 101);
   });
 
   test("the SDK's client with a wrong token cannot initialize", async () => {
-    await assert.rejects(connectRemote(server, "http", { headers: { Authorization: "Bearer nope" } }));
+    await assert.rejects(connectRemote(f.server, "http", { headers: { Authorization: "Bearer nope" } }));
   });
 
   test("only /acp is served", async () => {
-    const other = await post(server.url.replace(/\/acp$/, "/other"), bearer());
+    const other = await post(f.server.url.replace(/\/acp$/, "/other"), bearer());
     assert.equal(other.status, 404);
   });
 });
@@ -147,16 +126,12 @@ describe("crow acp --listen: the token", () => {
   });
 
   test("without --token-file or CROW_ACP_TOKEN, a token is made up and printed on stderr", async () => {
-    const mock = await startMockLlm();
-    const home = await mkdtemp(path.join(tmpdir(), "crow-home-"));
-    const server = await startListeningAgent({ llmUrl: mock.url, env: { HOME: home, CROW_HOME: home }, token: null });
+    const { server, close } = await startListenSetup({ token: null });
     try {
       assert.match(server.token, /^[A-Za-z0-9_-]{32}$/);
       assert.equal((await post(server.url, { Authorization: `Bearer ${server.token}` })).status, 200);
     } finally {
-      await server.close();
-      await mock.close();
-      await rm(home, { recursive: true, force: true });
+      await close();
     }
   });
 });

@@ -20,67 +20,53 @@ import {
   tempWorkspace,
   textReply,
 } from "@crow/testkit";
+import { listenFixture } from "./listen-helpers.js";
 import { runCrow, runEnv } from "./run-helpers.js";
 
 describe("crow run --connect", () => {
-  let mock: MockLlm;
-  let ws: TempWorkspace;
-  let home: string;
-  let server: ListeningAgent;
-  before(async () => {
-    mock = await startMockLlm();
-    ws = await tempWorkspace();
-    home = await mkdtemp(path.join(tmpdir(), "crow-home-"));
-    server = await startListeningAgent({ llmUrl: mock.url, env: { HOME: home, CROW_HOME: home } });
-  });
-  after(async () => {
-    await server?.close();
-    await mock?.close();
-    await ws?.cleanup();
-    await rm(home, { recursive: true, force: true });
-  });
+  const f = listenFixture();
 
   // The client's own machine has no model configured: everything is the server's.
   const clientEnv = (extra: Record<string, string | undefined>) =>
-    runEnv("http://127.0.0.1:9/v1", home, { OPENAI_BASE_URL: undefined, CROW_MODEL: undefined, ...extra });
+    runEnv("http://127.0.0.1:9/v1", f.home, { OPENAI_BASE_URL: undefined, CROW_MODEL: undefined, ...extra });
 
   for (const scheme of ["ws", "http"]) {
     test(`${scheme}://: a prompt with a tool round runs on the server and the answer shows here`, async () => {
-      const url = server.url.replace(/^http/, scheme);
-      mock.script(
+      const url = f.server.url.replace(/^http/, scheme);
+      f.mock.script(
         reply().toolCall("terminal", { command: `echo remote-${scheme} > ran-${scheme}.txt` }),
         textReply(`done over ${scheme}`),
       );
-      const run = await runCrow(["--connect", url, "-c", ws.dir, "run it"], {
-        env: clientEnv({ CROW_ACP_TOKEN: server.token }),
+      const run = await runCrow(["--connect", url, "-c", f.ws.dir, "run it"], {
+        env: clientEnv({ CROW_ACP_TOKEN: f.server.token }),
       });
       assert.equal(run.code, 0, run.stderr);
       assert.match(run.stdout, new RegExp(`done over ${scheme}`));
-      assert.equal((await ws.read(`ran-${scheme}.txt`)).trim(), `remote-${scheme}`);
-      mock.assertDone();
+      assert.equal((await f.ws.read(`ran-${scheme}.txt`)).trim(), `remote-${scheme}`);
+      f.mock.assertDone();
     });
   }
 
   test("the token from --token-file; a wrong one is refused with the server's reason", async () => {
-    const file = path.join(home, "token");
-    await writeFile(file, `${server.token}\n`);
-    mock.script(textReply("with the file"));
-    const ok = await runCrow(["--connect", server.url, "--token-file", file, "-c", ws.dir, "hi"], {
+    const file = path.join(f.home, "token");
+    await writeFile(file, `${f.server.token}\n`);
+    f.mock.script(textReply("with the file"));
+    const ok = await runCrow(["--connect", f.server.url, "--token-file", file, "-c", f.ws.dir, "hi"], {
       env: clientEnv({}),
     });
     assert.equal(ok.code, 0, ok.stderr);
     assert.match(ok.stdout, /with the file/);
 
-    const wrong = await runCrow(["--connect", server.url.replace(/^http/, "ws"), "-c", ws.dir, "hi"], {
+    const wrong = await runCrow(["--connect", f.server.url.replace(/^http/, "ws"), "-c", f.ws.dir, "hi"], {
       env: clientEnv({ CROW_ACP_TOKEN: "not-the-token" }),
     });
     assert.notEqual(wrong.code, 0);
     assert.match(wrong.stderr, /401.*Authorization: Bearer/s);
 
-    const none = await runCrow(["--connect", server.url, "-c", ws.dir, "hi"], { env: clientEnv({}) });
+    const none = await runCrow(["--connect", f.server.url, "-c", f.ws.dir, "hi"], { env: clientEnv({}) });
     assert.equal(none.code, 2);
     assert.match(none.stderr, /--token-file FILE, or set CROW_ACP_TOKEN/);
-    mock.assertDone();
+    f.mock.assertDone();
   });
 });
 

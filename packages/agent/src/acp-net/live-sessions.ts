@@ -50,134 +50,162 @@ function errorAnswer(id: unknown, message: string): AnyMessage {
 
 /** The live sessions of a server's connections. */
 export class LiveSessions {
-  private readonly owners = new Map<string, Holder>();
+  /** Which connection holds each live session, by session id. */
+  readonly owners = new Map<string, Holder>();
 
-  constructor(private readonly graceMs = RECONNECT_GRACE_MS) {}
+  constructor(readonly graceMs = RECONNECT_GRACE_MS) {}
 
   /**
    * `stream` (a connection's transport) as its agent should see it. `release()` lets go of everything the
    * connection holds: call it once its agent closed its sessions.
    */
   filter(stream: Stream): { stream: Stream; release: () => void } {
-    const holder: Holder = {};
-    /** Requests whose answer changes ownership, by id. */
-    const pending = new Map<string, { method: string; sessionId: string | undefined }>();
-    /** The prompts the agent has not answered yet, by id: their sessions. */
-    const prompts = new Map<string, string>();
-    const writer = stream.writable.getWriter();
-    let attached = true;
-    let whenIdle: (() => void) | undefined;
-    let released: () => void = () => {};
+    const connection = new FilteredConnection(this, stream);
+    return { stream: connection.stream, release: () => connection.release() };
+  }
+}
 
-    let input!: ReadableStreamDefaultController<AnyMessage>;
-    let ended = false;
+/** One connection seen through {@link LiveSessions}: the client's side, the agent's side, and what it holds. */
+class FilteredConnection implements Holder {
+  parked?: Promise<void>;
+  /** The stream the agent is connected to. */
+  readonly stream: Stream;
+  /** Requests whose answer changes ownership, by id. */
+  private readonly pending = new Map<string, { method: string; sessionId: string | undefined }>();
+  /** The prompts the agent has not answered yet, by id: their sessions. */
+  private readonly prompts = new Map<string, string>();
+  private readonly writer: WritableStreamDefaultWriter<AnyMessage>;
+  private attached = true;
+  private whenIdle: (() => void) | undefined;
+  private released: () => void = () => {};
+  private input!: ReadableStreamDefaultController<AnyMessage>;
+  private ended = false;
+
+  constructor(
+    private readonly live: LiveSessions,
+    client: Stream,
+  ) {
+    this.writer = client.writable.getWriter();
     const inbound = new ReadableStream<AnyMessage>({
       start: (controller) => {
-        input = controller;
+        this.input = controller;
       },
     });
-    const endInput = () => {
-      if (ended) return;
-      ended = true;
-      input.close();
-    };
-    const toAgent = (message: AnyMessage) => {
-      if (!ended) input.enqueue(message);
-    };
-
-    /** Whether a client message goes on to the agent (false: answered here). */
-    const admit = async (m: Message): Promise<boolean> => {
-      const method = typeof m.method === "string" ? m.method : undefined;
-      const key = idKey(m.id);
-      if (!method || key === undefined) return true;
-      const sessionId = sessionIdOf(m.params);
-      let owner = sessionId === undefined ? undefined : this.owners.get(sessionId);
-      if (GUARDED.has(method) && owner?.parked && owner !== holder) {
-        // Its client dropped mid-turn: opened here once that turn is over.
-        await owner.parked;
-        owner = sessionId === undefined ? undefined : this.owners.get(sessionId);
-      }
-      if (GUARDED.has(method) && owner !== undefined && owner !== holder) {
-        await writer
-          .write(
-            errorAnswer(
-              m.id,
-              `session ${sessionId} is open on another connection to this agent; it can be opened here once that connection closes it (session/close) or disconnects`,
-            ),
-          )
-          .catch(() => {});
-        return false;
-      }
-      if (OPENING.has(method) || ENDING.has(method)) pending.set(key, { method, sessionId });
-      if (method === "session/prompt" && sessionId !== undefined) prompts.set(key, sessionId);
-      return true;
-    };
-
-    // The client's messages, until its connection ends.
-    void (async () => {
-      const reader = stream.readable.getReader();
-      try {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          if (await admit(value as Message)) toAgent(value);
-        }
-      } catch (error) {
-        log.debug("an ACP connection ended with an error", error);
-      }
-      attached = false;
-      if (prompts.size === 0) {
-        endInput();
-        return;
-      }
-      const sessions = [...new Set(prompts.values())];
-      log.warn(
-        `a client dropped while a turn ran (session ${sessions.join(", ")}): the turn goes on for up to ${Math.round(this.graceMs / 1000)} s; session/load on a new connection opens it once the turn is over`,
-      );
-      holder.parked = new Promise((resolve) => {
-        released = resolve;
-      });
-      const timer = setTimeout(() => {
-        for (const sessionId of sessions) toAgent({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId } });
-      }, this.graceMs);
-      whenIdle = () => {
-        clearTimeout(timer);
-        endInput();
-      };
-    })();
-
     const outbound = new WritableStream<AnyMessage>({
-      write: async (message) => {
-        const m = message as Message;
-        const key = m.method === undefined ? idKey(m.id) : undefined;
-        const request = key === undefined ? undefined : pending.get(key);
-        if (key !== undefined && request) {
-          pending.delete(key);
-          if (m.error === undefined) {
-            const sessionId = sessionIdOf(m.result) ?? request.sessionId;
-            if (sessionId !== undefined && OPENING.has(request.method)) this.owners.set(sessionId, holder);
-            if (sessionId !== undefined && ENDING.has(request.method) && this.owners.get(sessionId) === holder)
-              this.owners.delete(sessionId);
-          }
-        }
-        if (key !== undefined) prompts.delete(key);
-        if (attached) {
-          // A client gone meanwhile: what it would have been sent is dropped, the agent carries on.
-          await writer.write(message).catch((error: unknown) => log.debug("an ACP message could not be sent", error));
-        } else if (typeof m.method === "string" && m.id !== undefined) {
-          // Nobody to ask: the question fails, and the turn goes on or ends as it would on a failed answer.
-          toAgent(errorAnswer(m.id, "the client disconnected"));
-        }
-        if (!attached && prompts.size === 0) whenIdle?.();
-      },
-      close: () => writer.close().catch(() => {}),
-      abort: (reason) => writer.abort(reason).catch(() => {}),
+      write: (message) => this.fromAgent(message),
+      close: () => this.writer.close().catch(() => {}),
+      abort: (reason) => this.writer.abort(reason).catch(() => {}),
     });
+    this.stream = { readable: inbound, writable: outbound };
+    void this.readClient(client.readable);
+  }
 
-    const release = () => {
-      for (const [sessionId, owner] of this.owners) if (owner === holder) this.owners.delete(sessionId);
-      released();
+  private endInput(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.input.close();
+  }
+
+  private toAgent(message: AnyMessage): void {
+    if (!this.ended) this.input.enqueue(message);
+  }
+
+  /** Whether a client message goes on to the agent (false: answered here). */
+  private async admit(m: Message): Promise<boolean> {
+    const method = typeof m.method === "string" ? m.method : undefined;
+    const key = idKey(m.id);
+    if (!method || key === undefined) return true;
+    const sessionId = sessionIdOf(m.params);
+    const owners = this.live.owners;
+    let owner = sessionId === undefined ? undefined : owners.get(sessionId);
+    if (GUARDED.has(method) && owner?.parked && owner !== this) {
+      // Its client dropped mid-turn: opened here once that turn is over.
+      await owner.parked;
+      owner = sessionId === undefined ? undefined : owners.get(sessionId);
+    }
+    if (GUARDED.has(method) && owner !== undefined && owner !== this) {
+      await this.writer
+        .write(
+          errorAnswer(
+            m.id,
+            `session ${sessionId} is open on another connection to this agent; it can be opened here once that connection closes it (session/close) or disconnects`,
+          ),
+        )
+        .catch(() => {});
+      return false;
+    }
+    if (OPENING.has(method) || ENDING.has(method)) this.pending.set(key, { method, sessionId });
+    if (method === "session/prompt" && sessionId !== undefined) this.prompts.set(key, sessionId);
+    return true;
+  }
+
+  /** The client's messages, until its connection ends. */
+  private async readClient(readable: Stream["readable"]): Promise<void> {
+    const reader = readable.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        if (await this.admit(value as Message)) this.toAgent(value);
+      }
+    } catch (error) {
+      log.debug("an ACP connection ended with an error", error);
+    }
+    this.attached = false;
+    if (this.prompts.size === 0) this.endInput();
+    else this.park();
+  }
+
+  /** The client dropped while a turn ran: the turn goes on for the grace period, then it is cancelled. */
+  private park(): void {
+    const sessions = [...new Set(this.prompts.values())];
+    const { graceMs } = this.live;
+    log.warn(
+      `a client dropped while a turn ran (session ${sessions.join(", ")}): the turn goes on for up to ${Math.round(graceMs / 1000)} s; session/load on a new connection opens it once the turn is over`,
+    );
+    this.parked = new Promise((resolve) => {
+      this.released = resolve;
+    });
+    const timer = setTimeout(() => {
+      for (const sessionId of sessions)
+        this.toAgent({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId } });
+    }, graceMs);
+    this.whenIdle = () => {
+      clearTimeout(timer);
+      this.endInput();
     };
-    return { stream: { readable: inbound, writable: outbound }, release };
+  }
+
+  /** A message of the agent: ownership learnt from its answers, then on to the client (or answered here if gone). */
+  private async fromAgent(message: AnyMessage): Promise<void> {
+    const m = message as Message;
+    const key = m.method === undefined ? idKey(m.id) : undefined;
+    const request = key === undefined ? undefined : this.pending.get(key);
+    if (key !== undefined && request) {
+      this.pending.delete(key);
+      if (m.error === undefined) this.owns(sessionIdOf(m.result) ?? request.sessionId, request.method);
+    }
+    if (key !== undefined) this.prompts.delete(key);
+    if (this.attached) {
+      // A client gone meanwhile: what it would have been sent is dropped, the agent carries on.
+      await this.writer.write(message).catch((error: unknown) => log.debug("an ACP message could not be sent", error));
+    } else if (typeof m.method === "string" && m.id !== undefined) {
+      // Nobody to ask: the question fails, and the turn goes on or ends as it would on a failed answer.
+      this.toAgent(errorAnswer(m.id, "the client disconnected"));
+    }
+    if (!this.attached && this.prompts.size === 0) this.whenIdle?.();
+  }
+
+  /** After a successful `method` about `sessionId`: this connection holds it (opening) or no longer does (ending). */
+  private owns(sessionId: string | undefined, method: string): void {
+    if (sessionId === undefined) return;
+    const owners = this.live.owners;
+    if (OPENING.has(method)) owners.set(sessionId, this);
+    if (ENDING.has(method) && owners.get(sessionId) === this) owners.delete(sessionId);
+  }
+
+  release(): void {
+    for (const [sessionId, owner] of this.live.owners) if (owner === this) this.live.owners.delete(sessionId);
+    this.released();
   }
 }

@@ -5,7 +5,7 @@
  */
 import type { ClientCapabilities, SessionUpdate } from "@agentclientprotocol/sdk";
 import { type CompactionEvent, compactedText } from "@crow/core";
-import { messageChunk } from "./translate.js";
+import { compactionCompleted, compactionUpdate, noticeUpdates } from "./translate.js";
 
 const WHY: Record<CompactionEvent["reason"], string> = {
   threshold: "the context was getting full",
@@ -18,52 +18,32 @@ export function compactionUpdates(
   event: CompactionEvent,
   capabilities: ClientCapabilities | undefined,
 ): SessionUpdate[] {
-  const session = capabilities?.session;
-  if (session?.compaction) {
+  if (capabilities?.session?.compaction) {
     switch (event.type) {
       case "compaction_started":
-        return [{ sessionUpdate: "compaction_update", compactionId: event.id, status: "in_progress" }];
+        return [compactionUpdate(event.id, "in_progress")];
       case "compaction_done":
-        return [
-          {
-            sessionUpdate: "compaction_update",
-            compactionId: event.id,
-            status: "completed",
-            summary: [{ type: "text", text: event.summary }],
-            _meta: {
-              crow: {
-                reason: event.reason,
-                archiveId: event.archiveId ?? null,
-                messagesBefore: event.messagesBefore,
-                messagesAfter: event.messagesAfter,
-              },
-            },
-          },
-        ];
+        return [compactionCompleted(event)];
       case "compaction_failed":
-        return [{ sessionUpdate: "compaction_update", compactionId: event.id, status: "failed", error: event.message }];
+        return [compactionUpdate(event.id, "failed", event.message)];
     }
   }
   if (event.type === "compaction_started") return [];
   // A manual compaction is answered by its command or method; the fallbacks below are for automatic ones.
   if (event.reason === "manual") return [];
-  if (session?.notices) {
-    return event.type === "compaction_done"
-      ? [
-          {
-            sessionUpdate: "notice",
-            severity: "info",
-            title: "Conversation compacted",
-            description: `${compactedText(event.messagesBefore, event.messagesAfter, event.archiveId)} (${WHY[event.reason]})`,
-          },
-        ]
-      : [{ sessionUpdate: "notice", severity: "warning", title: "Compaction failed", description: event.message }];
-  }
   return event.type === "compaction_done"
-    ? [
-        messageChunk(
-          `[Compacted the conversation because ${WHY[event.reason]}: ${event.messagesBefore} messages → ${event.messagesAfter}.]\n\n`,
-        ),
-      ]
-    : [messageChunk(`[Compaction failed: ${event.message}]\n\n`)];
+    ? noticeUpdates(
+        capabilities,
+        {
+          severity: "info",
+          title: "Conversation compacted",
+          description: `${compactedText(event.messagesBefore, event.messagesAfter, event.archiveId)} (${WHY[event.reason]})`,
+        },
+        `[Compacted the conversation because ${WHY[event.reason]}: ${event.messagesBefore} messages → ${event.messagesAfter}.]\n\n`,
+      )
+    : noticeUpdates(
+        capabilities,
+        { severity: "warning", title: "Compaction failed", description: event.message },
+        `[Compaction failed: ${event.message}]\n\n`,
+      );
 }

@@ -16,6 +16,7 @@ import { type AgentConfig, ENV_PROVIDER, findModel, type ModelConfig } from "../
 import { MODES } from "../config/modes.js";
 import { sandboxOptionDescription, sandboxSwitchable, sessionSandboxOn, setSessionSandbox } from "../tools/sandbox.js";
 import { switchOption, switchValue } from "./switch-option.js";
+import { configOptionUpdate } from "./translate.js";
 
 /** The id of the mode select (the model's is `model`). */
 export const MODE_OPTION = "mode";
@@ -174,7 +175,7 @@ export function modeState(current: PermissionMode): SessionModeState {
 
 /** The update that tells the client the selectors' new state (`booleans`: see {@link configOptions}). */
 export function configOptionsUpdate(config: AgentConfig, state: SelectorState, booleans = false): SessionUpdate {
-  return { sessionUpdate: "config_option_update", configOptions: configOptions(config, state, booleans) };
+  return configOptionUpdate(configOptions(config, state, booleans));
 }
 
 /** A mode by id, or undefined. */

@@ -6,7 +6,7 @@
 import type { ClientCapabilities, SessionUpdate } from "@agentclientprotocol/sdk";
 import type { SessionEvent } from "@crow/core";
 import { compactionUpdates } from "./compaction.js";
-import { messageChunk, modeUpdate } from "./translate.js";
+import { modeUpdate, noticeUpdates, planUpdate, sessionInfoUpdate } from "./translate.js";
 
 /** The updates that tell the client about a session event. */
 export function sessionEventUpdates(
@@ -19,18 +19,20 @@ export function sessionEventUpdates(
     case "compaction_failed":
       return compactionUpdates(event, capabilities);
     case "title":
-      return [{ sessionUpdate: "session_info_update", title: event.title, updatedAt: event.updatedAt }];
+      return [sessionInfoUpdate(event.title, event.updatedAt)];
     case "notice":
-      return capabilities?.session?.notices
-        ? [{ sessionUpdate: "notice", severity: event.level, title: "Crow", description: event.message }]
-        : [messageChunk(`\n[${event.message}]\n`)];
+      return noticeUpdates(
+        capabilities,
+        { severity: event.level, title: "Crow", description: event.message },
+        `\n[${event.message}]\n`,
+      );
     case "mode":
       return [modeUpdate(event.mode)];
-    // Shown by the config options (agent.ts sends config_option_update on these).
+    // Shown by the config options (the session, session.ts, sends config_option_update on these).
     case "model":
     case "reasoning_effort":
       return [];
     case "plan":
-      return [{ sessionUpdate: "plan", entries: event.entries }];
+      return [planUpdate(event.entries)];
   }
 }

@@ -1,10 +1,9 @@
 /** What Crow answers to ACP's `initialize`: its capabilities (only what is implemented) and its custom methods. */
 import { type AuthMethod, type InitializeResponse, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 import type { SessionCapabilities as UnstableSessionCapabilities } from "@agentclientprotocol/sdk/unstable";
+// The built-in custom methods, advertised without loading the runtime when no extension is configured.
+import { BUILTIN_METHODS } from "@crow/core/methods";
 import { VERSION } from "../base/version.js";
-
-/** The custom methods built into every Crow (advertised without loading the runtime when no extension is configured). */
-export const BUILTIN_METHODS = ["_crow/compact", "_crow/subagent", "_crow/rewind"];
 
 /** `fork` is unstable ACP (typed from the SDK's unstable schema; see sessions.ts); other clients ignore the key. */
 const SESSION_CAPABILITIES: UnstableSessionCapabilities = {

@@ -24,6 +24,7 @@ import {
 } from "@agentclientprotocol/sdk";
 import type { SessionUpdate as UnstableSessionUpdate } from "@agentclientprotocol/sdk/unstable";
 import { log } from "../base/log.js";
+import { textChunk } from "./translate.js";
 
 type TextKind = "agent_message_chunk" | "agent_thought_chunk";
 
@@ -165,12 +166,7 @@ export class Outbox {
     if (!pending) return;
     this.text = undefined;
     const { kind, text, messageId, sessionId } = pending;
-    this.out(() =>
-      this.notify(
-        { sessionUpdate: kind, content: { type: "text", text }, ...(messageId ? { messageId } : {}) },
-        sessionId,
-      ),
-    );
+    this.out(() => this.notify(textChunk(kind, text, messageId), sessionId));
   }
 
   private out(send: () => void): void {

@@ -3,10 +3,10 @@
  * `session/request_permission` request (allow once / allow always / reject).
  */
 import type { PermissionOption, ToolCallContent, ToolCallUpdate } from "@agentclientprotocol/sdk";
-import { callDisplay, type PermissionAnswer, type PermissionRequest } from "@crow/core";
+import { callDisplay, errorText, type PermissionAnswer, type PermissionRequest } from "@crow/core";
 import { log } from "../base/log.js";
 import type { Outbox } from "./outbox.js";
-import { displayContent } from "./translate.js";
+import { displayContent, toolCallContent } from "./translate.js";
 
 /**
  * `_meta` key set (true) on a permission request whose "allow" runs the call outside the sandbox. Clients that
@@ -50,7 +50,7 @@ export async function proposedContent(
         type: "content",
         content: {
           type: "text",
-          text: `This call would fail: ${error instanceof Error ? error.message : String(error)}`,
+          text: `This call would fail: ${errorText(error)}`,
         },
       },
     ];
@@ -70,7 +70,7 @@ export interface PermissionAskerOptions {
 }
 
 /** A call the session did not announce, rendered the way `tool_call` renders one (its tool's display). */
-function announce({ call, tool }: PermissionRequest): ToolCallUpdate {
+function unannouncedCall({ call, tool }: PermissionRequest): ToolCallUpdate {
   const display = tool?.display(call.args) ?? callDisplay(call.name, call.args);
   const toolCall: ToolCallUpdate = { toolCallId: call.id, title: display.title ?? call.name, rawInput: call.args };
   if (display.locations?.length) toolCall.locations = display.locations;
@@ -86,11 +86,15 @@ export function permissionAsker(
     const outbox = options.outbox();
     if (!outbox) return "reject";
     // The loop announces every call before it asks about it; the fallback is for an extension asking on its own.
-    const toolCall: ToolCallUpdate = { ...(options.announced(call.id) ?? announce(request)), kind, status: "pending" };
+    const toolCall: ToolCallUpdate = {
+      ...(options.announced(call.id) ?? unannouncedCall(request)),
+      kind,
+      status: "pending",
+    };
     const content = await proposedContent(request);
     if (content.length > 0) {
       // The pending call in the thread shows the proposal too, before the question.
-      outbox.send({ sessionUpdate: "tool_call_update", toolCallId: toolCall.toolCallId, content });
+      outbox.send(toolCallContent(toolCall.toolCallId, content));
     }
     // A question the mode alone would not ask (an `ask` rule, the doom-loop guard) says why it comes.
     const why: ToolCallContent[] = reason

@@ -4,33 +4,22 @@
  * the session's subscription), the answer once its updates are written.
  */
 import { type ContentBlock, RequestError, type StopReason } from "@agentclientprotocol/sdk";
-import type { Crow, CrowSession } from "@crow/core";
-import { type AgentConfig, findModel, providerProblem } from "../config/index.js";
-import type { Outbox } from "./outbox.js";
+import { findModel, providerProblem } from "../config/index.js";
+import type { AcpConnection } from "./connection.js";
 import { PromptContentError, promptContentUnless, singleText } from "./prompt-content.js";
-import { messageChunk } from "./translate.js";
-import type { TurnGate, TurnTicket } from "./turn-gate.js";
+import type { AcpSession } from "./session.js";
+import type { TurnTicket } from "./turn-gate.js";
 
-/** The part of a live session a prompt needs. */
-export interface PromptEntry {
-  session: CrowSession;
-  outbox: Outbox;
-  turns: TurnGate;
-}
-
-/** What a prompt needs from the agent: the runtime (or the error telling why it is not there), the configuration. */
-export interface PromptHost {
-  crow(): Promise<Crow>;
-  config(): AgentConfig;
-}
+/** What a prompt needs from the connection: the runtime (or the error telling why it is not there), the configuration. */
+type PromptHost = Pick<AcpConnection, "crow" | "config">;
 
 export async function runPrompt(
-  entry: PromptEntry,
+  acp: AcpSession,
   blocks: ContentBlock[],
   signal: AbortSignal,
   host: PromptHost,
 ): Promise<StopReason> {
-  const { session } = entry;
+  const { session } = acp;
   if (blocks.length === 0)
     throw RequestError.invalidParams(undefined, "prompt is empty: send at least one content block");
   const text = singleText(blocks);
@@ -38,13 +27,13 @@ export async function runPrompt(
   const command = text === undefined ? undefined : parseSlashCommand(text);
   // A skill's `/name` is a prompt for the model (the skills extension brings the skill in), not a command.
   if (command && !session.commands().some((c) => c.prompt && c.name === command.name)) {
-    entry.outbox.send(messageChunk(await session.command(command.name, command.args)));
-    await entry.outbox.written();
+    acp.reply(await session.command(command.name, command.args));
+    await acp.written();
     return "end_turn";
   }
-  const ticket = await entry.turns.enter();
+  const ticket = await acp.turns.enter();
   try {
-    return await promptTurn(entry, blocks, signal, ticket, host);
+    return await promptTurn(acp, blocks, signal, ticket, host);
   } finally {
     ticket.end();
   }
@@ -52,13 +41,13 @@ export async function runPrompt(
 
 /** One prompt turn (the gate is held): checks, prompt content, the runtime's turn relayed as updates. */
 async function promptTurn(
-  entry: PromptEntry,
+  acp: AcpSession,
   blocks: ContentBlock[],
   signal: AbortSignal,
   ticket: TurnTicket,
   host: PromptHost,
 ): Promise<StopReason> {
-  const { session } = entry;
+  const { session } = acp;
   // Busy with something else than a prompt (a compaction requested by `_crow/compact`).
   if (session.running) throw RequestError.invalidRequest(undefined, "the session is busy; try again when it is done");
   const crow = await host.crow();
@@ -90,7 +79,7 @@ async function promptTurn(
     });
     // The answer waits until the turn's events are out to the client.
     const outcome = await run.result;
-    await entry.outbox.written();
+    await acp.written();
     if (outcome.stopReason !== "error") return outcome.stopReason;
     const error = outcome.error;
     // The model router already says which provider failed and what to try: the editor shows the same message.

@@ -23,12 +23,7 @@ import {
   type ToolMessage,
   toolKind,
 } from "@crow/core";
-import { messageChunk, thoughtChunk, toolCallFinished, toolCallStarted } from "./translate.js";
-
-/** A stored message's id as ACP's `messageId` (messages stored before ids existed have none). */
-function idOf(message: { id?: string }): { messageId?: string } {
-  return message.id ? { messageId: message.id } : {};
-}
+import { messageChunk, thoughtChunk, toolCallFinished, toolCallStarted, userChunk } from "./translate.js";
 
 /** User content as ACP content blocks (text, images, audio). */
 export function userBlocks(content: string | ContentPart[]): ContentBlock[] {
@@ -167,7 +162,7 @@ export function replayHistory(
         break;
       case "user":
         for (const content of originalBlocks(message.original) ?? userBlocks(message.content))
-          updates.push({ sessionUpdate: "user_message_chunk", content, ...idOf(message) });
+          updates.push(userChunk(content, message.id));
         break;
       case "assistant": {
         calls = new Map();

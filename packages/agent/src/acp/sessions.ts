@@ -2,75 +2,48 @@
  * The stored-session methods of the ACP agent: session/load (replays the whole history as `session/update`s before
  * it answers), session/resume (the same without the replay), session/fork (unstable ACP: a new session starting
  * as a copy of a stored one, opened without a replay), session/list, session/close and session/delete.
- * The agent (agent.ts) hosts the live sessions and knows how to open one; this file only decides what to open and
- * what to send.
+ * The connection (connection.ts) holds the live sessions and knows how to open one; this file only decides what to
+ * open and what to send.
  */
 import path from "node:path";
 import {
   type AgentApp,
   type AgentContext,
+  type ListSessionsRequest,
+  type ListSessionsResponse,
   type LoadSessionRequest,
   methods,
   RequestError,
-  type SessionConfigOption,
-  type SessionModeState,
   type SessionUpdate,
 } from "@agentclientprotocol/sdk";
 import type { ForkSessionRequest, ForkSessionResponse } from "@agentclientprotocol/sdk/unstable";
-import type { Crow, CrowSession, Store } from "@crow/core";
+import type { Crow, Store } from "@crow/core";
 import { log } from "../base/log.js";
 import type { AcpMcpServer } from "../tools/types.js";
 import { listedDirectories, requestedDirectories, withDirectoryErrors } from "./additional-directories.js";
+import type { AcpConnection } from "./connection.js";
 import type { AddressedUpdate } from "./outbox.js";
+import type { AcpSession } from "./session.js";
+import { planUpdate } from "./translate.js";
 
-/** How the runtime opens a session for a connection: new or stored. */
-export type OpenSession =
-  | { kind: "new"; cwd: string; mcpServers: AcpMcpServer[]; additionalDirectories: string[] }
-  | { kind: "load"; sessionId: string; cwd: string; mcpServers: AcpMcpServer[]; additionalDirectories: string[] };
-
-/** The part of a live session this file needs. */
-export interface HostedSession {
-  session: CrowSession;
-  /** ACP tool call ids used so far (the replay's ids are added, so new calls get fresh ones). */
-  usedIds: Set<string>;
-}
-
-/** What the agent provides: its live sessions, the runtime, and how to open, close and talk to a session. */
-export interface SessionHost<E extends HostedSession> {
-  readonly sessions: Map<string, E>;
-  crow(): Promise<Crow>;
-  /** Throws when no session may open now (not signed in, see auth.ts); `open` checks it too, fork before it forks. */
-  ready(): Promise<void>;
-  open(client: AgentContext, request: OpenSession): Promise<E>;
-  /** Stops a live session (cancels its turn, waits for its writes, stops its tools) and forgets it. */
-  dispose(entry: E): Promise<void>;
-  /** Queues a replayed history's updates on the session's outbox, each as it is (addressed: a child's). */
-  replay(entry: E, updates: ReadonlyArray<SessionUpdate | AddressedUpdate>): void;
-  /** Whether the client takes subagent children as child sessions (replayed with their parent). */
-  subagents(): boolean;
-  /** Queues what the client learns about a session it opened (commands, title, problems). */
-  announce(entry: E): void;
-  /** Resolves once everything queued on the session's outbox was written. */
-  written(entry: E): Promise<void>;
-  /** The modes and config options a load/resume answers with. */
-  state(entry: E): { modes: SessionModeState; configOptions: SessionConfigOption[] };
-}
+/** What the stored-session methods use of the connection: its live sessions, the runtime, opening and closing. */
+type SessionHost = Pick<AcpConnection, "sessions" | "crow" | "ready" | "open" | "dispose" | "subagents">;
 
 /** Page size of session/list. */
 const LIST_PAGE = 50;
 
-async function storeOf<E extends HostedSession>(host: SessionHost<E>): Promise<Store> {
+async function storeOf(host: SessionHost): Promise<Store> {
   const store = (await host.crow()).store;
   if (!store) throw new RequestError(-32603, "no session store is configured");
   return store;
 }
 
 /** Loads a stored session into a live one (closing a live copy first); returns it with its replay. */
-async function reopen<E extends HostedSession>(
-  host: SessionHost<E>,
+async function reopen(
+  host: SessionHost,
   client: AgentContext,
   params: Pick<LoadSessionRequest, "sessionId" | "cwd" | "mcpServers" | "additionalDirectories">,
-): Promise<{ entry: E; replay: Array<SessionUpdate | AddressedUpdate> }> {
+): Promise<{ session: AcpSession; replay: Array<SessionUpdate | AddressedUpdate> }> {
   if (!path.isAbsolute(params.cwd)) throw RequestError.invalidParams(undefined, `cwd must be absolute: ${params.cwd}`);
   const live = host.sessions.get(params.sessionId);
   if (live?.session.running) {
@@ -86,7 +59,7 @@ async function reopen<E extends HostedSession>(
   const store = await storeOf(host);
   const record = await store.getSession(params.sessionId);
   if (!record || record.archivedFrom !== null) throw RequestError.sessionNotFound(params.sessionId);
-  const entry = await host.open(client, {
+  const session = await host.open(client, {
     kind: "load",
     sessionId: record.id,
     cwd: params.cwd,
@@ -97,8 +70,8 @@ async function reopen<E extends HostedSession>(
   const { replayHistory } = await import("./replay.js");
   // What each call showed live; a failed read only costs the replay its stored diffs (the arguments remain).
   const displays = await store.loadToolDisplays(record.id).catch(() => []);
-  const replay = replayHistory(entry.session.history, params.cwd, displays);
-  for (const id of replay.usedIds) entry.usedIds.add(id);
+  const replay = replayHistory(session.session.history, params.cwd, displays);
+  for (const id of replay.usedIds) session.usedIds.add(id);
   const updates: Array<SessionUpdate | AddressedUpdate> =
     host.subagents() && replay.subagents.length > 0
       ? await (await import("./subagent-replay.js")).replayWithSubagents(record.id, replay, (id) =>
@@ -106,9 +79,9 @@ async function reopen<E extends HostedSession>(
         )
       : replay.updates;
   // The plan as it stands (restored from the history by the todo extension): the editor's checklist comes back.
-  const plan = entry.session.plan;
-  if (plan.length > 0) updates.push({ sessionUpdate: "plan", entries: plan.map((e) => ({ ...e })) });
-  return { entry, replay: updates };
+  const plan = session.session.plan;
+  if (plan.length > 0) updates.push(planUpdate(plan));
+  return { session, replay: updates };
 }
 
 /** A stored child session's history and displays (undefined when it is gone); a failed read replays without it. */
@@ -145,91 +118,99 @@ function forkParams(
   };
 }
 
+/** session/fork: stores a copy of the session, then opens the copy (without a replay: the client shows it already). */
+async function forkSession(
+  host: SessionHost,
+  client: AgentContext,
+  params: ReturnType<typeof forkParams>,
+): Promise<ForkSessionResponse> {
+  if (!path.isAbsolute(params.cwd)) {
+    throw RequestError.invalidParams(undefined, `cwd must be absolute: ${params.cwd}`);
+  }
+  // Before the copy is stored: a fork that cannot open must leave nothing behind.
+  await host.ready();
+  const crow = await host.crow();
+  if (!crow.store) throw new RequestError(-32603, "no session store is configured");
+  let forkId: string;
+  try {
+    const { additionalDirectories } = params;
+    forkId = (
+      await withDirectoryErrors(() => crow.forkSession(params.sessionId, { cwd: params.cwd, additionalDirectories }))
+    ).id;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === -32002) throw RequestError.sessionNotFound(params.sessionId);
+    throw error;
+  }
+  // The client already shows the history it forked: the new session opens without a replay.
+  const session = await host.open(client, {
+    kind: "load",
+    sessionId: forkId,
+    cwd: params.cwd,
+    mcpServers: (params.mcpServers ?? []) as AcpMcpServer[],
+    additionalDirectories: params.additionalDirectories,
+  });
+  session.introduce();
+  log.info(`session ${params.sessionId} forked as ${forkId}`);
+  return { sessionId: forkId, ...session.state() };
+}
+
+/** session/list: a page of the stored sessions, without the ones never prompted (unless live here). */
+async function listSessions(host: SessionHost, params: ListSessionsRequest): Promise<ListSessionsResponse> {
+  const crow = await host.crow();
+  let page: Awaited<ReturnType<Crow["listSessions"]>>;
+  try {
+    page = await crow.listSessions({
+      limit: LIST_PAGE,
+      ...(params.cwd ? { cwd: params.cwd } : {}),
+      ...(params.cursor ? { cursor: params.cursor } : {}),
+    });
+  } catch (error) {
+    if (params.cursor && error instanceof Error && error.message.includes("cursor")) {
+      throw RequestError.invalidParams(undefined, `invalid cursor: ${params.cursor}`);
+    }
+    throw error;
+  }
+  // A session opened and never prompted (an editor opens one at each start) has nothing to resume: left out.
+  // The live ones are still open in this process and stay.
+  const untitled = page.sessions.filter((s) => s.title === null && !host.sessions.has(s.id)).map((s) => s.id);
+  const stats = untitled.length > 0 && crow.store ? await crow.store.sessionStats(untitled) : new Map();
+  const empty = (id: string) => {
+    const counted = stats.get(id);
+    return counted !== undefined && counted.messages === 0 && counted.archives === 0;
+  };
+  return {
+    sessions: page.sessions
+      .filter((s) => !empty(s.id))
+      .map((s) => ({
+        sessionId: s.id,
+        cwd: s.cwd,
+        // No title yet: no "title" at all (a client's resume picker failed on an explicit null).
+        ...(s.title ? { title: s.title } : {}),
+        updatedAt: s.updatedAt,
+        ...listedDirectories(s.additionalDirectories),
+      })),
+    ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+  };
+}
+
 /** Registers session/load, resume, fork, list, close and delete on the agent app. */
-export function registerSessionMethods<E extends HostedSession>(app: AgentApp, host: SessionHost<E>): AgentApp {
+export function registerSessionMethods(app: AgentApp, host: SessionHost): AgentApp {
   return app
-    .onRequest(FORK_METHOD, forkParams, async ({ params, client }): Promise<ForkSessionResponse> => {
-      if (!path.isAbsolute(params.cwd)) {
-        throw RequestError.invalidParams(undefined, `cwd must be absolute: ${params.cwd}`);
-      }
-      // Before the copy is stored: a fork that cannot open must leave nothing behind.
-      await host.ready();
-      const crow = await host.crow();
-      if (!crow.store) throw new RequestError(-32603, "no session store is configured");
-      let forkId: string;
-      try {
-        const { additionalDirectories } = params;
-        forkId = (
-          await withDirectoryErrors(() =>
-            crow.forkSession(params.sessionId, { cwd: params.cwd, additionalDirectories }),
-          )
-        ).id;
-      } catch (error) {
-        if ((error as { code?: unknown }).code === -32002) throw RequestError.sessionNotFound(params.sessionId);
-        throw error;
-      }
-      // The client already shows the history it forked: the new session opens without a replay.
-      const entry = await host.open(client, {
-        kind: "load",
-        sessionId: forkId,
-        cwd: params.cwd,
-        mcpServers: (params.mcpServers ?? []) as AcpMcpServer[],
-        additionalDirectories: params.additionalDirectories,
-      });
-      host.announce(entry);
-      log.info(`session ${params.sessionId} forked as ${forkId}`);
-      return { sessionId: forkId, ...host.state(entry) };
-    })
+    .onRequest(FORK_METHOD, forkParams, ({ params, client }) => forkSession(host, client, params))
     .onRequest(methods.agent.session.load, async ({ params, client }) => {
-      const { entry, replay } = await reopen(host, client, params);
+      const { session, replay } = await reopen(host, client, params);
       // ACP: the whole history arrives before the load answers.
-      host.replay(entry, replay);
-      host.announce(entry);
-      await host.written(entry);
-      return host.state(entry);
+      session.replay(replay);
+      session.introduce();
+      await session.written();
+      return session.state();
     })
     .onRequest(methods.agent.session.resume, async ({ params, client }) => {
-      const { entry } = await reopen(host, client, { ...params, mcpServers: params.mcpServers ?? [] });
-      host.announce(entry);
-      return host.state(entry);
+      const { session } = await reopen(host, client, { ...params, mcpServers: params.mcpServers ?? [] });
+      session.introduce();
+      return session.state();
     })
-    .onRequest(methods.agent.session.list, async ({ params }) => {
-      const crow = await host.crow();
-      let page: Awaited<ReturnType<Crow["listSessions"]>>;
-      try {
-        page = await crow.listSessions({
-          limit: LIST_PAGE,
-          ...(params.cwd ? { cwd: params.cwd } : {}),
-          ...(params.cursor ? { cursor: params.cursor } : {}),
-        });
-      } catch (error) {
-        if (params.cursor && error instanceof Error && error.message.includes("cursor")) {
-          throw RequestError.invalidParams(undefined, `invalid cursor: ${params.cursor}`);
-        }
-        throw error;
-      }
-      // A session opened and never prompted (an editor opens one at each start) has nothing to resume: left out.
-      // The live ones are still open in this process and stay.
-      const untitled = page.sessions.filter((s) => s.title === null && !host.sessions.has(s.id)).map((s) => s.id);
-      const stats = untitled.length > 0 && crow.store ? await crow.store.sessionStats(untitled) : new Map();
-      const empty = (id: string) => {
-        const counted = stats.get(id);
-        return counted !== undefined && counted.messages === 0 && counted.archives === 0;
-      };
-      return {
-        sessions: page.sessions
-          .filter((s) => !empty(s.id))
-          .map((s) => ({
-            sessionId: s.id,
-            cwd: s.cwd,
-            // No title yet: no "title" at all (a client's resume picker failed on an explicit null).
-            ...(s.title ? { title: s.title } : {}),
-            updatedAt: s.updatedAt,
-            ...listedDirectories(s.additionalDirectories),
-          })),
-        ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
-      };
-    })
+    .onRequest(methods.agent.session.list, ({ params }) => listSessions(host, params))
     .onRequest(methods.agent.session.close, async ({ params }) => {
       const live = host.sessions.get(params.sessionId);
       if (live) {

@@ -16,7 +16,8 @@ import {
 } from "@crow/core";
 import type { AddressedUpdate } from "./outbox.js";
 import { type Replay, replayHistory } from "./replay.js";
-import { idleState, sessionMessage, subagentUpdate, taskArgs, taskLink } from "./subagent-sessions.js";
+import { taskArgs } from "./subagent-sessions.js";
+import { idleState, sessionMessage, subagentUpdate, taskLink } from "./subagent-updates.js";
 
 /** A stored child session, as the replay needs it. */
 export interface StoredChild {

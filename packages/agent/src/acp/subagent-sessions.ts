@@ -11,14 +11,10 @@
  * `_meta.subagentSessionId`, which validates.
  */
 import { randomUUID } from "node:crypto";
-import type { ToolCallUpdate } from "@agentclientprotocol/sdk";
-import type {
-  StopReason as UnstableStopReason,
-  SessionUpdate as UnstableUpdate,
-} from "@agentclientprotocol/sdk/unstable";
-import type { CrowEvent, CrowSession, PromptResult } from "@crow/core";
+import type { CrowEvent, CrowSession } from "@crow/core";
 import type { EventRelay } from "./event-relay.js";
 import type { AnyUpdate } from "./outbox.js";
+import { idleState, sessionMessage, subagentUpdate, taskLink } from "./subagent-updates.js";
 
 /** What the subagent sessions of one session need from the agent. */
 export interface SubagentHost {
@@ -28,60 +24,6 @@ export interface SubagentHost {
   send(update: AnyUpdate, sessionId: string): void;
   /** A fresh relay for a child's events (its own tool call ids, its model's context window). */
   relay(child: CrowSession): EventRelay;
-}
-
-/** The `state` of a finished child (`idle`, with how its turn ended). */
-export function idleState(reason: PromptResult["stopReason"], error?: string): NonNullable<SubagentUpdate["state"]> {
-  if (reason === "error") return { state: "idle", stopReason: "error", error: { code: -32603, message: error ?? "" } };
-  return { state: "idle", stopReason: reason satisfies UnstableStopReason };
-}
-
-type SubagentUpdate = Extract<UnstableUpdate, { sessionUpdate: "subagent_update" }>;
-
-/** The `subagent_update` announcing a child (or its new state). */
-export function subagentUpdate(
-  childId: string,
-  fields: { title?: string; toolCallId?: string; state: NonNullable<SubagentUpdate["state"]> },
-): SubagentUpdate {
-  return {
-    sessionUpdate: "subagent_update",
-    sessionId: childId,
-    ...(fields.title ? { title: fields.title } : {}),
-    state: fields.state,
-    ...(fields.toolCallId ? { _meta: { toolCallId: fields.toolCallId } } : {}),
-  };
-}
-
-/** A text `session_message`: `from` → `to`, as seen in the transcript it is sent on. */
-export function sessionMessage(
-  text: string,
-  ids: {
-    messageId: string;
-    sender?: string;
-    recipient?: string;
-    senderMessageId?: string;
-    recipientMessageId?: string;
-  },
-): UnstableUpdate {
-  return {
-    sessionUpdate: "session_message",
-    messageId: ids.messageId,
-    ...(ids.sender ? { senderSessionId: ids.sender } : {}),
-    ...(ids.recipient ? { recipientSessionId: ids.recipient } : {}),
-    ...(ids.senderMessageId ? { senderMessageId: ids.senderMessageId } : {}),
-    ...(ids.recipientMessageId ? { recipientMessageId: ids.recipientMessageId } : {}),
-    content: text ? [{ type: "text", text }] : [],
-  };
-}
-
-/** The line the task call shows instead of its child's activity, with the link to the child. */
-export function taskLink(toolCallId: string, childId: string, description: string): ToolCallUpdate & AnyUpdate {
-  return {
-    sessionUpdate: "tool_call_update",
-    toolCallId,
-    content: [{ type: "content", content: { type: "text", text: `Subagent ${childId}: ${description}` } }],
-    _meta: { subagentSessionId: childId },
-  };
 }
 
 /** The task's description and prompt, from the arguments it was announced with. */

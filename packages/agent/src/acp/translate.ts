@@ -1,16 +1,23 @@
 /**
- * Pure translation from the loop's events to ACP `session/update` payloads. No I/O and no session state beyond what
- * callers pass in, so every mapping is unit-tested table-style (test/translate.test.ts).
+ * The translation layer: every `session/update` payload the ACP agent sends is built here (the modules that decide
+ * which updates an event becomes, event-relay.ts, events.ts, compaction.ts, subagent-sessions.ts, call these). Pure:
+ * no I/O and no session state beyond what callers pass in, so every mapping is unit-tested table-style
+ * (test/translate.test.ts). Builders of the unstable subagent kinds are in subagent-updates.ts.
  */
 import type {
   ToolKind as AcpToolKind,
+  ClientCapabilities,
+  ContentBlock,
   Cost,
+  PlanEntry,
+  SessionConfigOption,
   SessionUpdate,
   ToolCallContent,
   ToolCallUpdate,
 } from "@agentclientprotocol/sdk";
 import type {
   CommandInfo,
+  CompactionEvent,
   ContentPart,
   ToolCallInfo,
   ToolCallStatus,
@@ -20,14 +27,73 @@ import type {
   Usage,
 } from "@crow/core";
 
+/** Streamed text of the agent: its answer or its reasoning, with the id of the message it belongs to. */
+export function textChunk(
+  kind: "agent_message_chunk" | "agent_thought_chunk",
+  text: string,
+  messageId?: string,
+): SessionUpdate {
+  return { sessionUpdate: kind, content: { type: "text", text }, ...(messageId ? { messageId } : {}) };
+}
+
 /** Text of the agent; `messageId`: the message it belongs to (every chunk of one message carries the same). */
 export function messageChunk(text: string, messageId?: string): SessionUpdate {
-  return { sessionUpdate: "agent_message_chunk", content: { type: "text", text }, ...(messageId ? { messageId } : {}) };
+  return textChunk("agent_message_chunk", text, messageId);
 }
 
 /** Reasoning of the agent, with the id of the message it belongs to (as {@link messageChunk}). */
 export function thoughtChunk(text: string, messageId?: string): SessionUpdate {
-  return { sessionUpdate: "agent_thought_chunk", content: { type: "text", text }, ...(messageId ? { messageId } : {}) };
+  return textChunk("agent_thought_chunk", text, messageId);
+}
+
+/** A block of the user's prompt, as a replayed history shows it again. */
+export function userChunk(content: ContentBlock, messageId?: string): SessionUpdate {
+  return { sessionUpdate: "user_message_chunk", content, ...(messageId ? { messageId } : {}) };
+}
+
+/** Whether the client shows notices (`clientCapabilities.session.notices`, an ACP extension Crow's clients declare). */
+export function showsNotices(capabilities: ClientCapabilities | undefined): boolean {
+  return Boolean(capabilities?.session?.notices);
+}
+
+/** What a notice says: how grave, a short title, the text. */
+export interface Notice {
+  severity: "info" | "warning" | "error";
+  title: string;
+  description: string;
+}
+
+/**
+ * A notice as the client can show it: a `notice` when it {@link showsNotices}, else `fallback` as agent text (no
+ * update when there is no fallback: the notice only mattered to clients that show notices).
+ */
+export function noticeUpdates(
+  capabilities: ClientCapabilities | undefined,
+  notice: Notice,
+  fallback?: string,
+): SessionUpdate[] {
+  if (showsNotices(capabilities)) return [{ sessionUpdate: "notice", ...notice }];
+  return fallback === undefined ? [] : [messageChunk(fallback)];
+}
+
+/** `session_info_update`: the session's title (and when it changed, when known). */
+export function sessionInfoUpdate(title: string, updatedAt?: string): SessionUpdate {
+  return { sessionUpdate: "session_info_update", title, ...(updatedAt ? { updatedAt } : {}) };
+}
+
+/** `plan`: the whole plan as it stands (ACP replaces the client's plan with each). */
+export function planUpdate(entries: readonly PlanEntry[]): SessionUpdate {
+  return { sessionUpdate: "plan", entries: entries.map((e) => ({ ...e })) };
+}
+
+/** `config_option_update`: the selectors' new state. */
+export function configOptionUpdate(configOptions: SessionConfigOption[]): SessionUpdate {
+  return { sessionUpdate: "config_option_update", configOptions };
+}
+
+/** A `tool_call_update` that replaces a call's content (a permission question's proposal, shown in the thread). */
+export function toolCallContent(toolCallId: string, content: ToolCallContent[]): SessionUpdate {
+  return { sessionUpdate: "tool_call_update", toolCallId, content };
 }
 
 /**
@@ -149,6 +215,35 @@ export function commandsUpdate(commands: readonly CommandInfo[]): SessionUpdate 
 
 export function modeUpdate(modeId: string): SessionUpdate {
   return { sessionUpdate: "current_mode_update", currentModeId: modeId };
+}
+
+type CompactionDone = Extract<CompactionEvent, { type: "compaction_done" }>;
+
+/** `compaction_update` (in_progress or failed) for a client that advertised `session.compaction`. */
+export function compactionUpdate(
+  compactionId: string,
+  status: "in_progress" | "failed",
+  error?: string,
+): SessionUpdate {
+  return { sessionUpdate: "compaction_update", compactionId, status, ...(error !== undefined ? { error } : {}) };
+}
+
+/** `compaction_update` (completed): the summary, and Crow's details under `_meta.crow`. */
+export function compactionCompleted(event: CompactionDone): SessionUpdate {
+  return {
+    sessionUpdate: "compaction_update",
+    compactionId: event.id,
+    status: "completed",
+    summary: [{ type: "text", text: event.summary }],
+    _meta: {
+      crow: {
+        reason: event.reason,
+        archiveId: event.archiveId ?? null,
+        messagesBefore: event.messagesBefore,
+        messagesAfter: event.messagesAfter,
+      },
+    },
+  };
 }
 
 /**

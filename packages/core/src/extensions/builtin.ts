@@ -9,6 +9,7 @@ import type { CrowSession, SessionBusyError } from "../api/types.js";
 import type { CompactionResult } from "../compaction/compaction.js";
 import { type SessionCompactions, watchPromptSize } from "../compaction/policy.js";
 import { type ContentPart, contentText } from "../messages.js";
+import { COMPACT_METHOD } from "../methods.js";
 import type { SessionPatch, Store } from "../store/types.js";
 import { type Extension, type ExtensionHookContext, MethodError } from "./api.js";
 import { doomLoopGuard } from "./doom-loop.js";
@@ -164,8 +165,7 @@ export function compactedText(before: number, after: number, archiveId: string |
   return `Compacted the conversation: ${before} messages → ${after} (first message, summary, latest request).${archived}`;
 }
 
-/** The custom method that compacts a session on request. */
-export const COMPACT_METHOD = "_crow/compact";
+export { COMPACT_METHOD };
 
 /** The answer of `_crow/compact`. */
 export interface CompactResponse {

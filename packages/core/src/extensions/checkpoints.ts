@@ -10,13 +10,13 @@ import type { ShadowRepos } from "../checkpoints/repos.js";
 import { promptHash } from "../checkpoints/rewind.js";
 import type { RewindPoint, RewindRequest, RewindScope } from "../checkpoints/types.js";
 import { errorText } from "../error-text.js";
+import { REWIND_METHOD } from "../methods.js";
 import type { CheckpointRecord } from "../store/checkpoint-types.js";
 import type { Store } from "../store/types.js";
 import { isMutatingKind } from "../tools.js";
 import { type Extension, MethodError } from "./api.js";
 
-/** The custom method of `/rewind`. */
-export const REWIND_METHOD = "_crow/rewind";
+export { REWIND_METHOD };
 
 export interface CheckpointsExtensionOptions {
   store: Store;

@@ -11,12 +11,12 @@ import { z } from "zod";
 import type { PermissionMode } from "../api/permissions.js";
 import type { CrowSession } from "../api/types.js";
 import type { Usage } from "../messages.js";
+import { SUBAGENT_METHOD } from "../methods.js";
 import type { ToolResult, ToolSet } from "../tools.js";
 import { type Extension, MethodError } from "./api.js";
 import { borrowedTools, MAX_SUBAGENT_DEPTH, runSubagent, type SubagentOutcome, sessionDepth } from "./subagent-run.js";
 
-/** The custom method that runs a subagent. */
-export const SUBAGENT_METHOD = "_crow/subagent";
+export { SUBAGENT_METHOD };
 
 /** The answer of `_crow/subagent`. */
 export interface SubagentResponse {
