@@ -19,6 +19,7 @@ import {
   agent as unstableAgent,
 } from "@agentclientprotocol/sdk/unstable";
 import type { Crow, CrowSession, LlmClient, LlmError } from "@crow/core";
+import { errorText } from "@crow/core";
 import { log } from "../base/log.js";
 import { type AgentConfig, CostMeter, contextWindowOf, findModel } from "../config/index.js";
 import { shortReason } from "../config/provider-errors.js";
@@ -130,7 +131,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
       // A store that cannot be opened where it is configured, or without a SQLite driver, is a setup problem (exit 2).
       const setup =
         error instanceof Error && /^Store(Location|Driver)Error$/.test(error.name) ? { setup: "store" } : undefined;
-      throw new RequestError(-32603, error instanceof Error ? error.message : String(error), setup);
+      throw new RequestError(-32603, errorText(error), setup);
     }
   };
 
@@ -325,7 +326,7 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
         return await crow.callMethod(method, params, { signal });
       } catch (error) {
         const code = (error as { code?: unknown }).code;
-        const message = error instanceof Error ? error.message : String(error);
+        const message = errorText(error);
         throw new RequestError(typeof code === "number" ? code : -32603, message, (error as { data?: unknown }).data);
       }
     });

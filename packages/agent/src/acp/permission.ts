@@ -3,7 +3,7 @@
  * `session/request_permission` request (allow once / allow always / reject).
  */
 import type { PermissionOption, ToolCallContent, ToolCallUpdate } from "@agentclientprotocol/sdk";
-import { callDisplay, type PermissionAnswer, type PermissionRequest } from "@crow/core";
+import { callDisplay, errorText, type PermissionAnswer, type PermissionRequest } from "@crow/core";
 import { log } from "../base/log.js";
 import type { Outbox } from "./outbox.js";
 import { displayContent } from "./translate.js";
@@ -50,7 +50,7 @@ export async function proposedContent(
         type: "content",
         content: {
           type: "text",
-          text: `This call would fail: ${error instanceof Error ? error.message : String(error)}`,
+          text: `This call would fail: ${errorText(error)}`,
         },
       },
     ];

@@ -18,6 +18,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ContentBlock } from "@agentclientprotocol/sdk";
 import type { ContentPart } from "@crow/core";
+import { errorText } from "@crow/core";
 import { fetchUrl, ResponseRefused, WebError } from "@crow/mcp/guarded-fetch";
 import { DEFAULT_LINE_LIMIT, formatLines } from "@crow/mcp/read-format";
 import { fileKind, readRegularFile } from "./prompt-files.js";
@@ -88,7 +89,6 @@ function localPath(uri: string, cwd: string, roots: readonly string[] = []): str
   return roots.map((root) => path.resolve(root, uri)).find((file) => existsSync(file)) ?? inCwd;
 }
 
-const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 const text = (value: string): ContentPart => ({ type: "text", text: value });
 const image = (mime: string, base64: string): ContentPart => ({
   type: "image_url",
@@ -135,7 +135,7 @@ async function linkedFile(
     return text(`File ${file} (${range}):\n${numbered}`);
   } catch (error) {
     if (signal?.aborted) throw error;
-    return text(`[Linked resource ${uri} could not be read: ${reasonOf(error)}]`);
+    return text(`[Linked resource ${uri} could not be read: ${errorText(error)}]`);
   }
 }
 
@@ -151,7 +151,7 @@ async function imageFile(uri: string, file: string, declared: string, signal?: A
     return image(mime, bytes.toString("base64"));
   } catch (error) {
     if (signal?.aborted) throw error;
-    return text(`[Image ${uri} could not be read: ${reasonOf(error)}]`);
+    return text(`[Image ${uri} could not be read: ${errorText(error)}]`);
   }
 }
 
@@ -183,7 +183,7 @@ async function fetchedImage(url: string, declared: string, signal?: AbortSignal)
     if (signal?.aborted) throw error;
     if (error instanceof ResponseRefused) return text(error.message);
     if (error instanceof WebError) return text(`[Image ${url} could not be fetched: ${error.message}]`);
-    return text(`[Image ${url} could not be fetched: ${reasonOf(error)}]`);
+    return text(`[Image ${url} could not be fetched: ${errorText(error)}]`);
   }
 }
 

@@ -14,6 +14,7 @@ import {
   type SessionNotification,
   type StopReason,
 } from "@agentclientprotocol/sdk";
+import { errorText } from "@crow/core";
 import { UNCONFINED_META_KEY } from "../acp/permission.js";
 import type { AgentConfig } from "../config/index.js";
 import { AgentExitedError, type AgentProcess, startAgent } from "./agent-process.js";
@@ -70,10 +71,6 @@ const CANCELLED: RequestPermissionResponse = { outcome: { outcome: "cancelled" }
 const selected = (option: PermissionOption): RequestPermissionResponse => ({
   outcome: { outcome: "selected", optionId: option.optionId },
 });
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
@@ -275,7 +272,7 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
       return STOP_CODES[response.stopReason] ?? EXIT.error;
     } catch (error) {
       if (error instanceof AgentExitedError) throw error;
-      output.error(describe(error));
+      output.error(errorText(error));
       return state.cancelled ? EXIT.cancelled : EXIT.error;
     } finally {
       turn = undefined;
@@ -330,7 +327,7 @@ export async function runClient(options: RunOptions, io: RunIO = processIO()): P
       output.error(error.stderr.trim().replace(/^crow: /, "") || error.message);
       code = EXIT.usage;
     } else {
-      output.error(describe(error));
+      output.error(errorText(error));
       // The agent could not open the store where it is configured: a setup problem like a bad config (2).
       code = (error as { data?: { setup?: unknown } } | undefined)?.data?.setup ? EXIT.usage : EXIT.error;
     }

@@ -9,6 +9,7 @@
  * and on `/compact` or `_crow/compact`. This object only knows *how*, and reports progress as events.
  */
 import { randomUUID } from "node:crypto";
+import { errorText } from "../error-text.js";
 import type { HookBus } from "../hooks/bus.js";
 import type { CompactedEvent } from "../hooks/types.js";
 import type { LlmClient, RequestParams } from "../llm/types.js";
@@ -139,9 +140,7 @@ export class Compaction {
             { keepCheckpoints: keptCheckpoints(plan, request.history, history) },
           );
         } catch (error) {
-          throw new CompactionError(
-            `The compacted history could not be stored: ${error instanceof Error ? error.message : String(error)}`,
-          );
+          throw new CompactionError(`The compacted history could not be stored: ${errorText(error)}`);
         }
       }
       this.lastPromptTokens = undefined;
@@ -165,7 +164,7 @@ export class Compaction {
       });
       return done;
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorText(error);
       emit({ type: "compaction_failed", id, reason, message });
       throw error instanceof CompactionError ? error : new CompactionError(message);
     }

@@ -7,6 +7,7 @@
 
 import type { CrowSession, SessionBusyError } from "../api/types.js";
 import type { CompactionResult } from "../compaction/compaction.js";
+import { errorText } from "../error-text.js";
 import { type ContentPart, contentText } from "../messages.js";
 import type { SessionPatch, Store } from "../store/types.js";
 import { type Extension, MethodError } from "./api.js";
@@ -118,7 +119,7 @@ export function persistenceExtension(
   return (crow) => {
     const reported = new WeakSet<CrowSession>();
     const failed = (session: CrowSession, what: string, error: unknown) => {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorText(error);
       crow.log.error(`session ${session.id}: ${what} was not stored: ${message}`);
       if (reported.has(session)) return;
       reported.add(session);
@@ -252,7 +253,7 @@ export function commandsExtension(isBusy: (error: unknown) => error is SessionBu
         if (error instanceof MethodError) throw error;
         if (isBusy(error)) throw MethodError.invalidRequest(error.message);
         if (signal.aborted) throw cancelled();
-        throw new MethodError(-32603, error instanceof Error ? error.message : String(error));
+        throw new MethodError(-32603, errorText(error));
       } finally {
         signal.removeEventListener("abort", stop);
       }

@@ -7,6 +7,7 @@
 import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { errorText } from "../error-text.js";
 import type { Extension, ExtensionSpec } from "./api.js";
 import type { ExtensionRegistry } from "./registry.js";
 
@@ -63,7 +64,7 @@ export async function loadExtensions(
       }
       await extension(registry.apiFor(name, extOptions));
     } catch (error) {
-      const message = `Extension "${name}" failed to load: ${error instanceof Error ? error.message : String(error)}`;
+      const message = `Extension "${name}" failed to load: ${errorText(error)}`;
       options.log(message);
       errors.push(message);
     }

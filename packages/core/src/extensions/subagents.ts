@@ -10,6 +10,7 @@ import { isAbsolute } from "node:path";
 import { z } from "zod";
 import type { PermissionMode } from "../api/permissions.js";
 import type { CrowSession } from "../api/types.js";
+import { errorText } from "../error-text.js";
 import type { Usage } from "../messages.js";
 import type { ToolResult, ToolSet } from "../tools.js";
 import { type Extension, MethodError } from "./api.js";
@@ -194,7 +195,7 @@ export function subagentsExtension(host: SubagentHost): Extension {
         ...(tools ? { tools } : {}),
         signal,
       }).catch((error: unknown) => {
-        throw new MethodError(-32603, `the subagent could not run: ${error instanceof Error ? error.message : error}`);
+        throw new MethodError(-32603, `the subagent could not run: ${errorText(error)}`);
       });
       return {
         sessionId: outcome.sessionId,

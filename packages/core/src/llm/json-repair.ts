@@ -3,6 +3,7 @@
  * commas, unclosed strings/brackets, single-line comments or Python literals. `parseToolArguments` tries the text
  * as is, then a repaired version; it never throws.
  */
+import { errorText } from "../error-text.js";
 
 /** The outcome of parsing a tool call's argument text. */
 export type ParsedArguments =
@@ -102,7 +103,7 @@ export function parseToolArguments(text: string): ParsedArguments {
   try {
     JSON.parse(text);
   } catch (error) {
-    reason = error instanceof Error ? error.message : String(error);
+    reason = errorText(error);
   }
   return { ok: false, error: reason };
 }

@@ -12,6 +12,7 @@ import {
   SessionBusyError,
 } from "../api/types.js";
 import { Compaction, compactionThreshold } from "../compaction/index.js";
+import { errorText } from "../error-text.js";
 import { MethodError } from "../extensions/api.js";
 import { askUserExtension } from "../extensions/ask-user.js";
 import {
@@ -378,7 +379,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
         return await method.value(params, { crow, signal: ctx.signal ?? new AbortController().signal });
       } catch (error) {
         if (error instanceof MethodError) throw error;
-        throw new MethodError(-32603, `${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+        throw new MethodError(-32603, `${name} failed: ${errorText(error)}`);
       }
     },
     async close() {

@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { errorText } from "../error-text.js";
 import { crowHome } from "../store/uri.js";
 import { fromBase64, toBase64, type Vector } from "./embedder.js";
 
@@ -81,7 +82,7 @@ async function openStore(dir: string | false, embedderId: string): Promise<Skill
         await rename(temp, file);
         return undefined;
       } catch (error) {
-        return `cannot write the skill embedding cache ${file}: ${error instanceof Error ? error.message : error}`;
+        return `cannot write the skill embedding cache ${file}: ${errorText(error)}`;
       }
     },
   };

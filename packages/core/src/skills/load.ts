@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import type { Dirent } from "node:fs";
 import { readdir, readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
+import { errorText } from "../error-text.js";
 import { crowHome, homeDir } from "../home.js";
 import type { LoadedSkills, Skill, SkillProblem } from "./types.js";
 
@@ -90,7 +91,7 @@ async function loadRoot(root: string, within: string | undefined, problems: Skil
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== "ENOENT" && code !== "ENOTDIR") {
-      problems.push({ severity: "warning", path: root, message: `cannot read the skills folder: ${describe(error)}` });
+      problems.push({ severity: "warning", path: root, message: `cannot read the skills folder: ${errorText(error)}` });
     }
     return [];
   }
@@ -127,7 +128,7 @@ async function loadSkill(root: string, folder: string, problems: SkillProblem[])
       }
       return undefined;
     }
-    problems.push({ severity: "error", path: file, message: `cannot read: ${describe(error)}` });
+    problems.push({ severity: "error", path: file, message: `cannot read: ${errorText(error)}` });
     return undefined;
   }
   // The YAML parser loads with the first SKILL.md: a workspace without skills never needs it.
@@ -193,8 +194,4 @@ export async function exists(p: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
