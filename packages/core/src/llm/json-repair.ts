@@ -4,6 +4,7 @@
  * as is, then a repaired version; it never throws.
  */
 import { errorText } from "../error-text.js";
+import type { ToolCall } from "../messages.js";
 
 /** The outcome of parsing a tool call's argument text. */
 export type ParsedArguments =
@@ -106,4 +107,17 @@ export function parseToolArguments(text: string): ParsedArguments {
     reason = errorText(error);
   }
   return { ok: false, error: reason };
+}
+
+/**
+ * The arguments of a tool call already in the history, as an object: the loop stored them as `parseToolArguments`
+ * normalised them, or as the model wrote them when they could not be parsed (then undefined, as for a non-object).
+ */
+export function callArguments(call: ToolCall): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(call.function.arguments);
+    return isRecord(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }
