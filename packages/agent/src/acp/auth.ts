@@ -31,7 +31,7 @@ import {
   removeSavedKeys,
   signedOutText,
 } from "../config/index.js";
-import { isLoopback, probeEndpoint, type Reach } from "./reachability.js";
+import { isLoopbackUrl, probeEndpoint, type Reach } from "./reachability.js";
 
 /** The id of Crow's one auth method (`crow init` in a terminal). */
 export const SETUP_METHOD_ID = "crow-init";
@@ -117,7 +117,7 @@ export class SignIn {
   /** Starts the lookup of a remote provider in the background (initialize calls it: it is done before sessions are). */
   warm(config: AgentConfig): void {
     const url = providerURL(config);
-    if (url === undefined || isLoopback(url) || this.remote.has(url)) return;
+    if (url === undefined || isLoopbackUrl(url) || this.remote.has(url)) return;
     this.ask(url);
   }
 
@@ -140,7 +140,7 @@ export class SignIn {
     const url = providerURL(config);
     if (url === undefined) return undefined;
     let reach: Reach | undefined;
-    if (isLoopback(url)) reach = await probeEndpoint(url);
+    if (isLoopbackUrl(url)) reach = await probeEndpoint(url);
     else {
       this.warm(config);
       reach = this.remote.get(url)?.answer;

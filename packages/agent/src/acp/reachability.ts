@@ -10,6 +10,7 @@
  */
 import { lookup } from "node:dns/promises";
 import { isIP, Socket } from "node:net";
+import { isLoopback } from "../base/hosts.js";
 
 /** What a probe found: reachable as far as it can tell, or why not (a sentence, with its full stop). */
 export type Reach = { ok: true } | { ok: false; reason: string };
@@ -28,12 +29,9 @@ function endpoint(baseURL: string): { host: string; port: number } | undefined {
 }
 
 /** Whether `baseURL` points at this machine (a connect there costs no network round trip). */
-export function isLoopback(baseURL: string): boolean {
-  const host = endpoint(baseURL)?.host.toLowerCase();
-  if (host === undefined) return false;
-  if (host === "localhost" || host.endsWith(".localhost")) return true;
-  if (isIP(host) === 4) return host.startsWith("127.");
-  return host === "::1";
+export function isLoopbackUrl(baseURL: string): boolean {
+  const host = endpoint(baseURL)?.host;
+  return host !== undefined && isLoopback(host);
 }
 
 /** One TCP connect to a loopback endpoint: refused means nothing listens there. */
@@ -86,7 +84,7 @@ async function resolve(host: string, timeoutMs: number): Promise<Reach> {
 export function probeEndpoint(baseURL: string, timeoutMs = PROBE_TIMEOUT_MS): Promise<Reach> {
   const target = endpoint(baseURL);
   if (!target) return Promise.resolve({ ok: true });
-  if (isLoopback(baseURL)) return connect(target.host, target.port, timeoutMs);
+  if (isLoopbackUrl(baseURL)) return connect(target.host, target.port, timeoutMs);
   if (isIP(target.host) !== 0) return Promise.resolve({ ok: true });
   return resolve(target.host, timeoutMs);
 }
