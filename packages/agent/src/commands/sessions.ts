@@ -7,6 +7,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import type { SessionRecord, Store } from "@crow/core";
 import { stripControls } from "@crow/mcp/control-text";
+import { UsageError } from "../base/exit-codes.js";
 import { ConfigError, loadConfig } from "../config/index.js";
 import { renderTranscript } from "./transcript.js";
 
@@ -24,8 +25,6 @@ Commands:
                                                   the URL printed carries it)
 
 The store is the one in config.yaml's db_uri (or CROW_DB_URI), by default SQLite at ~/.crow/crow.db.`;
-
-class UsageError extends Error {}
 
 interface Io {
   out: (text: string) => void;

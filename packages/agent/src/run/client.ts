@@ -16,9 +16,10 @@ import {
 } from "@agentclientprotocol/sdk";
 import { errorText } from "@crow/core";
 import { UNCONFINED_META_KEY } from "../acp/permission.js";
+import { UsageError } from "../base/exit-codes.js";
 import type { AgentConfig } from "../config/index.js";
 import { AgentExitedError, type AgentProcess, startAgent } from "./agent-process.js";
-import { type RunOptions, UsageError } from "./args.js";
+import type { RunOptions } from "./args.js";
 import { answerAtKeyboard } from "./form.js";
 import { Keyboard, type KeyboardInput } from "./keyboard.js";
 import { promptBlocks } from "./mentions.js";

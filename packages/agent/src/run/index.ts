@@ -1,5 +1,6 @@
 /** `crow run` entry: parses the arguments and runs the terminal client. */
-import { parseRunArgs, RUN_HELP, UsageError } from "./args.js";
+import { UsageError } from "../base/exit-codes.js";
+import { parseRunArgs, RUN_HELP } from "./args.js";
 import { EXIT, runClient } from "./client.js";
 
 /** Runs `crow run <argv>`; resolves with the exit code. */

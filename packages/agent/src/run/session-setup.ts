@@ -10,10 +10,11 @@ import {
   type SessionModeState,
 } from "@agentclientprotocol/sdk";
 import { errorText } from "@crow/core";
+import { UsageError } from "../base/exit-codes.js";
 import { VERSION } from "../base/version.js";
 import type { AgentConfig } from "../config/index.js";
 import { AgentExitedError, type AgentProcess } from "./agent-process.js";
-import { type RunOptions, UsageError } from "./args.js";
+import type { RunOptions } from "./args.js";
 import { resolveStoredSession } from "./session-id.js";
 
 function selectValues(option: SessionConfigOption): string[] {
