@@ -4,9 +4,10 @@
  */
 import { createHash } from "node:crypto";
 import type { Dirent } from "node:fs";
-import { readdir, readFile, realpath, stat } from "node:fs/promises";
+import { readdir, readFile, realpath } from "node:fs/promises";
 import path from "node:path";
 import { errorText } from "../error-text.js";
+import { exists } from "../exists.js";
 import { crowHome, homeDir } from "../home.js";
 import type { LoadedSkills, Skill, SkillProblem } from "./types.js";
 
@@ -184,14 +185,4 @@ async function listFiles(dir: string): Promise<string[]> {
 async function inside(p: string, dir: string): Promise<boolean> {
   const real = await realpath(p);
   return real === dir || real.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);
-}
-
-/** Whether something is at `p` (following links); unreadable counts as absent. */
-export async function exists(p: string): Promise<boolean> {
-  try {
-    await stat(p);
-    return true;
-  } catch {
-    return false;
-  }
 }
