@@ -38,7 +38,7 @@ import { SessionNotFoundError, type SessionRecord, type Store } from "../store/t
 import type { ToolSet } from "../tools.js";
 import { setupCheckpoints } from "./checkpointing.js";
 import { stderrLogger } from "./logger.js";
-import { modelRouter } from "./model-routing.js";
+import { withExtensionProviders } from "./model-routing.js";
 import { liveSessionAccess, openToolSet } from "./open-tool-set.js";
 import type { RuntimeOptions } from "./options.js";
 import { CrowSessionImpl } from "./session.js";
@@ -128,7 +128,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
   ];
 
   const models = options.models ?? [];
-  const llm = modelRouter(options.llm, models, registry.providers);
+  const llm = withExtensionProviders(options.llm, models, registry.providers);
 
   const threshold = (model: string | undefined): number => {
     const configured = options.compactionThreshold;

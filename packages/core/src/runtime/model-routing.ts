@@ -20,7 +20,7 @@ function failed(message: string): LlmResult {
  * Routes each request by model: an extension provider when the model names one, else `llm`. Undefined when there
  * is neither a host client nor a provider (sessions then cannot prompt). A provider's client is made on first use.
  */
-export function modelRouter(
+export function withExtensionProviders(
   llm: LlmClient | undefined,
   models: readonly ModelInfo[],
   providers: ReadonlyMap<string, { value: ProviderFactory }>,
