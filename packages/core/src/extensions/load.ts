@@ -58,7 +58,7 @@ export async function loadExtensions(
             ? loaded.default
             : (loaded.default as { default?: unknown } | undefined)?.default;
         if (typeof exported !== "function") {
-          throw new Error("its default export is not a function (expected `export default (crow) => { … }`)");
+          throw new Error("its default export is not a function (expected `export default (api) => { … }`)");
         }
         extension = exported as Extension;
       }

@@ -117,8 +117,8 @@ function parseParams(params: unknown): SubagentParams {
 
 /** The `task` tool and `_crow/subagent`. */
 export function subagentsExtension(host: SubagentHost): Extension {
-  return (crow) => {
-    crow.registerTool({
+  return (api) => {
+    api.registerTool({
       name: "task",
       description: TASK_DESCRIPTION,
       parameters: taskParameters,
@@ -155,7 +155,7 @@ export function subagentsExtension(host: SubagentHost): Extension {
       },
     });
 
-    crow.registerMethod(SUBAGENT_METHOD, async (params, { crow: runtime, signal }): Promise<SubagentResponse> => {
+    api.registerMethod(SUBAGENT_METHOD, async (params, { crow: runtime, signal }): Promise<SubagentResponse> => {
       const request = parseParams(params);
       const info = await stat(request.cwd).catch(() => undefined);
       if (!info?.isDirectory()) throw MethodError.invalidParams(`cwd is not a directory: ${request.cwd}`);
