@@ -30,7 +30,7 @@ import { type Embedder, openAiEmbedder } from "../skills/embedder.js";
 import { loadedSkill } from "../skills/external.js";
 import { skillReinjection, skillsInContext } from "../skills/in-context.js";
 import { createSkillIndex, type SkillIndex } from "../skills/search.js";
-import { loadSessionSkills, type SessionSkills as SessionSkillsLoaded } from "../skills/session-load.js";
+import { loadSessionSkills, type SessionSkills } from "../skills/session-load.js";
 import { type SkillTool, skillsHint, skillTools } from "../skills/tools.js";
 import { matchTriggers, type TriggerMatch, triggerInjection } from "../skills/triggers.js";
 import type { Skill, SkillProblem } from "../skills/types.js";
@@ -61,7 +61,7 @@ export interface SkillsExtensionOptions {
 export const SKILL_TOOLS = ["discover_skills", "get_skill_details"] as const;
 
 /** What one session knows about its skills. */
-interface SessionSkills {
+interface SessionSkillState {
   index: SkillIndex;
   tools: SkillTool[];
   /** Skills brought into the conversation (trigger or get_skill_details): kept in context through compaction. */
@@ -144,11 +144,11 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
           })
         : undefined);
     const cache = embedder ? new SkillEmbeddingCache(path.join(options.home, "cache", "skills")) : undefined;
-    const states = new WeakMap<CrowSession, SessionSkills>();
+    const states = new WeakMap<CrowSession, SessionSkillState>();
 
     // A new session's skills are read once for its prompt hint and reused by its setup (same cwd, moments later).
-    const loading = new Map<string, Promise<SessionSkillsLoaded>>();
-    const load = (cwd: string): Promise<SessionSkillsLoaded> => {
+    const loading = new Map<string, Promise<SessionSkills>>();
+    const load = (cwd: string): Promise<SessionSkills> => {
       let pending = loading.get(cwd);
       if (!pending) {
         pending = loadSessionSkills({ workspace: cwd, home: options.home, dirs });
@@ -181,7 +181,7 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
         );
       }
       const index = await createSkillIndex(loaded.skills);
-      const state: SessionSkills = {
+      const state: SessionSkillState = {
         index,
         tools: skillTools(index),
         brought: new Map(),

@@ -43,14 +43,14 @@ export class SkillEmbeddingCache {
   store(embedderId: string): Promise<SkillEmbeddingStore> {
     let store = this.stores.get(embedderId);
     if (!store) {
-      store = openStore(this.dir, embedderId);
+      store = openEmbeddingStore(this.dir, embedderId);
       this.stores.set(embedderId, store);
     }
     return store;
   }
 }
 
-async function openStore(dir: string | false, embedderId: string): Promise<SkillEmbeddingStore> {
+async function openEmbeddingStore(dir: string | false, embedderId: string): Promise<SkillEmbeddingStore> {
   const memory = new Map<string, SkillVectors>();
   const added = new Set<string>();
   const file = dir ? path.join(dir, `${createHash("sha256").update(embedderId).digest("hex").slice(0, 16)}.json`) : "";
