@@ -150,6 +150,7 @@ const folderOrder = {
       "tools.ts",
       "deadline.ts",
       "error-text.ts",
+      "exists.ts",
       "redact.ts",
       "home.ts",
       "methods.ts",

@@ -25,10 +25,10 @@ function gitStatus(cwd, signal) {
   });
 }
 
-export default (crow) => {
-  const maxLines = Number(crow.options.maxLines ?? 50);
+export default (api) => {
+  const maxLines = Number(api.options.maxLines ?? 50);
 
-  crow.on("before_request", async (draft, { session, signal }) => {
+  api.on("before_request", async (draft, { session, signal }) => {
     const status = await gitStatus(session.cwd, signal);
     if (status === undefined) return undefined;
     const lines = status.split("\n");

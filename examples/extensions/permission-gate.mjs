@@ -22,10 +22,10 @@ const BUILT_IN = [RM_RF, /\bmkfs(\.\w+)?\b/i, /\bdd\s+[^|;&]*\bof=\/dev\//i, /\b
 /** Argument names file tools use for the file they change. */
 const PATH_KEYS = ["file_path", "path", "filePath", "target", "destination", "new_path"];
 
-export default (crow) => {
-  const extra = (crow.options.denyCommands ?? []).map((pattern) => new RegExp(pattern, "i"));
+export default (api) => {
+  const extra = (api.options.denyCommands ?? []).map((pattern) => new RegExp(pattern, "i"));
   const denied = [...BUILT_IN, ...extra];
-  const allowDirs = (crow.options.allowDirs ?? []).map((dir) => path.resolve(dir));
+  const allowDirs = (api.options.allowDirs ?? []).map((dir) => path.resolve(dir));
 
   /** Whether `file` is inside `dir` (or is it). */
   const inside = (file, dir) => {
@@ -33,11 +33,11 @@ export default (crow) => {
     return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
   };
 
-  crow.on("before_tool_call", ({ call, kind }, { session }) => {
+  api.on("before_tool_call", ({ call, kind }, { session }) => {
     if (kind === "execute" && typeof call.args.command === "string") {
       const hit = denied.find((pattern) => pattern.test(call.args.command));
       if (hit) {
-        crow.log.warn(`blocked a command in session ${session.id}: ${call.args.command}`);
+        api.log.warn(`blocked a command in session ${session.id}: ${call.args.command}`);
         return {
           block: true,
           reason:

@@ -1,6 +1,6 @@
 /**
  * A per-session todo list, showing the other registrations: an in-process tool the model uses (`todo`, with a zod
- * schema from `crow.z`), a slash command for the user (`/todos`), and a custom ACP method for the editor
+ * schema from `api.z`), a slash command for the user (`/todos`), and a custom ACP method for the editor
  * (`_todo/list {sessionId}`, advertised in initialize `_meta.crow.methods`). State lives per session (`onSession`),
  * in memory.
  *
@@ -10,12 +10,12 @@
  *     - /path/to/crow/examples/extensions/todo.mjs
  */
 
-export default (crow) => {
-  const { z } = crow;
+export default (api) => {
+  const { z } = api;
   /** sessionId → items. */
   const lists = new Map();
 
-  crow.onSession((session) => {
+  api.onSession((session) => {
     lists.set(session.id, []);
     return () => lists.delete(session.id);
   });
@@ -25,7 +25,7 @@ export default (crow) => {
       ? "The todo list is empty."
       : items.map((item, i) => `${i + 1}. [${item.done ? "x" : " "}] ${item.text}`).join("\n");
 
-  crow.registerTool({
+  api.registerTool({
     name: "todo",
     description:
       "Keep a todo list for a multi-step task: `add` an item, mark one `done` by number, or `list` them. " +
@@ -52,12 +52,12 @@ export default (crow) => {
     },
   });
 
-  crow.registerCommand("todos", {
+  api.registerCommand("todos", {
     description: "Show this session's todo list",
     run: (_args, { session }) => render(lists.get(session.id) ?? []),
   });
 
-  crow.registerMethod("_todo/list", (params) => {
+  api.registerMethod("_todo/list", (params) => {
     const sessionId = params?.sessionId;
     if (typeof sessionId !== "string") throw new Error('expected {"sessionId": "<id>"}');
     const items = lists.get(sessionId);

@@ -29,11 +29,11 @@ export async function testFailure(cwd: string, file: string): Promise<string | u
 
 /** An extension giving the model a `run_test` tool for the file it is fixing. */
 export function testRunner(cwd: string) {
-  return (crow: ExtensionAPI) => {
-    crow.registerTool({
+  return (api: ExtensionAPI) => {
+    api.registerTool({
       name: "run_test",
       description: "Runs one test file with node --test and returns PASS or the failure output.",
-      parameters: crow.z.object({ file: crow.z.string().describe("Test file, relative to the project") }),
+      parameters: api.z.object({ file: api.z.string().describe("Test file, relative to the project") }),
       readOnly: true,
       execute: async ({ file }) => (await testFailure(cwd, file)) ?? "PASS",
     });

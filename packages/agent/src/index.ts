@@ -21,6 +21,7 @@ export type {
   MethodContext,
   MethodHandler,
   NewSessionOptions,
+  PermissionRules,
   PlanEntry,
   PromptOptions,
   PromptResult,

@@ -1,9 +1,10 @@
 /**
- * @crow/core: the agent runtime. Layers, each knowing only the ones before it:
- * messages → llm (OpenAI-compatible streaming client) → tools (executor interface, kinds, name matching)
- * → hooks (typed bus) → loop (ReAct turns, one event union out) → api (the runtime's public types) → extensions
- * (permissions, doom-loop guard) → runtime (createRuntime, sessions);
- * store (sessions and prompts on SQLite/PostgreSQL, next to messages); skills (discovery, ranking, triggers).
+ * @crow/core: the agent runtime as a library. Its folders, each importing only the ones before it (the `folderOrder`
+ * table of scripts/check-layers.mjs is the truth): the leaves (chat messages, tool display and tool set interface,
+ * deadline, errorText, exists, redaction, home, fs-beneath) → llm (OpenAI-compatible streaming client) → hooks
+ * (typed bus) → store (sessions and prompts on SQLite/PostgreSQL) → prompt (system prompt templates) → skills →
+ * compaction → checkpoints → loop (ReAct turns, one event union out) → api (the runtime's public types) →
+ * extensions (the extension API and the built-in extensions) → runtime (createRuntime, sessions, turns).
  */
 export type * from "./api/permissions.js";
 export * from "./api/types.js";

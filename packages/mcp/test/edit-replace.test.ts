@@ -6,8 +6,8 @@ import {
   type EditErrorKind,
   normalizeForEdit,
   replace,
+  replacementDiff,
   restoreShape,
-  unifiedDiff,
 } from "../src/edit/index.js";
 import { CASCADE_CASES as cascade } from "./edit-cases.js";
 
@@ -153,39 +153,42 @@ describe("line endings and byte-order mark", () => {
   });
 });
 
-describe("unifiedDiff", () => {
+describe("replacementDiff", () => {
   test("shows the changed lines with context and hunk headers", () => {
     const before = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n";
     const outcome = replace(before, "5\n", "five\n");
     assert.equal(
-      unifiedDiff("f.txt", before, outcome.content, outcome.replacements),
+      replacementDiff("f.txt", before, outcome.content, outcome.replacements),
       "--- f.txt\n+++ f.txt\n@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8",
     );
   });
   test("a deleted line is only a minus line; far-apart changes get separate hunks", () => {
     const before = "a\nb\nc\n";
     const del = replace(before, "b\n", "");
-    assert.equal(unifiedDiff("f", before, del.content, del.replacements), "--- f\n+++ f\n@@ -1,3 +1,2 @@\n a\n-b\n c");
+    assert.equal(
+      replacementDiff("f", before, del.content, del.replacements),
+      "--- f\n+++ f\n@@ -1,3 +1,2 @@\n a\n-b\n c",
+    );
     const lines = Array.from({ length: 30 }, (_, i) => `line ${i}`);
     const text = `${lines.join("\n")}\n`;
     const all = replace(text, "line 2\n", "two\n");
     const twice = replace(all.content, "line 25", "twenty-five");
-    const diff = unifiedDiff("f", all.content, twice.content, twice.replacements);
+    const diff = replacementDiff("f", all.content, twice.content, twice.replacements);
     assert.equal((diff.match(/^@@/gm) ?? []).length, 1);
     const both = replace(text.replace("line 25", "line 2 "), "line 2", "X", true);
-    assert.equal((unifiedDiff("f", text, both.content, both.replacements).match(/^@@/gm) ?? []).length, 2);
+    assert.equal((replacementDiff("f", text, both.content, both.replacements).match(/^@@/gm) ?? []).length, 2);
   });
   test("deleting everything leaves no phantom empty line", () => {
     const outcome = replace("a\nb\n", "a\nb\n", "");
     assert.equal(
-      unifiedDiff("f", "a\nb\n", outcome.content, outcome.replacements),
+      replacementDiff("f", "a\nb\n", outcome.content, outcome.replacements),
       "--- f\n+++ f\n@@ -1,2 +0,0 @@\n-a\n-b",
     );
   });
   test("a large diff is cut with a note", () => {
     const before = Array.from({ length: 200 }, (_, i) => `x${i}`).join("\n");
     const outcome = replace(before, "x", "y", true);
-    const diff = unifiedDiff("f", before, outcome.content, outcome.replacements, { maxLines: 20 });
+    const diff = replacementDiff("f", before, outcome.content, outcome.replacements, { maxLines: 20 });
     assert.equal(diff.split("\n").length, 2 + 20 + 1);
     assert.match(diff, /diff cut: \d+ more lines/);
   });

@@ -30,11 +30,8 @@ function endpoint(baseURL: string): { host: string; port: number } | undefined {
 
 /** Whether `baseURL` points at this machine (a connect there costs no network round trip). */
 export function isLoopbackUrl(baseURL: string): boolean {
-  const host = endpoint(baseURL)?.host.toLowerCase();
-  if (host === undefined) return false;
-  if (host === "localhost" || host.endsWith(".localhost")) return true;
-  // An address (a name other than localhost is asked of DNS: it may be anywhere).
-  return isIP(host) !== 0 && isLoopback(host);
+  const host = endpoint(baseURL)?.host;
+  return host !== undefined && isLoopback(host);
 }
 
 /** One TCP connect to a loopback endpoint: refused means nothing listens there. */

@@ -14,11 +14,11 @@ import type { ContentBlock, SessionUpdate, ToolCallContent } from "@agentclientp
 import {
   type ChatMessage,
   type ContentPart,
+  callArguments,
   callDisplay,
   contentText,
   MISSING_TOOL_RESULT,
   type StoredToolDisplay,
-  type ToolCall,
   type ToolDisplay,
   type ToolMessage,
   toolKind,
@@ -52,17 +52,6 @@ export function originalBlocks(original: unknown): ContentBlock[] | undefined {
     (b) => typeof b === "object" && b !== null && BLOCK_TYPES.has((b as { type?: unknown }).type as string),
   );
   return valid ? (original as ContentBlock[]) : undefined;
-}
-
-function parseArgs(call: ToolCall): Record<string, unknown> {
-  try {
-    const value = JSON.parse(call.function.arguments) as unknown;
-    return typeof value === "object" && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : {};
-  } catch {
-    return {};
-  }
 }
 
 /** The diff a write or edit call made, from its arguments alone (undefined for other tools or odd arguments). */
@@ -177,7 +166,7 @@ export function replayHistory(
           let id = call.id;
           for (let n = 2; usedIds.has(id); n++) id = `${call.id}#${n}`;
           usedIds.add(id);
-          const args = parseArgs(call);
+          const args = callArguments(call) ?? {};
           const name = call.function.name;
           const result = results.get(call.id);
           const display = result ? stored.get(result) : undefined;

@@ -9,3 +9,6 @@ export const EXIT_CODES_HELP = `Exit codes (every command):
        (not writable, no SQLite driver)
   3    stopped early (token or step limit, refusal)
   130  a running turn cancelled with Ctrl-C (quitting an idle REPL is 0)`;
+
+/** A bad command line (exit code 2): the message says what was wrong; the command points to its --help. */
+export class UsageError extends Error {}

@@ -2,12 +2,19 @@
  * Host names a server of Crow's answers to (the session viewer, `crow acp --listen`): the Host header is always
  * checked against them, so that a web page cannot reach a local server through a name it controls (DNS rebinding).
  */
+import { isIP } from "node:net";
 import { hostname, networkInterfaces } from "node:os";
 
 export const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
-/** Whether `host` is a loopback address or name (127.0.0.0/8, ::1, localhost). */
+/**
+ * Whether `host` (a name or an address, IPv6 without brackets) is this machine's loopback: localhost and the names
+ * under it (RFC 6761), 127.0.0.0/8, ::1.
+ */
 export function isLoopback(host: string): boolean {
-  return LOOPBACK.has(host) || /^127\./.test(host);
+  const name = host.toLowerCase();
+  if (name === "localhost" || name.endsWith(".localhost")) return true;
+  if (isIP(name) === 4) return name.startsWith("127.");
+  return name === "::1";
 }
 
 /** The Host header names accepted for a server bound to `host`. */

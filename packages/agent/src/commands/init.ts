@@ -9,6 +9,7 @@
  */
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { UsageError } from "../base/exit-codes.js";
 import { configFiles, crowHome, displayPath } from "../config/index.js";
 import { listModels, type ModelList } from "../config/list-models.js";
 import {
@@ -48,8 +49,6 @@ export interface InitIo {
   errors?: NodeJS.WritableStream;
   env?: NodeJS.ProcessEnv;
 }
-
-class UsageError extends Error {}
 
 function split(value: string, separator: string): [string, string] | undefined {
   const at = value.indexOf(separator);

@@ -8,8 +8,9 @@ import { parseArgs } from "node:util";
 import type { SessionRecord, Store } from "@crow/core";
 import { stripControls } from "@crow/mcp/control-text";
 import { configuredToken, TokenError } from "../acp-net/token.js";
+import { UsageError } from "../base/exit-codes.js";
 import { ConfigError, loadConfig } from "../config/index.js";
-import { renderTranscript } from "./transcript.js";
+import { markdownTranscript } from "./transcript.js";
 
 export const SESSIONS_HELP = `Usage: crow sessions <command> [options]
 
@@ -26,8 +27,6 @@ Commands:
                                                   carries it (--token T works but every local user sees it)
 
 The store is the one in config.yaml's db_uri (or CROW_DB_URI), by default SQLite at ~/.crow/crow.db.`;
-
-class UsageError extends Error {}
 
 interface Io {
   out: (text: string) => void;
@@ -244,7 +243,7 @@ async function dispatch(parsed: Parsed, store: Store, io: Io): Promise<number> {
   const asJson = command === "show" ? values.json === true : parsed.format === "json";
   const text = asJson
     ? `${JSON.stringify({ session, archives: await store.listArchives(id), messages }, null, 2)}\n`
-    : renderTranscript(session, messages, command === "show" ? { maxToolResultChars: 2000 } : {});
+    : markdownTranscript(session, messages, command === "show" ? { maxToolResultChars: 2000 } : {});
   if (command === "export" && values.output) {
     writeFileSync(values.output, text);
     io.err(`wrote ${values.output}\n`);

@@ -5,8 +5,8 @@
  */
 import { type ChatMessage, contentText, type SessionRecord, type StoredMessage } from "@crow/core";
 
-/** Options of {@link renderTranscript}. */
-export interface TranscriptOptions {
+/** Options of {@link markdownTranscript}. */
+export interface MarkdownTranscriptOptions {
   /** Cut each tool result to this many characters (show: yes; export: no). */
   maxToolResultChars?: number;
 }
@@ -31,7 +31,7 @@ function prettyArgs(raw: string): string {
   }
 }
 
-function renderMessage(message: ChatMessage, options: TranscriptOptions): string {
+function renderMessage(message: ChatMessage, options: MarkdownTranscriptOptions): string {
   switch (message.role) {
     case "system":
       return `## System\n\n${fence(contentText(message.content, { placeholders: true }))}`;
@@ -62,10 +62,10 @@ function renderMessage(message: ChatMessage, options: TranscriptOptions): string
 }
 
 /** The whole session as Markdown: a header with its metadata, then every message in order. */
-export function renderTranscript(
+export function markdownTranscript(
   session: SessionRecord,
   messages: readonly StoredMessage[],
-  options: TranscriptOptions = {},
+  options: MarkdownTranscriptOptions = {},
 ): string {
   const header = [
     `# ${session.title ?? session.id}`,

@@ -8,6 +8,7 @@ import {
   type Crow,
   type EvalTrialDetails,
   type EvalTrialRecord,
+  errorText,
   renderTemplate,
   systemPromptArgs,
   type Usage,
@@ -192,10 +193,6 @@ async function runOracle(
   return { ...NOTHING, stopReason: "end_turn", error: failed };
 }
 
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /** Runs trial `trial` of `task` under `variant`: setup, the agent (or the oracle), the verifier, each timed. */
 export async function runTrial(
   context: TrialContext,
@@ -231,7 +228,7 @@ export async function runTrial(
     } catch (error) {
       if (interrupted(error)) throw new TrialInterrupted("the run was cancelled");
       phaseMs.setup = performance.now() - phase;
-      return outcome(NOTHING, 0, `setup: ${message(error)}`);
+      return outcome(NOTHING, 0, `setup: ${errorText(error)}`);
     }
     phaseMs.setup = performance.now() - phase;
     phase = performance.now();
@@ -242,7 +239,7 @@ export async function runTrial(
         : await runAgent(context, task, variant, trial, workspace, signal);
     } catch (error) {
       if (interrupted(error)) throw new TrialInterrupted("the run was cancelled");
-      measure = { ...NOTHING, error: message(error) };
+      measure = { ...NOTHING, error: errorText(error) };
     }
     phaseMs.agent = performance.now() - phase;
     const verdict = await verify(task, workspace, signal);

@@ -53,9 +53,3 @@ export function style(enabled: boolean): Style {
 
 /** Erases from the cursor to the end of the line. */
 export const ERASE_LINE_END = "\x1b[K";
-
-/** Removes ANSI escape sequences (for width computations). */
-export function stripAnsi(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching escape sequences is the point
-  return text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "");
-}

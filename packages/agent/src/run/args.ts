@@ -4,7 +4,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { remoteUrl } from "../acp-net/connect.js";
 import { configuredToken } from "../acp-net/token.js";
-import { EXIT_CODES_HELP } from "../base/exit-codes.js";
+import { EXIT_CODES_HELP, UsageError } from "../base/exit-codes.js";
 
 export const RUN_HELP = `Usage: crow run [prompt…] [options]
 
@@ -53,9 +53,6 @@ export interface RunOptions {
   /** `--connect`: the remote agent and its token (then `cwd` and `addDirs` are paths there, unchecked here). */
   connect?: { url: URL; token: string };
 }
-
-/** A bad command line; the message is shown with a pointer to --help (exit code 2). */
-export class UsageError extends Error {}
 
 export type ParsedRun = { help: true } | { help: false; options: RunOptions };
 

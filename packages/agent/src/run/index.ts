@@ -1,6 +1,8 @@
 /** `crow run` entry: parses the arguments and runs the terminal client. */
-import { parseRunArgs, RUN_HELP, UsageError } from "./args.js";
-import { EXIT, runClient } from "./client.js";
+import { UsageError } from "../base/exit-codes.js";
+import { parseRunArgs, RUN_HELP } from "./args.js";
+import { runClient } from "./client.js";
+import { EXIT } from "./terminal-client.js";
 
 /** Runs `crow run <argv>`; resolves with the exit code. */
 export async function runCommand(argv: readonly string[]): Promise<number> {

@@ -3,6 +3,8 @@
  * and `--mode`/`--model` name something that exists. A failure here is a usage or configuration error (exit 2) and
  * nothing is stored: no session is opened for a run that could not have reached the model.
  */
+
+import { UsageError } from "../base/exit-codes.js";
 import {
   type AgentConfig,
   adoptSingleModel,
@@ -13,7 +15,7 @@ import {
   signedOutText,
 } from "../config/index.js";
 import { MODES } from "../config/modes.js";
-import { type RunOptions, UsageError } from "./args.js";
+import type { RunOptions } from "./args.js";
 
 /** A configuration that cannot run a prompt; the message is shown as is (exit 2). */
 export class PreflightError extends Error {}

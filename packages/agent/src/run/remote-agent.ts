@@ -3,6 +3,7 @@
  * exactly as the in-process one is over its in-memory streams (agent-process.ts): same client, same requests. Its
  * tools run where it runs; nothing of this machine's configuration is used but the token.
  */
+import { errorText } from "@crow/core";
 import { remoteStream } from "../acp-net/connect.js";
 import { AgentExitedError, type AgentHandlers, type AgentProcess, clientApp } from "./agent-process.js";
 
@@ -16,7 +17,7 @@ export async function connectAgent(handlers: AgentHandlers, url: URL, token: str
       throw lost(url, remote.refusal(), closing);
     },
     (error: unknown) => {
-      throw lost(url, remote.refusal() ?? (error instanceof Error ? error.message : String(error)), closing);
+      throw lost(url, remote.refusal() ?? errorText(error), closing);
     },
   );
   died.catch(() => {});

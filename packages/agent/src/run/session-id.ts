@@ -2,8 +2,9 @@
  * `crow run -s` with part of an id: the store says which stored session a unique beginning names (the agent's
  * `session/load` takes whole ids only, as ACP clients expect).
  */
+
+import { UsageError } from "../base/exit-codes.js";
 import type { AgentConfig } from "../config/index.js";
-import { UsageError } from "./args.js";
 
 /**
  * The whole id of the session `typed` begins, or undefined when none does. Throws `UsageError` listing the

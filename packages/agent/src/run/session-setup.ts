@@ -9,15 +9,13 @@ import {
   type SessionConfigOption,
   type SessionModeState,
 } from "@agentclientprotocol/sdk";
+import { errorText } from "@crow/core";
+import { UsageError } from "../base/exit-codes.js";
 import { VERSION } from "../base/version.js";
 import type { AgentConfig } from "../config/index.js";
 import { AgentExitedError, type AgentProcess } from "./agent-process.js";
-import { type RunOptions, UsageError } from "./args.js";
+import type { RunOptions } from "./args.js";
 import { resolveStoredSession } from "./session-id.js";
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 function selectValues(option: SessionConfigOption): string[] {
   if (option.type !== "select") return [];
@@ -91,7 +89,7 @@ export async function openSession(
   } catch (error) {
     if (error instanceof AgentExitedError) throw error;
     if ((error as { code?: unknown }).code !== NOT_FOUND) {
-      throw new Error(`cannot continue session "${typed}": ${describe(error)}`);
+      throw new Error(`cannot continue session "${typed}": ${errorText(error)}`);
     }
   }
   // Not a whole id: the one stored session it begins, if there is one (several: the candidates, exit 2).
@@ -103,7 +101,7 @@ export async function openSession(
     return await load(full);
   } catch (error) {
     if (error instanceof AgentExitedError) throw error;
-    throw new Error(`cannot continue session "${full}": ${describe(error)}`);
+    throw new Error(`cannot continue session "${full}": ${errorText(error)}`);
   }
 }
 

@@ -3,7 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type CallToolResult, ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import { ELICITATION_CAPABILITIES, type RunningCall, relayElicitations, type UserRelay } from "./elicitation.js";
+import { ELICITATION_CAPABILITIES, forwardElicitations, type RunningCall, type SessionUser } from "./elicitation.js";
 import type { ServerSpec } from "./servers.js";
 import { holdSharedToolserver, type SharedEndpoint, sharedEndpoint } from "./shared.js";
 import { SharedSocketTransport } from "./socket-transport.js";
@@ -84,7 +84,7 @@ export class ServerConnection {
     /** `_meta` for this server's `initialize` and every call (the built-in's sandbox policy), read each time. */
     private readonly meta?: () => Record<string, unknown>,
     /** Where the server's questions to the user go (elicitation); without it the server cannot ask. */
-    private readonly user?: UserRelay,
+    private readonly user?: SessionUser,
   ) {}
 
   get name(): string {
@@ -124,7 +124,7 @@ export class ServerConnection {
         },
       },
     });
-    if (this.user) relayElicitations(client, spec.name, this.user, () => this.running);
+    if (this.user) forwardElicitations(client, spec.name, this.user, () => this.running);
     let transport: Transport;
     try {
       transport = await this.transport();

@@ -1,5 +1,5 @@
 /**
- * MCP servers' questions to the user (`elicitation/create`, form and URL modes) relayed to the session's user: each
+ * MCP servers' questions to the user (`elicitation/create`, form and URL modes) forwarded to the session's user: each
  * becomes a runtime question (the ACP layer shows it to the editor, `crow run` in the terminal) tied to the tool
  * call that is waiting on the server, and the answer goes back as the server's `ElicitResult`. Crow declares the
  * capability to every server and answers every question: when nobody can be asked (an editor without the
@@ -16,11 +16,11 @@ import {
 /** `_meta` key of a decline (or cancel) Crow answered on its own, with the reason for the server's logs. */
 export const ELICITATION_REASON_META_KEY = "crow/reason";
 
-/** The MCP client capabilities that let servers ask: both modes (Crow relays or declines each question). */
+/** The MCP client capabilities that let servers ask: both modes (Crow forwards or declines each question). */
 export const ELICITATION_CAPABILITIES = { elicitation: { form: {}, url: {} } };
 
 /** Where a session's MCP connections send their servers' questions (the runtime session's user). */
-export interface UserRelay {
+export interface SessionUser {
   askUser(question: UserQuestion): Promise<UserAnswer>;
   /** A URL question is done on the server's side (`notifications/elicitation/complete`). */
   completeUserQuestion?(id: string): void;
@@ -42,15 +42,15 @@ export function elicitResult(answer: UserAnswer): ElicitResult {
 }
 
 /**
- * Relays `client`'s elicitations to `relay`. `running` lists the tool calls in flight on this connection: a question
+ * Forwards `client`'s elicitations to `user`. `running` lists the tool calls in flight on this connection: a question
  * that comes while exactly one runs belongs to it (MCP does not say which request a question is for; with several
  * in flight it is tied to the session only). The question is withdrawn when the server cancels it or when the call
  * it belongs to is cancelled. The client must have been made with {@link ELICITATION_CAPABILITIES}.
  */
-export function relayElicitations(
+export function forwardElicitations(
   client: Client,
   server: string,
-  relay: UserRelay,
+  user: SessionUser,
   running: () => ReadonlySet<RunningCall>,
 ): void {
   client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
@@ -68,9 +68,9 @@ export function relayElicitations(
         ? { ...base, mode: "url", url: params.url, id: params.elicitationId }
         : // The SDK checked it is a flat form of primitive fields: the runtime's form, structurally.
           { ...base, mode: "form", form: params.requestedSchema as UserForm };
-    return elicitResult(await relay.askUser(question));
+    return elicitResult(await user.askUser(question));
   });
   client.setNotificationHandler(ElicitationCompleteNotificationSchema, (notification) => {
-    relay.completeUserQuestion?.(notification.params.elicitationId);
+    user.completeUserQuestion?.(notification.params.elicitationId);
   });
 }

@@ -7,6 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import type { ExternalSkill, ExternalSkills } from "@crow/core";
+import { errorText } from "@crow/core";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { z } from "zod";
 
@@ -44,7 +45,7 @@ export async function serverSkills(servers: readonly SkillServer[], signal?: Abo
       try {
         return { skills: await listSkills(name, client, signal), problems: [] };
       } catch (error) {
-        const why = error instanceof Error ? error.message : String(error);
+        const why = errorText(error);
         return { skills: [], problems: [`${name}: skills/list failed (${why}); its skills are left out`] };
       }
     }),

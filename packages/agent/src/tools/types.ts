@@ -1,7 +1,7 @@
 import type { ToolCallRequest, ToolSet } from "@crow/core";
 import type { SandboxPolicy } from "@crow/mcp/sandbox";
 import type { ConfigMcpServer } from "../config/types.js";
-import type { UserRelay } from "./elicitation.js";
+import type { SessionUser } from "./elicitation.js";
 
 /** `{name, value}` pairs, as ACP sends environment variables and HTTP headers. */
 export interface NameValue {
@@ -91,7 +91,7 @@ export interface ToolRouterOptions {
    * Where the servers' questions to the user go (MCP elicitation, see elicitation.ts). Absent: servers are told
    * Crow cannot ask (no elicitation capability).
    */
-  user?: UserRelay;
+  user?: SessionUser;
 }
 
 /** How one MCP server's connection went. */

@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { resolveSessionId, type Store } from "@crow/core";
+import { errorText, resolveSessionId, type Store } from "@crow/core";
 import { allowedHostnames } from "../base/hosts.js";
 import { ownPackageRoot } from "../base/package-paths.js";
 import { checkpointMarks, type MarkLoader } from "./checkpoint-marks.js";
@@ -222,7 +222,7 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
       return;
     }
     route(req, res, url, settings).catch((error: unknown) => {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorText(error);
       if (res.headersSent) res.end();
       else
         page(

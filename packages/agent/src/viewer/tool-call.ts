@@ -4,7 +4,7 @@
  * anything else as JSON — and its result (monospaced, images inline). Tools are recognised by their arguments' shape, not their names, so renamed or upstream-named tools
  * (`file_path` + `old_string`/`new_string`, `file_path` + `content`, `command`) render the same.
  */
-import type { ContentPart, ToolCall, ToolDisplay } from "@crow/core";
+import { type ContentPart, callArguments, type ToolCall, type ToolDisplay } from "@crow/core";
 import { unifiedDiff } from "../run/diff.js";
 import { html, q, type SafeHtml } from "./html.js";
 
@@ -59,15 +59,6 @@ export function images(urls: readonly string[]): SafeHtml {
   )}`;
 }
 
-function parseArgs(raw: string): Record<string, unknown> | undefined {
-  try {
-    const value = JSON.parse(raw) as unknown;
-    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
 
 function diff(file: string, before: string | null, after: string): SafeHtml {
@@ -80,7 +71,7 @@ function diff(file: string, before: string | null, after: string): SafeHtml {
  * file before and after, as the live session showed it) is that diff; older rows get it from the arguments.
  */
 function describeArgs(call: ToolCall, shown?: ToolDisplay): { summary: string; body: SafeHtml; terminal?: boolean } {
-  const args = parseArgs(call.function.arguments);
+  const args = callArguments(call);
   if (shown?.diff) {
     const { path, oldText, newText } = shown.diff;
     return { summary: (args && (str(args.file_path) ?? str(args.path))) ?? path, body: diff(path, oldText, newText) };

@@ -4,6 +4,7 @@
  * shows it (an ACP editor through `elicitation/create`, `crow run` in the terminal) and its answer comes back to
  * whoever asked. The runtime knows neither ACP nor MCP: hosts translate both ways.
  */
+import { errorText } from "../error-text.js";
 
 /** The value of one answered field: text, a number, a yes/no, or the choices picked in a multi-select. */
 export type UserAnswerValue = string | number | boolean | string[];
@@ -107,6 +108,6 @@ export async function askThrough(asker: UserAsker | undefined, question: UserQue
     return await asker.ask(question);
   } catch (error) {
     if (question.signal.aborted) return { action: "cancel", reason: "the question was withdrawn" };
-    return { action: "decline", reason: `asking the user failed: ${error instanceof Error ? error.message : error}` };
+    return { action: "decline", reason: `asking the user failed: ${errorText(error)}` };
   }
 }

@@ -5,6 +5,7 @@
  */
 import { readdir, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { errorText } from "../error-text.js";
 import type { Store } from "../store/types.js";
 import { type ShadowGuard, ShadowRepo } from "./shadow-repo.js";
 
@@ -72,6 +73,6 @@ export async function collectCheckpointsDaily(
     await writeFile(marker, "").catch(() => undefined);
     await collectCheckpoints(store, home, host, keepDays, undefined, guard);
   } catch (error) {
-    log(`checkpoint garbage collection failed: ${error instanceof Error ? error.message : String(error)}`);
+    log(`checkpoint garbage collection failed: ${errorText(error)}`);
   }
 }

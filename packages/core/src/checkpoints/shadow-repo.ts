@@ -9,8 +9,9 @@
  */
 import { createHash } from "node:crypto";
 import type { Stats } from "node:fs";
-import { access, appendFile, lstat, mkdir, readFile, realpath, rename, stat, writeFile } from "node:fs/promises";
+import { appendFile, lstat, mkdir, readFile, realpath, rename, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { exists } from "../exists.js";
 import { findGit, type GitProgram, nulList, runGit, ShadowGitError } from "./git.js";
 import { restorePaths } from "./restore.js";
 
@@ -344,11 +345,4 @@ async function fileInfo(file: string): Promise<Stats | undefined> {
   } catch {
     return undefined;
   }
-}
-
-async function exists(file: string): Promise<boolean> {
-  return access(file).then(
-    () => true,
-    () => false,
-  );
 }

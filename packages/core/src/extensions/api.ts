@@ -193,7 +193,7 @@ export interface ExtensionAPI {
 }
 
 /** An extension: the default export of an extension module. */
-export type Extension = (crow: ExtensionAPI) => Awaitable<void>;
+export type Extension = (api: ExtensionAPI) => Awaitable<void>;
 
 /** An extension given to `createRuntime`: a function, or a module to import (path or package name) with options. */
 export type ExtensionSpec =

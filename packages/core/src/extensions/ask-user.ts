@@ -71,8 +71,8 @@ export function askUserResult(answer: UserAnswer, args: AskUserArgs): { content:
 }
 
 /** Offers `ask_user` to sessions whose host can show a form to a person. */
-export const askUserExtension: Extension = (crow) => {
-  crow.registerTool({
+export const askUserExtension: Extension = (api) => {
+  api.registerTool({
     name: ASK_USER_TOOL,
     description: ASK_USER_DESCRIPTION,
     parameters: askUserParameters,

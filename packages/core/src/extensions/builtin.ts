@@ -8,6 +8,7 @@
 import type { CrowSession, SessionBusyError } from "../api/types.js";
 import type { CompactionResult } from "../compaction/compaction.js";
 import { type SessionCompactions, watchPromptSize } from "../compaction/policy.js";
+import { errorText } from "../error-text.js";
 import { type ContentPart, contentText } from "../messages.js";
 import { COMPACT_METHOD } from "../methods.js";
 import type { SessionPatch, Store } from "../store/types.js";
@@ -62,7 +63,7 @@ export function permissionGates(
  * mode the user is asked instead, through the session's permission gate (so deny rules still refuse first).
  */
 export function doomLoopExtension(gates: (session: CrowSession) => PermissionGate): Extension {
-  return (crow) => {
+  return (api) => {
     const guard = perSession((session) =>
       doomLoopGuard({
         confirm: (event, ctx, why) =>
@@ -71,21 +72,21 @@ export function doomLoopExtension(gates: (session: CrowSession) => PermissionGat
             : Promise.resolve({ block: true, reason: why.reason }),
       }),
     );
-    crow.on("before_tool_call", (event, ctx) => guard(ctx.session).gate(event, ctx));
-    crow.on("turn_end", (_event, ctx) => guard(ctx.session).reset());
+    api.on("before_tool_call", (event, ctx) => guard(ctx.session).gate(event, ctx));
+    api.on("turn_end", (_event, ctx) => guard(ctx.session).reset());
   };
 }
 
 /** The permission modes and rules as a `before_tool_call` gate (see {@link permissionGates}). */
 export function permissionsExtension(gates: (session: CrowSession) => PermissionGate): Extension {
-  return (crow) => {
-    crow.on("before_tool_call", (event, ctx) => gates(ctx.session).gate(event, ctx));
+  return (api) => {
+    api.on("before_tool_call", (event, ctx) => gates(ctx.session).gate(event, ctx));
   };
 }
 
 /** The prompt-size watcher of compaction/policy.ts on the extension API: each session's compaction in `compactions`. */
 export function compactionExtension(compactions: SessionCompactions): Extension {
-  return (crow) => watchPromptSize<ExtensionHookContext>(crow.on.bind(crow), (ctx) => compactions.of(ctx.session));
+  return (api) => watchPromptSize<ExtensionHookContext>(api.on.bind(api), (ctx) => compactions.of(ctx.session));
 }
 
 /** The longest title derived from a first message. */
@@ -113,16 +114,16 @@ export function persistenceExtension(
   store: Store,
   setTitle: (session: CrowSession, title: string, updatedAt: string) => void,
 ): Extension {
-  return (crow) => {
+  return (api) => {
     const reported = new WeakSet<CrowSession>();
     const failed = (session: CrowSession, what: string, error: unknown) => {
-      const message = error instanceof Error ? error.message : String(error);
-      crow.log.error(`session ${session.id}: ${what} was not stored: ${message}`);
+      const message = errorText(error);
+      api.log.error(`session ${session.id}: ${what} was not stored: ${message}`);
       if (reported.has(session)) return;
       reported.add(session);
       session.notify(`The session could not be saved (${message}); it continues in memory only.`, "warning");
     };
-    crow.on("message", async ({ message, usage, outcome }, { session }) => {
+    api.on("message", async ({ message, usage, outcome }, { session }) => {
       try {
         await store.appendMessages(session.id, [
           { message, ...(usage ? { usage } : {}), ...(outcome ? { outcome } : {}) },
@@ -140,7 +141,7 @@ export function persistenceExtension(
         failed(session, "the title", error);
       }
     });
-    crow.onSession((session) =>
+    api.onSession((session) =>
       session.subscribe((event) => {
         let patch: SessionPatch;
         if (event.type === "mode") patch = { mode: event.mode };
@@ -202,8 +203,8 @@ function compactResponse(result: CompactionResult): CompactResponse {
  * ran inside the prompt task it meant to cancel); `/compact` and `/clear` refuse while a turn runs.
  */
 export function commandsExtension(isBusy: (error: unknown) => error is SessionBusyError): Extension {
-  return (crow) => {
-    crow.registerCommand("compact", {
+  return (api) => {
+    api.registerCommand("compact", {
       description: "Summarize the conversation so far to free context (the full history is archived)",
       run: async (_args, { session }) => {
         const result = await session.compact();
@@ -212,7 +213,7 @@ export function commandsExtension(isBusy: (error: unknown) => error is SessionBu
           : result.message;
       },
     });
-    crow.registerCommand("clear", {
+    api.registerCommand("clear", {
       description: "Start a fresh context in this session (the history so far is archived)",
       run: async (_args, { session }) => {
         const archiveId = await session.clear();
@@ -221,17 +222,17 @@ export function commandsExtension(isBusy: (error: unknown) => error is SessionBu
           : "Cleared the context.";
       },
     });
-    crow.registerCommand("stop", {
+    api.registerCommand("stop", {
       description: "Stop the running prompt turn",
       run: (_args, { session }) => (session.cancel() ? "Stopped the running turn." : "Nothing is running."),
     });
-    crow.registerCommand("help", {
+    api.registerCommand("help", {
       description: "Show available slash commands",
       // A Markdown list (editors render replies as Markdown; lines without one ran into a single paragraph).
       run: (_args, { commands }) =>
         `Available commands:\n\n${commands.map((c) => `- /${c.name} - ${c.description}`).join("\n")}`,
     });
-    crow.registerMethod(COMPACT_METHOD, async (params, { crow: runtime, signal }) => {
+    api.registerMethod(COMPACT_METHOD, async (params, { crow: runtime, signal }) => {
       const sessionId = (params as { sessionId?: unknown } | null)?.sessionId;
       if (typeof sessionId !== "string" || sessionId === "") {
         throw MethodError.invalidParams(`${COMPACT_METHOD} expects {"sessionId": "<id>"}`);
@@ -249,7 +250,7 @@ export function commandsExtension(isBusy: (error: unknown) => error is SessionBu
         if (error instanceof MethodError) throw error;
         if (isBusy(error)) throw MethodError.invalidRequest(error.message);
         if (signal.aborted) throw cancelled();
-        throw new MethodError(-32603, error instanceof Error ? error.message : String(error));
+        throw new MethodError(-32603, errorText(error));
       } finally {
         signal.removeEventListener("abort", stop);
       }

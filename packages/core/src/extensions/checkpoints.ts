@@ -31,14 +31,14 @@ interface TurnCheckpoint {
 
 /** Takes the checkpoints (hooks only: the loop knows nothing of git or SQL). */
 export function checkpointsExtension(options: CheckpointsExtensionOptions): Extension {
-  return (crow) => {
+  return (api) => {
     const { store, repos } = options;
     const running = new WeakMap<CrowSession, Promise<TurnCheckpoint | undefined>>();
     // Said once per session and reason (a workspace too big to checkpoint stays so on every turn); logged each time.
     const told = new WeakMap<CrowSession, Set<string>>();
     const failed = (session: CrowSession, error: unknown) => {
       const why = errorText(error);
-      crow.log.warn(`session ${session.id}: checkpoint failed: ${why}`);
+      api.log.warn(`session ${session.id}: checkpoint failed: ${why}`);
       const said = told.get(session) ?? new Set<string>();
       told.set(session, said);
       if (said.has(why)) return;
@@ -69,7 +69,7 @@ export function checkpointsExtension(options: CheckpointsExtensionOptions): Exte
         return undefined;
       }
     };
-    crow.on("before_tool_call", async ({ kind, tool }, { session }) => {
+    api.on("before_tool_call", async ({ kind, tool }, { session }) => {
       // The tool's own read-only claim, as the permission modes use it (resolved once by the loop).
       const mutating = isMutatingKind(kind) || (kind === "other" && tool?.readOnly !== true);
       if (!mutating) return undefined;
@@ -82,7 +82,7 @@ export function checkpointsExtension(options: CheckpointsExtensionOptions): Exte
       await taking;
       return undefined;
     });
-    crow.on("turn_end", async (_event, { session }) => {
+    api.on("turn_end", async (_event, { session }) => {
       const current = await running.get(session);
       running.delete(session);
       if (!current) return;
@@ -101,7 +101,7 @@ export function checkpointsExtension(options: CheckpointsExtensionOptions): Exte
         repos
           .run(record.workspace, (repo) => repo.packIfDue())
           .catch((error: unknown) => {
-            crow.log.warn(`packing the checkpoints of ${record.workspace} failed: ${errorText(error)}`);
+            api.log.warn(`packing the checkpoints of ${record.workspace} failed: ${errorText(error)}`);
           });
       } catch (error) {
         failed(session, error);
@@ -172,8 +172,8 @@ async function runRewindCommand(session: CrowSession, args: string, command: Rew
 }
 
 /** `/rewind` and `_crow/rewind` (any session: they use the public `CrowSession.rewind`). */
-export const rewindCommands: Extension = (crow) => {
-  crow.registerCommand("rewind", {
+export const rewindCommands: Extension = (api) => {
+  api.registerCommand("rewind", {
     description: "Go back to before one of your messages: files, conversation, or both (lists them without a number)",
     hint: "[N [both|files|conversation] [--overwrite|--keep] [--dry-run]]",
     run: async (args, { session }) => {
@@ -184,7 +184,7 @@ export const rewindCommands: Extension = (crow) => {
       return runRewindCommand(session, args, command);
     },
   });
-  crow.registerMethod(REWIND_METHOD, async (params, { crow: runtime }) => {
+  api.registerMethod(REWIND_METHOD, async (params, { crow: runtime }) => {
     const p = (params ?? {}) as Record<string, unknown>;
     const sessionId = p.sessionId;
     if (typeof sessionId !== "string" || sessionId === "") {

@@ -7,6 +7,7 @@
 import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { errorText } from "../error-text.js";
 import type { Extension, ExtensionSpec } from "./api.js";
 import type { ExtensionRegistry } from "./registry.js";
 
@@ -57,13 +58,13 @@ export async function loadExtensions(
             ? loaded.default
             : (loaded.default as { default?: unknown } | undefined)?.default;
         if (typeof exported !== "function") {
-          throw new Error("its default export is not a function (expected `export default (crow) => { … }`)");
+          throw new Error("its default export is not a function (expected `export default (api) => { … }`)");
         }
         extension = exported as Extension;
       }
       await extension(registry.apiFor(name, extOptions));
     } catch (error) {
-      const message = `Extension "${name}" failed to load: ${error instanceof Error ? error.message : String(error)}`;
+      const message = `Extension "${name}" failed to load: ${errorText(error)}`;
       options.log(message);
       errors.push(message);
     }

@@ -1,4 +1,5 @@
 import type { PermissionAnswer, PermissionMode, PermissionRequest } from "../api/permissions.js";
+import { errorText } from "../error-text.js";
 import type { HookBus } from "../hooks/bus.js";
 import type { HookHandlers } from "../hooks/types.js";
 import { isMutatingKind, type ResolvedTool, type ToolCallRequest, type ToolKind, toolKind } from "../tools.js";
@@ -150,7 +151,7 @@ export function permissionGate(
       return undefined;
     } catch (error) {
       if (ctx.signal.aborted) return undefined;
-      return `Not run (its dry run failed, so the user was not asked): ${error instanceof Error ? error.message : String(error)}`;
+      return `Not run (its dry run failed, so the user was not asked): ${errorText(error)}`;
     }
   };
   /** Asks (unless "always" was answered for `key`) and turns the answer into the gate's decision. */

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import type { CommandInfo, CrowSession } from "../api/types.js";
+import { errorText } from "../error-text.js";
 import type { HookBus } from "../hooks/bus.js";
 import type { HookHandlers, HookPoint } from "../hooks/types.js";
 import type {
@@ -115,7 +116,7 @@ export class ExtensionRegistry {
       try {
         return value(session);
       } catch (error) {
-        this.logger.warn(`[${extension}] session commands failed: ${error instanceof Error ? error.message : error}`);
+        this.logger.warn(`[${extension}] session commands failed: ${errorText(error)}`);
         return [];
       }
     });
@@ -131,7 +132,7 @@ export class ExtensionRegistry {
         try {
           return (await value({ cwd })) ?? {};
         } catch (error) {
-          const message = error instanceof Error ? error.message : String(error);
+          const message = errorText(error);
           this.logger.warn(`[${extension}] system prompt variables failed: ${message}`);
           return {};
         }

@@ -30,7 +30,7 @@ import { type Embedder, openAiEmbedder } from "../skills/embedder.js";
 import { loadedSkill } from "../skills/external.js";
 import { skillReinjection, skillsInContext } from "../skills/in-context.js";
 import { createSkillIndex, type SkillIndex } from "../skills/search.js";
-import { loadSessionSkills, type SessionSkills as SessionSkillsLoaded } from "../skills/session-load.js";
+import { loadSessionSkills, type SessionSkills } from "../skills/session-load.js";
 import { type SkillTool, skillsHint, skillTools } from "../skills/tools.js";
 import { matchTriggers, type TriggerMatch, triggerInjection } from "../skills/triggers.js";
 import type { Skill, SkillProblem } from "../skills/types.js";
@@ -51,7 +51,7 @@ export interface SkillsSettings {
 export interface SkillsExtensionOptions {
   /** The Crow home (`<home>/skills`, the embedding cache). */
   home: string;
-  /** Overrides what is read from `crow.config.skills`. */
+  /** Overrides what is read from `api.config.skills`. */
   settings?: SkillsSettings;
   /** The embedder (tests; default: from `settings.embeddings`). */
   embedder?: Embedder;
@@ -61,7 +61,7 @@ export interface SkillsExtensionOptions {
 export const SKILL_TOOLS = ["discover_skills", "get_skill_details"] as const;
 
 /** What one session knows about its skills. */
-interface SessionSkills {
+interface SessionSkillState {
   index: SkillIndex;
   tools: SkillTool[];
   /** Skills brought into the conversation (trigger or get_skill_details): kept in context through compaction. */
@@ -129,8 +129,8 @@ function describeProblems(problems: readonly SkillProblem[]): string {
 
 /** The skills extension. `createRuntime` loads it as the built-in `skills`. */
 export function skillsExtension(options: SkillsExtensionOptions): Extension {
-  return (crow) => {
-    const settings = options.settings ?? skillsSettings(crow.config.skills);
+  return (api) => {
+    const settings = options.settings ?? skillsSettings(api.config.skills);
     if (settings.enabled === false) return;
     const dirs = (settings.dirs ?? []).map((dir) => path.resolve(options.home, dir));
     const embedder =
@@ -144,11 +144,11 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
           })
         : undefined);
     const cache = embedder ? new SkillEmbeddingCache(path.join(options.home, "cache", "skills")) : undefined;
-    const states = new WeakMap<CrowSession, SessionSkills>();
+    const states = new WeakMap<CrowSession, SessionSkillState>();
 
     // A new session's skills are read once for its prompt hint and reused by its setup (same cwd, moments later).
-    const loading = new Map<string, Promise<SessionSkillsLoaded>>();
-    const load = (cwd: string): Promise<SessionSkillsLoaded> => {
+    const loading = new Map<string, Promise<SessionSkills>>();
+    const load = (cwd: string): Promise<SessionSkills> => {
       let pending = loading.get(cwd);
       if (!pending) {
         pending = loadSessionSkills({ workspace: cwd, home: options.home, dirs });
@@ -160,17 +160,17 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
       return pending;
     };
 
-    crow.registerPromptArgs(async ({ cwd }) => {
+    api.registerPromptArgs(async ({ cwd }) => {
       const { skills } = await load(cwd);
       return { skills_hint: skillsHint(skills) };
     });
 
-    crow.onSession(async (session) => {
+    api.onSession(async (session) => {
       const pending = load(session.cwd);
       const loaded = await pending;
       // Used by this session's hint and setup: the next session reads again (a skill added, a project trusted).
       if (loading.get(session.cwd) === pending) loading.delete(session.cwd);
-      reportProblems(crow, session, loaded.problems, "Some skills could not be loaded");
+      reportProblems(api, session, loaded.problems, "Some skills could not be loaded");
       if (loaded.untrusted) {
         const { root, count } = loaded.untrusted;
         session.notify(
@@ -181,7 +181,7 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
         );
       }
       const index = await createSkillIndex(loaded.skills);
-      const state: SessionSkills = {
+      const state: SessionSkillState = {
         index,
         tools: skillTools(index),
         brought: new Map(),
@@ -198,11 +198,11 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
           skills = joined.skills;
           state.index = joined;
           state.tools = skillTools(joined);
-          crow.log.debug(
+          api.log.debug(
             `session ${session.id}: ${joined.skills.length - loaded.skills.length} skills from MCP servers`,
           );
         })
-        .catch((error: unknown) => crow.log.warn(`session ${session.id}: external skills failed: ${String(error)}`))
+        .catch((error: unknown) => api.log.warn(`session ${session.id}: external skills failed: ${String(error)}`))
         .finally(() => {
           // Settled: requests stop waiting for it (a session without MCP skills never waits at all).
           state.external = undefined;
@@ -218,14 +218,14 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
             signal: controller.signal,
           }).then((hybrid) => {
             if (controller.signal.aborted) return;
-            reportProblems(crow, session, hybrid.problems, "Skill search uses keywords only");
+            reportProblems(api, session, hybrid.problems, "Skill search uses keywords only");
             if (!hybrid.dense) return;
             state.index = hybrid;
             state.tools = skillTools(hybrid);
-            crow.log.debug(`session ${session.id}: ${hybrid.skills.length} skills embedded; hybrid search on`);
+            api.log.debug(`session ${session.id}: ${hybrid.skills.length} skills embedded; hybrid search on`);
           });
         })
-        .catch((error: unknown) => crow.log.warn(`session ${session.id}: skill embeddings failed: ${String(error)}`))
+        .catch((error: unknown) => api.log.warn(`session ${session.id}: skill embeddings failed: ${String(error)}`))
         .finally(() => {
           state.hybrid = undefined;
         });
@@ -235,14 +235,14 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
     const tool = (session: CrowSession, name: (typeof SKILL_TOOLS)[number]): SkillTool | undefined =>
       states.get(session)?.tools.find((t) => t.definition.function.name === name);
 
-    crow.registerTool({
+    api.registerTool({
       name: "discover_skills",
       description:
         "Search the installed skills (packaged instructions, scripts and references for specialised tasks) and " +
         "list the best matches with their descriptions. Describe the task in a few words.",
-      parameters: crow.z.object({
-        query: crow.z.string().describe("What you need to do, e.g. 'fill in a PDF form'."),
-        limit: crow.z.int().min(1).max(20).default(5).describe("Results wanted (default 5)."),
+      parameters: api.z.object({
+        query: api.z.string().describe("What you need to do, e.g. 'fill in a PDF form'."),
+        limit: api.z.int().min(1).max(20).default(5).describe("Results wanted (default 5)."),
       }),
       kind: "search",
       readOnly: true,
@@ -256,13 +256,13 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
       },
     });
 
-    crow.registerTool({
+    api.registerTool({
       name: "get_skill_details",
       description:
         "Read a skill's full instructions (its SKILL.md) and the list of its scripts, references and assets. " +
         "Use a name returned by discover_skills.",
-      parameters: crow.z.object({
-        name: crow.z.string().describe("The skill's name, e.g. 'pdf-processing'."),
+      parameters: api.z.object({
+        name: api.z.string().describe("The skill's name, e.g. 'pdf-processing'."),
       }),
       kind: "read",
       readOnly: true,
@@ -283,7 +283,7 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
     });
 
     // Each skill is a `/name` command in the editor; using it brings the skill into that turn (see before_request).
-    crow.registerSessionCommands((session) =>
+    api.registerSessionCommands((session) =>
       (states.get(session)?.index.skills ?? []).flatMap((skill) =>
         skill.load
           ? []
@@ -298,7 +298,7 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
       ),
     );
 
-    crow.on("before_request", (draft, { session, signal }) => {
+    api.on("before_request", (draft, { session, signal }) => {
       // Waits only while the servers' listing is on its way; otherwise the request is shaped at once.
       const external = states.get(session)?.external;
       return external
@@ -327,7 +327,7 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
             state.brought.set(m.skill.name, m.skill);
           }
           state.injections.set(latest, triggerInjection(matches));
-          crow.log.debug(`session ${session.id}: trigger → ${matches.map((m) => m.skill.name).join(", ")}`);
+          api.log.debug(`session ${session.id}: trigger → ${matches.map((m) => m.skill.name).join(", ")}`);
         }
       }
       const view = () =>
@@ -346,7 +346,7 @@ export function skillsExtension(options: SkillsExtensionOptions): Extension {
         const restore = skillReinjection(missing);
         state.injections.set(first, earlier ? `${earlier}\n\n${restore}` : restore);
         for (const skill of missing) state.present.add(skill.name);
-        crow.log.debug(`session ${session.id}: skills restored after compaction: ${missing.map((s) => s.name)}`);
+        api.log.debug(`session ${session.id}: skills restored after compaction: ${missing.map((s) => s.name)}`);
         messages = view();
       }
       return { ...draft, tools, messages };
@@ -363,13 +363,13 @@ function commandMatch(skills: readonly Skill[], text: string): TriggerMatch[] {
 
 /** Logs every problem; tells the user about errors and warnings (overrides are only logged). */
 function reportProblems(
-  crow: ExtensionAPI,
+  api: ExtensionAPI,
   session: CrowSession,
   problems: readonly SkillProblem[],
   title: string,
 ): void {
   if (problems.length === 0) return;
-  crow.log.info(`session ${session.id}: skill problems:\n${describeProblems(problems)}`);
+  api.log.info(`session ${session.id}: skill problems:\n${describeProblems(problems)}`);
   const shown = problems.filter((p) => p.severity !== "info");
   if (shown.length > 0) session.notify(`${title}:\n${describeProblems(shown)}`, "warning");
 }

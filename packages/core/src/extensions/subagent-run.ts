@@ -96,7 +96,7 @@ function callSummary(name: string, args: Record<string, unknown>): string {
  * with the outcome when it did not complete). Text deltas are coalesced per event-loop turn, so a fast model costs
  * one progress report per tick instead of one per token.
  */
-export class ProgressRelay {
+export class SubagentProgress {
   private pending = "";
   private scheduled = false;
   private atLineStart = true;
@@ -172,15 +172,15 @@ export async function runSubagent(crow: Crow, request: SubagentRequest): Promise
   try {
     request.onStart?.(child.id);
     const emit = request.onProgress;
-    const relay = emit ? new ProgressRelay(emit) : undefined;
+    const progress = emit ? new SubagentProgress(emit) : undefined;
     const run = child.prompt(request.prompt, {
       ...(request.signal ? { signal: request.signal } : {}),
-      // Relayed as they happen (onEvent); the run is never iterated, so it keeps none.
+      // Reported as they happen (onEvent); the run is never iterated, so it keeps none.
       events: false,
-      ...(relay ? { onEvent: (event: CrowEvent) => relay.event(event) } : {}),
+      ...(progress ? { onEvent: (event: CrowEvent) => progress.event(event) } : {}),
     });
     const result = await run.result;
-    relay?.flush();
+    progress?.flush();
     return {
       sessionId: child.id,
       text: result.text,

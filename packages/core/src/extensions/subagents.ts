@@ -10,6 +10,7 @@ import { isAbsolute } from "node:path";
 import { z } from "zod";
 import type { PermissionMode } from "../api/permissions.js";
 import type { CrowSession } from "../api/types.js";
+import { errorText } from "../error-text.js";
 import type { Usage } from "../messages.js";
 import { SUBAGENT_METHOD } from "../methods.js";
 import type { ToolResult, ToolSet } from "../tools.js";
@@ -116,8 +117,8 @@ function parseParams(params: unknown): SubagentParams {
 
 /** The `task` tool and `_crow/subagent`. */
 export function subagentsExtension(host: SubagentHost): Extension {
-  return (crow) => {
-    crow.registerTool({
+  return (api) => {
+    api.registerTool({
       name: "task",
       description: TASK_DESCRIPTION,
       parameters: taskParameters,
@@ -154,7 +155,7 @@ export function subagentsExtension(host: SubagentHost): Extension {
       },
     });
 
-    crow.registerMethod(SUBAGENT_METHOD, async (params, { crow: runtime, signal }): Promise<SubagentResponse> => {
+    api.registerMethod(SUBAGENT_METHOD, async (params, { crow: runtime, signal }): Promise<SubagentResponse> => {
       const request = parseParams(params);
       const info = await stat(request.cwd).catch(() => undefined);
       if (!info?.isDirectory()) throw MethodError.invalidParams(`cwd is not a directory: ${request.cwd}`);
@@ -194,7 +195,7 @@ export function subagentsExtension(host: SubagentHost): Extension {
         ...(tools ? { tools } : {}),
         signal,
       }).catch((error: unknown) => {
-        throw new MethodError(-32603, `the subagent could not run: ${error instanceof Error ? error.message : error}`);
+        throw new MethodError(-32603, `the subagent could not run: ${errorText(error)}`);
       });
       return {
         sessionId: outcome.sessionId,

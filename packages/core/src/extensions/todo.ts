@@ -106,14 +106,14 @@ export function keepPlan(
 /**
  * The `todo` tool; a stored session's plan is restored from its history when it opens, and kept through compaction.
  */
-export const todoExtension: Extension = (crow) => {
-  crow.onSession((session) => {
+export const todoExtension: Extension = (api) => {
+  api.onSession((session) => {
     const plan = planFromHistory(session.history);
     if (plan.length > 0) session.setPlan(plan);
     return undefined;
   });
-  crow.on("compacted", ({ history, summary }, { session }) => keepPlan(history, summary, session.plan));
-  crow.registerTool({
+  api.on("compacted", ({ history, summary }, { session }) => keepPlan(history, summary, session.plan));
+  api.registerTool({
     name: TODO_TOOL,
     description: TODO_DESCRIPTION,
     parameters: todoParameters,

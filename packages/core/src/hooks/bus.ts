@@ -1,3 +1,4 @@
+import { errorText } from "../error-text.js";
 import type { ChatMessage } from "../messages.js";
 import type { ToolResult } from "../tools.js";
 import type {
@@ -172,7 +173,7 @@ export class HookBus {
     const hookError: HookError = {
       point,
       handler,
-      message: error instanceof Error ? error.message : String(error),
+      message: errorText(error),
       error,
     };
     for (const sink of [this.options.onError, "reportError" in ctx ? ctx.reportError : undefined]) {

@@ -1,3 +1,4 @@
+import { errorText } from "../error-text.js";
 import { clientSecrets, redactSecrets } from "../redact.js";
 import { ChunkAccumulator } from "./accumulator.js";
 import { encodeBody, requestParams } from "./body.js";
@@ -169,7 +170,7 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
         return await stream(request, callOptions);
       } catch (error) {
         // Defensive: the contract is "never throws", even on a bug in this file.
-        const message = redactSecrets(error instanceof Error ? error.message : String(error), secrets);
+        const message = redactSecrets(errorText(error), secrets);
         return {
           ok: false,
           error: { kind: "invalid_response", message, retryable: false, attempts: 1 },

@@ -3,6 +3,8 @@
  * commas, unclosed strings/brackets, single-line comments or Python literals. `parseToolArguments` tries the text
  * as is, then a repaired version; it never throws.
  */
+import { errorText } from "../error-text.js";
+import type { ToolCall } from "../messages.js";
 
 /** The outcome of parsing a tool call's argument text. */
 export type ParsedArguments =
@@ -102,7 +104,20 @@ export function parseToolArguments(text: string): ParsedArguments {
   try {
     JSON.parse(text);
   } catch (error) {
-    reason = error instanceof Error ? error.message : String(error);
+    reason = errorText(error);
   }
   return { ok: false, error: reason };
+}
+
+/**
+ * The arguments of a tool call already in the history, as an object: the loop stored them as `parseToolArguments`
+ * normalised them, or as the model wrote them when they could not be parsed (then undefined, as for a non-object).
+ */
+export function callArguments(call: ToolCall): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(call.function.arguments);
+    return isRecord(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -12,6 +12,7 @@ import {
   SessionBusyError,
 } from "../api/types.js";
 import { SessionCompactions, thresholdFor } from "../compaction/index.js";
+import { errorText } from "../error-text.js";
 import { MethodError } from "../extensions/api.js";
 import { askUserExtension } from "../extensions/ask-user.js";
 import {
@@ -37,7 +38,7 @@ import { SessionNotFoundError, type SessionRecord, type Store } from "../store/t
 import type { ToolSet } from "../tools.js";
 import { setupCheckpoints } from "./checkpointing.js";
 import { stderrLogger } from "./logger.js";
-import { modelRouter } from "./model-routing.js";
+import { withExtensionProviders } from "./model-routing.js";
 import { liveSessionAccess, openToolSet } from "./open-tool-set.js";
 import type { RuntimeOptions } from "./options.js";
 import { CrowSessionImpl } from "./session.js";
@@ -123,7 +124,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
   ];
 
   const models = options.models ?? [];
-  const llm = modelRouter(options.llm, models, registry.providers);
+  const llm = withExtensionProviders(options.llm, models, registry.providers);
 
   async function open(
     record: SessionBasics,
@@ -369,7 +370,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
         return await method.value(params, { crow, signal: ctx.signal ?? new AbortController().signal });
       } catch (error) {
         if (error instanceof MethodError) throw error;
-        throw new MethodError(-32603, `${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+        throw new MethodError(-32603, `${name} failed: ${errorText(error)}`);
       }
     },
     async close() {

@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { errorText } from "../error-text.js";
 import { crowHome } from "../store/uri.js";
 import { fromBase64, toBase64, type Vector } from "./embedder.js";
 
@@ -42,14 +43,14 @@ export class SkillEmbeddingCache {
   store(embedderId: string): Promise<SkillEmbeddingStore> {
     let store = this.stores.get(embedderId);
     if (!store) {
-      store = openStore(this.dir, embedderId);
+      store = openEmbeddingStore(this.dir, embedderId);
       this.stores.set(embedderId, store);
     }
     return store;
   }
 }
 
-async function openStore(dir: string | false, embedderId: string): Promise<SkillEmbeddingStore> {
+async function openEmbeddingStore(dir: string | false, embedderId: string): Promise<SkillEmbeddingStore> {
   const memory = new Map<string, SkillVectors>();
   const added = new Set<string>();
   const file = dir ? path.join(dir, `${createHash("sha256").update(embedderId).digest("hex").slice(0, 16)}.json`) : "";
@@ -81,7 +82,7 @@ async function openStore(dir: string | false, embedderId: string): Promise<Skill
         await rename(temp, file);
         return undefined;
       } catch (error) {
-        return `cannot write the skill embedding cache ${file}: ${error instanceof Error ? error.message : error}`;
+        return `cannot write the skill embedding cache ${file}: ${errorText(error)}`;
       }
     },
   };

@@ -4,6 +4,7 @@
  * `/v1/embeddings` endpoint gives one vector per text. Plain `fetch`: no SDK needed for one POST.
  */
 import { startDeadline } from "../deadline.js";
+import { errorText } from "../error-text.js";
 import { redactSecrets } from "../redact.js";
 
 /** A dense vector. */
@@ -63,11 +64,7 @@ export function openAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
       response = await doFetch(url, { method: "POST", headers, body: JSON.stringify(body), signal: deadline.signal });
       raw = await response.text();
     } catch (error) {
-      const reason = deadline.timedOut()
-        ? `no complete answer within ${timeoutMs / 1000} s`
-        : error instanceof Error
-          ? error.message
-          : String(error);
+      const reason = deadline.timedOut() ? `no complete answer within ${timeoutMs / 1000} s` : errorText(error);
       throw new Error(`embeddings request to ${url} failed: ${reason}`);
     } finally {
       deadline.clear();

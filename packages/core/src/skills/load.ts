@@ -4,8 +4,10 @@
  */
 import { createHash } from "node:crypto";
 import type { Dirent } from "node:fs";
-import { readdir, readFile, realpath, stat } from "node:fs/promises";
+import { readdir, readFile, realpath } from "node:fs/promises";
 import path from "node:path";
+import { errorText } from "../error-text.js";
+import { exists } from "../exists.js";
 import { crowHome, homeDir } from "../home.js";
 import type { LoadedSkills, Skill, SkillProblem } from "./types.js";
 
@@ -90,7 +92,7 @@ async function loadRoot(root: string, within: string | undefined, problems: Skil
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== "ENOENT" && code !== "ENOTDIR") {
-      problems.push({ severity: "warning", path: root, message: `cannot read the skills folder: ${describe(error)}` });
+      problems.push({ severity: "warning", path: root, message: `cannot read the skills folder: ${errorText(error)}` });
     }
     return [];
   }
@@ -127,7 +129,7 @@ async function loadSkill(root: string, folder: string, problems: SkillProblem[])
       }
       return undefined;
     }
-    problems.push({ severity: "error", path: file, message: `cannot read: ${describe(error)}` });
+    problems.push({ severity: "error", path: file, message: `cannot read: ${errorText(error)}` });
     return undefined;
   }
   // The YAML parser loads with the first SKILL.md: a workspace without skills never needs it.
@@ -183,18 +185,4 @@ async function listFiles(dir: string): Promise<string[]> {
 async function inside(p: string, dir: string): Promise<boolean> {
   const real = await realpath(p);
   return real === dir || real.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);
-}
-
-/** Whether something is at `p` (following links); unreadable counts as absent. */
-export async function exists(p: string): Promise<boolean> {
-  try {
-    await stat(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -4,6 +4,7 @@
  * and needs nothing else; the dense path degrades to it, with a problem, whenever embeddings fail.
  */
 import MiniSearch, { type SearchResult } from "minisearch";
+import { errorText } from "../error-text.js";
 import { SkillEmbeddingCache, type SkillVectors } from "./cache.js";
 import { CHUNKER_VERSION, chunkSkill, DenseMatrix, normalize } from "./dense.js";
 import type { Embedder, Vector } from "./embedder.js";
@@ -199,7 +200,7 @@ async function embedSkills(
 }
 
 function embeddingProblem(embedder: Embedder, error: unknown, consequence: string): SkillProblem {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorText(error);
   return { severity: "warning", path: embedder.id, message: `skill embeddings failed (${consequence}): ${message}` };
 }
 

@@ -3,6 +3,7 @@
  * `discover_skills` and `get_skill_details`, as plain definitions with JSON-schema parameters and handlers that
  * return tool results — the extension wiring only has to register them.
  */
+import { errorText } from "../error-text.js";
 import type { ToolDefinition } from "../messages.js";
 import type { ToolResult } from "../tools.js";
 import { loadedSkill } from "./external.js";
@@ -120,7 +121,7 @@ export function skillTools(index: SkillIndex): SkillTool[] {
           try {
             return { content: skillDetails(await loadedSkill(skill, signal)) };
           } catch (failure) {
-            const why = failure instanceof Error ? failure.message : String(failure);
+            const why = errorText(failure);
             return error(`Could not read skill "${skill.name}" from ${skill.root}: ${why}. Use another skill.`);
           }
         }

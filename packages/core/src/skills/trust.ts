@@ -10,8 +10,8 @@
  */
 import { chmod, mkdir, readFile, realpath, rename, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { exists } from "../exists.js";
 import { crowHome } from "../home.js";
-import { exists } from "./load.js";
 
 /** Where the trust store is and whose environment decides it. */
 export interface TrustOptions {

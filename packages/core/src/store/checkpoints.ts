@@ -6,6 +6,7 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import type { Kysely, Selectable, Transaction } from "kysely";
+import { errorText } from "../error-text.js";
 import { type ChatMessage, contentText } from "../messages.js";
 import type { CheckpointFile, CheckpointRecord, CheckpointStore, NewCheckpoint } from "./checkpoint-types.js";
 import { now } from "./clock.js";
@@ -110,7 +111,7 @@ export function kyselyCheckpointStore(db: Kysely<Database>, location: string): C
       return await fn();
     } catch (error) {
       if (error instanceof StoreError) throw error;
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorText(error);
       throw new StoreError(`${what} failed on ${location}: ${message}`, { cause: error });
     }
   };

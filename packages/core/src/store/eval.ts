@@ -4,6 +4,7 @@
  * a second record of the same trial (a resumed run, a queue job retried after its worker died) is ignored.
  */
 import type { Kysely, Selectable } from "kysely";
+import { errorText } from "../error-text.js";
 import type { EvalRunRecord, EvalStore, EvalTrialDetails, EvalTrialRecord } from "./eval-types.js";
 import type { Database, EvalRunsTable, EvalTrialsTable } from "./schema.js";
 import { StoreError } from "./types.js";
@@ -48,7 +49,7 @@ export function kyselyEvalStore(db: Kysely<Database>, location: string): EvalSto
     try {
       return await fn();
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorText(error);
       throw new StoreError(`${what} failed on ${location}: ${message}`, { cause: error });
     }
   }

@@ -4,6 +4,7 @@
  * never edit one that shipped. The same builder calls produce the DDL of both dialects.
  */
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from "kysely";
+import { errorText } from "../error-text.js";
 import { StoreError } from "./types.js";
 
 const migrations: Record<string, Migration> = {
@@ -212,7 +213,7 @@ export async function migrate(db: Kysely<unknown>, location: string): Promise<vo
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "(before any migration)";
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorText(error);
     throw new StoreError(`database migration ${failed} failed on ${location}: ${message}`);
   }
 }

@@ -21,6 +21,7 @@ import {
   SqliteDriver,
   type SqliteStatement,
 } from "kysely";
+import { errorText } from "../error-text.js";
 import { migrate } from "./migrations.js";
 import { openNodeSqlite, sqliteDriverName } from "./node-sqlite.js";
 import type { Database } from "./schema.js";
@@ -224,7 +225,7 @@ const DRIVER_FIX =
  */
 function driverError(error: unknown): StoreDriverError {
   const code = (error as { code?: unknown } | undefined)?.code;
-  const raw = (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
+  const raw = errorText(error).split("\n")[0] ?? "";
   const missing = code === "MODULE_NOT_FOUND" && /['"]better-sqlite3['"]/.test(raw);
   const node = `Node.js ${process.versions.node} has no built-in SQLite (node:sqlite, Node 22.13 and later)`;
   const problem = missing
@@ -269,7 +270,7 @@ export async function openTarget(target: DbTarget, options: OpenStoreOptions = {
         : await postgresDb(target.url, options.poolSize ?? 4);
   } catch (error) {
     if (error instanceof StoreError) throw error;
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorText(error);
     const text = `cannot open the SQLite database ${location}: ${message}`;
     if (unusableLocation(error)) {
       throw new StoreLocationError(

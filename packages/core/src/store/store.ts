@@ -4,6 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Kysely, Transaction } from "kysely";
+import { errorText } from "../error-text.js";
 import { insertOne, nextSeq } from "./append.js";
 import type { CheckpointStore } from "./checkpoint-types.js";
 import { archiveCheckpoints, copyCheckpoints, deleteCheckpoints, kyselyCheckpointStore } from "./checkpoints.js";
@@ -122,7 +123,7 @@ export class KyselyStore implements Store {
       return await fn();
     } catch (error) {
       if (error instanceof StoreError) throw error;
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorText(error);
       throw new StoreError(`${what} failed on ${this.location}: ${message}`, { cause: error });
     }
   }

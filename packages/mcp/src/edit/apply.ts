@@ -5,7 +5,7 @@
  * so both give the model the same answers.
  */
 import { runAsync, runSync, type Work, WorkBudget } from "./budget.js";
-import { unifiedDiff } from "./diff.js";
+import { replacementDiff } from "./diff.js";
 import { describeIndentShift } from "./indent.js";
 import { EditError, type EditOutcome, type MatcherName, searchReplacement } from "./replace.js";
 import { countLines, normalizeForEdit, restoreShape } from "./text.js";
@@ -122,6 +122,6 @@ function describeOutcome(file: string, before: string, outcome: EditOutcome, rep
     }
     how += " Check the diff.";
   }
-  const diff = unifiedDiff(file, before, outcome.content, outcome.replacements);
+  const diff = replacementDiff(file, before, outcome.content, outcome.replacements);
   return diff === "" ? `${first}\n${how}` : `${first}\n${how}\n\n${diff}`;
 }

@@ -5,7 +5,7 @@
  */
 import type { Replacement } from "./replace.js";
 
-export interface DiffOptions {
+export interface ReplacementDiffOptions {
   /** Unchanged lines shown around each change (default 3). */
   context?: number;
   /** Maximum number of diff body lines before the output is cut (default 60). */
@@ -26,12 +26,12 @@ interface Change {
  * The unified diff between `before` and `after` (both LF text), where `after` is `before` with `replacements`
  * applied (sorted, non-overlapping, in `before` coordinates). `label` names the file in the header.
  */
-export function unifiedDiff(
+export function replacementDiff(
   label: string,
   before: string,
   after: string,
   replacements: readonly Replacement[],
-  options: DiffOptions = {},
+  options: ReplacementDiffOptions = {},
 ): string {
   const context = options.context ?? 3;
   const maxLines = options.maxLines ?? 60;

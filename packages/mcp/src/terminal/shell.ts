@@ -3,6 +3,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { IPty } from "@lydell/node-pty";
 import { childEnvironment } from "../child-env.js";
+import { errorText } from "../error-text.js";
 import { log } from "../log.js";
 import { bwrapArgs, inside, sandboxAvailability, writableRoots } from "../sandbox/bwrap.js";
 import { type SandboxPolicy, UNCONFINED } from "../sandbox/policy.js";
@@ -64,7 +65,7 @@ async function loadPty(): Promise<typeof import("@lydell/node-pty")> {
   try {
     return await import("@lydell/node-pty");
   } catch (error) {
-    const raw = (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
+    const raw = errorText(error).split("\n")[0] ?? "";
     throw new Error(
       `the terminal's native module @lydell/node-pty does not load (${raw.replace(/ imported from .*$/, "")}), ` +
         `maybe no prebuilt binary for ${process.platform}-${process.arch} was installed: reinstall Crow ` +

@@ -1,4 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { errorText } from "../error-text.js";
 import { log } from "../log.js";
 
 /** A successful tool result carrying plain text for the model (and `_meta` for the client, e.g. a diff). */
@@ -35,7 +36,7 @@ export function guarded<A, E>(
       return await handler(args, extra);
     } catch (error) {
       log.error(`${tool} failed unexpectedly`, error);
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorText(error);
       return errorResult(`Error: ${tool} failed unexpectedly: ${message}`);
     }
   };

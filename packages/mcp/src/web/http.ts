@@ -1,4 +1,5 @@
 import type { Readable } from "node:stream";
+import { errorText } from "../error-text.js";
 import {
   type AddressGuard,
   BlockedAddressError,
@@ -198,8 +199,7 @@ export function describeNetworkError(error: unknown): string {
   }
   if (code && /CERT|SSL|TLS|SELF_SIGNED/i.test(code)) return `TLS certificate problem (${code}).`;
   const cause = (error as { cause?: { message?: unknown } }).cause;
-  const detail =
-    typeof cause?.message === "string" ? cause.message : error instanceof Error ? error.message : String(error);
+  const detail = typeof cause?.message === "string" ? cause.message : errorText(error);
   if (detail === "bad port") {
     return "The port is on the Fetch standard's list of blocked ports (such as 6000 or 6667), so it cannot be fetched.";
   }

@@ -6,7 +6,7 @@
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
-import { openStore, sqliteDriverName } from "@crow/core";
+import { errorText, openStore, sqliteDriverName } from "@crow/core";
 import { sandboxAvailability } from "@crow/mcp/sandbox";
 import { type AgentConfig, configFiles, displayPath, signedOutText } from "../../config/index.js";
 import { listModels } from "../../config/list-models.js";
@@ -138,7 +138,7 @@ export async function checkStore(config: AgentConfig): Promise<Finding> {
     const told = typeof problem === "string" && typeof fix === "string";
     return {
       verdict: "fail",
-      text: `store: ${what}: ${told ? problem : error instanceof Error ? error.message : String(error)}`,
+      text: `store: ${what}: ${told ? problem : errorText(error)}`,
       fix: told
         ? fix.replace(/^\w/, (c) => c.toLowerCase()).replace(/\.$/, "")
         : "set CROW_HOME to a writable directory, or CROW_DB_URI to a database Crow can write",
@@ -254,7 +254,7 @@ export async function checkTerminal(): Promise<Finding> {
     await import("@lydell/node-pty");
     return { verdict: "ok", text: "terminal: the PTY module (@lydell/node-pty) loads" };
   } catch (error) {
-    const raw = (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
+    const raw = errorText(error).split("\n")[0] ?? "";
     return {
       verdict: "fail",
       text: `terminal: the PTY module @lydell/node-pty does not load (${raw.replace(/ imported from .*$/, "")}); the terminal tool cannot start bash`,
