@@ -1,9 +1,10 @@
 /**
- * @crow/core: the agent runtime. Layers, each knowing only the ones before it:
- * messages → llm (OpenAI-compatible streaming client) → tools (executor interface, kinds, name matching)
- * → hooks (typed bus) → loop (ReAct turns, one event union out) → api (the runtime's public types) → extensions
- * (permissions, doom-loop guard) → runtime (createRuntime, sessions);
- * store (sessions and prompts on SQLite/PostgreSQL, next to messages); skills (discovery, ranking, triggers).
+ * @crow/core: the agent runtime. Folders, bottom first, each importing only the ones before it (the order
+ * scripts/check-layers.mjs enforces): shared files (messages, tools, tool display, redact, home) → llm
+ * (OpenAI-compatible streaming client) → hooks (typed bus) → store (sessions and prompts on SQLite/PostgreSQL) →
+ * prompt (system prompt templates) → skills (discovery, ranking, triggers) → compaction → checkpoints → loop (ReAct
+ * turns, one event union out; its settings) → api (the runtime's public types) → extensions (the built-ins:
+ * permissions, doom-loop guard, persistence…) → runtime (`createRuntime`, sessions).
  */
 export type * from "./api/permissions.js";
 export * from "./api/types.js";
@@ -37,6 +38,7 @@ export * from "./llm/client.js";
 export * from "./llm/json-repair.js";
 export type * from "./llm/types.js";
 export * from "./loop/loop.js";
+export * from "./loop/settings.js";
 export type * from "./loop/types.js";
 export * from "./messages.js";
 export * from "./prompt/index.js";

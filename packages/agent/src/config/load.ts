@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import type { RetryPolicy } from "@crow/core";
+import { DEFAULT_MAX_STEPS_PER_TURN, type RetryPolicy } from "@crow/core";
 import { parseDotenv } from "./dotenv.js";
 import { ENV_PROVIDER, envInteger, envModels } from "./env.js";
 import { ConfigError, closest, displayPath, keyPath } from "./errors.js";
@@ -244,7 +244,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     ...(model ? { model } : {}),
     dbUri: databaseUri(lookup.CROW_DB_URI?.trim() || file.db_uri || lookup.DATABASE_PATH?.trim(), home),
     mcpServers: mcpServers(file.mcpServers, notes),
-    maxStepsPerTurn: envInteger(lookup, "CROW_MAX_STEPS", 1) ?? file.max_steps_per_turn ?? 100,
+    maxStepsPerTurn: envInteger(lookup, "CROW_MAX_STEPS", 1) ?? file.max_steps_per_turn ?? DEFAULT_MAX_STEPS_PER_TURN,
     retry,
     contextWindow,
     ...(file.MAX_COMPACT_TOKENS !== undefined ? { maxCompactTokens: file.MAX_COMPACT_TOKENS } : {}),

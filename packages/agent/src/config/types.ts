@@ -1,4 +1,4 @@
-import type { PermissionMode, RetryPolicy } from "@crow/core";
+import type { LoopSettings, PermissionMode, RetryPolicy } from "@crow/core";
 /**
  * One entry of a config file's `mcpServers` dict (upstream's shape, keyed by server name): `command`/`args`/`env`
  * for stdio, `url`/`headers` for HTTP. `transport` (or `type`) picks `stdio`, `http` (alias `streamable-http`) or
@@ -110,9 +110,11 @@ export interface ExtensionEntry {
 
 /**
  * The agent's whole configuration: `config.yaml` (+ `.env`) merged over the environment fallbacks. Built by
- * `loadConfig`; every field has a value (defaults applied), so consumers never re-derive defaults.
+ * `loadConfig`; every field has a value (defaults applied), so consumers never re-derive defaults. It is also the
+ * loop's settings (core's `LoopSettings`: `maxStepsPerTurn` from `max_steps_per_turn` / `CROW_MAX_STEPS`), which the
+ * runtime picks out of it and hands to every turn's loop unchanged.
  */
-export interface AgentConfig {
+export interface AgentConfig extends LoopSettings {
   /** The config directory (`CROW_HOME`, `CROW_CONFIG_DIR` or `~/.crow`). */
   home: string;
   /** The `config.yaml` that was loaded, when there was one. */
@@ -126,8 +128,6 @@ export interface AgentConfig {
   dbUri: string;
   /** Config `mcpServers` (disabled entries and upstream's `uvx crow-mcp` entry removed: the built-in serves it). */
   mcpServers: Record<string, ConfigMcpServer>;
-  /** LLM requests per prompt turn (`max_steps_per_turn`, default 100). */
-  maxStepsPerTurn: number;
   retry: RetryPolicy;
   /** Context window of models that do not set one (`CROW_CONTEXT_WINDOW`, default 128 000). */
   contextWindow: number;

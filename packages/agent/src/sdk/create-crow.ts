@@ -14,6 +14,7 @@ import {
   createLlmClient,
   createRuntime,
   type Logger,
+  loopSettings,
   type RuntimeOptions,
   type ToolSetFactory,
 } from "@crow/core";
@@ -147,7 +148,7 @@ export function runtimeOptionsFor(config: AgentConfig, options: CrowOptions = {}
     extensions: [...config.extensions.map((e) => ({ module: e.module, options: e.options })), ...(extensions ?? [])],
     mode: config.mode,
     permissions: config.permissions,
-    maxStepsPerTurn: config.maxStepsPerTurn,
+    ...loopSettings(config),
     compactionThreshold: (model) => compactionThresholdOf(config, model),
     checkpoints: {
       ...config.checkpoints,

@@ -10,11 +10,9 @@ import {
   type Usage,
 } from "../messages.js";
 import { EventChannel } from "./channel.js";
+import { DEFAULT_MAX_STEPS_PER_TURN } from "./settings.js";
 import { runToolCalls } from "./tool-calls.js";
 import type { LoopConfig, LoopEvent, LoopInput } from "./types.js";
-
-/** Default `maxStepsPerTurn`. */
-export const DEFAULT_MAX_STEPS_PER_TURN = 100;
 
 /**
  * Runs one prompt turn: LLM request, the response's tool calls in parallel, repeat until the model stops calling
