@@ -77,7 +77,10 @@ export interface ModelConfig {
   reasoningEfforts?: string[];
 }
 
-/** Upstream's tool-name keys (`TERMINAL_TOOL`…): the tools the agent treats as terminal, write, read… */
+/**
+ * Upstream's tool-name keys (`TERMINAL_TOOL`…): the tools upstream treats as terminal, write, read… Loaded so that
+ * upstream's config.yaml loads unchanged (DESIGN.md: keys as upstream, tool name mapping); nothing reads them yet.
+ */
 export interface ToolNames {
   terminal: string;
   write: string;
@@ -133,9 +136,9 @@ export interface AgentConfig extends LoopSettings {
   contextWindow: number;
   /** `MAX_COMPACT_TOKENS` when set explicitly; see `compactionThresholdOf` (compaction.ts) for the effective value. */
   maxCompactTokens?: number;
-  /** `N_STEPS_BACK_COMPACT` (default 8). */
+  /** `N_STEPS_BACK_COMPACT` (default 8): upstream's key, loaded for its config.yaml; nothing reads it yet. */
   nStepsBackCompact: number;
-  /** `MAX_TOKENS` (default 38 192). */
+  /** `MAX_TOKENS` (default 38 192): upstream's key, loaded for its config.yaml; nothing reads it yet. */
   maxTokens: number;
   toolNames: ToolNames;
   /** Permission mode of new sessions (default `code`). */

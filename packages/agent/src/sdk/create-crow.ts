@@ -1,5 +1,5 @@
 /**
- * The SDK as users import it from `@crow/agent`: core's `createCrow` with Crow's configuration (`~/.crow/config.yaml`
+ * The SDK as users import it from `@crow/agent`: core's runtime (`createRuntime`) with Crow's configuration (`~/.crow/config.yaml`
  * + `.env`, or the environment), its providers and models, its store, the extensions listed in config.yaml, and the
  * MCP tool router (the built-in crow-mcp plus configured servers) as every session's default tool set.
  *
