@@ -15,6 +15,7 @@ export { promptHash, RewindError } from "./checkpoints/rewind.js";
 export { shadowGitDir } from "./checkpoints/shadow-repo.js";
 export type * from "./checkpoints/types.js";
 export * from "./compaction/index.js";
+export { errorText } from "./error-text.js";
 export * from "./extensions/api.js";
 export { ASK_USER_TOOL } from "./extensions/ask-user.js";
 export {

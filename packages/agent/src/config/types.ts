@@ -1,4 +1,4 @@
-import type { LoopSettings, PermissionMode, RetryPolicy } from "@crow/core";
+import type { LoopSettings, PermissionMode, PermissionRules, RetryPolicy } from "@crow/core";
 /**
  * One entry of a config file's `mcpServers` dict (upstream's shape, keyed by server name): `command`/`args`/`env`
  * for stdio, `url`/`headers` for HTTP. `transport` (or `type`) picks `stdio`, `http` (alias `streamable-http`) or
@@ -90,13 +90,6 @@ export interface ToolNames {
   fetch: string;
 }
 
-/** The permission layer's rules (`TOOL` or `TOOL(PATTERN)`, see core's permission-rules.ts). */
-export interface PermissionRules {
-  allow: string[];
-  ask: string[];
-  deny: string[];
-}
-
 export interface SkillsConfig {
   enabled: boolean;
   /** Extra skill directories (absolute), searched besides `~/.crow/skills` and the workspace's. */
@@ -143,7 +136,8 @@ export interface AgentConfig extends LoopSettings {
   toolNames: ToolNames;
   /** Permission mode of new sessions (default `code`). */
   mode: PermissionMode;
-  permissions: PermissionRules;
+  /** The permission layer's rules (`TOOL` or `TOOL(PATTERN)`, core's permission-rules.ts), each list present. */
+  permissions: Required<PermissionRules>;
   skills: SkillsConfig;
   extensions: ExtensionEntry[];
   sandbox: SandboxConfig;

@@ -13,6 +13,7 @@ import {
   type Crow,
   createLlmClient,
   createRuntime,
+  errorText,
   type Logger,
   loopSettings,
   type RuntimeOptions,
@@ -126,7 +127,7 @@ function sandboxHidden(config: AgentConfig): string[] {
   try {
     mkdirSync(checkpoints, { recursive: true, mode: 0o700 });
   } catch (error) {
-    log.warn(`cannot create ${checkpoints}: ${error instanceof Error ? error.message : String(error)}`);
+    log.warn(`cannot create ${checkpoints}: ${errorText(error)}`);
   }
   return [...files, checkpoints];
 }

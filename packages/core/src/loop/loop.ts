@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { errorText } from "../error-text.js";
 import type { HookError, LoopHookContext, LoopHooks, StopReason } from "../hooks/types.js";
 import type { AssembledToolCall, FinishReason, LlmError, LlmStreamEvent } from "../llm/types.js";
 import {
@@ -47,7 +48,7 @@ export async function driveLoop(input: LoopInput, config: LoopConfig, emit: (eve
     await loopSteps(input, config, signal, emit);
   } catch (error) {
     // Only a bug gets here (every dependency is wrapped); still end with a well-formed stop.
-    const message = `internal error in the agent loop: ${error instanceof Error ? error.message : String(error)}`;
+    const message = `internal error in the agent loop: ${errorText(error)}`;
     emit({
       type: "stop",
       reason: "error",
@@ -68,7 +69,7 @@ function safeHooks(hooks: LoopHooks | undefined): LoopHooks {
     try {
       return (await run()) ?? fallback;
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorText(error);
       ctx.reportError({ point: POINTS[name], handler: `hooks.${name}`, message, error });
       return fallback;
     }

@@ -1,3 +1,4 @@
+import { errorText } from "../error-text.js";
 import type { LoopHookContext, LoopHooks } from "../hooks/types.js";
 import type { AssembledToolCall } from "../llm/types.js";
 import type { ToolDefinition, ToolMessage, ToolOutcome } from "../messages.js";
@@ -124,7 +125,7 @@ export async function runToolCalls(
       try {
         result = await tool.run(request, { signal, onProgress });
       } catch (error) {
-        result = { content: `Error: ${error instanceof Error ? error.message : String(error)}`, isError: true };
+        result = { content: `Error: ${errorText(error)}`, isError: true };
       }
       result = await hooks.afterToolCall({ call: request, kind, result }, ctx);
       return finish(call.id, { status: result.isError ? "failed" : "completed", result });

@@ -4,6 +4,7 @@
  */
 
 import { type CommandInfo, type CrowSession, SessionBusyError } from "../api/types.js";
+import { errorText } from "../error-text.js";
 import type { ExtensionRegistry } from "../extensions/registry.js";
 
 /** Every registered command as advertised (`available_commands_update`), then the session's own (its skills). */
@@ -44,6 +45,6 @@ export async function runCommand(
     return answer ?? "";
   } catch (error) {
     if (error instanceof SessionBusyError) return error.message;
-    return `/${name} failed: ${error instanceof Error ? error.message : String(error)}`;
+    return `/${name} failed: ${errorText(error)}`;
   }
 }

@@ -4,6 +4,7 @@
  */
 
 import type { ModelInfo } from "../api/types.js";
+import { errorText } from "../error-text.js";
 import type { ProviderFactory } from "../extensions/api.js";
 import type { LlmClient, LlmResult } from "../llm/types.js";
 
@@ -42,7 +43,7 @@ export function modelRouter(
       try {
         if (provider) return await providerClient(info?.provider ?? "", provider.value).stream(routed, streamOptions);
       } catch (error) {
-        return failed(`provider "${info?.provider}" failed: ${error instanceof Error ? error.message : String(error)}`);
+        return failed(`provider "${info?.provider}" failed: ${errorText(error)}`);
       }
       if (!llm) return failed(`no LLM provider serves model "${request.model}"`);
       return llm.stream(routed, streamOptions);
