@@ -3,7 +3,7 @@
  * table of scripts/check-layers.mjs is the truth): the leaves (chat messages, tool display and tool set interface,
  * deadline, errorText, exists, redaction, home, fs-beneath) → llm (OpenAI-compatible streaming client) → hooks
  * (typed bus) → store (sessions and prompts on SQLite/PostgreSQL) → prompt (system prompt templates) → skills →
- * compaction → checkpoints → loop (ReAct turns, one event union out) → api (the runtime's public types) →
+ * compaction → checkpoints → loop (ReAct turns, one event union out; its settings) → api (the runtime's public types) →
  * extensions (the extension API and the built-in extensions) → runtime (createRuntime, sessions, turns).
  */
 export type * from "./api/permissions.js";
@@ -39,6 +39,7 @@ export * from "./llm/client.js";
 export * from "./llm/json-repair.js";
 export type * from "./llm/types.js";
 export * from "./loop/loop.js";
+export * from "./loop/settings.js";
 export type * from "./loop/types.js";
 export * from "./messages.js";
 export * from "./prompt/index.js";

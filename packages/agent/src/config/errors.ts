@@ -86,3 +86,8 @@ export function nearest(word: string, candidates: readonly string[], count = 5):
     .slice(0, count)
     .map((s) => s.candidate);
 }
+
+/** Throws one `ConfigError` with each of `lines` prefixed by the file it is about. */
+export function failIn(file: string, lines: string[]): never {
+  throw new ConfigError(lines.map((line) => `${file}: ${line}`).join("\n"));
+}

@@ -1,4 +1,4 @@
-import type { PermissionMode, PermissionRules, RetryPolicy } from "@crow/core";
+import type { LoopSettings, PermissionMode, PermissionRules, RetryPolicy } from "@crow/core";
 /**
  * One entry of a config file's `mcpServers` dict (upstream's shape, keyed by server name): `command`/`args`/`env`
  * for stdio, `url`/`headers` for HTTP. `transport` (or `type`) picks `stdio`, `http` (alias `streamable-http`) or
@@ -77,7 +77,10 @@ export interface ModelConfig {
   reasoningEfforts?: string[];
 }
 
-/** Upstream's tool-name keys (`TERMINAL_TOOL`…): the tools the agent treats as terminal, write, read… */
+/**
+ * Upstream's tool-name keys (`TERMINAL_TOOL`…): the tools upstream treats as terminal, write, read… Loaded so that
+ * upstream's config.yaml loads unchanged (DESIGN.md: keys as upstream, tool name mapping); nothing reads them yet.
+ */
 export interface ToolNames {
   terminal: string;
   write: string;
@@ -103,9 +106,11 @@ export interface ExtensionEntry {
 
 /**
  * The agent's whole configuration: `config.yaml` (+ `.env`) merged over the environment fallbacks. Built by
- * `loadConfig`; every field has a value (defaults applied), so consumers never re-derive defaults.
+ * `loadConfig`; every field has a value (defaults applied), so consumers never re-derive defaults. It is also the
+ * loop's settings (core's `LoopSettings`: `maxStepsPerTurn` from `max_steps_per_turn` / `CROW_MAX_STEPS`), which the
+ * runtime picks out of it and hands to every turn's loop unchanged.
  */
-export interface AgentConfig {
+export interface AgentConfig extends LoopSettings {
   /** The config directory (`CROW_HOME`, `CROW_CONFIG_DIR` or `~/.crow`). */
   home: string;
   /** The `config.yaml` that was loaded, when there was one. */
@@ -119,20 +124,19 @@ export interface AgentConfig {
   dbUri: string;
   /** Config `mcpServers` (disabled entries and upstream's `uvx crow-mcp` entry removed: the built-in serves it). */
   mcpServers: Record<string, ConfigMcpServer>;
-  /** LLM requests per prompt turn (`max_steps_per_turn`, default 100). */
-  maxStepsPerTurn: number;
   retry: RetryPolicy;
   /** Context window of models that do not set one (`CROW_CONTEXT_WINDOW`, default 128 000). */
   contextWindow: number;
   /** `MAX_COMPACT_TOKENS` when set explicitly; see `compactionThresholdOf` (compaction.ts) for the effective value. */
   maxCompactTokens?: number;
-  /** `N_STEPS_BACK_COMPACT` (default 8). */
+  /** `N_STEPS_BACK_COMPACT` (default 8): upstream's key, loaded for its config.yaml; nothing reads it yet. */
   nStepsBackCompact: number;
-  /** `MAX_TOKENS` (default 38 192). */
+  /** `MAX_TOKENS` (default 38 192): upstream's key, loaded for its config.yaml; nothing reads it yet. */
   maxTokens: number;
   toolNames: ToolNames;
   /** Permission mode of new sessions (default `code`). */
   mode: PermissionMode;
+  /** The permission layer's rules (`TOOL` or `TOOL(PATTERN)`, core's permission-rules.ts), each list present. */
   permissions: Required<PermissionRules>;
   skills: SkillsConfig;
   extensions: ExtensionEntry[];

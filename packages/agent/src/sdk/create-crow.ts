@@ -1,5 +1,5 @@
 /**
- * The SDK as users import it from `@crow/agent`: core's `createCrow` with Crow's configuration (`~/.crow/config.yaml`
+ * The SDK as users import it from `@crow/agent`: core's runtime (`createRuntime`) with Crow's configuration (`~/.crow/config.yaml`
  * + `.env`, or the environment), its providers and models, its store, the extensions listed in config.yaml, and the
  * MCP tool router (the built-in crow-mcp plus configured servers) as every session's default tool set.
  *
@@ -15,6 +15,7 @@ import {
   createRuntime,
   errorText,
   type Logger,
+  loopSettings,
   type RuntimeOptions,
   type ToolSetFactory,
 } from "@crow/core";
@@ -148,7 +149,7 @@ export function runtimeOptionsFor(config: AgentConfig, options: CrowOptions = {}
     extensions: [...config.extensions.map((e) => ({ module: e.module, options: e.options })), ...(extensions ?? [])],
     mode: config.mode,
     permissions: config.permissions,
-    maxStepsPerTurn: config.maxStepsPerTurn,
+    ...loopSettings(config),
     compactionThreshold: (model) => compactionThresholdOf(config, model),
     checkpoints: {
       ...config.checkpoints,

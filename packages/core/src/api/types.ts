@@ -1,5 +1,5 @@
 /**
- * The SDK's public types: `createRuntime(options)` (options.ts) → {@link Crow} → {@link CrowSession} → `prompt()` → {@link PromptRun}.
+ * The runtime library's public types (the SDK's too): `createRuntime(options)` (options.ts) → {@link Crow} → {@link CrowSession} → `prompt()` → {@link PromptRun}.
  * The same runtime serves `crow acp` (the ACP layer translates its events) and library users (no ACP at all).
  */
 import type { RewindPoint, RewindRequest, RewindResult } from "../checkpoints/types.js";

@@ -1,21 +1,20 @@
 import { randomUUID } from "node:crypto";
 import { errorText } from "../error-text.js";
 import type { HookError, LoopHookContext, LoopHooks, StopReason } from "../hooks/types.js";
-import type { LlmError, LlmStreamEvent } from "../llm/types.js";
+import type { AssembledToolCall, FinishReason, LlmError, LlmStreamEvent } from "../llm/types.js";
 import {
   type AssistantMessage,
   addUsage,
   type ChatMessage,
+  type ToolDefinition,
   type ToolMessage,
   type ToolOutcome,
   type Usage,
 } from "../messages.js";
 import { EventChannel } from "./channel.js";
+import { DEFAULT_MAX_STEPS_PER_TURN } from "./settings.js";
 import { runToolCalls } from "./tool-calls.js";
 import type { LoopConfig, LoopEvent, LoopInput } from "./types.js";
-
-/** Default `maxStepsPerTurn`. */
-export const DEFAULT_MAX_STEPS_PER_TURN = 100;
 
 /**
  * Runs one prompt turn: LLM request, the response's tool calls in parallel, repeat until the model stops calling
@@ -92,6 +91,68 @@ const POINTS = {
   turnEnd: "turn_end",
 } as const satisfies Record<keyof LoopHooks, HookError["point"]>;
 
+/** What one turn has appended and used so far, and how it ends (the `turn_end` hooks, then the `stop` event). */
+class TurnLog {
+  readonly history: ChatMessage[];
+  readonly appended: ChatMessage[] = [];
+  private usage: Usage | undefined;
+  private lastUsage: Usage | undefined;
+
+  constructor(
+    input: LoopInput,
+    private readonly config: LoopConfig,
+    private readonly signal: AbortSignal,
+    private readonly hooks: LoopHooks,
+    private readonly ctx: LoopHookContext,
+    private readonly emit: (event: LoopEvent) => void,
+  ) {
+    this.history = [...input.messages];
+  }
+
+  /** Counts one request's usage (the turn's sum, and the last request's prompt size). */
+  used(usage: Usage | undefined): void {
+    this.usage = addUsage(this.usage, usage);
+    this.lastUsage = usage ?? this.lastUsage;
+  }
+
+  /** Appends a message (host's `onAppend`, then `message_appended`); resolves when the host has recorded it. */
+  append(message: AssistantMessage | ToolMessage, messageUsage?: Usage, outcome?: ToolOutcome): Promise<void> {
+    this.history.push(message);
+    this.appended.push(message);
+    let settled: Promise<void> = Promise.resolve();
+    try {
+      settled = Promise.resolve(this.config.onAppend?.(message, messageUsage, outcome)).catch(() => undefined);
+    } catch {
+      // The host's failure to record is its own business; the turn goes on.
+    }
+    this.emit(
+      messageUsage ? { type: "message_appended", message, usage: messageUsage } : { type: "message_appended", message },
+    );
+    return settled;
+  }
+
+  async stop(reason: StopReason, error?: LlmError): Promise<void> {
+    const { usage, lastUsage, appended } = this;
+    // After a cancel the answer is `cancelled`, whatever else happened on the way out.
+    const final: StopReason = this.signal.aborted ? "cancelled" : reason;
+    const summary = { stopReason: final, messages: appended, ...(usage ? { usage } : {}), ...(error ? { error } : {}) };
+    await this.hooks.turnEnd(summary, this.ctx);
+    this.emit({
+      type: "stop",
+      reason: final,
+      messages: appended,
+      ...(usage ? { usage } : {}),
+      ...(lastUsage ? { lastUsage } : {}),
+      ...(error && final === "error" ? { error } : {}),
+    });
+  }
+}
+
+/** What one step's request gave: the appended answer and the tools it was offered, or why the turn stops. */
+type StepAnswer =
+  | { message: AssistantMessage; finishReason: FinishReason; toolCalls: AssembledToolCall[]; offered: ToolDefinition[] }
+  | { stop: StopReason; error?: LlmError };
+
 async function loopSteps(
   input: LoopInput,
   config: LoopConfig,
@@ -105,95 +166,13 @@ async function loopSteps(
     reportError: (error) => emit({ type: "hook_error", error }),
     ...(config.sessionId === undefined ? {} : { sessionId: config.sessionId }),
   };
-  const history: ChatMessage[] = [...input.messages];
-  const appended: ChatMessage[] = [];
-  let usage: Usage | undefined;
-  let lastUsage: Usage | undefined;
-
-  const append = (
-    message: AssistantMessage | ToolMessage,
-    messageUsage?: Usage,
-    outcome?: ToolOutcome,
-  ): Promise<void> => {
-    history.push(message);
-    appended.push(message);
-    let settled: Promise<void> = Promise.resolve();
-    try {
-      settled = Promise.resolve(config.onAppend?.(message, messageUsage, outcome)).catch(() => undefined);
-    } catch {
-      // The host's failure to record is its own business; the turn goes on.
-    }
-    emit(
-      messageUsage ? { type: "message_appended", message, usage: messageUsage } : { type: "message_appended", message },
-    );
-    return settled;
-  };
-  const stop = async (reason: StopReason, error?: LlmError) => {
-    // After a cancel the answer is `cancelled`, whatever else happened on the way out.
-    const final: StopReason = signal.aborted ? "cancelled" : reason;
-    const summary = { stopReason: final, messages: appended, ...(usage ? { usage } : {}), ...(error ? { error } : {}) };
-    await hooks.turnEnd(summary, ctx);
-    emit({
-      type: "stop",
-      reason: final,
-      messages: appended,
-      ...(usage ? { usage } : {}),
-      ...(lastUsage ? { lastUsage } : {}),
-      ...(error && final === "error" ? { error } : {}),
-    });
-  };
-  const relay = (event: LlmStreamEvent) => {
-    if (event.type === "text_delta" || event.type === "reasoning_delta" || event.type === "retry") emit(event);
-  };
+  const log = new TurnLog(input, config, signal, hooks, ctx, emit);
 
   for (let step = 1; ; step++) {
-    if (signal.aborted) return stop("cancelled");
-    const draft = await hooks.beforeRequest(
-      {
-        model: config.model,
-        messages: [...history],
-        tools: config.tools.definitions(),
-        params: config.params ?? {},
-        step,
-      },
-      ctx,
-    );
-    if (signal.aborted) return stop("cancelled");
-    const id = randomUUID();
-    emit({ type: "request_start", step, messageId: id });
-    const result = await config.llm.stream(
-      { model: draft.model, messages: draft.messages, tools: draft.tools, params: draft.params },
-      { signal, onEvent: relay },
-    );
-    if (!result.ok) {
-      if (signal.aborted || result.error.kind === "aborted") {
-        // Keep what the user already saw streaming; partial tool calls are dropped, so no result is owed.
-        const { content, reasoning } = result.partial;
-        if (content || reasoning) {
-          void append(
-            { role: "assistant", id, content, ...(reasoning ? { reasoning_content: reasoning } : {}) },
-            result.usage,
-          );
-        }
-        return stop("cancelled");
-      }
-      return stop("error", result.error);
-    }
-    usage = addUsage(usage, result.usage);
-    lastUsage = result.usage ?? lastUsage;
-    const { finishReason, toolCalls } = result;
-    const message = { ...result.message, id };
-    emit({
-      type: "assistant_message",
-      message,
-      finishReason,
-      step,
-      ...(result.usage ? { usage: result.usage } : {}),
-    });
-    await hooks.afterResponse({ message, finishReason, step, ...(result.usage ? { usage: result.usage } : {}) }, ctx);
-    const empty = !message.content && !message.reasoning_content && toolCalls.length === 0;
-    // Write-ahead: the host has the calls stored before any tool acts.
-    if (!empty) await append(message, result.usage);
+    if (signal.aborted) return log.stop("cancelled");
+    const answer = await requestStep(step, log, config, hooks, ctx, signal, emit);
+    if ("stop" in answer) return log.stop(answer.stop, answer.error);
+    const { finishReason, toolCalls } = answer;
     const truncated = finishReason === "length" || finishReason === "content_filter";
     if (toolCalls.length > 0) {
       const refuseAll = truncated
@@ -205,14 +184,78 @@ async function loopSteps(
         ctx,
         signal,
         emit,
-        append: (tool: ToolMessage, outcome: ToolOutcome) => void append(tool, undefined, outcome),
+        append: (tool: ToolMessage, outcome: ToolOutcome) => void log.append(tool, undefined, outcome),
       };
-      await runToolCalls(toolCalls, draft.tools, phase, refuseAll);
+      await runToolCalls(toolCalls, answer.offered, phase, refuseAll);
     }
-    if (signal.aborted) return stop("cancelled");
-    if (finishReason === "length") return stop("max_tokens");
-    if (finishReason === "content_filter") return stop("refusal");
-    if (toolCalls.length === 0) return stop("end_turn");
-    if (step >= maxSteps) return stop("max_turn_requests");
+    if (signal.aborted) return log.stop("cancelled");
+    if (finishReason === "length") return log.stop("max_tokens");
+    if (finishReason === "content_filter") return log.stop("refusal");
+    if (toolCalls.length === 0) return log.stop("end_turn");
+    if (step >= maxSteps) return log.stop("max_turn_requests");
   }
+}
+
+/**
+ * One step's request: the `before_request` hooks shape it, the response streams (deltas relayed), and the answer is
+ * announced, passed to the `after_response` hooks and appended before any of its tool calls runs (write-ahead).
+ */
+async function requestStep(
+  step: number,
+  log: TurnLog,
+  config: LoopConfig,
+  hooks: LoopHooks,
+  ctx: LoopHookContext,
+  signal: AbortSignal,
+  emit: (event: LoopEvent) => void,
+): Promise<StepAnswer> {
+  const draft = await hooks.beforeRequest(
+    {
+      model: config.model,
+      messages: [...log.history],
+      tools: config.tools.definitions(),
+      params: config.params ?? {},
+      step,
+    },
+    ctx,
+  );
+  if (signal.aborted) return { stop: "cancelled" };
+  const id = randomUUID();
+  emit({ type: "request_start", step, messageId: id });
+  const relay = (event: LlmStreamEvent) => {
+    if (event.type === "text_delta" || event.type === "reasoning_delta" || event.type === "retry") emit(event);
+  };
+  const result = await config.llm.stream(
+    { model: draft.model, messages: draft.messages, tools: draft.tools, params: draft.params },
+    { signal, onEvent: relay },
+  );
+  if (!result.ok) {
+    if (signal.aborted || result.error.kind === "aborted") {
+      // Keep what the user already saw streaming; partial tool calls are dropped, so no result is owed.
+      const { content, reasoning } = result.partial;
+      if (content || reasoning) {
+        void log.append(
+          { role: "assistant", id, content, ...(reasoning ? { reasoning_content: reasoning } : {}) },
+          result.usage,
+        );
+      }
+      return { stop: "cancelled" };
+    }
+    return { stop: "error", error: result.error };
+  }
+  log.used(result.usage);
+  const { finishReason, toolCalls } = result;
+  const message = { ...result.message, id };
+  emit({
+    type: "assistant_message",
+    message,
+    finishReason,
+    step,
+    ...(result.usage ? { usage: result.usage } : {}),
+  });
+  await hooks.afterResponse({ message, finishReason, step, ...(result.usage ? { usage: result.usage } : {}) }, ctx);
+  const empty = !message.content && !message.reasoning_content && toolCalls.length === 0;
+  // Write-ahead: the host has the calls stored before any tool acts.
+  if (!empty) await log.append(message, result.usage);
+  return { message, finishReason, toolCalls, offered: draft.tools };
 }

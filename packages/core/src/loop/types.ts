@@ -1,18 +1,16 @@
 import type { HookError, LoopHooks, StopReason } from "../hooks/types.js";
-import type { FinishReason, LlmClient, LlmError, RequestParams } from "../llm/types.js";
+import type { FinishReason, LlmClient, LlmError } from "../llm/types.js";
 import type { AssistantMessage, ChatMessage, ToolMessage, ToolOutcome, Usage } from "../messages.js";
 import type { ToolDisplay, ToolKind, ToolProgress, ToolResult, ToolSet } from "../tools.js";
+import type { LoopSettings } from "./settings.js";
 
-/** Everything the loop needs; it knows nothing else (no ACP, MCP, store). */
-export interface LoopConfig {
+/** Everything the loop needs; it knows nothing else (no ACP, MCP, store). Its settings are in settings.ts. */
+export interface LoopConfig extends LoopSettings {
   llm: LlmClient;
   model: string;
   tools: ToolSet;
   /** Hooks, usually `hookBus.loopHooks()`. Omitted: no hooks. */
   hooks?: LoopHooks;
-  params?: RequestParams;
-  /** LLM requests per prompt turn before stopping with `max_turn_requests` (default 100). */
-  maxStepsPerTurn?: number;
   /** Cancels the turn: the stop reason is then always `cancelled`. */
   signal?: AbortSignal;
   /** Passed to hooks. */

@@ -1,4 +1,7 @@
-/** The SDK: `createRuntime` and its sessions (their contracts: ../api/types.ts). */
+/**
+ * The runtime library: `createRuntime` and its sessions (their contracts: ../api/types.ts). "The SDK" is the agent's
+ * `createCrow` (packages/agent/src/sdk/), this runtime configured like `crow acp`.
+ */
 export { parseSlashCommand } from "./commands.js";
 export { createRuntime } from "./crow.js";
 export { stderrLogger } from "./logger.js";

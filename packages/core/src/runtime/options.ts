@@ -1,6 +1,6 @@
 /**
- * The options of `createRuntime` (the SDK's entry; the handles it returns are in types.ts). Apart from types.ts because
- * they name the extension API (extensions to load, the logger), which itself names the handles.
+ * The options of `createRuntime` (the runtime library's entry; the handles it returns are in api/types.ts). Apart from
+ * api/types.ts because they name the extension API (extensions to load, the logger), which itself names the handles.
  */
 
 import type { PermissionAnswer, PermissionMode, PermissionRequest } from "../api/permissions.js";
@@ -9,7 +9,8 @@ import type { UserAsker } from "../api/user-question.js";
 import type { CheckpointSettings } from "../checkpoints/types.js";
 import type { ExtensionSpec, Logger } from "../extensions/api.js";
 import type { PermissionRules } from "../extensions/permission-rules.js";
-import type { LlmClient, RequestParams } from "../llm/types.js";
+import type { LlmClient } from "../llm/types.js";
+import type { LoopSettings } from "../loop/settings.js";
 import type { Store } from "../store/types.js";
 
 type Awaitable<T> = T | Promise<T>;
@@ -28,8 +29,11 @@ export type SystemPromptOption =
   /** Computed per session. */
   | ((cwd: string) => Awaitable<string>);
 
-/** Options of `createRuntime`. Everything is optional except a way to reach a model for prompting. */
-export interface RuntimeOptions {
+/**
+ * Options of `createRuntime`. Everything is optional except a way to reach a model for prompting. The loop's
+ * settings (`maxStepsPerTurn`, `params`: loop/settings.ts) are among them and reach every turn's loop unchanged.
+ */
+export interface RuntimeOptions extends LoopSettings {
   /** The LLM for every model not served by an extension provider (requests carry the model's `id`). */
   llm?: LlmClient;
   /** Model new sessions start with. */
@@ -61,10 +65,6 @@ export interface RuntimeOptions {
   askPermission?: (request: PermissionRequest) => Promise<PermissionAnswer>;
   /** Puts questions to the user (the `ask_user` tool, tool servers'); default none: they are declined. */
   askUser?: UserAsker;
-  /** LLM requests per turn (default 100). */
-  maxStepsPerTurn?: number;
-  /** Sampling params of every request. */
-  params?: RequestParams;
   /** `MAX_COMPACT_TOKENS`: a number, or per model (default: 80 % of the model's context window, else 120 000). */
   compactionThreshold?: number | ((model: string | undefined) => number);
   /** What extensions see as `crow.config` (the agent passes its loaded `AgentConfig`). */

@@ -1,5 +1,5 @@
 /**
- * A running prompt turn as the SDK hands it out: an async iterable of the turn's events and a `result` promise.
+ * A running prompt turn as the runtime hands it out: an async iterable of the turn's events and a `result` promise.
  *
  * By default the run keeps its turn's events from `prompt()` on (it subscribes to the session's one stream,
  * `CrowSession.subscribe`, for the turn's length), so an iteration started late — after an `await`, or after `result`

@@ -28,7 +28,7 @@ import type { ChatMessage, ContentPart, ToolOutcome, Usage } from "../messages.j
 import type { ExternalSkills } from "../tools.js";
 import { commandList, runCommand } from "./commands.js";
 import { PromptRunImpl } from "./run.js";
-import type { SessionInit } from "./session-init.js";
+import type { SessionParts } from "./session-parts.js";
 import { runPromptTurn, type SessionWork, type TurnModel, withReasoningEffort } from "./turn.js";
 
 export class CrowSessionImpl implements CrowSession {
@@ -58,7 +58,7 @@ export class CrowSessionImpl implements CrowSession {
   private readonly openingProblems: string[] = [];
   private starting = false;
 
-  constructor(private readonly init: SessionInit) {
+  constructor(private readonly init: SessionParts) {
     this.id = init.id;
     this.cwd = init.cwd;
     this.additionalDirectories = init.additionalDirectories ?? [];
@@ -272,13 +272,9 @@ export class CrowSessionImpl implements CrowSession {
       const llm = this.init.llm;
       const model = this.currentModel;
       if (!llm || !model) throw new Error("no provider or model configured");
-      const params = withReasoningEffort(this.init.params, this.currentEffort);
-      const target: TurnModel = {
-        llm,
-        model,
-        ...(this.init.maxStepsPerTurn !== undefined ? { maxStepsPerTurn: this.init.maxStepsPerTurn } : {}),
-        ...(params ? { params } : {}),
-      };
+      const { loop } = this.init;
+      const params = withReasoningEffort(loop.params, this.currentEffort);
+      const target: TurnModel = { llm, model, settings: params ? { ...loop, params } : loop };
       return await runPromptTurn(this, target, content, turn, original);
     } finally {
       this.turn = undefined;

@@ -12,6 +12,7 @@ import type { SessionToolSet } from "../extensions/session-tool-set.js";
 import type { HookBus } from "../hooks/bus.js";
 import type { LlmClient, RequestParams } from "../llm/types.js";
 import { driveLoop } from "../loop/loop.js";
+import type { LoopSettings } from "../loop/settings.js";
 import type { LoopEvent } from "../loop/types.js";
 import { addUsage, type ChatMessage, type ContentPart, type ToolOutcome, type Usage } from "../messages.js";
 
@@ -48,12 +49,11 @@ export interface TurnSession {
   publish(event: CrowEvent): void;
 }
 
-/** The model a turn runs on, and the loop's limits. */
+/** The model a turn runs on, and the loop's settings (passed to the loop unchanged). */
 export interface TurnModel {
   llm: LlmClient;
   model: string;
-  maxStepsPerTurn?: number;
-  params?: RequestParams;
+  settings: LoopSettings;
 }
 
 /** The context-overflow rule (compaction/policy.ts) on a turn's outcome: compact, then run the loop once more. */
@@ -140,12 +140,11 @@ async function runLoopOnce(
   await driveLoop(
     { messages: [{ role: "system", content: session.systemPrompt }, ...session.history] },
     {
+      ...target.settings,
       llm: target.llm,
       model: target.model,
       tools: session.tools,
       hooks: session.bus.loopHooks(),
-      ...(target.maxStepsPerTurn !== undefined ? { maxStepsPerTurn: target.maxStepsPerTurn } : {}),
-      ...(target.params ? { params: target.params } : {}),
       signal: turn.controller.signal,
       sessionId: session.id,
       onAppend: (message, usage, outcome) => session.record(message, usage, outcome),

@@ -1,4 +1,4 @@
-/** What a live session is made of: the runtime (crow.ts) builds it, `CrowSessionImpl` (session.ts) runs on it. */
+/** What a live session is made of: the runtime (open-session.ts) builds it, `CrowSessionImpl` (session.ts) runs on it. */
 import type { PermissionAnswer, PermissionMode, PermissionRequest } from "../api/permissions.js";
 import type { Crow, CrowSession } from "../api/types.js";
 import type { UserAsker } from "../api/user-question.js";
@@ -7,7 +7,8 @@ import type { Logger } from "../extensions/api.js";
 import type { ExtensionRegistry } from "../extensions/registry.js";
 import type { SessionToolSet } from "../extensions/session-tool-set.js";
 import type { HookBus } from "../hooks/bus.js";
-import type { LlmClient, RequestParams } from "../llm/types.js";
+import type { LlmClient } from "../llm/types.js";
+import type { LoopSettings } from "../loop/settings.js";
 import type { ChatMessage } from "../messages.js";
 import type { Rewinder } from "./rewinder.js";
 
@@ -18,8 +19,8 @@ export interface CompactionHost {
   flush(): Promise<void>;
 }
 
-/** Everything a session is made of (the runtime builds it in `newSession`/`loadSession`). */
-export interface SessionInit {
+/** Everything a live session is made of (the runtime builds it when it opens a new or stored session). */
+export interface SessionParts {
   id: string;
   cwd: string;
   additionalDirectories?: readonly string[];
@@ -38,8 +39,8 @@ export interface SessionInit {
   askPermission?: (request: PermissionRequest) => Promise<PermissionAnswer>;
   askUser?: UserAsker;
   makeCompaction: (session: CompactionHost) => Compaction;
-  maxStepsPerTurn?: number;
-  params?: RequestParams;
+  /** The runtime's loop settings, handed to every turn's loop unchanged. */
+  loop: LoopSettings;
   logger: Logger;
   /** Archives the stored history and empties it (`/clear`); undefined without a store. */
   clearStored?: (sessionId: string) => Promise<string>;
