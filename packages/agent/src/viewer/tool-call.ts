@@ -6,6 +6,7 @@
  */
 import type { ContentPart, ToolCall, ToolDisplay } from "@crow/core";
 import { unifiedDiff } from "../run/diff.js";
+import { callArgs } from "../tools/call-args.js";
 import { html, q, type SafeHtml } from "./html.js";
 
 /** How a call ended, as far as the stored history tells. */
@@ -59,15 +60,6 @@ export function images(urls: readonly string[]): SafeHtml {
   )}`;
 }
 
-function parseArgs(raw: string): Record<string, unknown> | undefined {
-  try {
-    const value = JSON.parse(raw) as unknown;
-    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
 
 function diff(file: string, before: string | null, after: string): SafeHtml {
@@ -80,7 +72,7 @@ function diff(file: string, before: string | null, after: string): SafeHtml {
  * file before and after, as the live session showed it) is that diff; older rows get it from the arguments.
  */
 function describeArgs(call: ToolCall, shown?: ToolDisplay): { summary: string; body: SafeHtml; terminal?: boolean } {
-  const args = parseArgs(call.function.arguments);
+  const args = callArgs(call.function.arguments);
   if (shown?.diff) {
     const { path, oldText, newText } = shown.diff;
     return { summary: (args && (str(args.file_path) ?? str(args.path))) ?? path, body: diff(path, oldText, newText) };
