@@ -67,7 +67,7 @@ export interface ToolRegistration<S extends z.ZodType = z.ZodType> {
   readOnly?: boolean;
   /**
    * What a host shows of a call before it runs (title, locations), from the model's arguments as sent (not yet
-   * validated). Default: the tool's name with its `file_path`/`command`/`query`/`url` argument.
+   * validated). Default: {@link callDisplay} (the tool's name with its file, command, query or URL argument).
    */
   display?(args: Record<string, unknown>): ToolDisplay;
   /**
