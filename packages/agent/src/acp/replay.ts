@@ -15,6 +15,7 @@ import {
   type ContentPart,
   contentText,
   MISSING_TOOL_RESULT,
+  type ToolCall,
   type ToolDisplay,
   type ToolMessage,
 } from "@crow/core";
@@ -131,6 +132,51 @@ export interface ReplayedSubagent {
   args: Record<string, unknown>;
 }
 
+/** A stored tool call being replayed. */
+interface ReplayedCall {
+  /** Its ACP id (the model's, made unique as the live session did). */
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+  /** What the store kept of its result. */
+  outcome?: ReplayOutcome;
+}
+
+/**
+ * The `tool_call` announcing a stored call: the title and files as the live session announced them (kept with the
+ * result), else as the tool's profile makes them of the name and arguments.
+ */
+function announcedCall(call: ToolCall, replayed: ReplayedCall): SessionUpdate {
+  const { name, args, outcome } = replayed;
+  const profile = toolProfile(name);
+  const display = profile.display(name, args);
+  if (outcome?.display?.title) display.title = outcome.display.title;
+  if (outcome?.display?.locations?.length) display.locations = outcome.display.locations;
+  const info = { id: call.id, name, kind: profile.kind, args, rawArguments: call.function.arguments, display };
+  return toolCallStarted(info, replayed.id);
+}
+
+/**
+ * The `tool_call_update` ending a replayed call with its result: failed as its stored error flag says (for rows stored
+ * without one, as its text says), with what the live update showed but its editor terminal (released with the turn).
+ * With no diff kept, the stored arguments are all that is left of a change (a write's old text is unknown).
+ */
+function finishedCall(call: ReplayedCall, message: ToolMessage, cwd: string): SessionUpdate {
+  const display = call.outcome?.display;
+  const failed = call.outcome?.isError ?? failedResult(contentText(message.content, { separator: "" }).trimStart());
+  const shown: ToolDisplay = {};
+  if (display?.diff) shown.diff = display.diff;
+  if (display?.locations?.length) shown.locations = display.locations;
+  const finished = toolCallFinished(call.id, failed ? "failed" : "completed", {
+    content: message.content,
+    display: shown,
+  });
+  const diff = failed || shown.diff ? undefined : toolProfile(call.name).change?.fromArgs(call.args, cwd);
+  if (diff && finished.sessionUpdate === "tool_call_update")
+    finished.content = [{ type: "diff", ...diff }, ...(finished.content ?? [])];
+  return finished;
+}
+
 /**
  * The updates that replay `messages` (a history without its system prompt) for a session working in `cwd`, with the
  * outcomes stored with its tool results ({@link Store.loadToolOutcomes}; none for a history stored before them).
@@ -144,8 +190,8 @@ export function replayHistory(
   const usedIds = new Set<string>();
   const subagents: ReplayedSubagent[] = [];
   const stored = pairOutcomes(messages, outcomes);
-  // Per assistant message: model call id → [ACP id, name, args, stored outcome]; cleared at the next one.
-  let calls = new Map<string, { id: string; name: string; args: Record<string, unknown>; outcome?: ReplayOutcome }>();
+  // Per assistant message: model call id → the call being replayed; cleared at the next one.
+  let calls = new Map<string, ReplayedCall>();
   for (const [index, message] of messages.entries()) {
     switch (message.role) {
       case "system":
@@ -167,53 +213,20 @@ export function replayHistory(
           let id = call.id;
           for (let n = 2; usedIds.has(id); n++) id = `${call.id}#${n}`;
           usedIds.add(id);
-          const args = callArgs(call.function.arguments) ?? {};
-          const name = call.function.name;
           const result = results.get(call.id);
           const outcome = result ? stored.get(result) : undefined;
-          const display = outcome?.display;
-          calls.set(call.id, { id, name, args, ...(outcome ? { outcome } : {}) });
-          // The title and files as the live session announced them (kept with the result), else as the tool's
-          // profile makes them of the name and arguments.
-          const profile = toolProfile(name);
-          const announced = profile.display(name, args);
-          if (display?.title) announced.title = display.title;
-          if (display?.locations?.length) announced.locations = display.locations;
-          updates.push(
-            toolCallStarted(
-              {
-                id: call.id,
-                name,
-                kind: profile.kind,
-                args,
-                rawArguments: call.function.arguments,
-                display: announced,
-              },
-              id,
-            ),
-          );
+          const args = callArgs(call.function.arguments) ?? {};
+          const replayed: ReplayedCall = { id, name: call.function.name, args, ...(outcome ? { outcome } : {}) };
+          calls.set(call.id, replayed);
+          updates.push(announcedCall(call, replayed));
         }
         break;
       }
       case "tool": {
         const call = calls.get(message.tool_call_id);
         if (!call) break;
-        const display = call.outcome?.display;
-        const failed =
-          call.outcome?.isError ?? failedResult(contentText(message.content, { separator: "" }).trimStart());
-        // What the live update showed, but its editor terminal: that one was released with the turn.
-        const shown: ToolDisplay = {};
-        if (display?.diff) shown.diff = display.diff;
-        if (display?.locations?.length) shown.locations = display.locations;
-        const finished = toolCallFinished(call.id, failed ? "failed" : "completed", {
-          content: message.content,
-          display: shown,
-        });
-        // No diff kept: the stored arguments are all that is left of the change (a write's old text is unknown).
-        const diff = failed || shown.diff ? undefined : toolProfile(call.name).change?.fromArgs(call.args, cwd);
-        if (diff && finished.sessionUpdate === "tool_call_update")
-          finished.content = [{ type: "diff", ...diff }, ...(finished.content ?? [])];
-        const child = display?.subagent;
+        const finished = finishedCall(call, message, cwd);
+        const child = call.outcome?.display?.subagent;
         if (child) {
           const stopReason = child.stopReason ? { stopReason: child.stopReason } : {};
           subagents.push({
