@@ -13,7 +13,7 @@ import {
 } from "@crow/core";
 import { DRY_RUN_META_KEY, diffFromMeta, isDryRun } from "@crow/mcp/edit";
 import { SANDBOX_META_KEY, UNSANDBOXED_META_KEY } from "@crow/mcp/sandbox";
-import { type EditorCall, type ToolProfile, toolProfile } from "./builtin/index.js";
+import { type EditorCall, genericProfile, knownProfile, type ToolProfile } from "./builtin/index.js";
 import { CallFailure, ServerConnection } from "./connection.js";
 import { fromMcpResult, resultText } from "./content.js";
 import { diffDisplay } from "./diff.js";
@@ -106,7 +106,8 @@ class Router implements ToolRouter {
           connection,
           tool: tool.name,
           dryRun: isDryRun(tool._meta),
-          profile: toolProfile(tool.name, this.options.profiles),
+          // Known by its name on the server; else generic, its kind read from the name it is offered as.
+          profile: knownProfile(tool.name, this.options.profiles) ?? genericProfile(name),
           builtin: connection.name === BUILTIN_SERVER,
         };
         const { $schema: _schema, ...parameters } = tool.inputSchema as Record<string, unknown>;

@@ -11,6 +11,7 @@ import { webSearch } from "./web-search.js";
 import { write } from "./write.js";
 
 export type { EditorCall, EditorRoute, EditorRun, FileChange, ToolProfile } from "./profile.js";
+export { genericProfile } from "./profile.js";
 
 const PROFILES: ReadonlyMap<string, ToolProfile> = new Map([
   ["terminal", terminal],
@@ -24,13 +25,18 @@ const PROFILES: ReadonlyMap<string, ToolProfile> = new Map([
 /**
  * The profile of a tool by its name on its server or as a model wrote it: the exact name, else a server-prefixed
  * form (`crow-mcp_read`, `mcp__crow__edit`); a crow-mcp reached through another name (a remote toolserver) serves the
- * same tools. Other names get the generic profile (`extra`: further profiles, checked first, e.g. a test's tool).
+ * same tools. Undefined for other names (`extra`: further profiles, checked first, e.g. a host's own tools).
  */
-export function toolProfile(name: string, extra?: ReadonlyMap<string, ToolProfile>): ToolProfile {
+export function knownProfile(name: string, extra?: ReadonlyMap<string, ToolProfile>): ToolProfile | undefined {
   for (const profiles of extra ? [extra, PROFILES] : [PROFILES]) {
     const exact = profiles.get(name);
     if (exact) return exact;
     for (const [key, profile] of profiles) if (name.endsWith(`_${key}`)) return profile;
   }
-  return genericProfile(name);
+  return undefined;
+}
+
+/** The profile of a tool ({@link knownProfile}), else the generic one of its name. */
+export function toolProfile(name: string, extra?: ReadonlyMap<string, ToolProfile>): ToolProfile {
+  return knownProfile(name, extra) ?? genericProfile(name);
 }
