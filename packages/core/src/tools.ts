@@ -141,8 +141,9 @@ export async function runToolCall(
 }
 
 /**
- * The display of a call known from its name and arguments alone: a title, and the file of a read/write/edit (at the
- * read's `offset` line when there is one). Tool sets use it unless they know better.
+ * The generic display of a call, known from its name and arguments alone: a title, and the file of a tool named like
+ * read/write/edit (at the read's `offset` line when there is one). Tool sets use it unless they know better (the
+ * agent's profiles of crow-mcp's tools, an extension tool's own `display`).
  */
 export function callDisplay(tool: string, args: Record<string, unknown>): ToolDisplay {
   const display: ToolDisplay = { title: callTitle(tool, args) };

@@ -144,6 +144,40 @@ describe("the SDK without ACP (createRuntime against the mock LLM)", () => {
     }
   });
 
+  test("an extension's tool may supply its own display; without one it gets the generic display", async () => {
+    const extension = (crow: ExtensionAPI) => {
+      crow.registerTool({
+        name: "open_ticket",
+        description: "Opens a ticket.",
+        parameters: z.object({ id: z.number() }),
+        display: (args) => ({ title: `Ticket #${String(args.id)}`, locations: [{ path: "/tickets.md", line: 3 }] }),
+        execute: () => "opened",
+      });
+      crow.registerTool({
+        name: "close_ticket",
+        description: "Closes a ticket.",
+        parameters: z.object({ id: z.number() }),
+        execute: () => "closed",
+      });
+    };
+    const crow = await createRuntime({ ...options, extensions: [extension] });
+    try {
+      const session = await crow.newSession({ cwd: dir });
+      mock.script(reply().toolCall("open_ticket", { id: 7 }).toolCall("close_ticket", { id: 7 }), textReply("done"));
+      const displays = new Map<string, unknown>();
+      const run = session.prompt("go");
+      for await (const event of run)
+        if (event.type === "tool_call_pending") displays.set(event.call.name, event.call.display);
+      await run.result;
+      assert.deepEqual(Object.fromEntries(displays), {
+        open_ticket: { title: "Ticket #7", locations: [{ path: "/tickets.md", line: 3 }] },
+        close_ticket: { title: "close_ticket" },
+      });
+    } finally {
+      await crow.close();
+    }
+  });
+
   test("an extension's in-process tool (zod schema) and before_request hook", async () => {
     const seen: unknown[] = [];
     const extension = (crow: ExtensionAPI) => {

@@ -3,26 +3,24 @@
  * User messages become `user_message_chunk`s (the prompt's own blocks when the agent kept them: resources and links
  * come back as sent, not as the text the model got), assistant reasoning `agent_thought_chunk`, text `agent_message_chunk`,
  * each tool call a `tool_call` followed (at its result) by a `tool_call_update` with the result text. A call shows
- * the display stored with its result (title, locations, the whole-file diff the live session showed); results stored
- * before displays were kept (or whose diff was too big to keep) get a write's or edit's diff back from the call's
- * arguments (`content`, or `old_string` → `new_string`). Tool call ids are assigned exactly as the live turns did (see EventRelay), and the
+ * the display stored with its result (title, locations, the whole-file diff the live session showed) and ends as its
+ * stored error flag says; results stored before displays were kept (or whose diff was too big to keep) get their
+ * title from the tool's profile and a write's or edit's diff back from the call's arguments. Tool call ids are assigned exactly as the live turns did (see EventRelay), and the
  * set of used ids is returned so the loaded session keeps them unique. Each message's chunks carry the id it had
  * when it streamed (`messageId`; messages stored before ids existed have none).
  */
-import path from "node:path";
-import type { ContentBlock, SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
+import type { ContentBlock, SessionUpdate } from "@agentclientprotocol/sdk";
 import {
   type ChatMessage,
   type ContentPart,
   callArguments,
-  callDisplay,
   contentText,
   MISSING_TOOL_RESULT,
-  type StoredToolDisplay,
+  type ToolCall,
   type ToolDisplay,
   type ToolMessage,
-  toolKind,
 } from "@crow/core";
+import { toolProfile } from "../tools/builtin/index.js";
 import { messageChunk, thoughtChunk, toolCallFinished, toolCallStarted, userChunk } from "./translate.js";
 
 /** User content as ACP content blocks (text, images, audio). */
@@ -54,20 +52,10 @@ export function originalBlocks(original: unknown): ContentBlock[] | undefined {
   return valid ? (original as ContentBlock[]) : undefined;
 }
 
-/** The diff a write or edit call made, from its arguments alone (undefined for other tools or odd arguments). */
-export function diffFromArgs(tool: string, args: Record<string, unknown>, cwd: string): ToolCallContent | undefined {
-  const base = tool.slice(tool.lastIndexOf("_") + 1);
-  const file = args.file_path ?? args.path;
-  if (typeof file !== "string" || file === "") return undefined;
-  const abs = path.resolve(cwd, file);
-  if (base === "write" && typeof args.content === "string") return { type: "diff", path: abs, newText: args.content };
-  if (base === "edit" && typeof args.old_string === "string" && typeof args.new_string === "string") {
-    return { type: "diff", path: abs, oldText: args.old_string || null, newText: args.new_string };
-  }
-  return undefined;
-}
-
-/** Whether a tool result text says the call did not do its job (cancelled, refused, failed). */
+/**
+ * Whether a tool result text says the call did not do its job (cancelled, refused, failed): for results stored
+ * without their error flag, and the ones a crash left unanswered.
+ */
 function failedResult(text: string): boolean {
   return (
     text === MISSING_TOOL_RESULT ||
@@ -75,26 +63,35 @@ function failedResult(text: string): boolean {
   );
 }
 
+/** What the store kept of how a tool call ended ({@link Store.loadToolOutcomes}; a `StoredToolDisplay` is one too). */
+export interface ReplayOutcome {
+  toolCallId: string;
+  /** Absent: stored before error flags were kept (the result's text tells). */
+  isError?: boolean;
+  /** Absent: stored before displays were kept. */
+  display?: ToolDisplay;
+}
+
 /**
- * The stored display of each tool result in `messages`: per call id, the stored displays in order (a model may reuse
+ * The stored outcome of each tool result in `messages`: per call id, the stored outcomes in order (a model may reuse
  * an id in a later turn). A result a crash left unanswered (repaired with {@link MISSING_TOOL_RESULT}) was never
  * stored, so it takes none.
  */
-function pairDisplays(
+function pairOutcomes(
   messages: readonly ChatMessage[],
-  displays: readonly StoredToolDisplay[],
-): Map<ToolMessage, ToolDisplay> {
-  const queues = new Map<string, ToolDisplay[]>();
-  for (const { toolCallId, display } of displays) {
-    const queue = queues.get(toolCallId);
-    if (queue) queue.push(display);
-    else queues.set(toolCallId, [display]);
+  outcomes: readonly ReplayOutcome[],
+): Map<ToolMessage, ReplayOutcome> {
+  const queues = new Map<string, ReplayOutcome[]>();
+  for (const outcome of outcomes) {
+    const queue = queues.get(outcome.toolCallId);
+    if (queue) queue.push(outcome);
+    else queues.set(outcome.toolCallId, [outcome]);
   }
-  const paired = new Map<ToolMessage, ToolDisplay>();
+  const paired = new Map<ToolMessage, ReplayOutcome>();
   for (const message of messages) {
     if (message.role !== "tool" || message.content === MISSING_TOOL_RESULT) continue;
-    const display = queues.get(message.tool_call_id)?.shift();
-    if (display) paired.set(message, display);
+    const outcome = queues.get(message.tool_call_id)?.shift();
+    if (outcome) paired.set(message, outcome);
   }
   return paired;
 }
@@ -130,21 +127,66 @@ export interface ReplayedSubagent {
   args: Record<string, unknown>;
 }
 
+/** A stored tool call being replayed. */
+interface ReplayedCall {
+  /** Its ACP id (the model's, made unique as the live session did). */
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+  /** What the store kept of its result. */
+  outcome?: ReplayOutcome;
+}
+
+/**
+ * The `tool_call` announcing a stored call: the title and files as the live session announced them (kept with the
+ * result), else as the tool's profile makes them of the name and arguments.
+ */
+function announcedCall(call: ToolCall, replayed: ReplayedCall): SessionUpdate {
+  const { name, args, outcome } = replayed;
+  const profile = toolProfile(name);
+  const display = profile.display(name, args);
+  if (outcome?.display?.title) display.title = outcome.display.title;
+  if (outcome?.display?.locations?.length) display.locations = outcome.display.locations;
+  const info = { id: call.id, name, kind: profile.kind, args, rawArguments: call.function.arguments, display };
+  return toolCallStarted(info, replayed.id);
+}
+
+/**
+ * The `tool_call_update` ending a replayed call with its result: failed as its stored error flag says (for rows stored
+ * without one, as its text says), with what the live update showed but its editor terminal (released with the turn).
+ * With no diff kept, the stored arguments are all that is left of a change (a write's old text is unknown).
+ */
+function finishedCall(call: ReplayedCall, message: ToolMessage, cwd: string): SessionUpdate {
+  const display = call.outcome?.display;
+  const failed = call.outcome?.isError ?? failedResult(contentText(message.content, { separator: "" }).trimStart());
+  const shown: ToolDisplay = {};
+  if (display?.diff) shown.diff = display.diff;
+  if (display?.locations?.length) shown.locations = display.locations;
+  const finished = toolCallFinished(call.id, failed ? "failed" : "completed", {
+    content: message.content,
+    display: shown,
+  });
+  const diff = failed || shown.diff ? undefined : toolProfile(call.name).change?.fromArgs(call.args, cwd);
+  if (diff && finished.sessionUpdate === "tool_call_update")
+    finished.content = [{ type: "diff", ...diff }, ...(finished.content ?? [])];
+  return finished;
+}
+
 /**
  * The updates that replay `messages` (a history without its system prompt) for a session working in `cwd`, with the
- * displays stored with its tool results ({@link Store.loadToolDisplays}; none for a history stored before them).
+ * outcomes stored with its tool results ({@link Store.loadToolOutcomes}; none for a history stored before them).
  */
 export function replayHistory(
   messages: readonly ChatMessage[],
   cwd: string,
-  displays: readonly StoredToolDisplay[] = [],
+  outcomes: readonly ReplayOutcome[] = [],
 ): Replay {
   const updates: SessionUpdate[] = [];
   const usedIds = new Set<string>();
   const subagents: ReplayedSubagent[] = [];
-  const stored = pairDisplays(messages, displays);
-  // Per assistant message: model call id → [ACP id, name, args, stored display]; cleared at the next one.
-  let calls = new Map<string, { id: string; name: string; args: Record<string, unknown>; display?: ToolDisplay }>();
+  const stored = pairOutcomes(messages, outcomes);
+  // Per assistant message: model call id → the call being replayed; cleared at the next one.
+  let calls = new Map<string, ReplayedCall>();
   for (const [index, message] of messages.entries()) {
     switch (message.role) {
       case "system":
@@ -166,49 +208,20 @@ export function replayHistory(
           let id = call.id;
           for (let n = 2; usedIds.has(id); n++) id = `${call.id}#${n}`;
           usedIds.add(id);
-          const args = callArguments(call) ?? {};
-          const name = call.function.name;
           const result = results.get(call.id);
-          const display = result ? stored.get(result) : undefined;
-          calls.set(call.id, { id, name, args, ...(display ? { display } : {}) });
-          // The title and files as the live session announced them (kept with the result), else as known from
-          // the name and arguments.
-          const announced = callDisplay(name, args);
-          if (display?.title) announced.title = display.title;
-          if (display?.locations?.length) announced.locations = display.locations;
-          updates.push(
-            toolCallStarted(
-              {
-                id: call.id,
-                name,
-                kind: toolKind(name),
-                args,
-                rawArguments: call.function.arguments,
-                display: announced,
-              },
-              id,
-            ),
-          );
+          const outcome = result ? stored.get(result) : undefined;
+          const args = callArguments(call) ?? {};
+          const replayed: ReplayedCall = { id, name: call.function.name, args, ...(outcome ? { outcome } : {}) };
+          calls.set(call.id, replayed);
+          updates.push(announcedCall(call, replayed));
         }
         break;
       }
       case "tool": {
         const call = calls.get(message.tool_call_id);
         if (!call) break;
-        const failed = failedResult(contentText(message.content, { separator: "" }).trimStart());
-        // What the live update showed, but its editor terminal: that one was released with the turn.
-        const shown: ToolDisplay = {};
-        if (call.display?.diff) shown.diff = call.display.diff;
-        if (call.display?.locations?.length) shown.locations = call.display.locations;
-        const finished = toolCallFinished(call.id, failed ? "failed" : "completed", {
-          content: message.content,
-          display: shown,
-        });
-        // No diff kept: the stored arguments are all that is left of the change (a write's old text is unknown).
-        const diff = failed || shown.diff ? undefined : diffFromArgs(call.name, call.args, cwd);
-        if (diff && finished.sessionUpdate === "tool_call_update")
-          finished.content = [diff, ...(finished.content ?? [])];
-        const child = call.display?.subagent;
+        const finished = finishedCall(call, message, cwd);
+        const child = call.outcome?.display?.subagent;
         if (child) {
           const stopReason = child.stopReason ? { stopReason: child.stopReason } : {};
           subagents.push({

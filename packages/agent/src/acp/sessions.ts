@@ -68,9 +68,9 @@ async function reopen(
   });
   // Loaded lazily like the rest of the runtime (initialize answers before @crow/core is parsed).
   const { replayHistory } = await import("./replay.js");
-  // What each call showed live; a failed read only costs the replay its stored diffs (the arguments remain).
-  const displays = await store.loadToolDisplays(record.id).catch(() => []);
-  const replay = replayHistory(session.session.history, params.cwd, displays);
+  // How each call ended and what it showed live; a failed read only costs the replay its stored diffs and flags.
+  const outcomes = await store.loadToolOutcomes(record.id).catch(() => []);
+  const replay = replayHistory(session.session.history, params.cwd, outcomes);
   for (const id of replay.usedIds) session.usedIds.add(id);
   const updates: Array<SessionUpdate | AddressedUpdate> =
     host.subagents() && replay.subagents.length > 0
@@ -84,13 +84,13 @@ async function reopen(
   return { session, replay: updates };
 }
 
-/** A stored child session's history and displays (undefined when it is gone); a failed read replays without it. */
+/** A stored child session's history and tool outcomes (undefined when it is gone); a failed read replays without it. */
 async function storedChild(store: Store, id: string) {
   try {
     const record = await store.getSession(id);
     if (!record) return undefined;
     const messages = (await store.loadMessages(id)).map((m) => m.message).filter((m) => m.role !== "system");
-    return { cwd: record.cwd, messages, displays: await store.loadToolDisplays(id) };
+    return { cwd: record.cwd, messages, outcomes: await store.loadToolOutcomes(id) };
   } catch (error) {
     log.debug(`subagent session ${id} could not be replayed`, error);
     return undefined;

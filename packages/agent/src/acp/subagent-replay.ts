@@ -11,7 +11,7 @@ import {
   type ChatMessage,
   MAX_SUBAGENT_DEPTH,
   type PromptResult,
-  type StoredToolDisplay,
+  type StoredToolOutcome,
   SUBAGENT_NOTE,
 } from "@crow/core";
 import type { AddressedUpdate } from "./outbox.js";
@@ -24,7 +24,7 @@ export interface StoredChild {
   cwd: string;
   /** Its history without the system prompt. */
   messages: ChatMessage[];
-  displays: StoredToolDisplay[];
+  outcomes: StoredToolOutcome[];
 }
 
 /** The text of the last assistant message with text, "" when none. */
@@ -67,7 +67,7 @@ export async function replayWithSubagents(
       { sessionId, update: taskLink(task.toolCallId, task.childId, description) },
     );
     // The child's prompt is the session message it received (without the note Crow adds for the child's model).
-    const childReplay = replayHistory(child.messages, child.cwd, child.displays);
+    const childReplay = replayHistory(child.messages, child.cwd, child.outcomes);
     let first = 0;
     while (childReplay.updates[first]?.sessionUpdate === "user_message_chunk") first++;
     const firstUser = child.messages.find((m) => m.role === "user");

@@ -1,4 +1,7 @@
-/** How `crow run` shows a tool's changes: colored diff lines, and a permission question with its short preview. */
+/**
+ * How `crow run` shows a tool's changes: colored diff lines, and a permission question with its short preview (the
+ * change the tool proposed when the request carries one).
+ */
 import path from "node:path";
 import type { ToolCallUpdate } from "@agentclientprotocol/sdk";
 import type { Style } from "./ansi.js";
@@ -22,8 +25,22 @@ export function styledDiffLine(line: DiffLine, s: Style): string {
   }
 }
 
-/** A short look at what a permission would allow: the command, the edit as a diff, or the new file's start. */
-export function permissionPreview(raw: unknown, s: Style): string[] {
+/** A diff's body lines, colored (no `---`/`+++`/`@@` lines: the question names the file), at most 20. */
+function diffPreview(file: string, before: string | null, after: string, s: Style): string[] {
+  return unifiedDiff(file, before, after, { maxLines: 20 })
+    .filter((l) => l.kind !== "header" && l.kind !== "hunk")
+    .map((l) => styledDiffLine(l, s));
+}
+
+/**
+ * A short look at what a permission would allow: the change the tool proposed (its dry run's diff, in the request's
+ * content), else from the arguments: the command, the edit as a diff, or the new file's start.
+ */
+export function permissionPreview(call: ToolCallUpdate, s: Style): string[] {
+  for (const part of call.content ?? []) {
+    if (part.type === "diff") return diffPreview(path.basename(part.path), part.oldText ?? null, part.newText, s);
+  }
+  const raw = call.rawInput;
   if (typeof raw !== "object" || raw === null) return [];
   const args = raw as Record<string, unknown>;
   const file = typeof args.file_path === "string" ? args.file_path : typeof args.path === "string" ? args.path : "";
@@ -34,14 +51,10 @@ export function permissionPreview(raw: unknown, s: Style): string[] {
       .slice(0, 5)
       .map((l) => s.cyan(`$ ${l}`));
   }
-  let diff: DiffLine[] = [];
   if (typeof args.old_string === "string" && typeof args.new_string === "string") {
-    diff = unifiedDiff(name, args.old_string, args.new_string, { maxLines: 20 });
-  } else if (typeof args.content === "string") {
-    diff = unifiedDiff(name, null, args.content, { maxLines: 20 });
+    return diffPreview(name, args.old_string, args.new_string, s);
   }
-  if (diff.length > 0)
-    return diff.filter((l) => l.kind !== "header" && l.kind !== "hunk").map((l) => styledDiffLine(l, s));
+  if (typeof args.content === "string") return diffPreview(name, null, args.content, s);
   const json = JSON.stringify(args);
   return json === "{}" ? [] : [s.dim(json.length > 200 ? `${json.slice(0, 199)}…` : json)];
 }
@@ -60,7 +73,7 @@ export function permissionQuestionLines(call: ToolCallUpdate, title: string, s: 
     if (command !== undefined && fencedBody(part.content.text) === command) continue;
     lines.push(`  ${s.dim(part.content.text)}`);
   }
-  for (const line of permissionPreview(call.rawInput, s)) lines.push(`  ${line}`);
+  for (const line of permissionPreview(call, s)) lines.push(`  ${line}`);
   return lines;
 }
 

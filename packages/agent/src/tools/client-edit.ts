@@ -7,8 +7,8 @@ import path from "node:path";
 import type { ToolDiff, ToolDisplay, ToolResult } from "@crow/core";
 import { type EditRequest, editTextAsync, fileLocks, MAX_EDIT_FILE_SIZE, tooLargeToEdit } from "@crow/mcp/edit";
 import { type SandboxPolicy, showsHiddenContent } from "@crow/mcp/sandbox";
+import type { ClientBridge } from "./client-types.js";
 import { diffDisplay } from "./diff.js";
-import type { ClientBridge } from "./types.js";
 
 /** Edits through the editor queue per file, as crow-mcp's do, so parallel edits of one file all land. */
 const withFileLock = fileLocks();

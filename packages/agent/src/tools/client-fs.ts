@@ -4,8 +4,8 @@ import type { ToolDiff, ToolDisplay, ToolResult } from "@crow/core";
 import { countLines } from "@crow/mcp/edit";
 import { DEFAULT_LINE_LIMIT, formatLines } from "@crow/mcp/read-format";
 import { checkReadable, type SandboxPolicy, showsHiddenContent } from "@crow/mcp/sandbox";
+import type { ClientBridge } from "./client-types.js";
 import { diffDisplay } from "./diff.js";
-import type { ClientBridge } from "./types.js";
 
 /** Files the editor cannot give as text: left to crow-mcp, which returns them as images. */
 const IMAGE_EXTENSIONS = new Set([".png", ".jpg", ".jpeg", ".gif", ".webp"]);

@@ -1,5 +1,5 @@
 import type { ToolDisplay, ToolProgress, ToolResult } from "@crow/core";
-import type { ClientTerminal, CreateTerminalParams } from "./types.js";
+import type { ClientTerminal, CreateTerminalParams } from "./client-types.js";
 
 /** What the editor keeps of a command's output (it drops the beginning beyond this). */
 const OUTPUT_BYTE_LIMIT = 256 * 1024;

@@ -1,7 +1,5 @@
 import path from "node:path";
 import {
-  callDisplay,
-  callLocations,
   type ExternalSkills,
   filePathArg,
   findTool,
@@ -12,13 +10,10 @@ import {
   type ToolProgress,
   type ToolResult,
   type ToolRunContext,
-  toolKind,
 } from "@crow/core";
 import { DRY_RUN_META_KEY, diffFromMeta, isDryRun } from "@crow/mcp/edit";
-import { checkReadable, checkWritable, SANDBOX_META_KEY, UNSANDBOXED_META_KEY } from "@crow/mcp/sandbox";
-import { clientEdit, previewClientEdit } from "./client-edit.js";
-import { clientRead, clientWrite, previewClientWrite } from "./client-fs.js";
-import { clientTerminal } from "./client-terminal.js";
+import { SANDBOX_META_KEY, UNSANDBOXED_META_KEY } from "@crow/mcp/sandbox";
+import { type EditorCall, genericProfile, knownProfile, type ToolProfile } from "./builtin/index.js";
 import { CallFailure, ServerConnection } from "./connection.js";
 import { fromMcpResult, resultText } from "./content.js";
 import { diffDisplay } from "./diff.js";
@@ -39,6 +34,10 @@ interface Route {
   tool: string;
   /** The server said the tool answers `_meta["crow/dryRun"]` calls without changing anything (crow-mcp's write, edit). */
   dryRun: boolean;
+  /** What Crow knows of the tool (by its name on the server): its kind, display, editor route. */
+  profile: ToolProfile;
+  /** The tool is one of the built-in crow-mcp's (it may run through the editor). */
+  builtin: boolean;
 }
 
 /**
@@ -103,7 +102,14 @@ class Router implements ToolRouter {
       for (const tool of connection.tools) {
         const name = (counts.get(tool.name) ?? 0) > 1 ? `${connection.name}_${tool.name}` : tool.name;
         if (this.routes.has(name)) continue;
-        const route: Route = { connection, tool: tool.name, dryRun: isDryRun(tool._meta) };
+        const route: Route = {
+          connection,
+          tool: tool.name,
+          dryRun: isDryRun(tool._meta),
+          // Known by its name on the server; else generic, its kind read from the name it is offered as.
+          profile: knownProfile(tool.name, this.options.profiles) ?? genericProfile(name),
+          builtin: connection.name === BUILTIN_SERVER,
+        };
         const { $schema: _schema, ...parameters } = tool.inputSchema as Record<string, unknown>;
         const definition: ToolDefinition = {
           type: "function",
@@ -165,14 +171,14 @@ class Router implements ToolRouter {
     route: Route,
     readOnly: boolean | undefined,
   ): ResolvedTool {
-    const builtinTerminal = route.connection.name === BUILTIN_SERVER && route.tool === "terminal";
+    const { profile } = route;
     return {
       definition,
-      kind: toolKind(name),
+      kind: profile.kind,
       ...(readOnly !== undefined ? { readOnly } : {}),
       // While the sandbox is on, commands run in crow-mcp's confined shell, never in the editor's terminal.
-      ...(builtinTerminal ? { confined: () => this.sandboxOn() } : {}),
-      display: (args) => callDisplay(name, args),
+      ...(route.builtin && profile.sandboxed ? { confined: () => this.sandboxOn() } : {}),
+      display: (args) => profile.display(name, args),
       propose: (args, signal) => this.propose(route, args, signal),
       run: (call, context) => this.execute(route, call, context),
     };
@@ -180,32 +186,28 @@ class Router implements ToolRouter {
 
   private async execute(route: Route, call: ToolCallRequest, context: ToolRunContext): Promise<ToolResult> {
     if (this.closed) return { content: "Error: the session's tools are closed.", isError: true };
-    const client = this.options.client;
-    if (client && route.connection.name === BUILTIN_SERVER) {
+    const editor = this.editorCall(route, call.args);
+    if (editor) {
       // Writes through the editor's buffers get the sandbox's writable roots too (crow-mcp checks its own).
-      const blocked = this.outsideWritableRoots(route.tool, call.args);
+      const blocked = this.outsideWritableRoots(route, call.args);
       if (blocked) return { content: blocked, isError: true, display: { via: BUILTIN_SERVER } };
-      const cwd = this.options.cwd;
-      let routed: ToolResult | undefined;
-      const editorWrites = this.editorWrites();
-      if (route.tool === "read" && client.readTextFile) {
-        routed = await clientRead(client, call.args, this.options.sandbox?.());
-      } else if (route.tool === "write" && client.writeTextFile && editorWrites) {
-        routed = await clientWrite(client, call.args);
-      } else if (route.tool === "edit" && client.readTextFile && client.writeTextFile && editorWrites) {
-        return clientEdit(client, call.args, () => this.callMcp(route, call.args, context), this.options.sandbox?.());
-      } else if (route.tool === "terminal" && client.createTerminal && !this.sandboxOn()) {
-        // The editor's terminal runs a command as the editor does, unconfined: only when the sandbox is off.
-        routed = await clientTerminal(client.createTerminal.bind(client), call.args, {
-          cwd,
-          signal: context.signal,
-          onProgress: context.onProgress,
-          defaultTimeoutSeconds: this.options.clientTerminalTimeoutSeconds ?? DEFAULT_CLIENT_TERMINAL_TIMEOUT_SECONDS,
-        });
-      }
+      const routed = await route.profile.editor?.run({
+        ...editor,
+        cwd: this.options.cwd,
+        context,
+        terminalTimeoutSeconds: this.options.clientTerminalTimeoutSeconds ?? DEFAULT_CLIENT_TERMINAL_TIMEOUT_SECONDS,
+        onServer: () => this.callMcp(route, call.args, context),
+      });
       if (routed) return routed;
     }
     return this.callMcp(route, call.args, context, call);
+  }
+
+  /** A built-in's call as its editor route sees it, when the editor offers anything; else undefined. */
+  private editorCall(route: Route, args: Record<string, unknown>): EditorCall | undefined {
+    const client = this.options.client;
+    if (!client || !route.builtin) return undefined;
+    return { client, args, policy: this.options.sandbox?.(), sandboxOn: this.sandboxOn() };
   }
 
   /**
@@ -218,18 +220,12 @@ class Router implements ToolRouter {
     args: Record<string, unknown>,
     signal: AbortSignal,
   ): Promise<ToolDisplay | undefined> {
-    if (this.closed || (route.tool !== "write" && route.tool !== "edit")) return undefined;
-    const client = this.options.client;
-    if (client && route.connection.name === BUILTIN_SERVER) {
-      const blocked = this.outsideWritableRoots(route.tool, args);
+    if (this.closed || !route.profile.change) return undefined;
+    const editor = this.editorCall(route, args);
+    if (editor) {
+      const blocked = this.outsideWritableRoots(route, args);
       if (blocked) throw new Error(blocked);
-      const editorWrites = this.editorWrites();
-      const buffered =
-        route.tool === "edit" && client.readTextFile && client.writeTextFile && editorWrites
-          ? await previewClientEdit(client, args, this.options.sandbox?.())
-          : route.tool === "write" && client.writeTextFile && editorWrites
-            ? await previewClientWrite(client, args)
-            : undefined;
+      const buffered = await route.profile.editor?.propose?.(editor);
       if (buffered) return { via: "client", ...diffDisplay(buffered) };
     }
     if (!route.dryRun) return undefined;
@@ -246,33 +242,23 @@ class Router implements ToolRouter {
     return diff ? { via: route.connection.name, ...diffDisplay(diff) } : undefined;
   }
 
-  /**
-   * Whether a write or edit goes through the editor's buffers: only with the sandbox off. The editor opens the path
-   * itself after Crow's check, so a link the sandboxed shell swaps in meanwhile would steer the write outside the
-   * workspace; crow-mcp writes through a directory it holds open instead (the editor picks the change up from disk).
-   */
-  private editorWrites(): boolean {
-    return !this.sandboxOn();
-  }
-
   /** Whether the built-in's commands run confined now (the session's current policy is not "off"). */
   private sandboxOn(): boolean {
     return (this.options.sandbox?.().mode ?? "off") !== "off";
   }
 
-  /** The sandbox's refusal of a write or edit through the editor (outside the writable roots, a hidden file), if any. */
-  private outsideWritableRoots(tool: string, args: Record<string, unknown>): string | undefined {
-    if ((tool !== "write" && tool !== "edit") || !this.options.sandbox) return undefined;
+  /** The sandbox's refusal of a file change through the editor (outside the writable roots, a hidden file), if any. */
+  private outsideWritableRoots(route: Route, args: Record<string, unknown>): string | undefined {
+    const change = route.profile.change;
+    if (!change || !this.options.sandbox) return undefined;
     const file = filePathArg(args);
     if (file === undefined || !path.isAbsolute(file)) return undefined;
-    const policy = this.options.sandbox();
-    // An edit reads the buffer too: a hidden file (Crow's provider keys) says so rather than "not writable".
-    return (tool === "edit" ? checkReadable(file, policy) : undefined) ?? checkWritable(file, policy);
+    return change.refusal(file, this.options.sandbox());
   }
 
   /**
-   * Runs a call on its MCP server; file tools get locations, and a write or edit shows the diff its server returned
-   * (crow-mcp's `_meta["crow/diff"]`: the agent reads no file, so a remote toolserver's change shows as well).
+   * Runs a call on its MCP server; the result's display is what the tool's profile makes of the answer (the file a
+   * read or write touched, the diff its server returned).
    */
   private async callMcp(
     route: Route,
@@ -307,10 +293,8 @@ class Router implements ToolRouter {
         return { content: error.message, isError: true, display: { via: connection.name } };
       throw error;
     }
-    const locations = callLocations(tool, args);
-    const diff = (tool === "write" || tool === "edit") && !result.isError ? diffFromMeta(meta) : undefined;
-    const display: ToolDisplay = { via: connection.name, ...(locations.length > 0 ? { locations } : {}) };
-    return { ...result, display: diff ? { ...display, ...diffDisplay(diff) } : display };
+    const shown = route.profile.resultDisplay?.(args, meta, result.isError === true);
+    return { ...result, display: { via: connection.name, ...shown } };
   }
 
   /** The MCP request timeout of a call: a terminal call's own `timeout` (seconds) plus a grace period, at least the default. */

@@ -1,59 +1,17 @@
 import type { ToolCallRequest, ToolSet } from "@crow/core";
 import type { SandboxPolicy } from "@crow/mcp/sandbox";
 import type { ConfigMcpServer } from "../config/types.js";
+import type { ToolProfile } from "./builtin/profile.js";
+import type { ClientBridge, NameValue } from "./client-types.js";
 import type { SessionUser } from "./elicitation.js";
 
-/** `{name, value}` pairs, as ACP sends environment variables and HTTP headers. */
-export interface NameValue {
-  name: string;
-  value: string;
-}
+export type { ClientBridge, ClientTerminal, CreateTerminalParams, NameValue } from "./client-types.js";
 
 /** An MCP server as ACP's `session/new` passes it (stdio: no `type` field). Structurally ACP's `McpServer`. */
 export type AcpMcpServer =
   | { type?: undefined; name: string; command: string; args: string[]; env: NameValue[] }
   | { type: "http"; name: string; url: string; headers: NameValue[] }
   | { type: "sse"; name: string; url: string; headers: NameValue[] };
-
-/** A terminal the editor runs (structurally the ACP SDK's `TerminalHandle`). */
-export interface ClientTerminal {
-  /** The ACP terminal id, to embed as `{type:"terminal", terminalId}` in the tool call. */
-  readonly id: string;
-  /** Output so far; `exitStatus` once the command has ended. */
-  currentOutput(): Promise<{
-    output: string;
-    truncated: boolean;
-    exitStatus?: { exitCode?: number | null; signal?: string | null } | null;
-  }>;
-  waitForExit(): Promise<{ exitCode?: number | null; signal?: string | null }>;
-  /** Kills the command; the terminal stays valid (output can still be read). */
-  kill(): Promise<unknown>;
-  /** Frees the terminal (kills the command if still running). Always called once the tool call is over. */
-  release(): Promise<unknown>;
-}
-
-/** Parameters of `terminal/create` without the session id (the bridge adds it). */
-export interface CreateTerminalParams {
-  command: string;
-  args?: string[];
-  env?: NameValue[];
-  cwd?: string;
-  outputByteLimit?: number;
-}
-
-/**
- * What the ACP layer offers of the editor, one method per capability the client advertised (leave a method out when
- * the capability is absent). Implemented over `AgentContext` (`fs/read_text_file`, `fs/write_text_file`,
- * `createTerminal`) with the session id filled in. Errors thrown by these methods are reported to the model.
- */
-export interface ClientBridge {
-  /** `fs/read_text_file`: the editor's view of the file, unsaved changes included. `line` is 1-based. */
-  readTextFile?(path: string, line?: number, limit?: number): Promise<string>;
-  /** `fs/write_text_file`: writes through the editor (it shows and tracks the change). */
-  writeTextFile?(path: string, content: string): Promise<void>;
-  /** `terminal/create`: runs a command in a terminal the editor shows. */
-  createTerminal?(params: CreateTerminalParams): Promise<ClientTerminal>;
-}
 
 /** Options of {@link createToolRouter}. */
 export interface ToolRouterOptions {
@@ -92,6 +50,11 @@ export interface ToolRouterOptions {
    * Crow cannot ask (no elicitation capability).
    */
   user?: SessionUser;
+  /**
+   * Profiles of further tools by their name on their server (kind, display, the change they make), over crow-mcp's own
+   * (tools/builtin): for hosts whose servers' tools deserve more than the generic display.
+   */
+  profiles?: ReadonlyMap<string, ToolProfile>;
 }
 
 /** How one MCP server's connection went. */

@@ -14,7 +14,7 @@ import type { z } from "zod";
 import type { CommandInfo, Crow, CrowSession, MethodContext } from "../api/types.js";
 import type { HookContext, HookHandlers, HookPoint } from "../hooks/types.js";
 import type { LlmClient } from "../llm/types.js";
-import type { ToolKind, ToolProgress, ToolResult } from "../tools.js";
+import type { ToolDisplay, ToolKind, ToolProgress, ToolResult } from "../tools.js";
 
 type Awaitable<T> = T | Promise<T>;
 
@@ -65,6 +65,11 @@ export interface ToolRegistration<S extends z.ZodType = z.ZodType> {
   kind?: ToolKind;
   /** Whether the tool only reads (permission modes let read-only tools of kind `other` run without asking). */
   readOnly?: boolean;
+  /**
+   * What a host shows of a call before it runs (title, locations), from the model's arguments as sent (not yet
+   * validated). Default: {@link callDisplay} (the tool's name with its file, command, query or URL argument).
+   */
+  display?(args: Record<string, unknown>): ToolDisplay;
   /**
    * Whether the session gets the tool now (read before every LLM request; default always). A tool it leaves out is
    * neither offered to the model nor run when the model names it anyway.

@@ -129,7 +129,7 @@ export class SessionToolSet implements ToolSet {
       definition: toolDefinition(tool),
       kind: tool.kind ?? toolKind(tool.name),
       ...(tool.readOnly !== undefined ? { readOnly: tool.readOnly } : {}),
-      display: (args) => callDisplay(tool.name, args),
+      display: (args) => tool.display?.(args) ?? callDisplay(tool.name, args),
       run: (call, context) => runInProcessTool(tool, extension, call, { ...this.context(), ...context }),
     };
   }

@@ -14,7 +14,7 @@ import {
   type SessionPage,
   type SessionStats,
   type StoredMessage,
-  type StoredToolDisplay,
+  type StoredToolOutcome,
   StoreError,
   type UsagePoint,
 } from "./types.js";
@@ -91,23 +91,29 @@ export async function loadMessagePage(
   return rows.map(toMessage);
 }
 
-/** The displays of a session's tool results, in seq order (rows without one are skipped by the query). */
-export async function loadToolDisplays(db: Kysely<Database>, sessionId: string): Promise<StoredToolDisplay[]> {
+/** How a session's tool calls ended, in seq order (results stored without an outcome are skipped by the query). */
+export async function loadToolOutcomes(db: Kysely<Database>, sessionId: string): Promise<StoredToolOutcome[]> {
   const rows = await db
     .selectFrom("messages")
-    .select(["seq", "data", "display"])
+    .select(["seq", "data", "is_error", "display"])
     .where("session_id", "=", sessionId)
-    .where("display", "is not", null)
+    .where("role", "=", "tool")
+    .where("is_error", "is not", null)
     .orderBy("seq")
     .execute();
-  const displays: StoredToolDisplay[] = [];
+  const outcomes: StoredToolOutcome[] = [];
   for (const row of rows) {
     const message = JSON.parse(row.data) as ChatMessage;
+    if (message.role !== "tool") continue;
     const display = parse<ToolDisplay>(row.display);
-    if (message.role === "tool" && display)
-      displays.push({ seq: Number(row.seq), toolCallId: message.tool_call_id, display });
+    outcomes.push({
+      seq: Number(row.seq),
+      toolCallId: message.tool_call_id,
+      isError: Number(row.is_error) !== 0,
+      ...(display ? { display } : {}),
+    });
   }
-  return displays;
+  return outcomes;
 }
 
 /** The usage column of every response, without reading the message bodies. */

@@ -12,7 +12,7 @@ import { now } from "./clock.js";
 import { kyselyEvalStore } from "./eval.js";
 import type { EvalStore } from "./eval-types.js";
 import { archiveSlug, sessionSlug } from "./ids.js";
-import { listSessions, listUsage, loadMessagePage, loadToolDisplays, sessionStats } from "./queries.js";
+import { listSessions, listUsage, loadMessagePage, loadToolOutcomes, sessionStats } from "./queries.js";
 import {
   directoriesColumn,
   displayColumn,
@@ -39,6 +39,7 @@ import {
   type Store,
   type StoredMessage,
   type StoredToolDisplay,
+  type StoredToolOutcome,
   StoreError,
   type StoreKind,
   type UsagePoint,
@@ -298,8 +299,13 @@ export class KyselyStore implements Store {
     });
   }
 
-  loadToolDisplays(sessionId: string): Promise<StoredToolDisplay[]> {
-    return this.guard("loading tool displays", () => loadToolDisplays(this.db, sessionId));
+  async loadToolDisplays(sessionId: string): Promise<StoredToolDisplay[]> {
+    const outcomes = await this.loadToolOutcomes(sessionId);
+    return outcomes.flatMap(({ seq, toolCallId, display }) => (display ? [{ seq, toolCallId, display }] : []));
+  }
+
+  loadToolOutcomes(sessionId: string): Promise<StoredToolOutcome[]> {
+    return this.guard("loading tool outcomes", () => loadToolOutcomes(this.db, sessionId));
   }
 
   replaceMessages(sessionId: string, messages: readonly MessageInput[], options: ReplaceOptions = {}): Promise<string> {

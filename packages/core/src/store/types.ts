@@ -94,6 +94,16 @@ export interface StoredToolDisplay {
   display: ToolDisplay;
 }
 
+/** How one stored tool call ended ({@link Store.loadToolOutcomes}): its error flag, and its display when kept. */
+export interface StoredToolOutcome {
+  seq: number;
+  /** The call the result answers (`tool_call_id`). */
+  toolCallId: string;
+  isError: boolean;
+  /** Absent on results stored before migration 0007. */
+  display?: ToolDisplay;
+}
+
 export interface ListSessionsOptions {
   /** Only sessions whose cwd equals this path. */
   cwd?: string;
@@ -217,6 +227,11 @@ export interface Store {
    * Results stored before migration 0007 (and other messages) have none.
    */
   loadToolDisplays(sessionId: string): Promise<StoredToolDisplay[]>;
+  /**
+   * How each tool call of the current history ended, in seq order: its error flag and its display (when kept), for a
+   * replay that shows failures as they were. Results stored before outcomes were kept are left out.
+   */
+  loadToolOutcomes(sessionId: string): Promise<StoredToolOutcome[]>;
   /**
    * Compaction's and `/clear`'s id swap, atomically: the current row and history move to a new archive session
    * (`archivedFrom` = `sessionId`), and `sessionId` keeps its id with `messages` as its new history (and `patch`
