@@ -27,7 +27,7 @@ export interface ModelSources {
 }
 
 /** What {@link modelList} found. */
-export interface ModelList {
+export interface ConfiguredModels {
   providers: Record<string, ProviderConfig>;
   models: ModelConfig[];
   /** The model new sessions start with (undefined when none is configured). */
@@ -39,7 +39,7 @@ export interface ModelList {
 }
 
 /** The providers, models and starting model of a configuration; a `ConfigError` names every bad entry. */
-export function modelList(sources: ModelSources): ModelList {
+export function modelList(sources: ModelSources): ConfiguredModels {
   const { file, raw, shown, lookup, origin } = sources;
   const windowFromEnv = envInteger(lookup, "CROW_CONTEXT_WINDOW", 1);
   const window = { contextWindow: windowFromEnv ?? DEFAULT_CONTEXT_WINDOW, windowAssumed: windowFromEnv === undefined };

@@ -29,7 +29,7 @@ import { builtinExtensions } from "./builtins.js";
 import { type Checkpointing, setupCheckpoints } from "./checkpointing.js";
 import { stderrLogger } from "./logger.js";
 import { withExtensionProviders } from "./model-routing.js";
-import { openSession, type RecordToOpen, type RuntimeParts } from "./open-session.js";
+import { openLiveSession, type RecordToOpen, type RuntimeParts } from "./open-session.js";
 import { liveSessionAccess, openToolSet } from "./open-tool-set.js";
 import type { RuntimeOptions } from "./options.js";
 import type { CrowSessionImpl } from "./session.js";
@@ -179,7 +179,7 @@ class Runtime implements Crow {
       void toolsReady.then((started) => started?.close?.()).catch(() => undefined);
       throw error;
     }
-    return openSession(
+    return openLiveSession(
       this.parts,
       { ...record, model },
       {
@@ -224,7 +224,7 @@ class Runtime implements Crow {
       ),
       ...(record.parentId ? { parentId: record.parentId } : {}),
     });
-    return openSession(
+    return openLiveSession(
       this.parts,
       { ...record, cwd },
       {

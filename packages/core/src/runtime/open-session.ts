@@ -56,7 +56,7 @@ export interface RuntimeParts {
 }
 
 /** Opens a session on `record`: built, registered as live, its extensions' setups run and `session_start` emitted. */
-export async function openSession(
+export async function openLiveSession(
   parts: RuntimeParts,
   record: RecordToOpen,
   init: OpeningState,

@@ -8,7 +8,7 @@ import { clientEdit, previewClientEdit } from "../client-edit.js";
 import { changedFile } from "./change.js";
 import { fileLocations, type ToolProfile, titled } from "./profile.js";
 
-export const edit: ToolProfile = {
+export const editProfile: ToolProfile = {
   kind: "edit",
   display: (name, args) => titled(name, args, fileLocations(args)),
   resultDisplay: (args, meta, failed) => changedFile(args, meta, failed),

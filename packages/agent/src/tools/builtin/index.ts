@@ -2,24 +2,24 @@
  * The profiles of crow-mcp's tools, by their name on the server: adding a built-in tool with a display of its own is
  * one file in this folder and one line here. Any other name gets the generic profile.
  */
-import { edit } from "./edit.js";
+import { editProfile } from "./edit.js";
 import { genericProfile, type ToolProfile } from "./profile.js";
-import { read } from "./read.js";
-import { terminal } from "./terminal.js";
-import { webFetch } from "./web-fetch.js";
-import { webSearch } from "./web-search.js";
-import { write } from "./write.js";
+import { readProfile } from "./read.js";
+import { terminalProfile } from "./terminal.js";
+import { webFetchProfile } from "./web-fetch.js";
+import { webSearchProfile } from "./web-search.js";
+import { writeProfile } from "./write.js";
 
-export type { EditorCall, EditorRoute, EditorRun, FileChange, ToolProfile } from "./profile.js";
+export type { EditorCall, EditorRoute, EditorRun, FileChangeProfile, ToolProfile } from "./profile.js";
 export { genericProfile } from "./profile.js";
 
 const PROFILES: ReadonlyMap<string, ToolProfile> = new Map([
-  ["terminal", terminal],
-  ["read", read],
-  ["write", write],
-  ["edit", edit],
-  ["web_search", webSearch],
-  ["web_fetch", webFetch],
+  ["terminal", terminalProfile],
+  ["read", readProfile],
+  ["write", writeProfile],
+  ["edit", editProfile],
+  ["web_search", webSearchProfile],
+  ["web_fetch", webFetchProfile],
 ]);
 
 /**

@@ -30,7 +30,7 @@ export interface ToolProfile {
    */
   resultDisplay?(args: Record<string, unknown>, meta: unknown, failed: boolean): ToolDisplay;
   /** Present for tools that change one file: offered a dry-run proposal, checked against the sandbox's roots. */
-  change?: FileChange;
+  change?: FileChangeProfile;
   /** How it runs through the editor (built-in crow-mcp tools only; the editor advertised the capability). */
   editor?: EditorRoute;
   /** Its calls run in crow-mcp's confined shell while the sandbox is on (the terminal). */
@@ -38,7 +38,7 @@ export interface ToolProfile {
 }
 
 /** A tool that changes one file (write, edit). */
-export interface FileChange {
+export interface FileChangeProfile {
   /** Why the sandbox `policy` refuses the call on `file` through the editor, if it does. */
   refusal(file: string, policy: SandboxPolicy): string | undefined;
   /**

@@ -8,7 +8,7 @@ function locations(args: Record<string, unknown>) {
   return fileLocations(args, typeof offset === "number" && Number.isInteger(offset) && offset > 1 ? offset : undefined);
 }
 
-export const read: ToolProfile = {
+export const readProfile: ToolProfile = {
   kind: "read",
   display: (name, args) => titled(name, args, locations(args)),
   resultDisplay: (args) => located(locations(args)),

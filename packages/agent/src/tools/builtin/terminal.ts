@@ -5,7 +5,7 @@
 import { clientTerminal } from "../client-terminal.js";
 import { type ToolProfile, titled } from "./profile.js";
 
-export const terminal: ToolProfile = {
+export const terminalProfile: ToolProfile = {
   kind: "execute",
   display: (name, args) => titled(name, args),
   sandboxed: true,

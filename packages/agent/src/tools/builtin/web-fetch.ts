@@ -1,4 +1,4 @@
 /** crow-mcp's `web_fetch`: fetches `url`. */
 import { type ToolProfile, titled } from "./profile.js";
 
-export const webFetch: ToolProfile = { kind: "fetch", display: (name, args) => titled(name, args) };
+export const webFetchProfile: ToolProfile = { kind: "fetch", display: (name, args) => titled(name, args) };

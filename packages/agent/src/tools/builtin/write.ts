@@ -8,7 +8,7 @@ import { clientWrite, previewClientWrite } from "../client-fs.js";
 import { changedFile } from "./change.js";
 import { fileLocations, type ToolProfile, titled } from "./profile.js";
 
-export const write: ToolProfile = {
+export const writeProfile: ToolProfile = {
   kind: "edit",
   display: (name, args) => titled(name, args, fileLocations(args)),
   resultDisplay: (args, meta, failed) => changedFile(args, meta, failed),
