@@ -98,6 +98,9 @@ function deniedReason(call: ToolCallRequest, rule: PermissionRule): string {
   );
 }
 
+type GateEvent = Parameters<HookHandlers["before_tool_call"]>[0];
+type GateContext = Parameters<HookHandlers["before_tool_call"]>[1];
+
 /** Builds the `before_tool_call` gate of {@link installPermissions} over a mode read on every call. */
 export function permissionGate(
   options: Omit<PermissionOptions, "mode"> & { mode: () => PermissionMode },
@@ -117,52 +120,15 @@ export function permissionGate(
     rules.length === 0
       ? undefined
       : matchPermissionRule(rules, name, call.args, options.cwd?.(), options.extraRoots?.() ?? []);
-
-  type Event = Parameters<HookHandlers["before_tool_call"]>[0];
-  type Ctx = Parameters<HookHandlers["before_tool_call"]>[1];
-  const ask = async ({ call, kind, definition, tool }: Event, ctx: Ctx, reason?: string): Promise<PermissionAnswer> => {
-    if (!options.askPermission) return "reject";
-    try {
-      const request: PermissionRequest = { call, kind, definition, signal: ctx.signal, ...(tool ? { tool } : {}) };
-      if (ctx.sessionId !== undefined) request.sessionId = ctx.sessionId;
-      if (reason !== undefined) request.reason = reason;
-      return await options.askPermission(request);
-    } catch {
-      // Failing to ask must never mean "allowed".
-      return ctx.signal.aborted ? "cancelled" : "reject";
-    }
-  };
-  const refusal = (call: ToolCallRequest, answer: PermissionAnswer): { block: true; reason: string } => ({
-    block: true,
-    reason:
-      answer === "cancelled"
-        ? `The user cancelled the "${call.name}" call before it ran.`
-        : `The user rejected this "${call.name}" call; it was not run. Do not retry it unchanged; ask the user how to proceed if unsure.`,
-  });
-  /**
-   * The tool's own refusal when its dry run (`propose`: write, edit) says the call would fail: then nobody is asked
-   * to allow a change that will not happen, and the call is not run (so a file changed in between cannot make it
-   * run unasked); the model gets that message.
-   */
-  const wouldFail = async ({ call, tool }: Event, ctx: Ctx): Promise<string | undefined> => {
-    if (!tool?.propose) return undefined;
-    try {
-      await tool.propose(call.args, ctx.signal);
-      return undefined;
-    } catch (error) {
-      if (ctx.signal.aborted) return undefined;
-      return `Not run (its dry run failed, so the user was not asked): ${errorText(error)}`;
-    }
-  };
   /** Asks (unless "always" was answered for `key`) and turns the answer into the gate's decision. */
-  const askFor = async (event: Event, ctx: Ctx, key: string, reason?: string) => {
+  const askFor = async (event: GateEvent, ctx: GateContext, key: string, reason?: string) => {
     if (alwaysAllowed.has(key)) return undefined;
-    const failure = await wouldFail(event, ctx);
+    const failure = await dryRunFailure(event, ctx);
     if (failure) return { block: true as const, reason: failure };
-    const answer = await ask(event, ctx, reason);
+    const answer = await askUser(options.askPermission, event, ctx, reason);
     if (answer === "allow_always") alwaysAllowed.add(key);
     if (answer === "allow_once" || answer === "allow_always") return undefined;
-    return refusal(event.call, answer);
+    return userRefusal(event.call, answer);
   };
 
   const gate: HookHandlers["before_tool_call"] = async (event, ctx) => {
@@ -173,14 +139,7 @@ export function permissionGate(
     const rule = ruleFor(call, name);
     if (rule?.action === "deny") return { block: true, reason: deniedReason(call, rule) };
     const changes = mutating(name, kind, tool);
-    if (mode === "read-only" && changes && !confined(name, tool)) {
-      return {
-        block: true,
-        reason:
-          `Refused: "${call.name}" can change files or run commands, and this session is in read-only mode. ` +
-          "Use read-only tools, or ask the user to switch to another mode.",
-      };
-    }
+    if (mode === "read-only" && changes && !confined(name, tool)) return { block: true, reason: readOnlyReason(call) };
     if (confirmed.delete(call.id)) return undefined;
     if (rule?.action === "ask") return askFor(event, ctx, `rule:${rule.text}`, `the permission rule "${rule.text}"`);
     // Past the refusal above, a mutating call in read-only mode is one the sandbox confines: it runs unasked.
@@ -191,12 +150,70 @@ export function permissionGate(
   const confirm: PermissionGate["confirm"] = async (event, ctx, why) => {
     const rule = ruleFor(event.call, event.definition.function.name);
     if (rule?.action === "deny") return { block: true, reason: deniedReason(event.call, rule) };
-    const answer = await ask(event, ctx, why.question);
+    const answer = await askUser(options.askPermission, event, ctx, why.question);
     if (answer !== "allow_once" && answer !== "allow_always") {
-      return answer === "cancelled" ? refusal(event.call, answer) : { block: true, reason: why.reason };
+      return answer === "cancelled" ? userRefusal(event.call, answer) : { block: true, reason: why.reason };
     }
     confirmed.add(event.call.id);
     return undefined;
   };
   return { gate, confirm, isMutating, forget: () => alwaysAllowed.clear() };
+}
+
+/** The tool result of a mutating call refused in read-only mode. */
+function readOnlyReason(call: ToolCallRequest): string {
+  return (
+    `Refused: "${call.name}" can change files or run commands, and this session is in read-only mode. ` +
+    "Use read-only tools, or ask the user to switch to another mode."
+  );
+}
+
+/**
+ * The user's answer through `askPermission`, `reason` saying why they are asked. Without `askPermission`, or when
+ * asking fails, the answer is "reject" ("cancelled" once the turn is cancelled): failing to ask never allows.
+ */
+async function askUser(
+  askPermission: PermissionOptions["askPermission"],
+  { call, kind, definition, tool }: GateEvent,
+  ctx: GateContext,
+  reason?: string,
+): Promise<PermissionAnswer> {
+  if (!askPermission) return "reject";
+  try {
+    const request: PermissionRequest = { call, kind, definition, signal: ctx.signal, ...(tool ? { tool } : {}) };
+    if (ctx.sessionId !== undefined) request.sessionId = ctx.sessionId;
+    if (reason !== undefined) request.reason = reason;
+    return await askPermission(request);
+  } catch {
+    // Failing to ask must never mean "allowed".
+    return ctx.signal.aborted ? "cancelled" : "reject";
+  }
+}
+
+/** The gate's decision when the user did not allow `call` (`answer` is "reject" or "cancelled"). */
+function userRefusal(call: ToolCallRequest, answer: PermissionAnswer): { block: true; reason: string } {
+  return {
+    block: true,
+    reason:
+      answer === "cancelled"
+        ? `The user cancelled the "${call.name}" call before it ran.`
+        : `The user rejected this "${call.name}" call; it was not run. Do not retry it unchanged; ask the user how to proceed if unsure.`,
+  };
+}
+
+/**
+ * The tool's own refusal when its dry run (`propose`: write, edit) says the call would fail: then nobody is asked
+ * to allow a change that will not happen, and the call is not run (so a file changed in between cannot make it
+ * run unasked); the model gets that message. Undefined when the dry run passes, there is none, or the turn was
+ * cancelled.
+ */
+async function dryRunFailure({ call, tool }: GateEvent, ctx: GateContext): Promise<string | undefined> {
+  if (!tool?.propose) return undefined;
+  try {
+    await tool.propose(call.args, ctx.signal);
+    return undefined;
+  } catch (error) {
+    if (ctx.signal.aborted) return undefined;
+    return `Not run (its dry run failed, so the user was not asked): ${errorText(error)}`;
+  }
 }
