@@ -106,7 +106,7 @@ interface PlannedRun {
 
 /** `crow eval run …`; resolves to the exit code. */
 export async function runEvalRun(args: readonly string[], config: AgentConfig, store: Store): Promise<number> {
-  const { values, positionals } = parseRunArgs(args);
+  const { values, positionals } = parseEvalRunArgs(args);
   if (values.help) {
     process.stdout.write(`${RUN_HELP}\n`);
     return 0;
@@ -129,7 +129,7 @@ export async function runEvalRun(args: readonly string[], config: AgentConfig, s
   return values.oracle || variants.every((v) => v.oracle) ? oracleVerdict(await store.evals.listTrials(run.id)) : 0;
 }
 
-function parseRunArgs(args: readonly string[]): { values: RunValues; positionals: string[] } {
+function parseEvalRunArgs(args: readonly string[]): { values: RunValues; positionals: string[] } {
   return parseArgs({
     args: [...args],
     options: {
