@@ -122,77 +122,15 @@ export interface WorkerOptions {
 export async function runWorker(agentConfig: AgentConfig, store: Store, options: WorkerOptions): Promise<void> {
   const config = evalConfig(agentConfig);
   const boss = await startBoss(config.dbUri, { supervise: true, maintenanceSeconds: options.maintenanceSeconds });
-  const plans = new Map<string, Promise<RunPlan>>();
-  let crow: Promise<Crow> | undefined;
-  const planOf = (runId: string) => {
-    let plan = plans.get(runId);
-    if (!plan) {
-      plan = (async () => {
-        const run = await store.evals.getRun(runId);
-        if (!run) throw new Error(`eval run ${runId} is not in ${store.location}`);
-        const tasks = storedTasks(run);
-        const variants = await storedVariants(store, run.config as unknown as StoredRunConfig);
-        return {
-          run,
-          tasks: new Map(tasks.map((t) => [t.name, t])),
-          variants: new Map(variants.map((v) => [v.label, v])),
-        };
-      })();
-      plans.set(runId, plan);
-    }
-    return plan;
-  };
+  const runner = new TrialRunner(config, store, options.signal);
   const db = boss.getDb();
   await ensureAttemptsTable(db);
-  const work = async (job: TrialJob, attempt: Attempt, attemptNumber: number) => {
-    const plan = await planOf(job.runId);
-    const task = plan.tasks.get(job.task);
-    const variant = plan.variants.get(job.variant);
-    if (!task || !variant) throw new Error(`job names an unknown task or variant: ${JSON.stringify(job)}`);
-    const done = await store.evals.listTrials(job.runId);
-    if (done.some((t) => t.task === job.task && t.variant === job.variant && t.trial === job.trial)) return;
-    if (!variant.oracle) crow ??= createCrow({ config, store });
-    const outcome = await runTrial(
-      {
-        runId: job.runId,
-        config,
-        ...(variant.oracle ? {} : { crow: await crow }),
-        onStarted: (what) => attempt.started(what),
-      },
-      task,
-      variant,
-      job.trial,
-      options.signal,
-    );
-    outcome.details = { ...outcome.details, attempt: { worker: WORKER_NAME, number: attemptNumber } };
-    const recorded = await store.evals.recordTrial(outcome);
-    await attempt.end(recorded ? "done" : "duplicate");
-    if (!recorded && outcome.sessionId) {
-      await markAbandoned(
-        store,
-        { ...job, run_id: job.runId, session_id: outcome.sessionId, attempt: attemptNumber },
-        "duplicate",
-      );
-    }
-    process.stderr.write(
-      `${recorded ? (outcome.passed ? "pass" : "FAIL") : "dup "} ${job.runId} ${job.task} · ${job.variant} · #${job.trial} reward ${outcome.reward}\n`,
-    );
-  };
   for (let i = 0; i < options.concurrency; i++) {
     await boss.work<TrialJob>(
       EVAL_QUEUE,
       { batchSize: 1, pollingIntervalSeconds: 1, includeMetadata: true },
       async ([job]) => {
-        if (!job) return;
-        const attempt = await Attempt.start(db, job, options.leaseSeconds);
-        try {
-          await work(job.data, attempt, job.retryCount + 1);
-        } catch (error) {
-          await attempt.end("abandoned").catch(() => undefined);
-          // Thrown: pg-boss fails the job, and retries it (up to its limit) on whichever worker fetches it next.
-          if (!(error instanceof TrialInterrupted)) log.warn(`eval trial ${JSON.stringify(job.data)} failed`, error);
-          throw error;
-        }
+        if (job) await attemptJob(db, job, runner, options.leaseSeconds);
       },
     );
   }
@@ -211,5 +149,110 @@ export async function runWorker(agentConfig: AgentConfig, store: Store, options:
   });
   clearInterval(reaper);
   await boss.stop({ graceful: true, wait: true, timeout: 30_000 });
-  if (crow) await (await crow).close();
+  await runner.close();
+}
+
+/**
+ * One fetched job: records the attempt (with its heartbeat) and runs the trial. When that fails the attempt is ended
+ * "abandoned" and the error thrown, so pg-boss fails the job and retries it (up to its limit) on whichever worker
+ * fetches it next.
+ */
+async function attemptJob(
+  db: PgBoss.Db,
+  job: PgBoss.JobWithMetadata<TrialJob>,
+  runner: TrialRunner,
+  leaseSeconds: number,
+): Promise<void> {
+  const attempt = await Attempt.start(db, job, leaseSeconds);
+  try {
+    await runner.run(job.data, attempt, job.retryCount + 1);
+  } catch (error) {
+    await attempt.end("abandoned").catch(() => undefined);
+    if (!(error instanceof TrialInterrupted)) log.warn(`eval trial ${JSON.stringify(job.data)} failed`, error);
+    throw error;
+  }
+}
+
+/**
+ * Runs the trials of one worker's jobs: reads each run's plan from the store once, and starts the runtime (one
+ * toolserver, many sessions) when a trial first needs an agent.
+ */
+class TrialRunner {
+  private readonly plans = new Map<string, Promise<RunPlan>>();
+  private crow: Promise<Crow> | undefined;
+
+  constructor(
+    private readonly config: AgentConfig,
+    private readonly store: Store,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  /**
+   * Runs `job`'s trial unless it is recorded already, records it, ends `attempt` ("done", or "duplicate" when another
+   * worker recorded it first) and prints a line on stderr. Throws when the job names an unknown run, task or variant,
+   * or when the trial could not finish (`TrialInterrupted` when `signal` aborted it).
+   */
+  async run(job: TrialJob, attempt: Attempt, attemptNumber: number): Promise<void> {
+    const { store, config } = this;
+    const plan = await this.plan(job.runId);
+    const task = plan.tasks.get(job.task);
+    const variant = plan.variants.get(job.variant);
+    if (!task || !variant) throw new Error(`job names an unknown task or variant: ${JSON.stringify(job)}`);
+    const done = await store.evals.listTrials(job.runId);
+    if (done.some((t) => t.task === job.task && t.variant === job.variant && t.trial === job.trial)) return;
+    if (!variant.oracle) this.crow ??= createCrow({ config, store });
+    const outcome = await runTrial(
+      {
+        runId: job.runId,
+        config,
+        ...(variant.oracle ? {} : { crow: await this.crow }),
+        onStarted: (what) => attempt.started(what),
+      },
+      task,
+      variant,
+      job.trial,
+      this.signal,
+    );
+    outcome.details = { ...outcome.details, attempt: { worker: WORKER_NAME, number: attemptNumber } };
+    const recorded = await store.evals.recordTrial(outcome);
+    await attempt.end(recorded ? "done" : "duplicate");
+    if (!recorded && outcome.sessionId) {
+      await markAbandoned(
+        store,
+        { ...job, run_id: job.runId, session_id: outcome.sessionId, attempt: attemptNumber },
+        "duplicate",
+      );
+    }
+    process.stderr.write(
+      `${recorded ? (outcome.passed ? "pass" : "FAIL") : "dup "} ${job.runId} ${job.task} · ${job.variant} · #${job.trial} reward ${outcome.reward}\n`,
+    );
+  }
+
+  /** Closes the runtime, if a trial started one. */
+  async close(): Promise<void> {
+    if (this.crow) await (await this.crow).close();
+  }
+
+  /** The plan of `runId`, read once; rejects when the run is not in the store. */
+  private plan(runId: string): Promise<RunPlan> {
+    let plan = this.plans.get(runId);
+    if (!plan) {
+      plan = readPlan(this.store, runId);
+      this.plans.set(runId, plan);
+    }
+    return plan;
+  }
+}
+
+/** A stored run's tasks and variants by name. */
+async function readPlan(store: Store, runId: string): Promise<RunPlan> {
+  const run = await store.evals.getRun(runId);
+  if (!run) throw new Error(`eval run ${runId} is not in ${store.location}`);
+  const tasks = storedTasks(run);
+  const variants = await storedVariants(store, run.config as unknown as StoredRunConfig);
+  return {
+    run,
+    tasks: new Map(tasks.map((t) => [t.name, t])),
+    variants: new Map(variants.map((v) => [v.label, v])),
+  };
 }

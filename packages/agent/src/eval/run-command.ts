@@ -80,9 +80,57 @@ export async function adoptEndpointModel(config: AgentConfig, requested?: string
   if (notice) process.stderr.write(`crow eval: ${notice}\n`);
 }
 
+/** The options of `crow eval run` (see `RUN_HELP`). */
+interface RunValues {
+  model?: string;
+  prompt?: string;
+  trials?: string;
+  concurrency?: string;
+  tasks?: string;
+  name?: string;
+  oracle?: boolean;
+  resume?: string;
+  json?: boolean;
+  queue?: boolean;
+  "job-expiry"?: string;
+  "keep-workspaces"?: boolean;
+  help?: boolean;
+}
+
+/** A run to work on: its record, the tasks that can run here, and its variants. */
+interface PlannedRun {
+  run: EvalRunRecord;
+  tasks: EvalTask[];
+  variants: Variant[];
+}
+
 /** `crow eval run …`; resolves to the exit code. */
 export async function runEvalRun(args: readonly string[], config: AgentConfig, store: Store): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseEvalRunArgs(args);
+  if (values.help) {
+    process.stdout.write(`${RUN_HELP}\n`);
+    return 0;
+  }
+  const concurrency = positiveInt(values.concurrency, 1, "--concurrency");
+  if (values.queue && store.kind !== "postgres") throw new EvalUsageError(QUEUE_NEEDS_POSTGRES);
+  const plan = values.resume
+    ? await resumedRun(values.resume, values, positionals, config, store)
+    : await newRun(values, positionals, config, store);
+  const { run, tasks, variants } = plan;
+  const trials = (run.config as unknown as StoredRunConfig).trials;
+  if (values.queue) return enqueueRun(store, config, run, tasks, variants, trials, values);
+  const interrupted = await runHere(plan, trials, concurrency, values, config, store);
+  if (!values.json) {
+    const recorded = await store.evals.listTrials(run.id);
+    const summaries = variantsOf(recorded, run).map((v) => summarize(v, recorded));
+    process.stdout.write(renderReport(run, summaries, recorded));
+  }
+  if (interrupted) return 130;
+  return values.oracle || variants.every((v) => v.oracle) ? oracleVerdict(await store.evals.listTrials(run.id)) : 0;
+}
+
+function parseEvalRunArgs(args: readonly string[]): { values: RunValues; positionals: string[] } {
+  return parseArgs({
     args: [...args],
     options: {
       model: { type: "string" },
@@ -102,71 +150,83 @@ export async function runEvalRun(args: readonly string[], config: AgentConfig, s
     allowPositionals: true,
     strict: true,
   });
-  if (values.help) {
-    process.stdout.write(`${RUN_HELP}\n`);
-    return 0;
+}
+
+/** `--resume RUN`: the stored run with its own suite, variants and trials; throws when other run options are given. */
+async function resumedRun(
+  runId: string,
+  values: RunValues,
+  positionals: readonly string[],
+  config: AgentConfig,
+  store: Store,
+): Promise<PlannedRun> {
+  if (positionals.length > 0 || values.model || values.prompt || values.trials || values.tasks || values.oracle) {
+    throw new EvalUsageError(
+      "--resume RUN takes the run's own suite, variants and trials: give only --concurrency, --json or --queue",
+    );
   }
-  const concurrency = positiveInt(values.concurrency, 1, "--concurrency");
-  if (values.queue && store.kind !== "postgres") throw new EvalUsageError(QUEUE_NEEDS_POSTGRES);
-  let run: EvalRunRecord;
-  let tasks: EvalTask[];
-  let variants: Variant[];
-  if (values.resume) {
-    if (positionals.length > 0 || values.model || values.prompt || values.trials || values.tasks || values.oracle) {
-      throw new EvalUsageError(
-        "--resume RUN takes the run's own suite, variants and trials: give only --concurrency, --json or --queue",
-      );
-    }
-    const found = await store.evals.getRun(values.resume);
-    if (!found) throw new EvalUsageError(`no eval run ${values.resume} in ${store.location}`);
-    run = found;
-    tasks = runnableTasks(storedTasks(run));
-    variants = await storedVariants(store, run.config as unknown as StoredRunConfig);
-    if (variants.some((v) => !v.oracle)) await adoptEndpointModel(config);
-  } else {
-    const [suite, ...extra] = positionals;
-    if (!suite || extra.length > 0) throw new EvalUsageError("crow eval run takes one SUITE directory (see --help)");
-    tasks = runnableTasks(loadSuite(path.resolve(suite), listOption(values.tasks)));
-    if (values.oracle && (values.model || values.prompt))
-      throw new EvalUsageError("--oracle runs no model: drop --model/--prompt");
-    const models = listOption(values.model);
-    if (!values.oracle) await adoptEndpointModel(config, models.length === 1 ? models[0] : undefined);
-    variants = values.oracle
-      ? [{ label: "oracle", oracle: true }]
-      : await resolveVariants(store, models, listOption(values.prompt), process.cwd(), config.model);
-    const stored: StoredRunConfig = {
-      tasks: tasks.map((t) => t.name),
-      variants: variants.map((v) => ({
-        label: v.label,
-        ...(v.model ? { model: v.model } : {}),
-        ...(v.prompt ? { promptId: v.prompt.id } : {}),
-        ...(v.oracle ? { oracle: true } : {}),
-      })),
-      trials: positiveInt(values.trials, 1, "--trials"),
-    };
-    checkModels(config, variants);
-    run = await store.evals.createRun({
-      id: newRunId(),
-      name: values.name ?? null,
-      suite: path.resolve(suite),
-      config: stored as unknown as Record<string, unknown>,
-    });
-  }
-  if (values.resume) checkModels(config, variants);
-  const trials = (run.config as unknown as StoredRunConfig).trials;
-  if (values.queue) return enqueueRun(store, config, run, tasks, variants, trials, values);
-  config = evalConfig(config);
+  const run = await store.evals.getRun(runId);
+  if (!run) throw new EvalUsageError(`no eval run ${runId} in ${store.location}`);
+  const tasks = runnableTasks(storedTasks(run));
+  const variants = await storedVariants(store, run.config as unknown as StoredRunConfig);
+  if (variants.some((v) => !v.oracle)) await adoptEndpointModel(config);
+  checkModels(config, variants);
+  return { run, tasks, variants };
+}
+
+/** `crow eval run SUITE`: plans the run (tasks × variants × trials) from the options and records it. */
+async function newRun(
+  values: RunValues,
+  positionals: readonly string[],
+  config: AgentConfig,
+  store: Store,
+): Promise<PlannedRun> {
+  const [suite, ...extra] = positionals;
+  if (!suite || extra.length > 0) throw new EvalUsageError("crow eval run takes one SUITE directory (see --help)");
+  const tasks = runnableTasks(loadSuite(path.resolve(suite), listOption(values.tasks)));
+  if (values.oracle && (values.model || values.prompt))
+    throw new EvalUsageError("--oracle runs no model: drop --model/--prompt");
+  const models = listOption(values.model);
+  if (!values.oracle) await adoptEndpointModel(config, models.length === 1 ? models[0] : undefined);
+  const variants: Variant[] = values.oracle
+    ? [{ label: "oracle", oracle: true }]
+    : await resolveVariants(store, models, listOption(values.prompt), process.cwd(), config.model);
+  const stored: StoredRunConfig = {
+    tasks: tasks.map((t) => t.name),
+    variants: variants.map((v) => ({
+      label: v.label,
+      ...(v.model ? { model: v.model } : {}),
+      ...(v.prompt ? { promptId: v.prompt.id } : {}),
+      ...(v.oracle ? { oracle: true } : {}),
+    })),
+    trials: positiveInt(values.trials, 1, "--trials"),
+  };
+  checkModels(config, variants);
+  const run = await store.evals.createRun({
+    id: newRunId(),
+    name: values.name ?? null,
+    suite: path.resolve(suite),
+    config: stored as unknown as Record<string, unknown>,
+  });
+  return { run, tasks, variants };
+}
+
+/**
+ * Runs the missing trials of `plan` in this process, showing progress (JSON events with `--json`); resolves to whether
+ * Ctrl-C stopped it. The first Ctrl-C cancels the trials in flight (left unrecorded), a second exits at once.
+ */
+async function runHere(
+  { run, tasks, variants }: PlannedRun,
+  trials: number,
+  concurrency: number,
+  values: RunValues,
+  agentConfig: AgentConfig,
+  store: Store,
+): Promise<boolean> {
+  const config = evalConfig(agentConfig);
   const needsAgent = variants.some((v) => !v.oracle);
   const crow: Crow | undefined = needsAgent ? await createCrow({ config, store }) : undefined;
-  const controller = new AbortController();
-  let interrupts = 0;
-  const onSigint = () => {
-    interrupts++;
-    if (interrupts > 1) process.exit(130);
-    process.stderr.write("\ncrow eval: stopping (trials in flight are cancelled; Ctrl-C again to quit now)\n");
-    controller.abort();
-  };
-  process.on("SIGINT", onSigint);
+  const stop = stopOnCtrlC();
   const mode = values.json ? "json" : process.stderr.isTTY ? "tty" : "lines";
   const progress = createProgress(mode, run.id);
   let interrupted = false;
@@ -178,21 +238,32 @@ export async function runEvalRun(args: readonly string[], config: AgentConfig, s
       variants,
       trials,
       concurrency,
-      signal: controller.signal,
+      signal: stop.signal,
       listener: progress,
     }));
   } finally {
-    process.off("SIGINT", onSigint);
+    stop.dispose();
     progress.finish(interrupted);
     await crow?.close();
   }
-  if (!values.json) {
-    const recorded = await store.evals.listTrials(run.id);
-    const summaries = variantsOf(recorded, run).map((v) => summarize(v, recorded));
-    process.stdout.write(renderReport(run, summaries, recorded));
-  }
-  if (interrupted) return 130;
-  return values.oracle || variants.every((v) => v.oracle) ? oracleVerdict(await store.evals.listTrials(run.id)) : 0;
+  return interrupted;
+}
+
+/**
+ * Listens for Ctrl-C until `dispose`: the first aborts `signal` (saying so on stderr), a second exits the process
+ * at once with 130.
+ */
+function stopOnCtrlC(): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSigint = () => {
+    interrupts++;
+    if (interrupts > 1) process.exit(130);
+    process.stderr.write("\ncrow eval: stopping (trials in flight are cancelled; Ctrl-C again to quit now)\n");
+    controller.abort();
+  };
+  process.on("SIGINT", onSigint);
+  return { signal: controller.signal, dispose: () => process.off("SIGINT", onSigint) };
 }
 
 /**

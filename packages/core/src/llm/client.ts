@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import { errorText } from "../error-text.js";
 import { clientSecrets, redactSecrets } from "../redact.js";
 import { ChunkAccumulator } from "./accumulator.js";
@@ -13,9 +14,17 @@ import {
   type SdkErrors,
   UNREACHABLE_CODES,
 } from "./errors.js";
-import { chatEndpoint, postChat, readText } from "./http.js";
+import { type ChatEndpoint, chatEndpoint, postChat, readText } from "./http.js";
 import { readSseData } from "./sse.js";
-import type { LlmCallOptions, LlmClient, LlmClientOptions, LlmRequest, LlmResult, LlmStreamEvent } from "./types.js";
+import type {
+  LlmCallOptions,
+  LlmClient,
+  LlmClientOptions,
+  LlmError,
+  LlmRequest,
+  LlmResult,
+  LlmStreamEvent,
+} from "./types.js";
 
 type OpenAiSdk = typeof import("openai");
 let sdkLoading: Promise<OpenAiSdk> | undefined;
@@ -44,7 +53,6 @@ const DRAIN_AFTER_DONE_MS = 2_000;
  * Contract: `stream` never throws; see `LlmClient` and the retry contract on `LlmStreamEvent`.
  */
 export function createLlmClient(options: LlmClientOptions): LlmClient {
-  const endpoint = chatEndpoint(options);
   const backoff = resolveBackoff(options.retry);
   /**
    * Whether any server ever answered at this base URL. Until one has, "connection refused" or an unknown host means
@@ -52,105 +60,45 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
    * seconds. Once a server has answered, the same error is a restart or a blip and is retried.
    */
   let reached = false;
-  const idleTimeoutMs = options.idleTimeoutMs ?? 300_000;
+  const target: AttemptTarget = {
+    endpoint: chatEndpoint(options),
+    idleTimeoutMs: options.idleTimeoutMs ?? 300_000,
+    onAnswer: () => {
+      reached = true;
+    },
+  };
   /** The key and credential headers: a provider that echoes them in an error body must not have them shown. */
   const secrets = clientSecrets(options.apiKey, options.headers);
 
-  /** One attempt: sends the request and feeds the stream into `acc`. Throws on any failure. */
-  async function attempt(body: Buffer, acc: ChunkAccumulator, signal?: AbortSignal) {
-    const controller = new AbortController();
-    const onAbort = () => controller.abort();
-    signal?.addEventListener("abort", onAbort, { once: true });
-    let idleTimer: NodeJS.Timeout | undefined;
-    let idleFired = false;
-    const armIdle = () => {
-      clearTimeout(idleTimer);
-      idleTimer = setTimeout(() => {
-        idleFired = true;
-        controller.abort();
-      }, idleTimeoutMs);
-    };
-    try {
-      if (signal?.aborted) throw new Error("aborted");
-      const response = await postChat(endpoint, body, controller.signal, loadSdk);
-      reached = true;
-      armIdle();
-      if (!String(response.headers["content-type"] ?? "").includes("text/event-stream")) {
-        // A server that ignored `stream: true` and sent one JSON completion.
-        acc.push(nonStreamingAsChunk(await readText(response)));
-        if (acc.finishReason === undefined)
-          throw new InvalidResponseError("The provider's answer is not a chat completion.");
-        return;
-      }
-      let done = false;
-      const events = readSseData(response)[Symbol.asyncIterator]();
-      try {
-        for (;;) {
-          const next = await events.next();
-          if (next.done) break;
-          armIdle();
-          if (next.value.trim() === "[DONE]") {
-            done = true;
-            drainInBackground(events, controller);
-            break;
-          }
-          acc.push(next.value);
-        }
-      } catch (error) {
-        void events.return?.(undefined).catch(() => {});
-        throw error;
-      }
-      if (!done && acc.finishReason === undefined) {
-        throw new IncompleteStreamError("The stream ended before the response was complete.");
-      }
-    } catch (error) {
-      if (idleFired && !signal?.aborted)
-        throw new IdleTimeoutError(`No data from the provider for ${idleTimeoutMs} ms.`);
-      throw error;
-    } finally {
-      clearTimeout(idleTimer);
-      signal?.removeEventListener("abort", onAbort);
+  /** The error an attempt's `failure` stands for, its secrets redacted; not retryable when nothing listens. */
+  function failed(failure: unknown, aborted: boolean, attempts: number): LlmError {
+    const classified = classifyError(failure, aborted, sdkLoaded);
+    const error = { ...classified, message: redactSecrets(classified.message, secrets), attempts };
+    // An HTTP error status is an answer too: a server is there.
+    if (error.status !== undefined) reached = true;
+    if (!reached && error.kind === "network" && error.code !== undefined && UNREACHABLE_CODES.has(error.code)) {
+      error.retryable = false;
     }
+    return error;
   }
 
+  /** The retry loop: attempts until one completes, the error is not retryable, the retries run out or `signal` aborts. */
   async function stream(request: LlmRequest, callOptions: LlmCallOptions = {}): Promise<LlmResult> {
-    const { signal, onEvent } = callOptions;
-    const emit = (event: LlmStreamEvent) => {
-      try {
-        onEvent?.(event);
-      } catch {
-        // A consumer's bug must not break the request.
-      }
-    };
+    const { signal } = callOptions;
+    const emit = guardedEmitter(callOptions.onEvent);
     const body = encodeBody(requestParams(request), request, options.sendReasoning ?? true);
     for (let attempts = 1; ; attempts++) {
       const acc = new ChunkAccumulator(emit);
       let failure: unknown;
       try {
-        await attempt(body, acc, signal);
+        await attempt(target, body, acc, signal);
       } catch (error) {
         failure = error;
       }
       // A connection lost after the finish reason (while waiting for usage or [DONE]) still completed the answer.
-      if (failure === undefined || (acc.finishReason !== undefined && !signal?.aborted)) {
-        const toolCalls = acc.toolCalls();
-        const success: LlmResult = {
-          ok: true,
-          message: acc.message(toolCalls),
-          toolCalls,
-          finishReason: acc.finish(),
-          attempts,
-        };
-        if (acc.usage) success.usage = acc.usage;
-        return success;
-      }
-      const classified = classifyError(failure, signal?.aborted ?? false, sdkLoaded);
-      const error = { ...classified, message: redactSecrets(classified.message, secrets), attempts };
-      // An HTTP error status is an answer too: a server is there.
-      if (error.status !== undefined) reached = true;
-      if (!reached && error.kind === "network" && error.code !== undefined && UNREACHABLE_CODES.has(error.code)) {
-        error.retryable = false;
-      }
+      if (failure === undefined || (acc.finishReason !== undefined && !signal?.aborted))
+        return completed(acc, attempts);
+      const error = failed(failure, signal?.aborted ?? false, attempts);
       const partial = { content: acc.content, reasoning: acc.reasoning };
       if (!error.retryable || attempts > backoff.maxRetries) {
         return acc.usage ? { ok: false, error, partial, usage: acc.usage } : { ok: false, error, partial };
@@ -179,6 +127,128 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
       }
     },
   };
+}
+
+/** `onEvent`, made safe to call: a consumer's bug must not break the request. */
+function guardedEmitter(onEvent: LlmCallOptions["onEvent"]): (event: LlmStreamEvent) => void {
+  return (event) => {
+    try {
+      onEvent?.(event);
+    } catch {
+      // A consumer's bug must not break the request.
+    }
+  };
+}
+
+/** The success result of an attempt whose answer `acc` holds complete. */
+function completed(acc: ChunkAccumulator, attempts: number): LlmResult {
+  const toolCalls = acc.toolCalls();
+  const success: LlmResult = {
+    ok: true,
+    message: acc.message(toolCalls),
+    toolCalls,
+    finishReason: acc.finish(),
+    attempts,
+  };
+  if (acc.usage) success.usage = acc.usage;
+  return success;
+}
+
+/** Where one attempt goes and how long it may be silent. */
+interface AttemptTarget {
+  endpoint: ChatEndpoint;
+  idleTimeoutMs: number;
+  /** Called when a server answered the request (any 2xx response). */
+  onAnswer(): void;
+}
+
+/**
+ * One attempt: sends the request and feeds the answer into `acc`. Throws on any failure: `IdleTimeoutError` when
+ * nothing came for `target.idleTimeoutMs` (and `signal` did not abort), `InvalidResponseError` for a non-streamed body
+ * that is not a completion, `IncompleteStreamError` when the stream ended before the answer was complete.
+ */
+async function attempt(target: AttemptTarget, body: Buffer, acc: ChunkAccumulator, signal?: AbortSignal) {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort();
+  signal?.addEventListener("abort", onAbort, { once: true });
+  const idle = new IdleTimer(target.idleTimeoutMs, controller);
+  try {
+    if (signal?.aborted) throw new Error("aborted");
+    const response = await postChat(target.endpoint, body, controller.signal, loadSdk);
+    target.onAnswer();
+    idle.arm();
+    if (!String(response.headers["content-type"] ?? "").includes("text/event-stream")) {
+      // A server that ignored `stream: true` and sent one JSON completion.
+      acc.push(nonStreamingAsChunk(await readText(response)));
+      if (acc.finishReason === undefined)
+        throw new InvalidResponseError("The provider's answer is not a chat completion.");
+      return;
+    }
+    const done = await readEvents(response, acc, controller, () => idle.arm());
+    if (!done && acc.finishReason === undefined) {
+      throw new IncompleteStreamError("The stream ended before the response was complete.");
+    }
+  } catch (error) {
+    if (idle.fired && !signal?.aborted)
+      throw new IdleTimeoutError(`No data from the provider for ${target.idleTimeoutMs} ms.`);
+    throw error;
+  } finally {
+    idle.clear();
+    signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+/** Aborts an attempt when no data came for `ms` since it was last armed; `fired` says whether it did. */
+class IdleTimer {
+  fired = false;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly ms: number,
+    private readonly controller: AbortController,
+  ) {}
+
+  /** (Re)starts the wait: called when the response starts and on every event. */
+  arm(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.fired = true;
+      this.controller.abort();
+    }, this.ms);
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
+  }
+}
+
+/**
+ * Feeds the SSE events of `response` into `acc`, calling `onData` on each, until the body ends or `data: [DONE]`
+ * comes (what follows it is drained in the background). Resolves to whether `[DONE]` came; on a read error the
+ * event reader is closed and the error thrown.
+ */
+async function readEvents(
+  response: IncomingMessage,
+  acc: ChunkAccumulator,
+  controller: AbortController,
+  onData: () => void,
+): Promise<boolean> {
+  const events = readSseData(response)[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const next = await events.next();
+      if (next.done) return false;
+      onData();
+      if (next.value.trim() === "[DONE]") {
+        drainInBackground(events, controller);
+        return true;
+      }
+      acc.push(next.value);
+    }
+  } catch (error) {
+    void events.return?.(undefined).catch(() => {});
+    throw error;
+  }
 }
 
 /** Turns a non-streaming completion body into one equivalent chunk. */
