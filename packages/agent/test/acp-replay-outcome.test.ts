@@ -4,18 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { methods, type SessionUpdate } from "@agentclientprotocol/sdk";
-import { type AcpTestClient, reply, textReply, useAcpFixture } from "@crow/testkit";
-
-/** The `session/update`s a `session/load` replays for `sessionId` (before its answer). */
-async function load(client: AcpTestClient, sessionId: string, cwd: string): Promise<SessionUpdate[]> {
-  const before = client.notifications.length;
-  await client.agent.request(methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
-  return client.notifications
-    .slice(before)
-    .filter((n) => n.sessionId === sessionId)
-    .map((n) => n.update);
-}
+import type { SessionUpdate } from "@agentclientprotocol/sdk";
+import { reply, textReply, useAcpFixture } from "@crow/testkit";
+import { replayedUpdates } from "./replay-helpers.js";
 
 /** The final status of call `id` among `updates`. */
 function statusOf(updates: readonly SessionUpdate[], id: string): string | undefined {
@@ -49,7 +40,7 @@ describe("crow acp: session/load replays each call's stored outcome", () => {
     assert.equal(statusOf(live, "call_missing"), "failed");
     const second = await fx.spawn();
     try {
-      const replayed = await load(second, sessionId, fx.ws.dir);
+      const replayed = await replayedUpdates(second, sessionId, fx.ws.dir);
       assert.equal(statusOf(replayed, "call_echo"), "completed");
       assert.equal(statusOf(replayed, "call_missing"), "failed");
     } finally {

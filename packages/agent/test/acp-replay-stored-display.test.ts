@@ -7,19 +7,10 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { describe, test } from "node:test";
-import { methods, type SessionUpdate, type ToolCallContent } from "@agentclientprotocol/sdk";
+import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
 import { openStore } from "@crow/core";
-import { type AcpTestClient, reply, textReply, useAcpFixture } from "@crow/testkit";
-
-/** The `session/update`s a `session/load` replays for `sessionId` (before its answer). */
-async function load(client: AcpTestClient, sessionId: string, cwd: string): Promise<SessionUpdate[]> {
-  const before = client.notifications.length;
-  await client.agent.request(methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
-  return client.notifications
-    .slice(before)
-    .filter((n) => n.sessionId === sessionId)
-    .map((n) => n.update);
-}
+import { reply, textReply, useAcpFixture } from "@crow/testkit";
+import { replayedUpdates } from "./replay-helpers.js";
 
 /** The diff a finished call's update shows (the first content item of its `tool_call_update`). */
 function diffOf(updates: readonly SessionUpdate[], id: string): ToolCallContent | undefined {
@@ -57,7 +48,7 @@ describe("crow acp: session/load replays the display stored with each tool resul
     });
     const second = await fx.spawn();
     try {
-      const replayed = await load(second, sessionId, fx.ws.dir);
+      const replayed = await replayedUpdates(second, sessionId, fx.ws.dir);
       assert.deepEqual(diffOf(replayed, "call_e"), shownLive);
       const announced = replayed.find((u) => u.sessionUpdate === "tool_call" && u.toolCallId === "call_e");
       assert.equal(announced?.sessionUpdate === "tool_call" && announced.title, `edit: ${file}`);
@@ -94,7 +85,7 @@ describe("crow acp: session/load replays the display stored with each tool resul
     }
     const second = await fx.spawn();
     try {
-      const replayed = await load(second, sessionId, fx.ws.dir);
+      const replayed = await replayedUpdates(second, sessionId, fx.ws.dir);
       assert.deepEqual(diffOf(replayed, "call_old"), { type: "diff", path: file, oldText: "two", newText: "2" });
       fx.mock.script(
         reply().toolCall("edit", { file_path: file, old_string: "three", new_string: "3" }, { id: "call_new" }),
@@ -106,7 +97,7 @@ describe("crow acp: session/load replays the display stored with each tool resul
     }
     const third = await fx.spawn();
     try {
-      const replayed = await load(third, sessionId, fx.ws.dir);
+      const replayed = await replayedUpdates(third, sessionId, fx.ws.dir);
       assert.deepEqual(diffOf(replayed, "call_old"), { type: "diff", path: file, oldText: "two", newText: "2" });
       assert.deepEqual(diffOf(replayed, "call_new"), {
         type: "diff",
