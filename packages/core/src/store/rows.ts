@@ -40,7 +40,7 @@ export const MESSAGE_FIELDS = ["seq", "data", "usage", "is_error", "duration_ms"
 /**
  * The diffs a display column keeps: up to 1 MiB of text (old and new, UTF-8). A bigger one (a generated file, a
  * lockfile) is left out so one call cannot bloat every load and page of its session: the live view had it, a replay
- * shows what the call's arguments tell (`diffFromArgs`), the rest of the display is kept.
+ * shows what the call's arguments tell (its tool profile's `change.fromArgs`), the rest of the display is kept.
  */
 export const MAX_STORED_DIFF_BYTES = 1024 * 1024;
 
