@@ -1,8 +1,8 @@
 /**
  * `crow acp` starts its one built-in crow-mcp at launch (before any session asks for it), every session, in any
  * directory, works in it (its own MCP session and shell, in its own cwd), a crow-mcp killed while sessions run commands
- * fails their calls with a named error and comes back for their next ones, and an agent that exits (even by kill -9)
- * leaves no toolserver and no socket directory behind.
+ * fails their calls with a named error and comes back for their next ones, an agent that exits has waited for its
+ * toolserver to end, and one that is killed (even by kill -9) leaves no toolserver and no socket directory behind.
  */
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
@@ -115,6 +115,25 @@ describe("crow acp: the shared built-in toolserver", () => {
     assert.equal(running(spare), true);
     await agent.close();
     await until(() => !running(spare));
+  });
+
+  test("when crow acp has exited, its crow-mcp and the session's shell have ended too (nothing writes afterwards)", async () => {
+    const agent = await fx.spawn({ cwd: fx.ws.dir });
+    const pid = agent.process.pid ?? 0;
+    await until(() => children(pid).length === 1);
+    const [shared = 0] = children(pid);
+    const { sessionId } = await agent.newSession(fx.ws.dir);
+    fx.mock.script(reply().toolCall("terminal", { command: "echo started" }), reply().text("done"));
+    await agent.prompt(sessionId, "start a shell");
+    // The shell and what starts it (bwrap when the sandbox is on), seen from the host.
+    const below = (p: number): number[] => children(p).flatMap((child) => [child, ...below(child)]);
+    const shellTree = below(shared);
+    assert.ok(shellTree.length > 0, "the session's shell runs under crow-mcp");
+    // An editor (or a test) removes the home directory as soon as the agent is gone: crow-mcp, which writes its
+    // compile cache there as it exits, must be gone by then, not merely on its way out.
+    await agent.close();
+    assert.equal(running(shared), false, "crow-mcp outlived the agent");
+    assert.deepEqual(shellTree.filter(running), [], "the shell outlived the agent");
   });
 
   test("kill -9 of the agent: its crow-mcp exits and removes the private socket directory", async () => {

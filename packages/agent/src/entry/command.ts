@@ -6,6 +6,7 @@ import { EXIT_CODES_HELP } from "../base/exit-codes.js";
 import { log } from "../base/log.js";
 import { VERSION } from "../base/version.js";
 import { configFiles, crowHome, preloadYaml } from "../config/index.js";
+import { stopSharedToolserver } from "../tools/shared.js";
 
 const HELP = `crow ${VERSION} — a coding agent: ACP to the editor, MCP to its tools, any OpenAI-compatible LLM.
 
@@ -72,6 +73,8 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> {
 /** Runs `crow <args>` and exits the process with its code once its output is out; a failure is logged and exits 1. */
 export function runCrowAndExit(args: readonly string[]): void {
   const exit = async (code: number) => {
+    // Nothing this command started outlives it: the shared crow-mcp (acp, run) ends before crow does.
+    await stopSharedToolserver();
     await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
     process.exit(code);
   };

@@ -154,7 +154,7 @@ export function startAgent(
       await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
     },
     kill() {
-      stopSharedToolserver();
+      void stopSharedToolserver();
     },
   };
 }

@@ -47,6 +47,8 @@ export interface SharedEndpoint {
 interface Running {
   child: ChildProcess;
   ready: Promise<SharedEndpoint>;
+  /** Resolves when the process has ended. */
+  ended: Promise<string>;
   /** The environment it was started with. */
   env: Record<string, string>;
 }
@@ -131,7 +133,7 @@ function launch(env: Record<string, string> = toolserverEnvironment()): Running 
   // Writes to a dead child's stdin fail with EPIPE; the exit is reported through `ended`.
   child.stdin?.on("error", () => {});
   child.stdin?.write(`${secret}\n`);
-  return { child, ready, env };
+  return { child, ready, ended, env };
 }
 
 function sameEnvironment(a: Record<string, string>, b: Record<string, string>): boolean {
@@ -149,7 +151,7 @@ export function startSharedToolserver(env: Record<string, string> = toolserverEn
   if (running) {
     if (users > 0 || sameEnvironment(running.env, env)) return;
     log.debug("the configuration changes the shared crow-mcp's environment: starting it again");
-    stopSharedToolserver();
+    void stopSharedToolserver();
   }
   try {
     running = launch(env);
@@ -170,11 +172,31 @@ export function holdSharedToolserver(hold: boolean): void {
   if (running) setRef(running.child, users > 0);
 }
 
-/** Stops the shared crow-mcp now (SIGTERM: it closes its sessions and their shells), if it runs. */
-export function stopSharedToolserver(): void {
-  const child = running?.child;
+/** How long {@link stopSharedToolserver} waits for crow-mcp to end before killing it. */
+const STOP_GRACE_MS = 3000;
+
+/**
+ * Stops the shared crow-mcp now (SIGTERM: it closes its sessions and their shells), if it runs. Resolves when it has
+ * ended (SIGKILL after {@link STOP_GRACE_MS}), so a process that awaits this before exiting leaves nothing running:
+ * crow-mcp writes its compile cache and removes its files as it exits, and an editor (or a test) that removes the
+ * home directory once `crow acp` is gone must not race it.
+ */
+export async function stopSharedToolserver(): Promise<void> {
+  const stopping = running;
   running = undefined;
-  if (child && child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+  if (!stopping) return;
+  const { child, ended } = stopping;
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill("SIGTERM");
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<"late">((resolve) => {
+    timer = setTimeout(() => resolve("late"), STOP_GRACE_MS);
+  });
+  if ((await Promise.race([ended, late])) === "late") {
+    child.kill("SIGKILL");
+    await ended;
+  }
+  clearTimeout(timer);
 }
 
 /** Process id of the shared crow-mcp while it runs (tests, monitoring). */
