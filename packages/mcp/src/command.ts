@@ -132,7 +132,9 @@ export async function runCrowMcp(): Promise<void> {
   }
   if (sandboxMode !== "off") {
     const available = sandboxAvailability();
-    if (!available.ok) fail(`--sandbox ${sandboxMode}: ${available.reason}`);
+    // A check that did not finish is no verdict: every shell start checks again and refuses until one passes.
+    if (!available.ok && !available.undecided) fail(`--sandbox ${sandboxMode}: ${available.reason}`);
+    if (!available.ok) process.stderr.write(`crow-mcp: --sandbox ${sandboxMode}: ${available.reason}\n`);
   }
   const options: ServerOptions = {
     cwd: process.cwd(),

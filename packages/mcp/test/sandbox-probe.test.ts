@@ -1,13 +1,17 @@
 /**
  * The check whether bubblewrap can confine commands here, in both forms: the background probe (`probeSandbox`, what
  * the agent starts when it starts) and the synchronous one (`sandboxAvailability`). Both must give the same verdict,
- * with the same advice, for a missing bwrap, one that cannot create the sandbox, and the real one.
+ * with the same advice, for a missing bwrap, one that cannot create the sandbox, and the real one. A check that did
+ * not finish (bwrap out of time, killed) is no verdict: not remembered, and crow-mcp does not take it for one.
  */
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, test } from "node:test";
-import { probeSandbox, resetSandboxAvailability, sandboxAvailability } from "@crow/mcp/sandbox";
+import { latestSandboxAnswer, probeSandbox, resetSandboxAvailability, sandboxAvailability } from "@crow/mcp/sandbox";
+import { callTool, connectStdio, tempWorkspace } from "@crow/testkit";
 
 /** Runs `check` with CROW_BWRAP set to `bwrap` (unset when undefined), on a fresh cache. */
 async function withBwrap<T>(bwrap: string | undefined, check: () => T | Promise<T>): Promise<T> {
@@ -62,6 +66,65 @@ describe("sandbox availability: the background probe and the synchronous check a
       assert.equal(a, b);
     });
   });
+});
+
+describe("sandbox availability: a check that did not finish is no verdict", () => {
+  afterEach(() => resetSandboxAvailability());
+
+  /** A bwrap killed by SIGTERM (as the check's timeout kills it) the first `killed` times, then the real one. */
+  async function killedFirst(killed: number): Promise<{ bwrap: string; dir: string }> {
+    const dir = await mkdtemp(path.join("/var/tmp", "crow-probe-"));
+    const bwrap = path.join(dir, "bwrap");
+    const real = spawnSync("sh", ["-c", "command -v bwrap"], { encoding: "utf8" }).stdout.trim();
+    await writeFile(
+      bwrap,
+      `#!/bin/sh\nn=$(cat ${dir}/n 2>/dev/null || echo 0); echo $((n + 1)) > ${dir}/n\n[ "$n" -lt ${killed} ] && kill -TERM $$\nexec ${real} "$@"\n`,
+    );
+    await chmod(bwrap, 0o755);
+    return { bwrap, dir };
+  }
+
+  test("crow-mcp --sandbox read-only whose check at start did not finish starts, and checks again before its shell", async () => {
+    const { bwrap, dir } = await killedFirst(1);
+    const ws = await tempWorkspace("crow-probe-ws-");
+    const mcp = await connectStdio({ cwd: ws.dir, args: ["--sandbox", "read-only"], env: { CROW_BWRAP: bwrap } });
+    try {
+      const result = await callTool(mcp.client, "terminal", { command: "echo x > written.txt" });
+      assert.match(result.text, /Read-only file system/);
+      assert.equal(existsSync(ws.path("written.txt")), false);
+      assert.match(mcp.stderr(), /--sandbox read-only: the sandbox check did not finish/);
+    } finally {
+      await mcp.close();
+      await ws.cleanup();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  for (const [form, check] of [
+    ["the background probe", probeSandbox],
+    ["the synchronous check", sandboxAvailability],
+  ] as const) {
+    test(`${form}: undecided, saying why; not remembered, so the next check runs and decides`, async () => {
+      const { bwrap, dir } = await killedFirst(1);
+      try {
+        await withBwrap(bwrap, async () => {
+          const first = await check();
+          assert.equal(first.ok, false);
+          assert.equal(!first.ok && first.undecided, true);
+          assert.match(
+            first.ok ? "" : first.reason,
+            /^the sandbox check did not finish \(bwrap did not answer within 10 s/,
+          );
+          assert.equal(latestSandboxAnswer(), first);
+          const second = await check();
+          assert.equal(second.ok, true);
+          assert.equal(latestSandboxAnswer(), second);
+        });
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+  }
 });
 
 describe("sandbox availability: a bwrap whose sandbox does not hold is not called confined", {

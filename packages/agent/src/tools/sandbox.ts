@@ -3,7 +3,13 @@
  * crow-mcp's shell and write/edit may do. Computed again for every call, so a mode change applies to the next one.
  */
 import type { PermissionMode } from "@crow/core";
-import { probeSandbox, type SandboxPolicy, sandboxAvailability, UNCONFINED } from "@crow/mcp/sandbox";
+import {
+  latestSandboxAnswer,
+  probeSandbox,
+  type SandboxPolicy,
+  sandboxAvailability,
+  UNCONFINED,
+} from "@crow/mcp/sandbox";
 import type { SandboxConfig } from "../config/types.js";
 
 /** What the agent knows to pick a session's policy. */
@@ -35,6 +41,8 @@ export async function checkSandbox(config: SandboxConfig): Promise<string | unde
   if (config.enabled === "off") return undefined;
   const available = await probeSandbox();
   if (available.ok) return undefined;
+  // No verdict yet: commands stay confined or are refused (crow-mcp checks again before each shell), never unconfined.
+  if (available.undecided) return `Sandbox: ${available.reason}`;
   if (config.enabled === "required") {
     throw new SandboxUnavailableError(`sandbox: required in config.yaml, but ${available.reason}`);
   }
@@ -84,7 +92,14 @@ export function sandboxPolicy(
   sessionId?: string,
 ): SandboxPolicy {
   const { config } = settings;
-  if (config.enabled === "off" || !sandboxAvailability().ok) return UNCONFINED;
+  if (config.enabled === "off") return UNCONFINED;
+  // Unconfined only on the verdict that bubblewrap cannot confine here. Without one (the check did not finish, on a
+  // machine busy enough), the policy stands: crow-mcp checks again before it starts a shell and refuses commands
+  // until a check passes. This runs at every command: after the first check it only reads the latest answer, and
+  // an undecided one is checked again in the background.
+  const known = latestSandboxAnswer() ?? sandboxAvailability();
+  if (!known.ok && !known.undecided) return UNCONFINED;
+  if (!known.ok) void probeSandbox();
   if (sessionId !== undefined && config.enabled === "auto" && !sessionSandboxOn(sessionId)) return UNCONFINED;
   if (mode === "read-only") {
     return { mode: "read-only", writable: [], readOnly: [], network: config.network ?? false, hidden: settings.hidden };

@@ -17,6 +17,7 @@ import { hostSocketBinds, privateRuntimeDirs } from "./walls.js";
 import { inside } from "./which.js";
 
 export {
+  latestSandboxAnswer,
   probeSandbox,
   resetSandboxAvailability,
   type SandboxAvailability,

@@ -2,6 +2,7 @@ export { hostPath, hostRootArgs } from "./binds.js";
 export {
   type BwrapLayout,
   bwrapArgs,
+  latestSandboxAnswer,
   probeSandbox,
   resetSandboxAvailability,
   type SandboxAvailability,

@@ -12,15 +12,26 @@ import { spawn, spawnSync } from "node:child_process";
 import { findOnPath, trustedExecutable } from "./which.js";
 
 /**
- * Whether bubblewrap can confine commands here, and if not, why and what to do. `bwrap` and `bash` are the absolute
+ * Whether bubblewrap can confine commands here, and if not, why and what to do (or that the check did not finish). `bwrap` and `bash` are the absolute
  * paths every sandboxed shell runs; `root`: the process runs as root (the sandbox then rests on dropped
  * capabilities, which the probe checked).
  */
 export type SandboxAvailability =
   | { ok: true; bwrap: string; bash: string; root: boolean }
-  | { ok: false; reason: string };
+  | {
+      ok: false;
+      reason: string;
+      /**
+       * The check did not finish (bwrap ran out of time or was killed): no verdict. It is not remembered, the next
+       * check runs the probe again, and nothing may treat it as "bubblewrap cannot confine here": on a machine made
+       * busy enough (by anyone) that would turn the sandbox off.
+       */
+      undecided?: true;
+    };
 
 let cached: SandboxAvailability | undefined;
+/** The latest answer, undecided ones included (see {@link latestSandboxAnswer}). */
+let latest: SandboxAvailability | undefined;
 let probing: Promise<SandboxAvailability> | undefined;
 
 /** The directory a shell's private /tmp hides: the bash run inside the sandbox must not live there. */
@@ -110,10 +121,23 @@ function verdict(
   found: { bwrap: string; bash: string },
   error: NodeJS.ErrnoException | undefined,
   status: number | null,
+  signal: NodeJS.Signals | null,
   stdout: string,
   stderr: string,
 ): SandboxAvailability {
   if (error?.code === "ENOENT") return { ok: false, reason: NOT_INSTALLED };
+  // Out of time (killed with SIGTERM then) or killed by anyone: what bwrap would have found is unknown.
+  if (signal || error?.code === "ETIMEDOUT") {
+    const what =
+      error?.code === "ETIMEDOUT" || signal === "SIGTERM"
+        ? `bwrap did not answer within ${PROBE_TIMEOUT_MS / 1000} s`
+        : `bwrap was killed by ${signal}`;
+    return {
+      ok: false,
+      undecided: true,
+      reason: `the sandbox check did not finish (${what}; is the machine overloaded?), so no command runs until it passes: the next command checks again.`,
+    };
+  }
   if (error || status !== 0) {
     const why = (error?.message ?? stderr).trim() || `exit code ${status}`;
     return {
@@ -150,14 +174,31 @@ export function sandboxAvailability(): SandboxAvailability {
     return cached;
   }
   const probe = spawnSync(found.bwrap, probeArgs(found.bash), { encoding: "utf8", timeout: PROBE_TIMEOUT_MS });
-  cached = verdict(
-    found,
-    probe.error as NodeJS.ErrnoException | undefined,
-    probe.status,
-    probe.stdout ?? "",
-    probe.stderr ?? "",
+  return remember(
+    verdict(
+      found,
+      probe.error as NodeJS.ErrnoException | undefined,
+      probe.status,
+      probe.signal,
+      probe.stdout ?? "",
+      probe.stderr ?? "",
+    ),
   );
-  return cached;
+}
+
+/** Keeps a verdict for the rest of the process; an undecided answer is only the latest answer, until the next. */
+function remember(answer: SandboxAvailability): SandboxAvailability {
+  if (answer.ok || !answer.undecided) cached = answer;
+  latest = answer;
+  return answer;
+}
+
+/**
+ * The answer of the latest check that finished (a verdict, or undecided), without running anything; undefined
+ * before any did. For callers that must not wait: an undecided answer here is not refreshed by reading it.
+ */
+export function latestSandboxAnswer(): SandboxAvailability | undefined {
+  return cached ?? latest;
 }
 
 /**
@@ -177,13 +218,15 @@ export function probeSandbox(): Promise<SandboxAvailability> {
     let stderr = "";
     let failure: NodeJS.ErrnoException | undefined;
     let settled = false;
-    const settle = (status: number | null) => {
+    const settle = (status: number | null, signal: NodeJS.Signals | null) => {
       // `close` follows `error` too: the first decides.
       if (settled) return;
       settled = true;
       // A synchronous check that ran meanwhile already decided: one answer per process.
-      cached ??= verdict(found, failure, status, stdout, stderr);
-      resolve(cached);
+      const answer = cached ?? remember(verdict(found, failure, status, signal, stdout, stderr));
+      // No verdict: the next caller probes again.
+      if (answer !== cached) probing = undefined;
+      resolve(answer);
     };
     const child = spawn(found.bwrap, probeArgs(found.bash), {
       stdio: ["ignore", "pipe", "pipe"],
@@ -200,12 +243,9 @@ export function probeSandbox(): Promise<SandboxAvailability> {
     // ENOENT and the like: no `close` follows a spawn that failed.
     child.once("error", (error: NodeJS.ErrnoException) => {
       failure = error;
-      settle(null);
+      settle(null, null);
     });
-    child.once("close", (code, signal) => {
-      if (signal) failure = new Error(`bwrap was killed by ${signal}`);
-      settle(code);
-    });
+    child.once("close", (code, signal) => settle(code, signal));
   });
   return probing;
 }
@@ -213,5 +253,6 @@ export function probeSandbox(): Promise<SandboxAvailability> {
 /** Forgets the cached availability (tests that point CROW_BWRAP elsewhere). */
 export function resetSandboxAvailability(): void {
   cached = undefined;
+  latest = undefined;
   probing = undefined;
 }
