@@ -12,8 +12,9 @@
  * Lifecycle: started early (`crow acp` launches it before the ACP layer loads, so the first session's toolserver has
  * booted by the time it is asked for), restarted on demand after it died (the next session or call that needs it),
  * and tied to this process by its stdin (`--exit-with-stdin`): when the agent exits, even by SIGKILL, the pipe closes
- * and crow-mcp stops its shells and exits. Its stdio handles are unref'd while no session uses it, so a library user
- * whose sessions are closed can exit.
+ * and crow-mcp stops its shells and exits. A crow command that ends normally stops it and waits until it has ended
+ * (entry/command.ts), so nothing it started outlives it. Its stdio handles are unref'd while no session uses it, so
+ * a library user whose sessions are closed can exit.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
