@@ -2,10 +2,14 @@
  * With the network off, the host's services on unix sockets (docker, dbus, an ssh or gpg agent, a database) are out
  * of reach too: the sandbox gives the shell private, empty /run and /var/run, and covers every other bound socket
  * with /dev/null (a read-only bind would not do: connect() needs no write access). With the network on they stay
- * reachable, as the host's TCP ports are. On real bubblewrap; needs a writable /run (root here and in CI).
+ * reachable, as the host's TCP ports are. A socket that vanishes between the listing and bwrap's mounts (another
+ * program ending) does not keep the shell from starting. On real bubblewrap; the first part needs a writable /run
+ * (root here and in CI).
  */
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -65,6 +69,37 @@ describe("sandbox: host unix sockets", {
       assert.match(result.text, /GOT hello from a host service\nGOT hello from a host service\n/);
     } finally {
       await mcp.close();
+    }
+  });
+});
+
+describe("sandbox: a host socket removed while the sandbox is set up", () => {
+  test("the shell still starts (another program's socket, listed just before, vanished before bwrap covered it)", async () => {
+    const ws = await tempWorkspace("crow-sbx-vanish-");
+    const other = await mkdtemp(path.join("/var/tmp", "crow-sbx-vanish-"));
+    const socketDir = path.join(other, "app");
+    await mkdir(socketDir);
+    const server = createServer((connection) => connection.end("hello\n"));
+    await new Promise<void>((resolve) => server.listen(path.join(socketDir, "app.sock"), resolve));
+    // A bwrap that, the first time it is to cover that socket, lets its program remove it first: what a program
+    // ending (a test's server, an editor's IPC socket) does between the listing and bwrap's mounts.
+    const bwrap = path.join(other, "bwrap");
+    const real = spawnSync("sh", ["-c", "command -v bwrap"], { encoding: "utf8" }).stdout.trim();
+    await writeFile(
+      bwrap,
+      `#!/bin/sh\ncase "$*" in *${socketDir}/app.sock*) [ -e ${other}/raced ] || { touch ${other}/raced; rm -rf ${socketDir}; } ;; esac\nexec ${real} "$@"\n`,
+    );
+    await chmod(bwrap, 0o755);
+    const mcp = await connectStdio({ cwd: ws.dir, args: ["--sandbox", "read-only"], env: { CROW_BWRAP: bwrap } });
+    try {
+      const result = await callTool(mcp.client, "terminal", { command: "echo started" });
+      assert.equal(existsSync(path.join(other, "raced")), true, "the race was staged");
+      assert.match(result.text, /^started\n/);
+    } finally {
+      await mcp.close();
+      server.close();
+      await ws.cleanup();
+      await rm(other, { recursive: true, force: true });
     }
   });
 });

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { IPty } from "@lydell/node-pty";
 import { childEnvironment } from "../child-env.js";
@@ -18,6 +18,10 @@ import { makeTerminalDir } from "./temp-dirs.js";
 const COLS = 200;
 const ROWS = 50;
 const START_TIMEOUT_MS = 10_000;
+/** Starts of a confined shell tried when a path bwrap was to mount over vanished meanwhile (see Shell.start). */
+const START_ATTEMPTS = 3;
+/** bwrap's complaint about a path (`bwrap: Can't mkdir parents for /x/y.sock: Read-only file system`). */
+const BWRAP_PATH_FAILURE = /bwrap: Can't [^\n/]*(\/[^:\n]+):/;
 /**
  * The variable that marks every process a shell starts (a random value per shell): when the shell ends, whatever still
  * carries it is killed, including what left its session and its process tree (`setsid`, double forks). A confined
@@ -169,26 +173,46 @@ export class Shell {
   static async start(cwd: string, policy: SandboxPolicy = UNCONFINED): Promise<Shell> {
     // The PTY addon loads with the first shell: a connection that never uses the terminal does not pay for it.
     const { spawn } = await loadPty();
-    const shell = new Shell(cwd, policy, spawn);
-    await new Promise<void>((resolve, reject) => {
+    for (let attempt = 1; ; attempt++) {
+      const shell = new Shell(cwd, policy, spawn);
+      try {
+        await shell.ready();
+        return shell;
+      } catch (error) {
+        // A path the sandbox was to cover (another program's unix socket, listed just before) was removed while
+        // bwrap set up: the next attempt lists what exists then.
+        if (attempt >= START_ATTEMPTS || !shell.lostMountPoint()) throw error;
+      }
+    }
+  }
+
+  /** Resolves once the shell is configured and at its prompt; rejects with why it is not (it is then gone). */
+  private ready(): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
-        shell.kill();
+        this.kill();
         reject(new Error(`bash did not become ready within ${START_TIMEOUT_MS / 1000}s`));
       }, START_TIMEOUT_MS);
-      shell.onChange = () => {
-        if (shell.state === "starting") return;
+      this.onChange = () => {
+        if (this.state === "starting") return;
         clearTimeout(timer);
-        shell.onChange = undefined;
-        if (shell.state === "exited") {
-          reject(new Error(`bash exited during startup (code ${shell.shellExitCode})${shell.startupOutput()}`));
+        this.onChange = undefined;
+        if (this.state === "exited") {
+          reject(new Error(`bash exited during startup (code ${this.shellExitCode})${this.startupOutput()}`));
         } else {
           // Inside bwrap the PTY's process is bwrap; bash, at its prompt, holds the terminal's foreground group.
-          if (policy.mode !== "off") shell.innerPid = foregroundProcessGroup(shell.pty.pid);
+          if (this.policy.mode !== "off") this.innerPid = foregroundProcessGroup(this.pty.pid);
           resolve();
         }
       };
     });
-    return shell;
+  }
+
+  /** Whether bwrap failed to start because a path it was to mount over no longer exists (see {@link start}). */
+  private lostMountPoint(): boolean {
+    if (this.policy.mode === "off") return false;
+    const named = BWRAP_PATH_FAILURE.exec(this.startupText)?.[1];
+    return named !== undefined && !existsSync(named);
   }
 
   /**
