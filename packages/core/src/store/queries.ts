@@ -1,7 +1,7 @@
 /**
  * The store's read queries over many rows (listings, pages of a history, usage and totals), kept apart from the
- * writes in store.ts. All are keyset or aggregate queries on indexed columns, so they stay fast on 10 000 sessions
- * and 10 000-message histories, and run unchanged on SQLite and PostgreSQL.
+ * writes in store.ts and history.ts. All are keyset or aggregate queries on indexed columns, so they stay fast on
+ * 10 000 sessions and 10 000-message histories, and run unchanged on SQLite and PostgreSQL.
  */
 import { type Kysely, sql } from "kysely";
 import type { ChatMessage, Usage } from "../messages.js";

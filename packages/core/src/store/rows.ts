@@ -1,4 +1,7 @@
-/** Row ↔ record conversions shared by the store's writes (store.ts) and its read queries (queries.ts), both ways. */
+/**
+ * Row ↔ record conversions shared by the store's writes (store.ts, history.ts) and its read queries (queries.ts),
+ * both ways.
+ */
 import type { Selectable } from "kysely";
 import type { ChatMessage, Usage } from "../messages.js";
 import type { ToolDisplay } from "../tools.js";

@@ -1,29 +1,22 @@
 /**
  * The one {@link Store} implementation: the same Kysely queries on SQLite and PostgreSQL. Every write runs in a
- * transaction; JSON is TEXT on both (parsed here), timestamps are ISO strings.
+ * transaction; JSON is TEXT on both (parsed here), timestamps are ISO strings. Here: prompts, sessions' rows, and
+ * the transaction and error wrapping of every method. The history's writes are history.ts, the reads over many rows
+ * queries.ts, checkpoints and evaluation runs their own stores (checkpoints.ts, eval.ts).
  */
 import { createHash } from "node:crypto";
 import type { Kysely, Transaction } from "kysely";
 import { errorText } from "../error-text.js";
-import { insertOne, nextSeq } from "./append.js";
 import type { CheckpointStore } from "./checkpoint-types.js";
-import { archiveCheckpoints, copyCheckpoints, deleteCheckpoints, kyselyCheckpointStore } from "./checkpoints.js";
+import { copyCheckpoints, deleteCheckpoints, kyselyCheckpointStore } from "./checkpoints.js";
 import { now } from "./clock.js";
 import { kyselyEvalStore } from "./eval.js";
 import type { EvalStore } from "./eval-types.js";
-import { archiveSlug, sessionSlug } from "./ids.js";
+import { appendHistory, copyHistory, replaceHistory } from "./history.js";
+import { sessionSlug } from "./ids.js";
 import { listSessions, listUsage, loadMessagePage, loadToolOutcomes, sessionStats } from "./queries.js";
-import {
-  directoriesColumn,
-  displayColumn,
-  json,
-  MESSAGE_FIELDS,
-  patchColumns,
-  toMessage,
-  toPrompt,
-  toSession,
-} from "./rows.js";
-import type { Database, MessagesTable, SessionsTable } from "./schema.js";
+import { directoriesColumn, json, MESSAGE_FIELDS, patchColumns, toMessage, toPrompt, toSession } from "./rows.js";
+import type { Database, SessionsTable } from "./schema.js";
 import {
   type ForkOptions,
   type ListSessionsOptions,
@@ -47,39 +40,6 @@ import {
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-function messageRows(sessionId: string, first: number, messages: readonly MessageInput[], at: string): MessagesTable[] {
-  return messages.map(({ message, usage, outcome }, i) => ({
-    session_id: sessionId,
-    seq: first + i,
-    role: message.role,
-    data: JSON.stringify(message),
-    prompt_tokens: usage?.promptTokens ?? null,
-    completion_tokens: usage?.completionTokens ?? null,
-    total_tokens: usage?.totalTokens ?? null,
-    usage: json(usage),
-    is_error: outcome ? Number(outcome.isError) : null,
-    duration_ms: outcome ? Math.round(outcome.durationMs) : null,
-    display: displayColumn(outcome?.display),
-    created_at: at,
-  }));
-}
-
-/** Every column of `messages`, `session_id` first. */
-const MESSAGE_COLUMNS = [
-  "session_id",
-  "seq",
-  "role",
-  "data",
-  "prompt_tokens",
-  "completion_tokens",
-  "total_tokens",
-  "usage",
-  "is_error",
-  "duration_ms",
-  "display",
-  "created_at",
-] as const;
-
 async function idTaken(db: Db, id: string): Promise<boolean> {
   return (await db.selectFrom("sessions").select("id").where("id", "=", id).executeTakeFirst()) !== undefined;
 }
@@ -91,18 +51,6 @@ async function freeSessionId(db: Db): Promise<string> {
     if (!(await idTaken(db, id))) return id;
   }
   throw new StoreError("could not find a free session id");
-}
-
-/** Rows per INSERT: stays under SQLite's 32 766 bound parameters (12 columns) and keeps PG statements small. */
-const INSERT_BATCH = 500;
-
-async function insertMessages(db: Db, rows: ReturnType<typeof messageRows>): Promise<void> {
-  for (let i = 0; i < rows.length; i += INSERT_BATCH) {
-    await db
-      .insertInto("messages")
-      .values(rows.slice(i, i + INSERT_BATCH))
-      .execute();
-  }
 }
 
 export class KyselyStore implements Store {
@@ -262,17 +210,7 @@ export class KyselyStore implements Store {
   appendMessages(sessionId: string, messages: readonly MessageInput[]): Promise<number[]> {
     if (messages.length === 0) return Promise.resolve([]);
     return this.guard("storing messages", () =>
-      this.db.transaction().execute(async (trx) => {
-        const at = now();
-        // Compiled once (append.ts): this runs twice per tool round.
-        const first = await nextSeq(this.db, trx, sessionId, at);
-        if (first === undefined) throw new SessionNotFoundError(sessionId);
-        const rows = messageRows(sessionId, first, messages, at);
-        const [only] = rows;
-        if (rows.length === 1 && only) await insertOne(this.db, trx, only);
-        else await insertMessages(trx, rows);
-        return messages.map((_, i) => first + i);
-      }),
+      this.db.transaction().execute((trx) => appendHistory(this.db, trx, sessionId, messages)),
     );
   }
 
@@ -310,25 +248,7 @@ export class KyselyStore implements Store {
 
   replaceMessages(sessionId: string, messages: readonly MessageInput[], options: ReplaceOptions = {}): Promise<string> {
     return this.guard("replacing the history", () =>
-      this.db.transaction().execute(async (trx) => {
-        const row = await trx.selectFrom("sessions").selectAll().where("id", "=", sessionId).executeTakeFirst();
-        if (!row) throw new SessionNotFoundError(sessionId);
-        const at = now();
-        const archiveId = archiveSlug(sessionId);
-        await trx
-          .insertInto("sessions")
-          .values({ ...row, id: archiveId, archived_from: sessionId, updated_at: at })
-          .execute();
-        await trx.updateTable("messages").set({ session_id: archiveId }).where("session_id", "=", sessionId).execute();
-        await insertMessages(trx, messageRows(sessionId, 0, messages, at));
-        await archiveCheckpoints(trx, sessionId, archiveId, options.checkpointsFrom, options.keepCheckpoints);
-        await trx
-          .updateTable("sessions")
-          .set({ ...patchColumns(options.patch ?? {}), updated_at: at })
-          .where("id", "=", sessionId)
-          .execute();
-        return archiveId;
-      }),
+      this.db.transaction().execute((trx) => replaceHistory(trx, sessionId, messages, options)),
     );
   }
 
@@ -375,17 +295,7 @@ export class KyselyStore implements Store {
           updated_at: at,
         };
         await trx.insertInto("sessions").values(row).execute();
-        // The history is copied inside the database (no round trip per message), original timestamps kept.
-        await trx
-          .insertInto("messages")
-          .columns(MESSAGE_COLUMNS)
-          .expression(
-            trx
-              .selectFrom("messages")
-              .select((eb) => [eb.val(row.id).as("session_id"), ...MESSAGE_COLUMNS.slice(1)])
-              .where("session_id", "=", sessionId),
-          )
-          .execute();
+        await copyHistory(trx, sessionId, row.id);
         await copyCheckpoints(trx, sessionId, row.id);
         return toSession(row);
       }),

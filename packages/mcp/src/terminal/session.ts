@@ -1,10 +1,12 @@
 import { log } from "../log.js";
-import { explainBlocked } from "../sandbox/explain.js";
 import { describePolicy, type SandboxPolicy, samePolicy, UNCONFINED } from "../sandbox/policy.js";
-import { type CallStatus, exitNote, footer, footerCwd, joinParts, SOFT_TIMEOUT_GUIDANCE, seconds } from "./format.js";
+import { exitNote, footer, footerCwd, joinParts, seconds } from "./format.js";
 import { foregroundProcessGroup, sendSignal, waitingForTerminalInput } from "./procs.js";
+import { reportWait, stillRunningText, type TerminalResponse, unreported, type WaitMode } from "./report.js";
 import { Shell } from "./shell.js";
 import { type WaitEnd, waitFor } from "./wait.js";
+
+export type { TerminalResponse } from "./report.js";
 
 /** One terminal call, as the tool received it. */
 export interface TerminalRequest {
@@ -17,17 +19,6 @@ export interface TerminalRequest {
   signal?: AbortSignal;
   /** Receives cleaned output as it arrives while the call waits (progress notifications). */
   onOutput?: (text: string) => void;
-}
-
-/** What the call returns to the model. */
-export interface TerminalResponse {
-  text: string;
-  isError?: boolean;
-  status?: CallStatus;
-  exitCode?: number;
-  cwd: string;
-  /** The output shows the sandbox blocked the command (a write outside the writable roots, the network). */
-  sandboxBlocked?: boolean;
 }
 
 export interface TerminalSessionOptions {
@@ -144,7 +135,7 @@ export class TerminalSession {
       if (Date.now() - this.interruptedAt < AFTER_INTERRUPT_WAIT_MS) {
         await waitFor(shell, { untilMs: this.interruptedAt + AFTER_INTERRUPT_WAIT_MS });
       }
-      if (shell.state === "running") return this.stillRunning(shell);
+      if (shell.state === "running") return this.error(stillRunningText(shell));
     }
 
     // The command finished after its call returned: '' gets its remaining output as the result it waited for.
@@ -161,7 +152,7 @@ export class TerminalSession {
 
     // Nothing is running. Output nobody has seen yet comes first: the end of a command that finished after its call
     // returned, or what background jobs printed since.
-    if (shell && shell.state !== "exited") earlier = joinParts(earlier, this.unreported(shell));
+    if (shell && shell.state !== "exited") earlier = joinParts(earlier, unreported(shell));
     if (key !== undefined || isInput || trimmed === "") {
       const note =
         key === "C-d"
@@ -219,33 +210,60 @@ export class TerminalSession {
     return this.waitAndReport(shell, request, "interactive", before, input);
   }
 
-  private stillRunning(shell: Shell): TerminalResponse {
-    const first = shell.command.split("\n")[0] ?? "";
-    const shown = first.length > 200 ? `${first.slice(0, 200)}…` : first;
-    return this.error(
-      joinParts(
-        "Error: the previous command is still running, so this command was NOT run.",
-        `Previous command: ${shown}${shell.command.includes("\n") ? " …" : ""}`,
-        "Send '' to keep waiting for it (you get the output it printed since, nothing is lost), is_input=true to send it input, \"C-c\" to interrupt it, or reset=true to kill it and restart the shell (losing cwd and environment). Then run your command.",
-        footer("running", shell.cwd),
-      ),
-    );
-  }
-
-  /** Waits for the running command per `mode`, handles hard timeouts, and builds the result. */
+  /** Waits for the running command per `mode`, handles hard timeouts, and builds the result (report.ts). */
   private async waitAndReport(
     shell: Shell,
     request: TerminalRequest,
-    mode: "command" | "interactive",
+    mode: WaitMode,
     before?: string,
     input?: string,
     resendIfIgnored?: string,
   ): Promise<TerminalResponse> {
     const hardMs = request.timeoutSeconds !== undefined ? request.timeoutSeconds * 1000 : undefined;
     const start = Date.now();
+    let end = await this.waitForCommand(shell, request, mode, start, hardMs, resendIfIgnored);
+    let timeoutNote: string | undefined;
+    if (end === "aborted") {
+      this.interruptedAt = Date.now();
+      shell.write("\x03");
+    } else if (end === "hard") {
+      ({ end, note: timeoutNote } = await this.interruptForTimeout(shell, hardMs ?? 0));
+    }
+
+    let output = shell.take().text;
+    if (input !== undefined) output = stripEcho(output, input);
+    if (end === "exited") {
+      this.shell = undefined;
+      this.shellLost = true;
+    }
+    return reportWait(shell, {
+      end,
+      mode,
+      before,
+      output,
+      timeoutNote,
+      waitedMs: Date.now() - start,
+      softTimeoutMs: this.softTimeoutMs,
+      startCwd: this.options.cwd,
+    });
+  }
+
+  /**
+   * One wait for the running command, which began at `start`: until it finishes or the shell exits, or until the
+   * limits of `mode` (quiet output, waiting for input, the ceiling, the hard timeout `hardMs`) or the request's
+   * abort. Its output goes to `request.onOutput` meanwhile. `resendIfIgnored` is the key just sent, pressed once
+   * more if nothing reacted to it.
+   */
+  private async waitForCommand(
+    shell: Shell,
+    request: TerminalRequest,
+    mode: WaitMode,
+    start: number,
+    hardMs: number | undefined,
+    resendIfIgnored: string | undefined,
+  ): Promise<WaitEnd> {
     const mark = shell.receivedChars;
     shell.onOutput = request.onOutput;
-    let end: WaitEnd;
     const waitOnce = () =>
       waitFor(shell, {
         quietMs:
@@ -264,69 +282,18 @@ export class TerminalSession {
         signal: request.signal,
       });
     try {
-      end = await waitOnce();
+      const end = await waitOnce();
       // A Ctrl-C can be lost: the terminal delivers it to the foreground process group, and in the instant between
       // two commands of a loop that group may already be gone. If nothing reacted (at most the "^C" echo), press
       // it once more, as a person would.
       if (resendIfIgnored && (end === "quiet" || end === "input") && shell.receivedChars - mark <= 4) {
         shell.write(resendIfIgnored);
-        end = await waitOnce();
+        return await waitOnce();
       }
+      return end;
     } finally {
       shell.onOutput = undefined;
     }
-
-    let timeoutNote: string | undefined;
-    if (end === "aborted") {
-      this.interruptedAt = Date.now();
-      shell.write("\x03");
-    } else if (end === "hard") {
-      ({ end, note: timeoutNote } = await this.interruptForTimeout(shell, hardMs ?? 0));
-    }
-
-    let output = shell.take().text;
-    if (input !== undefined) output = stripEcho(output, input);
-    const head = joinParts(before, output);
-    if (end === "exited") {
-      this.shell = undefined;
-      this.shellLost = true;
-      return {
-        text: joinParts(head, timeoutNote, exitNote(shell.shellExitCode, this.options.cwd)),
-        status: "exited",
-        exitCode: shell.shellExitCode,
-        cwd: this.options.cwd,
-      };
-    }
-    if (end === "done") {
-      const exitCode = shell.finished?.exitCode ?? -1;
-      shell.finished = undefined;
-      // Noted even when the command as a whole succeeded (`cp x /etc || true`); offered to re-run only when it failed.
-      const blocked = explainBlocked(output, shell.policy);
-      return {
-        text: joinParts(head, timeoutNote, blocked, footer("completed", shell.cwd, exitCode)),
-        status: "completed",
-        exitCode,
-        cwd: shell.cwd,
-        ...(blocked && exitCode !== 0 ? { sandboxBlocked: true } : {}),
-      };
-    }
-    const guidance =
-      end === "aborted"
-        ? "[Request cancelled; sent C-c to the command.]"
-        : end === "input"
-          ? '[The command is waiting for input. Send it with is_input=true (it is followed by Enter), or send "C-c" to interrupt or "C-d" to end the input.]'
-          : SOFT_TIMEOUT_GUIDANCE;
-    const waited =
-      mode === "interactive" || end === "aborted" || end === "hard" || end === "input"
-        ? undefined
-        : end === "ceiling"
-          ? `[No result after ${seconds(Date.now() - start)} (the command keeps printing).]`
-          : `[No new output for ${seconds(this.softTimeoutMs)}.]`;
-    return {
-      text: joinParts(head || "(no new output)", timeoutNote, waited, guidance, footer("running", shell.cwd)),
-      status: "running",
-      cwd: shell.cwd,
-    };
   }
 
   /**
@@ -362,21 +329,6 @@ export class TerminalSession {
 
   private exitReport(shell: Shell): string {
     return joinParts(shell.take().text, exitNote(shell.shellExitCode, this.options.cwd));
-  }
-
-  /** Output nobody has seen: the rest of a command that finished after its call returned, or background output. */
-  private unreported(shell: Shell): string | undefined {
-    const output = shell.take().text;
-    const finished = shell.finished;
-    shell.finished = undefined;
-    if (finished) {
-      return joinParts(
-        `[The previous command finished with exit code ${finished.exitCode} after its last result; output not shown before:]`,
-        output,
-        "[End of the previous command's output]",
-      );
-    }
-    return output.trim() ? joinParts("[Output printed by background jobs since the last command:]", output) : undefined;
   }
 }
 
