@@ -28,3 +28,5 @@ for (const name of wanted.length > 0 ? wanted : available) {
     process.exitCode = 1;
   }
 }
+// A failed benchmark may have left its servers and processes open: they must not keep this process alive.
+if (process.exitCode) process.exit();
