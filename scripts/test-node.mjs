@@ -153,6 +153,14 @@ function prepareTree(nodeDir, version) {
       verbatimSymlinks: true,
     });
   }
+  // The copy's Node sits beside it, as in the single-copy layout (bench/node-startup.ts finds it at <tree>/../node).
+  if (!lstatSync(path.join(home, "node"), { throwIfNoEntry: false })) {
+    try {
+      symlinkSync("../../node", path.join(home, "node"));
+    } catch (error) {
+      if (error.code !== "EEXIST") throw error; // another run made it meanwhile
+    }
+  }
   // The sources are refreshed on every run (node_modules/@crow/* are symlinks into packages/, so they follow).
   syncDir(root, tree);
   if (sibling) writeFileSync(stamp, want);
