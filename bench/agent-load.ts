@@ -111,7 +111,9 @@ async function coldRun(mock: MockLlm, dir: string, file: string, rounds: number,
   const before = mock.requests.length;
   const [agentPid = 0, toolserverPid = 0] = processTree(agent.process.pid ?? 0);
   const turn = agent.prompt(sessionId, "go");
-  await mock.waitForRequests(before + 1);
+  // Raced with the turn: an agent that dies before its first request rejects the turn (saying why), and the case fails
+  // with that error instead of leaving the rejection unhandled while the mock waits forever.
+  await Promise.race([mock.waitForRequests(before + 1), turn]);
   const start = performance.now();
   const cpuBefore = [cpuMs(agentPid), cpuMs(toolserverPid)];
   await turn;
@@ -179,14 +181,27 @@ export async function crowRun(
       stdio: ["pipe", "pipe", "pipe"],
     });
     child.stdout.resume();
-    child.stderr.resume();
+    let stderr = "";
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (text: string) => {
+      stderr = (stderr + text).slice(-4000);
+    });
     child.stdin.end();
     const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    // A run that ends before the mock has seen its requests fails the case, saying how it ended (once its stderr is
+    // read to the end), instead of waiting forever.
+    const endedEarly = new Promise<never>((_, reject) =>
+      child.once("close", (code, signal) => {
+        const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+        reject(new Error(`crow run (pid ${child.pid}) ${how} before its requests; the end of its stderr:\n${stderr}`));
+      }),
+    );
+    endedEarly.catch(() => {});
     const stop = watchTree(child.pid ?? 0, 20);
-    await mock.waitForRequests(before + 1);
+    await Promise.race([mock.waitForRequests(before + 1), endedEarly]);
     first.push(performance.now() - start);
     // Mid-task: every process is up (the last request would race the exit).
-    await mock.waitForRequests(before + Math.ceil(rounds / 2));
+    await Promise.race([mock.waitForRequests(before + Math.ceil(rounds / 2)), endedEarly]);
     const mb = peakFootprintMb(processTree(child.pid ?? 0));
     if (mb !== undefined) footprintMb = Math.max(footprintMb ?? 0, mb);
     exitCodes.push(await exited);

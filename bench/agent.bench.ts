@@ -2,7 +2,7 @@
 // readiness, per-tool-round overhead, streamed chunk relay rate, and peak memory of agent + toolserver.
 import { type AcpTestClient, reply, spawnAcpAgent, startMockLlm, tempWorkspace, textReply } from "@crow/testkit";
 import { acp, coldRounds, concurrentSessions, crowRun, nodeStart } from "./agent-load.js";
-import { formatTiming, measure, measureSpan, writeReport } from "./lib.js";
+import { benchCase, formatTiming, measure, measureSpan, writeReport } from "./lib.js";
 import { formatStartup, startupByNode } from "./node-startup.js";
 import { cpuMs, peakFootprintMb, peakRssMb, processTree } from "./proc.js";
 
@@ -22,49 +22,55 @@ export async function run(): Promise<void> {
 
   // 1. spawn → initialize answered.
   // Closing the process is not part of the span.
-  const init = await measureSpan(
-    async () => {
-      const start = performance.now();
-      const agent = await spawnAgent();
-      const span = performance.now() - start;
-      await agent.close();
-      return span;
-    },
-    10,
-    2,
+  const init = await benchCase("spawn → initialize answered", () =>
+    measureSpan(
+      async () => {
+        const start = performance.now();
+        const agent = await spawnAgent();
+        const span = performance.now() - start;
+        await agent.close();
+        return span;
+      },
+      10,
+      2,
+    ),
   );
   // 2. spawn → session/new answered (the built-in crow-mcp is up and its tools listed).
-  const ready = await measureSpan(
-    async () => {
-      const start = performance.now();
-      const agent = await spawnAgent();
-      await agent.newSession(ws.dir);
-      const span = performance.now() - start;
-      await agent.close();
-      return span;
-    },
-    // More runs than elsewhere: on a 2-core machine three processes start at once, and this is a target.
-    20,
-    2,
+  const ready = await benchCase("spawn → session/new answered", () =>
+    measureSpan(
+      async () => {
+        const start = performance.now();
+        const agent = await spawnAgent();
+        await agent.newSession(ws.dir);
+        const span = performance.now() - start;
+        await agent.close();
+        return span;
+      },
+      // More runs than elsewhere: on a 2-core machine three processes start at once, and this is a target.
+      20,
+      2,
+    ),
   );
   // 2b. The same for a session outside the agent's directory (before the shared crow-mcp, it had to start its own).
   const other = await tempWorkspace("crow-bench-other-");
-  const readyElsewhere = await measureSpan(
-    async () => {
-      const start = performance.now();
-      const agent = await spawnAgent(other.dir);
-      await agent.newSession(ws.dir);
-      const span = performance.now() - start;
-      await agent.close();
-      return span;
-    },
-    10,
-    2,
+  const readyElsewhere = await benchCase("session in another directory", () =>
+    measureSpan(
+      async () => {
+        const start = performance.now();
+        const agent = await spawnAgent(other.dir);
+        await agent.newSession(ws.dir);
+        const span = performance.now() - start;
+        await agent.close();
+        return span;
+      },
+      10,
+      2,
+    ),
   );
   await other.cleanup();
 
-  const agent: AcpTestClient = await spawnAgent();
-  const { sessionId } = await agent.newSession(ws.dir);
+  const agent: AcpTestClient = await benchCase("one agent's start", () => spawnAgent());
+  const { sessionId } = await benchCase("one agent's session/new", () => agent.newSession(ws.dir));
   // One session, so the tree is the agent and its one toolserver. Their joint peak footprint is estimated after each
   // phase (reading page frames takes a moment, so it is not sampled during the measured runs).
   const footprints: number[] = [];
@@ -74,28 +80,33 @@ export async function run(): Promise<void> {
   };
   sampleFootprint();
   // 3. A text-only turn vs. a turn of ROUNDS tool rounds (real `read` through crow-mcp): the difference per round.
-  const plain = await measure(
-    async () => {
-      mock.script(textReply("done"));
-      await agent.prompt(sessionId, "go");
-    },
-    20,
-    3,
+  const plain = await benchCase("text-only turn", () =>
+    measure(
+      async () => {
+        mock.script(textReply("done"));
+        await agent.prompt(sessionId, "go");
+      },
+      20,
+      3,
+    ),
   );
   // The wall clock per round also holds the mock's work (it parses and checks the whole history on every request) and
   // the test client's, on the same two cores: the CPU the agent and its toolserver spend is measured apart.
   const [agentPid = 0, toolserverPid = 0] = processTree(agent.process.pid ?? 0);
   const cpuBefore = [cpuMs(agentPid), cpuMs(toolserverPid)];
   let roundsRun = 0;
-  const rounds = await measure(
-    async () => {
-      for (let i = 0; i < ROUNDS; i++) mock.script(reply().toolCall("read", { file_path: file, offset: 1 + (i % 2) }));
-      mock.script(textReply("done"));
-      await agent.prompt(sessionId, "go");
-      roundsRun += ROUNDS;
-    },
-    20,
-    2,
+  const rounds = await benchCase(`${ROUNDS}-round tool task`, () =>
+    measure(
+      async () => {
+        for (let i = 0; i < ROUNDS; i++)
+          mock.script(reply().toolCall("read", { file_path: file, offset: 1 + (i % 2) }));
+        mock.script(textReply("done"));
+        await agent.prompt(sessionId, "go");
+        roundsRun += ROUNDS;
+      },
+      20,
+      2,
+    ),
   );
   const cpuPerRound = [cpuMs(agentPid), cpuMs(toolserverPid)].map((ms, i) => (ms - (cpuBefore[i] ?? 0)) / roundsRun);
   sampleFootprint();
@@ -106,18 +117,20 @@ export async function run(): Promise<void> {
     return r;
   };
   let relayed = 0;
-  const chunks = await measure(
-    async () => {
-      mock.script(chunky());
-      const turn = await agent.prompt(sessionId, "stream");
-      const texts = turn.updates.flatMap((u) =>
-        u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : [],
-      );
-      if (texts.join("") !== "tok ".repeat(CHUNKS)) throw new Error("the streamed text did not arrive intact");
-      relayed = texts.length;
-    },
-    5,
-    1,
+  const chunks = await benchCase("text chunks relayed", () =>
+    measure(
+      async () => {
+        mock.script(chunky());
+        const turn = await agent.prompt(sessionId, "stream");
+        const texts = turn.updates.flatMap((u) =>
+          u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : [],
+        );
+        if (texts.join("") !== "tok ".repeat(CHUNKS)) throw new Error("the streamed text did not arrive intact");
+        relayed = texts.length;
+      },
+      5,
+      1,
+    ),
   );
   sampleFootprint();
   // 5. Peak RSS of the agent and its toolserver after all of the above.
@@ -128,20 +141,31 @@ export async function run(): Promise<void> {
   await agent.close();
 
   // 6. Whole-process cases: the first rounds of fresh processes, many sessions in one agent, and `crow run`.
-  const cold = await coldRounds(mock, ws.dir, file, COLD_ROUNDS, 9);
+  const cold = await benchCase(`first ${COLD_ROUNDS} rounds, fresh process`, () =>
+    coldRounds(mock, ws.dir, file, COLD_ROUNDS, 9),
+  );
   const concurrent = [];
-  for (let i = 0; i < 2; i++) concurrent.push(await concurrentSessions(mock, ws.dir, file, SESSIONS, SESSION_ROUNDS));
-  const run = await crowRun(mock, ws.dir, file, COLD_ROUNDS, 8);
+  for (let i = 0; i < 2; i++) {
+    const name = `${SESSIONS} sessions × ${SESSION_ROUNDS} rounds at once, run ${i + 1}`;
+    concurrent.push(await benchCase(name, () => concurrentSessions(mock, ws.dir, file, SESSIONS, SESSION_ROUNDS)));
+  }
+  const run = await benchCase("crow run", () => crowRun(mock, ws.dir, file, COLD_ROUNDS, 8));
   const node = nodeStart();
   // What this machine's NODE_EXTRA_CA_CERTS costs the two Node starts of a `crow run` (agent and toolserver).
   const runWithoutCa = node.withoutExtraCaCerts
-    ? await crowRun(mock, ws.dir, file, COLD_ROUNDS, 8, { without: ["NODE_EXTRA_CA_CERTS"] })
+    ? await benchCase("crow run without NODE_EXTRA_CA_CERTS", () =>
+        crowRun(mock, ws.dir, file, COLD_ROUNDS, 8, { without: ["NODE_EXTRA_CA_CERTS"] }),
+      )
     : undefined;
   // A set-up Crow: the provider in config.yaml (what `crow init` writes), so the start parses YAML.
-  const runConfigured = await crowRun(mock, ws.dir, file, COLD_ROUNDS, 8, { configYaml: true });
+  const runConfigured = await benchCase("crow run, provider in config.yaml", () =>
+    crowRun(mock, ws.dir, file, COLD_ROUNDS, 8, { configYaml: true }),
+  );
   mock.assertDone();
   // 7. Startup on each tested Node, with and without the module compile cache (CROW_BENCH_NODES="20 22 24").
-  const byNode = await startupByNode(mock.url, ws, (process.env.CROW_BENCH_NODES ?? "20 22 24").split(/\s+/));
+  const byNode = await benchCase("startup by Node", () =>
+    startupByNode(mock.url, ws, (process.env.CROW_BENCH_NODES ?? "20 22 24").split(/\s+/)),
+  );
   await mock.close();
   await ws.cleanup();
 

@@ -33,6 +33,19 @@ export async function measureSpan(fn: () => Promise<number>, runs = 50, warmup =
   return summarize(samples);
 }
 
+/**
+ * Runs one case of a benchmark; a failure (above all a spawned agent that died: testkit's AgentExitError says how and
+ * quotes its stderr) is rethrown naming the case, so a crash under load says where it happened.
+ */
+export async function benchCase<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new Error(`case "${name}" failed: ${why}`, { cause: error });
+  }
+}
+
 /** Percentiles of samples in milliseconds. */
 export function summarize(samples: number[]): Timing {
   const sorted = [...samples].sort((a, b) => a - b);

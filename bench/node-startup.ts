@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { REPO_ROOT, spawnAcpAgent, type TempWorkspace } from "@crow/testkit";
-import { summarize, type Timing } from "./lib.js";
+import { benchCase, summarize, type Timing } from "./lib.js";
 
 export type CacheMode = "off" | "cold" | "warm";
 export interface NodeStartup {
@@ -60,7 +60,9 @@ export async function startupByNode(
     const warmDir = mkdtempSync(path.join(tmpdir(), "crow-bench-cache-"));
     // Removed at the end: the agent's detached crow-mcp writes its cache as it exits, just after the agent.
     const dirs = [warmDir];
-    const start = async (mode: CacheMode): Promise<{ init: number; ready: number }> => {
+    // A start that fails names the Node and the cache mode (and, for an agent that died, how: testkit's AgentExitError).
+    const start = (mode: CacheMode) => benchCase(`Node ${version}, compile cache ${mode}`, () => startOnce(mode));
+    const startOnce = async (mode: CacheMode): Promise<{ init: number; ready: number }> => {
       const cacheHome = mode === "warm" ? warmDir : mkdtempSync(path.join(tmpdir(), "crow-bench-cache-"));
       dirs.push(cacheHome);
       // "" removes a variable from the agent's environment (the caller's NODE_COMPILE_CACHE would override ours).

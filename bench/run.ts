@@ -19,5 +19,14 @@ for (const name of wanted.length > 0 ? wanted : available) {
   const mod = (await import(pathToFileURL(path.join(import.meta.dirname, `${name}.bench.ts`)).href)) as {
     run: () => Promise<void>;
   };
-  await mod.run();
+  try {
+    await mod.run();
+  } catch (error) {
+    // Said plainly (a case's failure names the case and, for an agent that died, how and its stderr's end); the
+    // remaining benchmarks still run, and the exit code says one failed.
+    console.error(`\nbenchmark ${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+  }
 }
+// A failed benchmark may have left its servers and processes open: they must not keep this process alive.
+if (process.exitCode) process.exit();

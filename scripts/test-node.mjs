@@ -9,8 +9,28 @@
 // ships N-API prebuilds that load on every Node. The copy is refreshed from the working tree on every run and
 // rebuilt only when package-lock.json or the Node version changed. Cache: $CROW_NODE_CACHE, default
 // <os tmpdir>/crow-node.
+//
+// Several runs at once (two benchmarks, a benchmark and `npm run test:node`, two checkouts on one machine) must not
+// pull files from under each other's running processes: a `crow acp` started from a copy whose sources another run
+// was replacing died at start (MODULE_NOT_FOUND: crow.js or a chunk gone), which a benchmark saw as "ACP connection
+// closed". So each checkout has its own copy (trees/<hash of its path>; its node_modules come from a copy already
+// built for the same Node and lockfile, if any), and refreshing it rewrites only the files that changed (each by a
+// rename, never half written) and removes only the ones the checkout no longer has.
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import {
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
@@ -59,30 +79,92 @@ function obtainNode() {
  * .tsbuildinfo must never come without its dist/, or `tsc -b` would take the copy for built. */
 const SKIP = new Set([".git", "node_modules", ".pack", "coverage", "reports"]);
 
+/**
+ * Makes `dst` hold what `src` holds (but what SKIP names, and `dst`'s own node_modules), touching only what differs:
+ * a changed file is written beside and renamed over the old one, so a process reading the copy never sees it missing
+ * or half written.
+ */
+const TEMP = /\.sync-\d+$/;
+
+function syncDir(src, dst, top = true) {
+  mkdirSync(dst, { recursive: true });
+  const wanted = new Set(readdirSync(src).filter((name) => !SKIP.has(name)));
+  for (const name of readdirSync(dst)) {
+    // Another run's file being written (see below) is left to it.
+    if (!wanted.has(name) && !(top && name === "node_modules") && !TEMP.test(name)) {
+      rmSync(path.join(dst, name), { recursive: true, force: true });
+    }
+  }
+  for (const name of wanted) {
+    const from = path.join(src, name);
+    const to = path.join(dst, name);
+    const kind = lstatSync(from);
+    const have = lstatSync(to, { throwIfNoEntry: false });
+    if (kind.isDirectory()) {
+      if (have && !have.isDirectory()) rmSync(to, { force: true });
+      syncDir(from, to, false);
+    } else if (kind.isSymbolicLink()) {
+      const target = readlinkSync(from);
+      if (have?.isSymbolicLink() && readlinkSync(to) === target) continue;
+      rmSync(to, { recursive: true, force: true });
+      symlinkSync(target, to);
+    } else {
+      const content = readFileSync(from);
+      if (have?.isFile() && have.size === content.length && readFileSync(to).equals(content)) continue;
+      if (have?.isDirectory()) rmSync(to, { recursive: true, force: true });
+      const temp = `${to}.sync-${process.pid}`;
+      writeFileSync(temp, content, { mode: kind.mode & 0o777 });
+      renameSync(temp, to);
+    }
+  }
+}
+
+/**
+ * Another checkout's copy whose node_modules were built for the same Node and lockfile (`want`), or the copy of the
+ * single-tree layout this cache had before: its node_modules can be taken as they are.
+ */
+function builtSibling(want) {
+  const candidates = [path.join(cache, "tree")];
+  const trees = path.join(cache, "trees");
+  if (existsSync(trees)) for (const key of readdirSync(trees)) candidates.push(path.join(trees, key, "tree"));
+  return candidates.find((tree) => {
+    const stamp = path.join(path.dirname(tree), "tree.stamp");
+    return existsSync(stamp) && readFileSync(stamp, "utf8") === want && existsSync(path.join(tree, "node_modules"));
+  });
+}
+
 /** Copies the working tree into the cache and makes its native modules fit Node `nodeDir`: the copy's path. */
 function prepareTree(nodeDir, version) {
-  const tree = path.join(cache, "tree");
-  const stamp = path.join(cache, "tree.stamp");
+  // One copy per checkout: see the comment at the top.
+  const home = path.join(cache, "trees", createHash("sha256").update(root).digest("hex").slice(0, 12));
+  const tree = path.join(home, "tree");
+  const stamp = path.join(home, "tree.stamp");
   const want = `${version}\n${readFileSync(path.join(root, "package-lock.json"), "utf8")}`;
   const fresh = !existsSync(stamp) || readFileSync(stamp, "utf8") !== want;
+  const sibling = fresh ? builtSibling(want) : undefined;
   if (fresh) {
-    log("copying node_modules (first run, or the lockfile or Node changed)");
-    rmSync(tree, { recursive: true, force: true });
+    log(
+      `copying node_modules (first run of this checkout, or the lockfile or Node changed)${sibling ? ` from ${sibling}` : ""}`,
+    );
+    rmSync(home, { recursive: true, force: true });
     mkdirSync(tree, { recursive: true });
-    cpSync(path.join(root, "node_modules"), path.join(tree, "node_modules"), {
+    cpSync(path.join(sibling ?? root, "node_modules"), path.join(tree, "node_modules"), {
       recursive: true,
       verbatimSymlinks: true,
     });
   }
+  // The copy's Node sits beside it, as in the single-copy layout (bench/node-startup.ts finds it at <tree>/../node).
+  if (!lstatSync(path.join(home, "node"), { throwIfNoEntry: false })) {
+    try {
+      symlinkSync("../../node", path.join(home, "node"));
+    } catch (error) {
+      if (error.code !== "EEXIST") throw error; // another run made it meanwhile
+    }
+  }
   // The sources are refreshed on every run (node_modules/@crow/* are symlinks into packages/, so they follow).
-  for (const entry of readdirSync(tree))
-    if (entry !== "node_modules") rmSync(path.join(tree, entry), { recursive: true, force: true });
-  cpSync(root, tree, {
-    recursive: true,
-    verbatimSymlinks: true,
-    filter: (src) => src === root || !SKIP.has(path.basename(src)),
-  });
-  if (fresh) {
+  syncDir(root, tree);
+  if (sibling) writeFileSync(stamp, want);
+  else if (fresh) {
     log(`rebuilding better-sqlite3 for Node ${version} from source (a few minutes)`);
     run("npm", ["rebuild", "better-sqlite3"], tree, nodeDir);
     writeFileSync(stamp, want);

@@ -9,11 +9,9 @@
  * served from the real disk and real processes (and the capabilities advertised accordingly).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { Readable, Transform, Writable } from "node:stream";
+import { Transform } from "node:stream";
 import {
   type AuthCapabilities,
   type ClientConnection,
@@ -36,6 +34,8 @@ import {
   type StopReason,
 } from "@agentclientprotocol/sdk";
 import { client as unstableClient } from "@agentclientprotocol/sdk/unstable";
+import { agentEnv, privateHome } from "./acp-client-env.js";
+import { AgentStdio } from "./acp-client-exit.js";
 import { TestTerminals } from "./acp-client-terminal.js";
 import { CROW_BIN } from "./paths.js";
 
@@ -144,38 +144,6 @@ export interface AcpTestClient {
   close(): Promise<number | null>;
 }
 
-function agentEnv(options: AcpClientOptions): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
-  for (const key of ["OPENAI_API_KEY", "OPENAI_BASE_URL", "CROW_MODEL", "CROW_MODELS"]) delete env[key];
-  Object.assign(env, {
-    CROW_MODEL: options.model ?? "mock-model",
-    // Fast retries: tests script failures, they do not wait for real backoff.
-    CROW_MAX_RETRIES: "2",
-    CROW_RETRY_BASE_MS: "5",
-  });
-  if (options.llmUrl) env.OPENAI_BASE_URL = options.llmUrl;
-  if (options.models) env.CROW_MODELS = options.models.join(",");
-  for (const [key, value] of Object.entries(options.env ?? {})) {
-    if (value === "") delete env[key];
-    else env[key] = value;
-  }
-  return env;
-}
-
-/**
- * Tests never touch the real HOME: without an explicit HOME and CROW_HOME the agent gets a fresh directory for both
- * (its ~/.crow config and store, and what its shells write: ~/.bash_history, ~/.python_history), removed on close.
- * Returns it, or undefined when the test chose its own.
- */
-function privateHome(env: Record<string, string>, options: AcpClientOptions): string | undefined {
-  if (options.env?.CROW_HOME && options.env.HOME) return undefined;
-  const home = mkdtempSync(path.join(tmpdir(), "crow-home-"));
-  if (!options.env?.CROW_HOME) env.CROW_HOME = home;
-  if (!options.env?.HOME) env.HOME = home;
-  return home;
-}
-
 /** Spawns `crow acp`, connects, and sends `initialize` (with the fs/terminal capabilities asked for). */
 export async function spawnAcpAgent(options: AcpClientOptions = {}): Promise<AcpTestClient> {
   const command = options.command ?? { file: process.execPath, args: [CROW_BIN, "acp"] };
@@ -192,6 +160,7 @@ export async function spawnAcpAgent(options: AcpClientOptions = {}): Promise<Acp
     stderr += text;
   });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  let closing = false;
 
   const stdoutLines: string[] = [];
   const lineWaiters: Array<{ match: (line: string) => boolean; resolve: (line: string) => void }> = [];
@@ -316,10 +285,13 @@ export async function spawnAcpAgent(options: AcpClientOptions = {}): Promise<Acp
       .onRequest(methods.client.terminal.release, ({ params }) => terminals.release(params));
   }
 
-  const stream = ndJsonStream(
-    Writable.toWeb(child.stdin as Writable) as WritableStream<Uint8Array>,
-    Readable.toWeb(tap) as ReadableStream<Uint8Array>,
+  // Ends quietly after close(); if the agent goes away before, pending requests reject saying why (exit, stderr).
+  const stdio = new AgentStdio(
+    child,
+    () => stderr,
+    () => closing,
   );
+  const stream = ndJsonStream(stdio.input(), stdio.output(tap));
   const connection: ClientConnection = app.connect(stream);
   const agent = connection.agent;
   const initialize = await agent.request(methods.agent.initialize, {
@@ -387,6 +359,7 @@ export async function spawnAcpAgent(options: AcpClientOptions = {}): Promise<Acp
       return new Promise((resolve) => lineWaiters.push({ match, resolve }));
     },
     async close() {
+      closing = true;
       terminals.killAll();
       child.stdin?.end();
       const timer = setTimeout(() => child.kill("SIGKILL"), 5000);

@@ -1,4 +1,5 @@
 export * from "./acp-client.js";
+export { type AgentExit, AgentExitError } from "./acp-client-exit.js";
 export * from "./acp-fixture.js";
 export * from "./acp-listen.js";
 export * from "./browser.js";
