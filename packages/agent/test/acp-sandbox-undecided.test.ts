@@ -31,21 +31,18 @@ describe("crow acp: a sandbox check that did not finish never lets a command run
 
   /**
    * A `bwrap` that dies by SIGTERM the first `killed` times it is asked to run the sandbox check (its script prints
-   * "crow-sandbox-confined"), then is the real one. It lives outside the workspace, as a system bwrap does.
+   * "crow-sandbox-confined"; `Infinity`: every time), then is the real one. Each kill takes a token with mkdir, which
+   * is atomic: the agent's and crow-mcp's checks may run at once. It lives outside the workspace, as a system bwrap.
    */
   const slowBwrap = async (killed: number): Promise<{ dir: string; bwrap: string }> => {
     const dir = await fx.tempDir("crow-slow-bwrap-");
     const bwrap = path.join(dir, "bwrap");
-    const count = path.join(dir, "checks");
+    const takeToken = Number.isFinite(killed)
+      ? `for i in $(seq ${killed}); do mkdir ${dir}/kill-$i 2>/dev/null && kill -TERM $$; done`
+      : "kill -TERM $$";
     await writeFile(
       bwrap,
-      `#!/bin/sh
-case "$*" in *crow-sandbox-confined*)
-  n=$(cat ${count} 2>/dev/null || echo 0); echo $((n + 1)) > ${count}
-  [ "$n" -lt ${killed} ] && kill -TERM $$ ;;
-esac
-exec ${realBwrap} "$@"
-`,
+      `#!/bin/sh\ncase "$*" in *crow-sandbox-confined*) ${takeToken} ;; esac\nexec ${realBwrap} "$@"\n`,
     );
     await chmod(bwrap, 0o755);
     return { dir, bwrap };
@@ -53,7 +50,7 @@ exec ${realBwrap} "$@"
 
   /** Runs `echo pwned > <a directory outside the workspace>/pwned` through the agent; returns what the model saw. */
   const writeOutside = async (killed: number, uid: number | undefined) => {
-    const ws = fx.ws.path(`${uid ?? "root"}-${killed}`);
+    const ws = fx.ws.path(`${uid ?? "root"}-${Number.isFinite(killed) ? killed : "all"}`);
     await mkdir(ws);
     // Not under /tmp: the sandboxed shell has a private one, and the write must reach a real directory to be refused.
     const outside = await mkdtemp(path.join("/var/tmp", "crow-outside-"));
@@ -97,7 +94,7 @@ exec ${realBwrap} "$@"
     });
 
     test(`${who}: every check is killed: the command is refused, saying why, and runs nowhere`, { skip }, async () => {
-      const { shown } = await writeOutside(1000, uid);
+      const { shown } = await writeOutside(Number.POSITIVE_INFINITY, uid);
       assert.match(shown, /the sandbox cannot start: the sandbox check did not finish \(bwrap did not answer/);
       assert.doesNotMatch(shown, /finished/);
     });
