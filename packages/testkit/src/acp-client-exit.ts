@@ -79,24 +79,33 @@ export class AgentStdio {
 
   /** The agent's stdout (`out`: what was piped from it). */
   output(out: Readable): ReadableStream<Uint8Array> {
+    /** Closed, errored or cancelled: a second ending would throw (ERR_INVALID_STATE). */
+    let ended = false;
     return new ReadableStream<Uint8Array>({
       start: (controller) => {
         out.on("data", (chunk: Buffer) => {
           controller.enqueue(new Uint8Array(chunk));
           if ((controller.desiredSize ?? 1) <= 0) out.pause();
         });
-        out.once("error", (error) => controller.error(error));
+        out.once("error", (error) => {
+          if (ended) return;
+          ended = true;
+          controller.error(error);
+        });
         out.once("end", async () => {
-          if (this.closing()) return controller.close();
-          const why = await this.gone();
-          if (this.closing()) controller.close();
-          else controller.error(why);
+          const why = this.closing() ? undefined : await this.gone();
+          // The reader may have gone meanwhile (the connection closed): the stream is then closed already.
+          if (ended) return;
+          ended = true;
+          if (why && !this.closing()) controller.error(why);
+          else controller.close();
         });
       },
       pull: () => {
         out.resume();
       },
       cancel: () => {
+        ended = true;
         out.destroy();
       },
     });
