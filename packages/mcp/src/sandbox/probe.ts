@@ -12,9 +12,9 @@ import { spawn, spawnSync } from "node:child_process";
 import { findOnPath, trustedExecutable } from "./which.js";
 
 /**
- * Whether bubblewrap can confine commands here, and if not, why and what to do (or that the check did not finish). `bwrap` and `bash` are the absolute
- * paths every sandboxed shell runs; `root`: the process runs as root (the sandbox then rests on dropped
- * capabilities, which the probe checked).
+ * Whether bubblewrap can confine commands here, and if not, why and what to do (or that the check did not finish).
+ * `bwrap` and `bash` are the absolute paths every sandboxed shell runs; `root`: the process runs as root (the sandbox
+ * then rests on dropped capabilities, which the probe checked).
  */
 export type SandboxAvailability =
   | { ok: true; bwrap: string; bash: string; root: boolean }
