@@ -2,7 +2,11 @@
 // rebinding) or a foreign Origin (a web page opening a WebSocket), nothing reaches the agent; both transports.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { request } from "node:http";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, test } from "node:test";
 import { CROW_BIN, connectRemote } from "@crow/testkit";
 import { WebSocket } from "ws";
@@ -87,6 +91,12 @@ describe("crow acp --listen: the front door", () => {
       status: 403,
       says: /Origin "https:\/\/attacker\.example" may not use this agent/,
     },
+    {
+      name: "an opaque Origin (a file:// or sandboxed page)",
+      headers: () => ({ ...bearer(), Origin: "null" }),
+      status: 403,
+      says: /Origin "null" may not use this agent/,
+    },
   ];
   for (const c of cases) {
     test(`${c.name} is refused over HTTP and WebSocket`, async () => {
@@ -106,6 +116,8 @@ describe("crow acp --listen: the front door", () => {
     assert.equal(viaPost.status, 200);
     assert.match(viaPost.body, /protocolVersion/);
     assert.equal((await upgrade(f.server.url, { ...bearer(), Origin: origin })).status, 101);
+    // As the README says: a loopback name on any port or scheme (the token is still required).
+    assert.equal((await post(f.server.url, { ...bearer(), Origin: "http://localhost:5173" })).status, 200);
   });
 
   test("the SDK's client with a wrong token cannot initialize", async () => {
@@ -123,6 +135,56 @@ describe("crow acp --listen: the token", () => {
     const run = spawnSync(process.execPath, [CROW_BIN, "acp", "--listen", "0", "--token", "abc"], { encoding: "utf8" });
     assert.equal(run.status, 2);
     assert.match(run.stderr, /never taken on the command line.*--token-file FILE or CROW_ACP_TOKEN/);
+  });
+
+  test("a token shorter than 32 characters is refused, from --token-file or CROW_ACP_TOKEN, saying how to make one", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "crow-token-"));
+    try {
+      const file = path.join(dir, "token");
+      await writeFile(file, "x\n", { mode: 0o600 });
+      const env = { ...process.env, CROW_ACP_TOKEN: "" };
+      const fromFile = spawnSync(process.execPath, [CROW_BIN, "acp", "--listen", "127.0.0.1:0", "--token-file", file], {
+        encoding: "utf8",
+        env,
+        timeout: 30_000,
+      });
+      assert.equal(fromFile.status, 2, fromFile.stderr);
+      assert.match(fromFile.stderr, /token from --token-file .* has 1 character; .*at least 32/);
+      assert.match(fromFile.stderr, /openssl rand -hex 32 > .*token/);
+      assert.doesNotMatch(fromFile.stderr, /listening on/);
+      const fromEnv = spawnSync(process.execPath, [CROW_BIN, "acp", "--listen", "127.0.0.1:0"], {
+        encoding: "utf8",
+        env: { ...env, CROW_ACP_TOKEN: "a".repeat(31) },
+        timeout: 30_000,
+      });
+      assert.equal(fromEnv.status, 2, fromEnv.stderr);
+      assert.match(fromEnv.stderr, /token from CROW_ACP_TOKEN has 31 characters; .*at least 32/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a --token-file other users can read is served with a warning saying to chmod 600 it; a 0600 one is not", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "crow-token-"));
+    try {
+      const token = randomBytes(24).toString("base64url");
+      for (const mode of [0o644, 0o600]) {
+        const file = path.join(dir, `token-${mode.toString(8)}`);
+        await writeFile(file, `${token}\n`);
+        await chmod(file, mode);
+        const { server, close } = await startListenSetup({ token, args: ["--token-file", file] });
+        try {
+          assert.equal((await post(server.url, { Authorization: `Bearer ${token}` })).status, 200);
+          const warned = /warning: --token-file .* can be read or written by other users \(mode 0644\).*chmod 600/;
+          if (mode === 0o644) assert.match(server.stderr(), warned);
+          else assert.doesNotMatch(server.stderr(), /warning: --token-file/);
+        } finally {
+          await close();
+        }
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   test("without --token-file or CROW_ACP_TOKEN, a token is made up and printed on stderr", async () => {

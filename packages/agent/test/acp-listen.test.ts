@@ -76,19 +76,19 @@ describe("crow acp --listen", () => {
     const { sessionId } = await a.newSession(f.ws.dir);
     f.mock.script(textReply("A's answer"));
     await a.prompt(sessionId, "hello");
-    // B cannot prompt A's live session (it is not open on B's connection) …
+    // B cannot prompt A's live session (it is open on A's connection) …
     await assert.rejects(
       b.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "hijack" }] }),
-      /not found/i,
+      /is open on connection #\d+/,
     );
     // … nor take it over with session/load or resume, nor close or delete it.
     for (const method of [methods.agent.session.load, methods.agent.session.resume] as const) {
       await assert.rejects(
         b.agent.request(method, { sessionId, cwd: f.ws.dir, mcpServers: [] }),
-        /open on another connection/,
+        /is open on connection #\d+/,
       );
     }
-    await assert.rejects(b.agent.request(methods.agent.session.delete, { sessionId }), /open on another connection/);
+    await assert.rejects(b.agent.request(methods.agent.session.delete, { sessionId }), /is open on connection #\d+/);
     // A still has it.
     f.mock.script(textReply("A again"));
     assert.equal((await a.prompt(sessionId, "still mine?")).stopReason, "end_turn");

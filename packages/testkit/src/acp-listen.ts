@@ -57,7 +57,8 @@ export async function startListeningAgent(options: ListenOptions): Promise<Liste
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
   for (const key of ["OPENAI_API_KEY", "CROW_MODELS", "CROW_ACP_TOKEN"]) delete env[key];
   Object.assign(env, { OPENAI_BASE_URL: options.llmUrl, CROW_MODEL: "mock-model", CROW_MAX_RETRIES: "0" });
-  const given = options.token === undefined ? randomBytes(12).toString("hex") : options.token;
+  // 32 characters: the shortest token `crow acp --listen` serves with.
+  const given = options.token === undefined ? randomBytes(16).toString("hex") : options.token;
   if (given !== null) env.CROW_ACP_TOKEN = given;
   Object.assign(env, options.env);
   const child = spawn(process.execPath, [CROW_BIN, "acp", "--listen", "127.0.0.1:0", ...(options.args ?? [])], {

@@ -1,15 +1,17 @@
 /** The command line of `crow acp --listen` (see listen.ts). */
 import { parseArgs } from "node:util";
 import { loadAcpConfigOrExit } from "../acp/load-config.js";
-import { configuredToken, newToken, TokenError } from "./token.js";
+import { checkListenToken, configuredToken, newToken, TokenError, tokenFileWarning } from "./token.js";
 
 export const LISTEN_HELP = `Usage: crow acp --listen [HOST:]PORT [--token-file FILE] [--allow-host NAME]…
 
 Serves ACP over the network (Streamable HTTP and WebSocket at /acp, several clients at once), instead of stdio.
   --listen [HOST:]PORT   where to listen (host 127.0.0.1 when only a port is given; port 0 picks a free one)
-  --token-file FILE      the token clients must send as 'Authorization: Bearer <token>' (its first line); or set
-                         CROW_ACP_TOKEN. Without either, a random token is made and printed on stderr.
-  --allow-host NAME      also accept NAME in the Host and Origin headers (repeatable; loopback names always are)
+  --token-file FILE      the token clients must send as 'Authorization: Bearer <token>' (its first line, at least
+                         32 characters; keep the file mode 600); or set CROW_ACP_TOKEN. Without either, a random
+                         token is made and printed on stderr.
+  --allow-host NAME      also accept NAME in the Host and Origin headers (repeatable; localhost, 127.0.0.1, ::1
+                         and the address listened on always are)
 Off loopback, put a reverse proxy with TLS in front (crow speaks plain HTTP). See docs/remote-acp.md.`;
 
 /** Runs `crow acp --listen …` (`args` after "acp"); resolves with the exit code. */
@@ -49,7 +51,11 @@ export async function runAcpListen(args: readonly string[]): Promise<number> {
   let given: string | undefined;
   try {
     address = parseListenAddress(values.listen);
-    given = configuredToken(values["token-file"]);
+    const file = values["token-file"];
+    given = configuredToken(file);
+    if (given !== undefined) checkListenToken(given, file !== undefined ? `--token-file ${file}` : "CROW_ACP_TOKEN");
+    const warning = file === undefined ? undefined : tokenFileWarning(file);
+    if (warning) process.stderr.write(`crow acp: ${warning}\n`);
   } catch (error) {
     if (error instanceof TokenError || error instanceof Error) return usage(error.message);
     throw error;

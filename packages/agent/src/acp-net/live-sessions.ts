@@ -6,8 +6,10 @@
  * `session/load` would close the first client's live session under it (the runtime keeps one live copy).
  *
  * It sits between the transport and the agent as a filter on the JSON-RPC messages: it learns ownership from the
- * agent's answers (session/new, load, resume, fork; close and delete end it) and refuses load, resume, close and
- * delete of a session another connection holds, answering in the agent's place.
+ * agent's answers (session/new, load, resume, fork; close and delete end it), and every client message naming a
+ * session goes through one check (session-claims.ts): refused, in the agent's place, unless the session is open on
+ * the caller's connection (or, for load, resume, fork, close and delete, held by no connection). A request whose id
+ * is not a string or a number (`null`) is refused: the SDK would run it, and its answer could not be told apart.
  *
  * A client that drops while a turn runs (its connection ends with a `session/prompt` unanswered): the agent is kept,
  * and the turn goes on without the client for up to the grace period (then it is cancelled). Questions it asks the
@@ -17,12 +19,11 @@
  */
 import type { AnyMessage, Stream } from "@agentclientprotocol/sdk";
 import { log } from "../base/log.js";
+import { claimRefusal, connectionLabel, namedSessions, TAKING } from "./session-claims.js";
 
 /** How long a turn whose client dropped goes on without it. */
 export const RECONNECT_GRACE_MS = 30_000;
 
-/** The methods that take over or end a live session. */
-const GUARDED = new Set(["session/load", "session/resume", "session/close", "session/delete"]);
 /** The methods whose success gives the caller a live session (by their answer's or their request's id). */
 const OPENING = new Set(["session/new", "session/load", "session/resume", "session/fork"]);
 const ENDING = new Set(["session/close", "session/delete"]);
@@ -33,6 +34,8 @@ type Message = Record<string, unknown>;
 interface Holder {
   /** While its client is gone and a turn still runs: resolves once the connection let go of its sessions. */
   parked?: Promise<void>;
+  /** How it is named to other clients (session-claims.ts). */
+  label(): string;
 }
 
 function idKey(id: unknown): string | undefined {
@@ -44,14 +47,16 @@ function sessionIdOf(value: unknown): string | undefined {
   return typeof id === "string" ? id : undefined;
 }
 
-function errorAnswer(id: unknown, message: string): AnyMessage {
-  return { jsonrpc: "2.0", id: id as string | number, error: { code: -32600, message } } as AnyMessage;
+function errorAnswer(id: unknown, message: string, code = -32600): AnyMessage {
+  return { jsonrpc: "2.0", id: id as string | number, error: { code, message } } as AnyMessage;
 }
 
 /** The live sessions of a server's connections. */
 export class LiveSessions {
   /** Which connection holds each live session, by session id. */
   readonly owners = new Map<string, Holder>();
+  /** How many connections were made: the next one's number. */
+  connections = 0;
 
   constructor(readonly graceMs = RECONNECT_GRACE_MS) {}
 
@@ -80,11 +85,16 @@ class FilteredConnection implements Holder {
   private released: () => void = () => {};
   private input!: ReadableStreamDefaultController<AnyMessage>;
   private ended = false;
+  private readonly number: number;
+  private readonly since = new Date();
+  /** What the client said it was at `initialize`. */
+  private clientInfo: unknown;
 
   constructor(
     private readonly live: LiveSessions,
     client: Stream,
   ) {
+    this.number = ++live.connections;
     this.writer = client.writable.getWriter();
     const inbound = new ReadableStream<AnyMessage>({
       start: (controller) => {
@@ -110,30 +120,49 @@ class FilteredConnection implements Holder {
     if (!this.ended) this.input.enqueue(message);
   }
 
+  label(): string {
+    const label = connectionLabel(this.number, this.since, this.clientInfo);
+    return this.parked ? `${label.slice(0, -1)}, disconnected while its turn runs)` : label;
+  }
+
+  /** Answers a request in the agent's place (a notification gets no answer: the refusal is logged). */
+  private async refuse(m: Message, method: string, code: number, message: string): Promise<false> {
+    log.warn(`refused ${method} from ${this.label()}: ${message}`);
+    if ("id" in m) await this.writer.write(errorAnswer(m.id, message, code)).catch(() => {});
+    return false;
+  }
+
   /** Whether a client message goes on to the agent (false: answered here). */
   private async admit(m: Message): Promise<boolean> {
+    if (typeof m !== "object" || m === null || Array.isArray(m)) return true; // the SDK refuses it
     const method = typeof m.method === "string" ? m.method : undefined;
+    if (!method) return true; // an answer to one of the agent's own requests
     const key = idKey(m.id);
-    if (!method || key === undefined) return true;
-    const sessionId = sessionIdOf(m.params);
+    if ("id" in m && key === undefined) {
+      return this.refuse(
+        { id: null },
+        method,
+        -32600,
+        `a request's id must be a string or a number, not ${JSON.stringify(m.id)} (a message without an id is a notification)`,
+      );
+    }
+    if (method === "initialize") this.clientInfo = (m.params as { clientInfo?: unknown } | undefined)?.clientInfo;
+    const { named, invalid } = namedSessions(m.params);
+    if (invalid) return this.refuse(m, method, -32602, `${method}: ${invalid} must be a session id (a string)`);
     const owners = this.live.owners;
-    let owner = sessionId === undefined ? undefined : owners.get(sessionId);
-    if (GUARDED.has(method) && owner?.parked && owner !== this) {
-      // Its client dropped mid-turn: opened here once that turn is over.
-      await owner.parked;
-      owner = sessionId === undefined ? undefined : owners.get(sessionId);
+    for (const name of named) {
+      let owner = owners.get(name.id);
+      if (owner?.parked && owner !== this && name.key === "sessionId" && TAKING.has(method)) {
+        // Its client dropped mid-turn: opened here once that turn is over.
+        await owner.parked;
+        owner = owners.get(name.id);
+      }
+      if (owner === this) continue;
+      const refusal = claimRefusal(method, name, owner?.label());
+      if (refusal) return this.refuse(m, method, refusal.code, refusal.message);
     }
-    if (GUARDED.has(method) && owner !== undefined && owner !== this) {
-      await this.writer
-        .write(
-          errorAnswer(
-            m.id,
-            `session ${sessionId} is open on another connection to this agent; it can be opened here once that connection closes it (session/close) or disconnects`,
-          ),
-        )
-        .catch(() => {});
-      return false;
-    }
+    if (key === undefined) return true;
+    const sessionId = sessionIdOf(m.params);
     if (OPENING.has(method) || ENDING.has(method)) this.pending.set(key, { method, sessionId });
     if (method === "session/prompt" && sessionId !== undefined) this.prompts.set(key, sessionId);
     return true;
