@@ -27,11 +27,11 @@ function toolResults(req: { body: { messages: Array<{ role: string; content?: un
 /** The shell's attempts, one per line, each going on whatever the previous one did. */
 const SHELL_ATTACKS = [
   `echo '${LOCK}' > skills-lock.json`,
-  `mkdir -p .agents/skills/evil && printf '${SKILL}' > .agents/skills/evil/SKILL.md`,
-  `mkdir -p .crow/skills/evil && printf '${SKILL}' > .crow/skills/evil/SKILL.md`,
-  `mv .agents .agents-old; mkdir -p .agents/skills/evil && printf '${SKILL}' > .agents/skills/evil/SKILL.md`,
-  `rm -rf .crow; mkdir -p .crow/skills/evil && printf '${SKILL}' > .crow/skills/evil/SKILL.md`,
-  `mkdir -p stash/skills/evil && printf '${SKILL}' > stash/skills/evil/SKILL.md && echo '${LOCK}' > stash/lock.json`,
+  `mkdir -p .agents/skills/evil && printf -- '${SKILL}' > .agents/skills/evil/SKILL.md`,
+  `mkdir -p .crow/skills/evil && printf -- '${SKILL}' > .crow/skills/evil/SKILL.md`,
+  `mv .agents .agents-old; mkdir -p .agents/skills/evil && printf -- '${SKILL}' > .agents/skills/evil/SKILL.md`,
+  `rm -rf .crow; mkdir -p .crow/skills/evil && printf -- '${SKILL}' > .crow/skills/evil/SKILL.md`,
+  `mkdir -p stash/skills/evil && printf -- '${SKILL}' > stash/skills/evil/SKILL.md && echo '${LOCK}' > stash/lock.json`,
   `ln -sfn "$PWD/stash" .agents; ln -sfn "$PWD/stash" .crow; ln -sf "$PWD/stash/lock.json" skills-lock.json`,
   `rm -f skills-lock.json; ln -s stash/lock.json skills-lock.json`,
   `mv skills-lock.json stash/old.json; cp stash/lock.json skills-lock.json`,
@@ -144,7 +144,7 @@ describe("crow acp: a sandboxed session cannot plant skills-lock.json, .agents o
       for (const name of ["skills-lock.json", ".agents", ".crow"]) {
         assert.equal(lstatExists(path.join(ws, name)), false, `${name} was left in the workspace`);
       }
-      assert.ok(existsSync(path.join(ws, "stash", "lock.json")), "the rest of the workspace stays writable");
+      assert.ok(existsSync(path.join(ws, "stash", "lock.json")), `the rest of the workspace stays writable: ${shell}`);
       assert.equal(existsSync("/var/tmp/pwned"), false);
     });
 
