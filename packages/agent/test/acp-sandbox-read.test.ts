@@ -56,7 +56,10 @@ describe("crow acp: the editor-side read and edit keep Crow's provider keys hidd
         const [direct, linked, edited, notes] = toolResults(req);
         for (const result of [direct, linked, edited]) {
           assert.doesNotMatch(result ?? "", new RegExp(SECRET));
-          assert.match(result ?? "", /holds Crow's provider keys and is hidden from tools/);
+          assert.match(
+            result ?? "",
+            /one of Crow's own files \(provider keys or session transcripts\) and is hidden from tools/,
+          );
         }
         assert.match(linked ?? "", /really .*\.crow\/\.env\)/);
         assert.match(notes ?? "", /plain notes/);

@@ -59,7 +59,11 @@ describe("read under a sandbox policy: Crow's provider keys stay hidden from the
       const result = await call("read", { file_path: path.join(crowHome, name) });
       assert.equal(result.isError, true, name);
       assert.doesNotMatch(result.text, new RegExp(SECRET), name);
-      assert.match(result.text, /holds Crow's provider keys and is hidden from tools/, name);
+      assert.match(
+        result.text,
+        /one of Crow's own files \(provider keys or session transcripts\) and is hidden from tools/,
+        name,
+      );
       assert.match(result.text, /Ask the user for what you need from it/, name);
     }
     const readOnly = await call("read", { file_path: path.join(crowHome, ".env") }, { ...policy, mode: "read-only" });

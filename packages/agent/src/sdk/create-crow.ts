@@ -16,6 +16,7 @@ import {
   errorText,
   type Logger,
   loopSettings,
+  parseDbUri,
   type RuntimeOptions,
   type ToolSetFactory,
 } from "@crow/core";
@@ -116,12 +117,29 @@ export function toolRouterFactory(config: AgentConfig, options: ToolRouterFactor
 }
 
 /**
- * What the sandboxed shell and the file tools never see: Crow's `.env` and config.yaml (provider keys), and the
- * checkpoints' shadow repositories (copies of the workspaces' files, readable with `git --git-dir … show` otherwise).
- * The checkpoints directory is made here, private, when missing: bwrap can only hide what exists.
+ * Crow's SQLite store and the files SQLite keeps beside it (`-wal`, `-shm`, a rollback `-journal`): every project's
+ * transcripts, with whatever a user pasted there. None for PostgreSQL, an in-memory store or a db_uri that does not
+ * parse (opening the store says what is wrong with it).
+ */
+function storeFiles(config: AgentConfig): string[] {
+  try {
+    const target = parseDbUri(config.dbUri, config.home);
+    if (target.kind !== "sqlite" || target.file === ":memory:") return [];
+    return ["", "-wal", "-shm", "-journal"].map((suffix) => `${target.file}${suffix}`);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * What the sandboxed shell and the file tools never see: Crow's `.env` and config.yaml (provider keys), its store
+ * (another project's transcript; bwrap hides the files that exist when a shell starts, the file tools refuse them by
+ * path and inode at any time), and the checkpoints' shadow repositories (copies of the workspaces' files, readable
+ * with `git --git-dir … show` otherwise). The checkpoints directory is made here, private, when missing: bwrap can
+ * only hide what exists.
  */
 function sandboxHidden(config: AgentConfig): string[] {
-  const files = Object.values(configFiles(config.home));
+  const files = [...Object.values(configFiles(config.home)), ...storeFiles(config)];
   if (!config.checkpoints.enabled) return files;
   const checkpoints = path.join(config.home, "checkpoints");
   try {
@@ -144,8 +162,9 @@ export function runtimeOptionsFor(config: AgentConfig, options: CrowOptions = {}
     store: config.dbUri,
     home: config.home,
     tools: toolRouterFactory(config, { builtin: builtinTools ?? true }),
-    // An AGENTS.md linked to Crow's .env or config.yaml (provider keys) is left out of every session's prompt.
-    systemPrompt: { home: config.home, hidden: Object.values(configFiles(config.home)) },
+    // An AGENTS.md linked to Crow's .env, config.yaml (provider keys) or store (transcripts) is left out of every
+    // session's prompt.
+    systemPrompt: { home: config.home, hidden: [...Object.values(configFiles(config.home)), ...storeFiles(config)] },
     extensions: [...config.extensions.map((e) => ({ module: e.module, options: e.options })), ...(extensions ?? [])],
     mode: config.mode,
     permissions: config.permissions,

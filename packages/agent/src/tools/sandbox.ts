@@ -67,7 +67,7 @@ export function sandboxSwitchable(config: SandboxConfig): boolean {
 export function sandboxOptionDescription(): string {
   const available = sandboxAvailability();
   const root = available.ok && available.root ? " Run as root: every capability is dropped inside (checked)." : "";
-  return `Commands run confined (bubblewrap): writes only in the workspace and /tmp, nothing in read-only mode, .git read-only.${root} Off: unconfined.`;
+  return `Commands run confined (bubblewrap): writes only in the workspace and /tmp, nothing in read-only mode; .git, .agents, .crow and skills-lock.json read-only.${root} Off: unconfined.`;
 }
 
 /** The session's "Sandbox" switch. */

@@ -247,6 +247,9 @@ export class ShadowRepo {
         if (entry.tracked) untrack.push(entry.path);
         continue;
       }
+      // An empty, new skills-lock.json at the top is the sandbox's guard (crow-mcp plants it for the shell's life so
+      // that it can be bound read-only), not a file of the project: never captured, so never restored or deleted.
+      if (!entry.tracked && entry.path === "skills-lock.json" && info?.size === 0) continue;
       const size = info?.size;
       if (size !== undefined && size > this.maxFileBytes) {
         skipped.push(entry.path);

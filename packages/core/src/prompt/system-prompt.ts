@@ -76,7 +76,7 @@ export async function readAgentsMd(
   if (!read) return undefined;
   const secret = read.info && (await sameFileAs(read.info, hidden));
   if (secret) {
-    return `[${file} was left out: it is ${secret}, one of Crow's own files, which hold provider keys. Ask the user to replace the link with real instructions.]`;
+    return `[${file} was left out: it is ${secret}, one of Crow's own files, which hold provider keys or session transcripts. Ask the user to replace the link with real instructions.]`;
   }
   if ("refused" in read) {
     return `[${file} was left out: ${read.refused}; only a regular file inside the workspace is read. Ask the user to replace it with real instructions.]`;

@@ -4,15 +4,21 @@
  */
 import { createHash } from "node:crypto";
 import type { Dirent } from "node:fs";
-import { readdir, readFile, realpath } from "node:fs/promises";
+import { readdir, realpath } from "node:fs/promises";
 import path from "node:path";
 import { errorText } from "../error-text.js";
 import { exists } from "../exists.js";
+import { readInside } from "../fs-beneath.js";
 import { crowHome, homeDir } from "../home.js";
 import type { LoadedSkills, Skill, SkillProblem } from "./types.js";
 
 /** Files listed per skill at most; a skill shipping a whole dataset should not flood `get_skill_details`. */
 const MAX_FILES = 200;
+/**
+ * Bytes of a SKILL.md read at most: far above what the spec advises (under 5000 tokens of body), low enough that a
+ * planted huge file costs nothing. A larger one is not loaded (a cut-off skill would be wrong instructions).
+ */
+export const MAX_SKILL_BYTES = 1024 * 1024;
 /** Folders never listed among a skill's files. */
 const SKIPPED_DIRS = new Set(["node_modules", "__pycache__", ".git", ".venv", "venv"]);
 
@@ -108,30 +114,53 @@ async function loadRoot(root: string, within: string | undefined, problems: Skil
         });
         return undefined;
       }
-      return loadSkill(root, e.name, problems);
+      return loadSkill(root, e.name, within, problems);
     }),
   );
   return loaded.filter((s): s is Skill => s !== undefined);
 }
 
-async function loadSkill(root: string, folder: string, problems: SkillProblem[]): Promise<Skill | undefined> {
+async function loadSkill(
+  root: string,
+  folder: string,
+  within: string | undefined,
+  problems: SkillProblem[],
+): Promise<Skill | undefined> {
   const dir = path.join(root, folder);
   const file = path.join(dir, "SKILL.md");
-  let content: string;
+  // Read as AGENTS.md is (fs-beneath.ts `readInside`): only a regular file, checked on the open descriptor, opened
+  // without blocking and size-capped. Anything that can write a skills folder can leave a FIFO there (which held
+  // every later session start) or a link to /dev/zero. A project's skill must also stay inside the project.
+  let read: Awaited<ReturnType<typeof readInside>>;
   try {
-    content = await readFile(file, "utf8");
+    read = await readInside(within ?? "/", file, MAX_SKILL_BYTES + 1);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    // A folder without SKILL.md is not a skill (or a symlink to a file); only say so when it looks like one.
-    if (code === "ENOENT" || code === "ENOTDIR") {
-      if (await exists(path.join(dir, "skill.md"))) {
-        problems.push({ severity: "error", path: dir, message: "the file must be named SKILL.md (upper case)" });
-      }
-      return undefined;
-    }
     problems.push({ severity: "error", path: file, message: `cannot read: ${errorText(error)}` });
     return undefined;
   }
+  if (read === undefined) {
+    // There but not to be opened (no permission): say so. A folder without SKILL.md is not a skill (or a symlink to a
+    // file); only say so when it looks like one.
+    if (await exists(file)) {
+      problems.push({ severity: "error", path: file, message: "cannot read: it could not be opened" });
+    } else if (await exists(path.join(dir, "skill.md"))) {
+      problems.push({ severity: "error", path: dir, message: "the file must be named SKILL.md (upper case)" });
+    }
+    return undefined;
+  }
+  if ("refused" in read) {
+    problems.push({ severity: "error", path: file, message: `not read: ${read.refused}; a skill is a regular file` });
+    return undefined;
+  }
+  if (read.info.size > MAX_SKILL_BYTES || read.bytes.length > MAX_SKILL_BYTES) {
+    problems.push({
+      severity: "error",
+      path: file,
+      message: `not read: ${read.info.size} bytes, more than the ${MAX_SKILL_BYTES / 1024 / 1024} MiB a SKILL.md may hold`,
+    });
+    return undefined;
+  }
+  const content = read.bytes.toString("utf8");
   // The YAML parser loads with the first SKILL.md: a workspace without skills never needs it.
   const { parseSkill } = await import("./frontmatter.js");
   const parsed = parseSkill(content, folder);

@@ -12,6 +12,7 @@
 import { lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { bindArgs, rootArgs, sealRootArgs } from "./binds.js";
+import { laterPaths } from "./later.js";
 import type { SandboxPolicy } from "./policy.js";
 import { hostSocketBinds, privateRuntimeDirs } from "./walls.js";
 import { inside } from "./which.js";
@@ -81,11 +82,16 @@ export function gitControlPaths(root: string): string[] {
 /**
  * The paths that stay read-only inside the writable roots, as real paths: each root's git control paths (see
  * {@link gitControlPaths}: bound read-only, `.git` can be neither changed nor renamed nor removed, since a mount
- * point cannot be) and the policy's `readOnly` and `hidden` entries. Only existing paths: bwrap cannot bind what is
- * not there.
+ * point cannot be), its skills lockfile, `.agents` and `.crow` (later.ts), and the policy's `readOnly` and `hidden`
+ * entries. Only existing paths: bwrap cannot bind what is not there (the shell plants the missing later.ts ones first).
  */
 export function protectedPaths(policy: SandboxPolicy, roots: readonly string[] = writableRoots(policy)): string[] {
-  const candidates = [...roots.flatMap(gitControlPaths), ...policy.readOnly, ...(policy.hidden ?? [])];
+  const candidates = [
+    ...roots.flatMap(gitControlPaths),
+    ...roots.flatMap(laterPaths),
+    ...policy.readOnly,
+    ...(policy.hidden ?? []),
+  ];
   const found = new Set<string>();
   for (const candidate of candidates) {
     const resolved = real(candidate);

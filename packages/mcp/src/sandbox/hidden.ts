@@ -1,7 +1,7 @@
 /**
  * What the tools that read files for the model (crow-mcp's `read`, the agent's read through the editor) must not
  * read while a sandbox policy is in force: the policy's `hidden` paths (Crow's `.env` and config.yaml, which hold
- * provider keys) and other processes' environments. The sandboxed shell cannot read these either (bwrap hides the
+ * provider keys, and its store, which holds every project's transcripts) and other processes' environments. The sandboxed shell cannot read these either (bwrap hides the
  * files, and its own /proc shows no host process), so a tool must not be the way around it.
  */
 import { readdirSync, readFileSync, realpathSync, type Stats, statSync } from "node:fs";
@@ -72,7 +72,7 @@ function refusal(file: string, target: string, stats: Stats | undefined, policy:
     (entry) => inside(target, realOrResolved(entry)) || (stats !== undefined && sameInode(stats, entry)),
   );
   if (hidden === undefined) return undefined;
-  return `Error: ${shown} was not read: it holds Crow's provider keys and is hidden from tools (${hidden}). Ask the user for what you need from it.`;
+  return `Error: ${shown} was not read: it is one of Crow's own files (provider keys or session transcripts) and is hidden from tools (${hidden}). Ask the user for what you need from it.`;
 }
 
 /** Files of a hidden directory compared by {@link showsHiddenContent}: at most this many, each up to 64 KiB. */

@@ -137,6 +137,6 @@ export function describePolicy(policy: SandboxPolicy): string {
   const where =
     policy.mode === "read-only"
       ? "this session is read-only: commands can read everything but write only in /tmp (a private temp dir)"
-      : `commands may write only in ${[...policy.writable, "/tmp (a private temp dir)"].join(", ")}; .git stays read-only (git commands that only read work; commit, branch and fetch are for the user)`;
+      : `commands may write only in ${[...policy.writable, "/tmp (a private temp dir)"].join(", ")}; .git stays read-only (git commands that only read work; commit, branch and fetch are for the user), and so do .agents, .crow and skills-lock.json (skills are installed by the user)`;
   return `Sandbox: ${where}; network is ${policy.network ? "on" : "off"}.`;
 }

@@ -5,6 +5,7 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import { inside, protectedPaths, writableRoots } from "./bwrap.js";
+import { GUARDED_NAMES } from "./later.js";
 import type { SandboxPolicy } from "./policy.js";
 
 /**
@@ -39,7 +40,8 @@ export function checkWritable(file: string, policy: SandboxPolicy): string | und
 /**
  * {@link checkWritable} for a write that lands at real path `target` (the real path of the directory held open for
  * it, plus the rest). Anything under a writable root's `.git`, and `.git` itself, stays read-only: hooks, config,
- * `commondir` and the like run code on the user's next git command, outside the sandbox.
+ * `commondir` and the like run code on the user's next git command, outside the sandbox. So do its skills lockfile,
+ * `.agents` and `.crow` (later.ts), existing or not.
  */
 export function checkWritableAt(file: string, target: string, policy: SandboxPolicy): string | undefined {
   if (policy.mode === "off") return undefined;
@@ -52,13 +54,16 @@ export function checkWritableAt(file: string, target: string, policy: SandboxPol
   if (!root) {
     return `Error: ${shown} was not written: it is outside the sandbox's writable directories (${roots.join(", ") || "none"}). Write inside them, or ask the user to add the directory to sandbox.writable in config.yaml.`;
   }
-  // `.git` by name too, of every root the target is in (roots may nest): a part of it that does not exist yet (a
-  // hooks directory) must not be created.
-  const gitRoot = roots.find((r) => inside(target, r) && path.relative(r, target).split(path.sep)[0] === ".git");
+  // `.git`, the skills lockfile, `.agents` and `.crow` by name too (later.ts), of every root the target is in (roots
+  // may nest): one that does not exist yet (a hooks directory, a first skill) must not be created.
+  const first = (r: string) => path.relative(r, target).split(path.sep)[0] ?? "";
+  const guardedRoot = roots.find((r) => inside(target, r) && GUARDED_NAMES.has(first(r)));
   const locked =
-    gitRoot !== undefined ? path.join(gitRoot, ".git") : protectedPaths(policy, roots).find((p) => inside(target, p));
+    guardedRoot !== undefined
+      ? path.join(guardedRoot, first(guardedRoot))
+      : protectedPaths(policy, roots).find((p) => inside(target, p));
   if (locked) {
-    return `Error: ${shown} was not written: ${locked} stays read-only in the sandbox (.git and Crow's own configuration run code outside it). Ask the user to make this change.`;
+    return `Error: ${shown} was not written: ${locked} stays read-only in the sandbox (.git, the skills lockfile, .agents and Crow's own configuration run code or reach later sessions outside it). Ask the user to make this change.`;
   }
   return undefined;
 }

@@ -6,6 +6,7 @@ import { childEnvironment } from "../child-env.js";
 import { errorText } from "../error-text.js";
 import { log } from "../log.js";
 import { bwrapArgs, inside, sandboxAvailability, writableRoots } from "../sandbox/bwrap.js";
+import { mountNamespace, plantGuards, removePlanted } from "../sandbox/later.js";
 import { type SandboxPolicy, UNCONFINED } from "../sandbox/policy.js";
 import { trustedExecutable } from "../sandbox/which.js";
 import { LineCleaner } from "./clean.js";
@@ -119,6 +120,10 @@ export class Shell {
   private readonly marker = randomBytes(16).toString("hex");
   private awaitingBegin = false;
   private killed = false;
+  /** The guards planted for this shell (sandbox/later.ts), removed when it ends. */
+  private planted: string[] = [];
+  /** The mount namespace of the confined bash, whose mounts end with it. */
+  private namespace: string | undefined;
 
   private constructor(cwd: string, policy: SandboxPolicy, spawn: typeof import("@lydell/node-pty").spawn) {
     this.cwd = cwd;
@@ -153,6 +158,8 @@ export class Shell {
       }
       const privateTmp = path.join(this.dir, "tmp");
       mkdirSync(privateTmp, { mode: 0o700 });
+      // The lockfile, .agents and .crow of each writable root must exist to be bound read-only.
+      this.planted = plantGuards(policy, writableRoots(policy));
       argv = [
         available.bwrap,
         ...bwrapArgs(policy, { cwd, privateTmp, commandDir: this.dir }),
@@ -201,7 +208,10 @@ export class Shell {
           reject(new Error(`bash exited during startup (code ${this.shellExitCode})${this.startupOutput()}`));
         } else {
           // Inside bwrap the PTY's process is bwrap; bash, at its prompt, holds the terminal's foreground group.
-          if (this.policy.mode !== "off") this.innerPid = foregroundProcessGroup(this.pty.pid);
+          if (this.policy.mode !== "off") {
+            this.innerPid = foregroundProcessGroup(this.pty.pid);
+            if (this.innerPid !== undefined) this.namespace = mountNamespace(this.innerPid);
+          }
           resolve();
         }
       };
@@ -266,6 +276,7 @@ export class Shell {
       // Already gone.
     }
     this.removeDir();
+    removePlanted(this.planted, this.namespace);
   }
 
   private startupText = "";
