@@ -38,7 +38,7 @@ describe("terminal tool over stdio, against real bash", () => {
     const { tools } = await mcp.client.listTools();
     const tool = tools.find((t) => t.name === "terminal");
     assert.ok(tool);
-    assert.match(tool.description ?? "", /State persists between calls/);
+    assert.match(tool.description ?? "", /persistent shell/);
     assert.deepEqual(Object.keys(tool.inputSchema.properties ?? {}).sort(), [
       "command",
       "is_input",

@@ -7,7 +7,8 @@ export const SOFT_TIMEOUT_GUIDANCE = `The command is still running. You can:
 - Send empty command '' to continue waiting
 - Send "C-c" to interrupt
 - Use a longer timeout parameter
-- Send input to it with is_input=true if it is waiting for input`;
+- Send input to it with is_input=true if it is waiting for input
+- Next time, run servers and watchers in the background with output to a file: \`cmd > /tmp/cmd.log 2>&1 &\``;
 
 /** How a terminal call ended. */
 export type CallStatus =
