@@ -141,7 +141,7 @@ describe("web_search through crow-mcp over stdio", () => {
     const tool = tools.find((t) => t.name === "web_search");
     assert.ok(tool);
     assert.ok((tool.description ?? "").length > 40);
-    const queries = (tool.inputSchema.properties ?? {}).queries as { description?: string } | undefined;
+    const queries = tool.inputSchema.properties?.queries as { description?: string } | undefined;
     assert.match(queries?.description ?? "", /parallel/);
     assert.deepEqual(Object.keys(tool.inputSchema.properties ?? {}).sort(), ["limit", "queries"]);
     assert.deepEqual(tool.inputSchema.required, ["queries"]);
