@@ -23,13 +23,13 @@ const PROGRESS_MESSAGE_CHARS = 8000;
  * runs, a restarted shell each say so in their result.
  */
 function description(softSeconds: number): string {
-  return `Run a bash command in a persistent shell (cwd, env and virtualenvs carry over). A command silent for ${softSeconds}s returns early and keeps running: then send "" to wait, is_input to type into it, or "C-c".`;
+  return `Run bash in a persistent shell (cwd, env, venvs carry over). A command silent for ${softSeconds}s returns early and keeps running.`;
 }
 
 const inputSchema = z.strictObject({
-  command: z.string().describe('Command; "" to wait; input text; or "C-c", "C-z", "C-d"'),
-  is_input: z.boolean().optional().describe("Send command to the running program"),
-  timeout: z.number().positive().max(86_400).nullable().optional().describe("Seconds until the command is interrupted"),
+  command: z.string().describe('Command; "" waits for a running one; "C-c", "C-z", "C-d" send keys'),
+  is_input: z.boolean().optional().describe("Type command into the running program"),
+  timeout: z.number().positive().max(86_400).nullable().optional().describe("Seconds, then interrupt"),
   reset: z.boolean().optional().describe("Start a fresh shell first"),
 });
 
