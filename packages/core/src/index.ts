@@ -47,4 +47,5 @@ export * from "./redact.js";
 export * from "./runtime/index.js";
 export * from "./skills/index.js";
 export * from "./store/index.js";
+export { compactSchema } from "./tool-schema.js";
 export * from "./tools.js";

@@ -152,5 +152,10 @@ describe("footer", () => {
     assert.equal(footer("completed", "/w", 0), "[Current working directory: /w]\n[Command completed with exit code 0]");
     assert.equal(footer("completed", "/w", 2), "[Current working directory: /w]\n[Command failed with exit code 2]");
     assert.equal(footer("running", "/w"), "[Current working directory: /w]\n[Process still running (soft timeout)]");
+    assert.equal(footer("completed", "/w", 0, "/w"), "[Command completed with exit code 0]");
+    assert.equal(
+      footer("completed", "/w/sub", 0, "/w"),
+      "[Current working directory: /w/sub]\n[Command completed with exit code 0]",
+    );
   });
 });

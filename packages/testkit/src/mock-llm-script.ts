@@ -14,6 +14,8 @@ export interface CapturedRequest {
   headers: Record<string, string | string[] | undefined>;
   /** The parsed JSON body (model, messages, tools, stream, stream_options, …). */
   body: ChatRequestBody;
+  /** The body's size as sent, in bytes (what a request costs: `bench/tokens.bench.ts` sums them). */
+  bytes: number;
 }
 
 /** The fields of a chat-completions request body the tests usually look at. */

@@ -126,6 +126,7 @@ export async function startMockLlm(options: MockLlmOptions = {}): Promise<MockLl
       path,
       headers: req.headers,
       body,
+      bytes: Buffer.byteLength(raw),
     };
     requests.push(request);
     for (const waiter of [...waiters]) {

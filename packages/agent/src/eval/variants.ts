@@ -1,12 +1,13 @@
 /**
- * Variants: every model × every prompt version of `--model a,b --prompt v3,./lean.njk`. A prompt is a stored version
+ * Variants: every model × every prompt version of `--model a,b --prompt v3,./lean.njk`. A prompt is a built-in
+ * version by name (`lean`, the default; `full`, the fuller texts of earlier versions), a stored version
  * (`system_prompt@3`, `v3` or `3`) or a template file, stored as a version of `system_prompt` when used (the same
  * content is the same version). Without `--prompt`, sessions render the prompt they would anyway (the user's
  * template or the built-in one).
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { PromptTemplateError, renderTemplate, type Store, SYSTEM_PROMPT_NAME } from "@crow/core";
+import { builtinPromptVersion, PromptTemplateError, renderTemplate, type Store, SYSTEM_PROMPT_NAME } from "@crow/core";
 
 export interface Variant {
   /** How reports name it: `model` (the configured one without --model), `model+system_prompt@3`, or `oracle`. */
@@ -48,6 +49,11 @@ async function resolvePrompt(
   spec: string,
   cwd: string,
 ): Promise<{ id: string; content: string; name?: string }> {
+  const builtin = builtinPromptVersion(spec);
+  if (builtin !== undefined) {
+    const record = await store.getOrCreatePrompt(SYSTEM_PROMPT_NAME, builtin);
+    return { id: record.id, content: record.content, name: spec };
+  }
   const file = path.resolve(cwd, spec);
   if ((spec.includes("/") || spec.includes(".")) && existsSync(file) && !spec.includes("@")) {
     const content = readFileSync(file, "utf8");

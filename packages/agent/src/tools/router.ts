@@ -1,5 +1,6 @@
 import path from "node:path";
 import {
+  compactSchema,
   type ExternalSkills,
   filePathArg,
   findTool,
@@ -110,7 +111,7 @@ class Router implements ToolRouter {
           profile: knownProfile(tool.name, this.options.profiles) ?? genericProfile(name),
           builtin: connection.name === BUILTIN_SERVER,
         };
-        const { $schema: _schema, ...parameters } = tool.inputSchema as Record<string, unknown>;
+        const parameters = compactSchema(tool.inputSchema as Record<string, unknown>);
         const definition: ToolDefinition = {
           type: "function",
           function: { name, description: tool.description ?? tool.title ?? "", parameters },

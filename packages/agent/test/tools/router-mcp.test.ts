@@ -35,7 +35,7 @@ describe("tool router over the built-in crow-mcp (stdio)", () => {
       assert.ok(names.includes(name));
     const read = defs.find((d) => d.function.name === "read");
     assert.equal(read?.type, "function");
-    assert.match(read?.function.description ?? "", /Read a file/);
+    assert.match(read?.function.description ?? "", /Read a text file/);
     assert.equal((read?.function.parameters as { type?: string } | undefined)?.type, "object");
     assert.ok(!("$schema" in (read?.function.parameters ?? {})));
   });

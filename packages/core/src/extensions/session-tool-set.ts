@@ -7,6 +7,8 @@ import { z } from "zod";
 import type { Crow, CrowSession } from "../api/types.js";
 import { errorText } from "../error-text.js";
 import type { ToolDefinition } from "../messages.js";
+import { usesFullToolTexts, withFullToolTexts } from "../prompt/versions.js";
+import { compactSchema } from "../tool-schema.js";
 import {
   callDisplay,
   type ExternalSkills,
@@ -25,17 +27,15 @@ import type { Registered } from "./registry.js";
 const converted = new WeakMap<z.ZodType, Record<string, unknown>>();
 
 /**
- * The JSON Schema of a zod schema as tool parameters (without `$schema`, which some providers reject). Converted
+ * The JSON Schema of a zod schema as tool parameters, compacted ({@link compactSchema}). Converted
  * once per schema object; callers must not mutate the result.
  */
 export function toolParameters(schema: z.ZodType): Record<string, unknown> {
   let parameters = converted.get(schema);
   if (!parameters) {
-    const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<
-      string,
-      unknown
-    >;
-    parameters = rest;
+    parameters = compactSchema(
+      z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>,
+    );
     converted.set(schema, parameters);
   }
   return parameters;
@@ -104,7 +104,9 @@ export class SessionToolSet implements ToolSet {
     const own = this.offered().map(({ value }) => toolDefinition(value));
     const names = new Set(own.map((d) => d.function.name));
     const external = (this.external?.definitions() ?? []).filter((d) => !names.has(d.function.name));
-    return [...external, ...own];
+    const all = [...external, ...own];
+    // The prompt version `full` brings the built-in tools' fuller texts along (prompt/versions.ts).
+    return usesFullToolTexts(this.context().session.systemPrompt) ? withFullToolTexts(all) : all;
   }
 
   /**

@@ -45,20 +45,12 @@ export const SUBAGENT_NOTE =
   "final message. Work on your own until the task is done (nobody can answer questions), then end with a complete, " +
   "self-contained answer: the findings, file paths and results the task asks for.";
 
-const TASK_DESCRIPTION = `Delegates a subtask to a subagent: a fresh agent with the same tools, working directory and model, but none of this conversation. It works on its own until done and returns only its final answer, so your context stays small.
-
-Use it for independent, well-scoped work whose intermediate steps you do not need to see: researching a question across many files, a mechanical change confined to one area, running a test suite and diagnosing its failures. Several task calls in one message run in parallel; only do that when they touch different files.
-
-Do not use it for a single read, search or command (do that yourself), for steps that depend on each other, or when the work needs context from this conversation that you cannot write down.
-
-The subagent sees ONLY your prompt: state the goal, the relevant paths and facts you already know, the constraints, and exactly what its answer must contain.`;
+const TASK_DESCRIPTION =
+  "Delegate a self-contained subtask to a subagent: same tools, none of this conversation; you get only its final answer. Calls in one message run in parallel.";
 
 const taskParameters = z.object({
-  description: z.string().min(1).describe("A short label for the subtask (3-8 words), shown to the user."),
-  prompt: z
-    .string()
-    .min(1)
-    .describe("The subagent's complete instructions: goal, known facts and paths, constraints, what to report back."),
+  description: z.string().min(1).describe("Short label shown to the user"),
+  prompt: z.string().min(1).describe("All it needs: goal, facts, paths, what to report"),
 });
 
 /** The task tool's answer to the model. */

@@ -17,26 +17,16 @@ import type { Extension } from "./api.js";
 export const TODO_TOOL = "todo";
 
 const entrySchema = z.object({
-  content: z
-    .string()
-    .trim()
-    .min(1, "must be a non-empty description of the step")
-    .describe("The step, in a short sentence."),
+  content: z.string().trim().min(1, "must be a non-empty description of the step"),
   status: z.enum(["pending", "in_progress", "completed"]),
   priority: z.enum(["high", "medium", "low"]),
 });
 
-const todoParameters = z.object({
-  todos: z
-    .array(entrySchema)
-    .describe("The WHOLE list, every entry each time (it replaces the previous list). An empty list clears it."),
-});
+const todoParameters = z.object({ todos: z.array(entrySchema) });
 
-const TODO_DESCRIPTION = `Writes your plan for the current task as a checklist the user sees live. Pass the whole list every time: it replaces the previous one.
-
-Use it for multi-step work (three or more distinct steps, or a request with several parts): write the plan before you start, mark exactly the step you are working on \`in_progress\`, and mark each step \`completed\` as soon as it is done (not in batches at the end). Add steps you discover, remove ones that no longer apply.
-
-Do not use it for a single, simple step, for answering a question, or for purely conversational requests.`;
+// Lean: when to plan is the system prompt's; here only what a call does.
+const TODO_DESCRIPTION =
+  "Your plan as a checklist the user sees. Pass the whole list each time (it replaces the last); keep one step in_progress.";
 
 /** The plan as text for the model (what it wrote, so it can check it). */
 export function planText(entries: readonly PlanEntry[]): string {

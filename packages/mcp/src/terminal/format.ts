@@ -7,7 +7,8 @@ export const SOFT_TIMEOUT_GUIDANCE = `The command is still running. You can:
 - Send empty command '' to continue waiting
 - Send "C-c" to interrupt
 - Use a longer timeout parameter
-- Send input to it with is_input=true if it is waiting for input`;
+- Send input to it with is_input=true if it is waiting for input
+- Next time, run servers and watchers in the background with output to a file: \`cmd > /tmp/cmd.log 2>&1 &\``;
 
 /** How a terminal call ended. */
 export type CallStatus =
@@ -18,9 +19,13 @@ export type CallStatus =
   /** The shell itself exited (e.g. `exit`); the next call starts a new one. */
   | "exited";
 
-/** Footer lines appended to every result that concerns a command: the cwd, then the status. */
-export function footer(status: CallStatus, cwd: string, exitCode?: number): string {
-  const lines = [`[Current working directory: ${cwd}]`];
+/**
+ * Footer lines appended to every result that concerns a command: the cwd, then the status. The cwd is left out while
+ * it is `startCwd` (where the shell started, the workspace the model was told of): resent with every later request,
+ * that line was most of an `echo`'s result.
+ */
+export function footer(status: CallStatus, cwd: string, exitCode?: number, startCwd?: string): string {
+  const lines = cwd === startCwd ? [] : [`[Current working directory: ${cwd}]`];
   if (status === "running") lines.push("[Process still running (soft timeout)]");
   else if (status === "exited") lines.push(`[Shell exited with code ${exitCode ?? 0}]`);
   else if (exitCode === 0) lines.push("[Command completed with exit code 0]");

@@ -66,7 +66,7 @@ export function reportWait(shell: Shell, outcome: WaitOutcome): TerminalResponse
     // Noted even when the command as a whole succeeded (`cp x /etc || true`); offered to re-run only when it failed.
     const blocked = explainBlocked(output, shell.policy);
     return {
-      text: joinParts(head, timeoutNote, blocked, footer("completed", shell.cwd, exitCode)),
+      text: joinParts(head, timeoutNote, blocked, footer("completed", shell.cwd, exitCode, outcome.startCwd)),
       status: "completed",
       exitCode,
       cwd: shell.cwd,

@@ -143,7 +143,7 @@ export class TerminalSession {
       const exitCode = shell.finished.exitCode;
       shell.finished = undefined;
       return {
-        text: joinParts(earlier, shell.take().text, footer("completed", shell.cwd, exitCode)),
+        text: joinParts(earlier, shell.take().text, footer("completed", shell.cwd, exitCode, this.options.cwd)),
         status: "completed",
         exitCode,
         cwd: shell.cwd,

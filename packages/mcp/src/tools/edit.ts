@@ -30,20 +30,16 @@ import { locateFile, saveAt } from "./save.js";
 /** Two edits of one file sent in parallel (models do that) both land: see {@link fileLocks}. */
 const withFileLock = fileLocks();
 
-const DESCRIPTION = `Replace text in a file: the text old_string becomes new_string.
-
-- file_path must be an absolute path. Read the file first so old_string matches its current content.
-- old_string must identify exactly one place: include enough surrounding lines to make it unique, or set replace_all=true to replace every occurrence (e.g. to rename a variable).
-- Copy old_string exactly, including indentation, and without the line-number prefixes the read tool shows. Small differences (indentation, whitespace, extra escaping, a slightly misremembered line between matching first and last lines) are tolerated: the result then names the fuzzy matcher used and shows a diff — check it.
-- new_string replaces the matched text and must differ from old_string. If the match sits at a different indentation than old_string, new_string is re-indented by the same amount.
-- An empty old_string creates a new file containing new_string (parent directories are created); that fails if the file already exists and is not empty.
-- CRLF line endings and a UTF-8 byte-order mark are preserved.`;
+// Lean: the contract only. The matching's tolerance, CRLF/BOM and re-indentation need no instructions; an edit that
+// does not match says why and shows the closest lines.
+const DESCRIPTION =
+  "Replace old_string with new_string in a file. old_string must match one place exactly (read the file first), or set replace_all. An empty old_string creates a new file.";
 
 const inputSchema = z.strictObject({
-  file_path: z.string().describe("Absolute path of the file to modify"),
-  old_string: z.string().describe("The text to replace (empty to create a new file)"),
-  new_string: z.string().describe("The text to replace it with (must differ from old_string)"),
-  replace_all: z.boolean().default(false).describe("Replace every occurrence of old_string (default false)"),
+  file_path: z.string().describe("Absolute path"),
+  old_string: z.string(),
+  new_string: z.string(),
+  replace_all: z.boolean().optional(),
 });
 
 /** Registers `edit(file_path, old_string, new_string, replace_all=false)`. */
@@ -64,7 +60,7 @@ export function registerEditTool(server: McpServer, context: ToolContext): void 
         args.file_path,
         args.old_string,
         args.new_string,
-        args.replace_all,
+        args.replace_all ?? false,
         context.cwd,
         context.sandbox.current,
         isDryRun(extra._meta),

@@ -18,19 +18,14 @@ export { DEFAULT_LINE_LIMIT, formatLines, MAX_LINE_LENGTH };
 export const BINARY_CHECK_SIZE = 8192;
 export const MAX_FILE_SIZE = 10 * 1024 * 1024;
 
-const DESCRIPTION = `Read a file from the local filesystem.
-
-- file_path must be an absolute path.
-- Returns up to ${DEFAULT_LINE_LIMIT} lines starting at line \`offset\` (1-based), formatted as "<line number>→<line>". Use offset and limit to page through long files; the output says which offset to use next.
-- Lines longer than ${MAX_LINE_LENGTH} characters are truncated.
-- PNG, JPEG, GIF and WebP images are returned as images you can look at.
-- Binary files and files over 10 MB are refused; use the terminal (head, grep, xxd) for those.
-- Read a file before editing it, and prefer reading several relevant files at once.`;
+// Lean: what a model needs to call it. Limits and edge cases are in the results and errors that meet them (a cut
+// file says which offset to use next; a binary or huge file's error says to use the terminal).
+const DESCRIPTION = "Read a text file (numbered lines) or an image.";
 
 const inputSchema = z.strictObject({
-  file_path: z.string().describe("Absolute path of the file to read"),
-  offset: z.number().int().min(0).default(1).describe("1-based line number to start reading from (default 1)"),
-  limit: z.number().int().min(1).default(DEFAULT_LINE_LIMIT).describe("Maximum number of lines to read (default 2000)"),
+  file_path: z.string().describe("Absolute path"),
+  offset: z.number().int().min(0).optional().describe("First line, 1-based"),
+  limit: z.number().int().min(1).optional().describe("Lines to read"),
 });
 
 /** Registers `read(file_path, offset=1, limit=2000)`. */
@@ -46,7 +41,13 @@ export function registerReadTool(server: McpServer, context: ToolContext): void 
     guarded("read", async (args, extra) => {
       const badPolicy = takeCallPolicy(context, extra._meta);
       if (badPolicy) return errorResult(badPolicy);
-      return readFile(args.file_path, args.offset, args.limit, context.cwd, context.sandbox.current);
+      return readFile(
+        args.file_path,
+        args.offset ?? 1,
+        args.limit ?? DEFAULT_LINE_LIMIT,
+        context.cwd,
+        context.sandbox.current,
+      );
     }),
   );
 }
@@ -105,7 +106,8 @@ export async function readFile(
     };
   }
   const kind = classifyHead(bytes.subarray(0, BINARY_CHECK_SIZE));
-  if (kind === "binary") return errorResult(`Error: Cannot read binary file: ${file}`);
+  if (kind === "binary")
+    return errorResult(`Error: Cannot read binary file: ${file}. Use the terminal (head, grep, xxd) to look at it.`);
   const decoded = decodeUtf8(bytes);
   if (!decoded.ok) {
     return errorResult(

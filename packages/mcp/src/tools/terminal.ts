@@ -6,7 +6,6 @@ import type { ToolContext } from "../context.js";
 import { log } from "../log.js";
 import { takeCallPolicy } from "../sandbox/meta.js";
 import { UNCONFINED, UNSANDBOXED_META_KEY } from "../sandbox/policy.js";
-import { MAX_OUTPUT_CHARS, withThousands } from "../terminal/output.js";
 import { type TerminalRequest, type TerminalResponse, TerminalSession } from "../terminal/session.js";
 import { sweepOrphanTerminalDirsOnce } from "../terminal/temp-dirs.js";
 import { errorResult, guarded, textResult } from "./result.js";
@@ -18,40 +17,20 @@ export const DEFAULT_SOFT_TIMEOUT_SECONDS = 30;
 const PROGRESS_INTERVAL_MS = 200;
 const PROGRESS_MESSAGE_CHARS = 8000;
 
+/**
+ * Lean: what a model must know before its first call (the shell persists; a silent command returns early and how to
+ * follow it up). The rest is said where it happens: a cut output, a soft timeout, a refused command while another
+ * runs, a restarted shell each say so in their result.
+ */
 function description(softSeconds: number): string {
-  return `Run a bash command in a persistent shell (a real terminal) and return its output (stdout and stderr together).
-
-- State persists between calls: it is one bash process per session, so the working directory (cd), environment variables (export), shell variables and functions, and activated virtualenvs (source .venv/bin/activate) carry over to the next call. The shell starts in the workspace directory.
-- Every result ends with "[Current working directory: …]" and "[Command completed with exit code 0]" or "[Command failed with exit code N]".
-- Colours and escape codes are removed and progress bars collapsed. Output over ${withThousands(MAX_OUTPUT_CHARS)} characters keeps its beginning and end with a note of how much was cut; for big outputs redirect to a file and use grep, head or tail.
-- Multi-line scripts, heredocs and && chains work. Pagers are off (PAGER=cat, GIT_PAGER=cat). Avoid full-screen programs (vim, less, top); use non-interactive flags (-y, --yes, --no-input) where you can.
-- Long-running commands: when a command prints nothing new for ${softSeconds} seconds, the call returns what it has so far with "[Process still running (soft timeout)]" and the command keeps running. Then call with command "" to keep waiting (you get only output you have not seen yet), is_input=true to type into it, or "C-c" to interrupt it. A new command is refused while the previous one is still running.
-- timeout (seconds): wait up to this long for the command instead of returning after ${softSeconds} seconds of silence; if it is still running then, it is interrupted (SIGINT, then SIGKILL) and the result says so. Use it for slow builds and tests, and to bound commands that might hang.
-- Servers and watchers: run them in the background with output to a file, e.g. \`npm run dev > /tmp/dev.log 2>&1 &\`, then read the log; the call returns at once.
-- is_input=true: send the text (followed by Enter) to the running program, e.g. to answer a prompt or drive \`python3 -i\`; returns the program's new output.
-- Special keys as the command: "C-c" (interrupt), "C-z" (suspend), "C-d" (end of input).
-- reset=true kills the shell and everything it started, then starts a fresh one (all state is lost); with a command, runs it in the fresh shell.
-- If the shell exits (e.g. \`exit\`), the next call starts a new shell and says so.`;
+  return `Run bash in a persistent shell (cwd, env, venvs carry over). A command silent for ${softSeconds}s returns early and keeps running.`;
 }
 
 const inputSchema = z.strictObject({
-  command: z
-    .string()
-    .describe(
-      'The bash command to run; "" to keep waiting for a running command; with is_input=true, the text to send to it; or a key: "C-c", "C-z", "C-d"',
-    ),
-  is_input: z
-    .boolean()
-    .default(false)
-    .describe("Send command as input (followed by Enter) to the running program instead of running it"),
-  timeout: z
-    .number()
-    .positive()
-    .max(86_400)
-    .nullable()
-    .optional()
-    .describe("Seconds to wait before interrupting the command (SIGINT, then SIGKILL); no limit on silence then"),
-  reset: z.boolean().default(false).describe("Kill the shell and start a fresh one before running command"),
+  command: z.string().describe('Command; "" waits for a running one; "C-c", "C-z", "C-d" send keys'),
+  is_input: z.boolean().optional().describe("Type command into the running program"),
+  timeout: z.number().positive().max(86_400).nullable().optional().describe("Seconds, then interrupt"),
+  reset: z.boolean().optional().describe("Start a fresh shell first"),
 });
 
 /** Registers `terminal(command, is_input=false, timeout?, reset=false)`: one shell per ToolContext. */
@@ -90,8 +69,8 @@ export function registerTerminalTool(server: McpServer, context: ToolContext): v
         }
         const response = await session.run({
           command: args.command,
-          isInput: args.is_input,
-          reset: args.reset,
+          isInput: args.is_input ?? false,
+          reset: args.reset ?? false,
           ...(args.timeout != null ? { timeoutSeconds: args.timeout } : {}),
           signal: extra.signal,
           ...(progress ? { onOutput: progress.push } : {}),

@@ -21,31 +21,15 @@ import { errorResult, guarded, textResult } from "./result.js";
 
 export const DEFAULT_MAX_LENGTH = 5000;
 
-const DESCRIPTION = `Fetch a URL and return its content as readable Markdown.
-
-- HTML pages are reduced to the main article (navigation, ads and footers removed) and converted to Markdown with headings, lists, tables, code blocks and absolute links.
-- Long content is paged: you get up to \`max_length\` characters starting at \`start_index\`; the result says which start_index to use next. Paging through the same URL does not download it again.
-- \`raw=true\` returns the page's HTML source instead of Markdown (for inspecting markup, scripts or metadata).
-- JSON, plain text and other text types are returned as they are, with their content type; images are returned as images; PDFs and other binary files are described, not dumped.
-- http and https only; redirects are followed. Cloud metadata and link-local addresses are refused; while the session's network is off (sandbox), so are loopback and private addresses (127.0.0.1, localhost, 10.x, 192.168.x…).
-- Use web_search first when you do not know the URL.`;
+// Lean: paging is explained by the result that is cut (it names the next start_index); refused addresses say why.
+const DESCRIPTION =
+  "Fetch a URL: HTML as Markdown of its main content, other types as they are. Long content is paged (start_index).";
 
 const inputSchema = z.strictObject({
-  url: z.string().describe("The http:// or https:// URL to fetch"),
-  max_length: z
-    .number()
-    .int()
-    .min(1)
-    .max(1_000_000)
-    .default(DEFAULT_MAX_LENGTH)
-    .describe("Maximum number of characters to return (default 5000)"),
-  start_index: z
-    .number()
-    .int()
-    .min(0)
-    .default(0)
-    .describe("Character offset to start from, for reading the next part of a long page (default 0)"),
-  raw: z.boolean().default(false).describe("Return the raw HTML instead of Markdown (default false)"),
+  url: z.string(),
+  max_length: z.number().int().min(1).max(1_000_000).optional().describe("Characters to return"),
+  start_index: z.number().int().min(0).optional(),
+  raw: z.boolean().optional().describe("HTML source instead of Markdown"),
 });
 
 /** Registers `web_fetch(url, max_length=5000, start_index=0, raw=false)` with a per-connection page cache. */
@@ -64,7 +48,8 @@ export function registerWebFetchTool(server: McpServer, context: ToolContext): v
       const badPolicy = takeCallPolicy(context, extra._meta);
       if (badPolicy) return errorResult(badPolicy);
       const guard = addressGuard(context.sandbox.current);
-      return webFetch(args.url, args.max_length, args.start_index, args.raw, cache, extra.signal, guard);
+      const { max_length = DEFAULT_MAX_LENGTH, start_index = 0, raw = false } = args;
+      return webFetch(args.url, max_length, start_index, raw, cache, extra.signal, guard);
     }),
   );
 }

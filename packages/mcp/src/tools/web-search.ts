@@ -8,21 +8,11 @@ import { errorResult, guarded, textResult } from "./result.js";
 
 export const MAX_QUERIES = 10;
 
-const DESCRIPTION = `Search the web (through a SearXNG metasearch instance) and get titles, URLs and snippets.
-
-- Pass several queries at once in \`queries\`; they run in parallel. Use 1-5 focused, differently-worded queries rather than one vague one (e.g. ["node 20 fetch redirect manual", "undici redirect: manual location header"]).
-- \`limit\` caps the results shown per query (default 10).
-- Snippets are short: open the promising URLs with web_fetch to read the actual pages before relying on them.
-- Search when you need current or external information: library docs and versions, error messages, APIs, news.
-- If one query fails its error is shown in place of its results; the other queries are unaffected.`;
+const DESCRIPTION = "Search the web: titles, URLs and snippets per query. Read pages with web_fetch.";
 
 const inputSchema = z.strictObject({
-  queries: z
-    .array(z.string().min(1))
-    .min(1)
-    .max(MAX_QUERIES)
-    .describe(`Search queries to run in parallel (1-${MAX_QUERIES})`),
-  limit: z.number().int().min(1).max(50).default(10).describe("Maximum number of results per query (default 10)"),
+  queries: z.array(z.string().min(1)).min(1).max(MAX_QUERIES).describe("Run in parallel"),
+  limit: z.number().int().min(1).max(50).optional().describe("Results per query"),
 });
 
 /** Registers `web_search(queries, limit=10)`. */
@@ -36,7 +26,7 @@ export function registerWebSearchTool(server: McpServer, context: ToolContext): 
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
     guarded("web_search", async (args, extra) =>
-      webSearch(args.queries, args.limit, searxngUrl(context.options.web?.searxngUrl), extra.signal),
+      webSearch(args.queries, args.limit ?? 10, searxngUrl(context.options.web?.searxngUrl), extra.signal),
     ),
   );
 }

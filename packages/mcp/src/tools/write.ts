@@ -15,15 +15,11 @@ import { checkWritableAt } from "../sandbox/roots.js";
 import { errorResult, guarded, textResult } from "./result.js";
 import { locateFile, notRegularFile, saveAt } from "./save.js";
 
-const DESCRIPTION = `Write a whole file to the local filesystem, creating parent directories as needed.
-
-- file_path must be an absolute path. An existing file is replaced entirely (atomically; its permissions are kept). Only regular files are written: a FIFO, device or socket is refused.
-- Prefer the edit tool to change part of an existing file, and read a file before overwriting it.
-- Content is written as UTF-8 exactly as given.`;
+const DESCRIPTION = "Write a whole file, creating parent directories. To change part of a file, use edit.";
 
 const inputSchema = z.strictObject({
-  file_path: z.string().describe("Absolute path of the file to write"),
-  content: z.string().describe("The full content of the file"),
+  file_path: z.string().describe("Absolute path"),
+  content: z.string(),
 });
 
 /** Registers `write(file_path, content)`. */
