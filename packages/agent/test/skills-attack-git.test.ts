@@ -4,7 +4,7 @@
 // command: install, update ×2, add and even the read-only find --source). Each case checks that the planted command
 // did not run and that the refusal names the field. Bare repositories made here, no network.
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { pathToFileURL } from "node:url";
@@ -131,4 +131,21 @@ test("refs and sources that git would misread are refused before git runs; hones
   const found = await crowSkills(["find", "pdf", "--source", marketplace("main")], { cwd: ws.dir, ...homes() });
   assert.equal(found.code, 0, found.stderr);
   assert.match(found.stdout, /^pdf-tools /);
+});
+
+test("a `git` planted in the project and on PATH (a .venv/bin the sandbox could write) is never the git that runs", async () => {
+  const { marker } = payload();
+  const project = projectWithLock({ source: url, resolved: commit });
+  const bin = path.join(project, ".venv", "bin");
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(
+    path.join(bin, "git"),
+    `#!/bin/sh\ntouch ${marker}\nexec /usr/bin/env -i PATH=/usr/bin:/bin git "$@"\n`,
+  );
+  chmodSync(path.join(bin, "git"), 0o755);
+  const env = { PATH: `${bin}:${process.env.PATH ?? "/usr/bin:/bin"}` };
+  const run = await crowSkills(["install"], { cwd: project, ...homes(), env });
+  assert.equal(existsSync(marker), false, `the planted git ran (stderr: ${run.stderr})`);
+  assert.equal(run.code, 0, run.stderr);
+  assert.deepEqual(readdirSync(path.join(project, ".agents", "skills")), ["pdf-tools"]);
 });

@@ -10,6 +10,7 @@ export type * from "./api/permissions.js";
 export * from "./api/types.js";
 export * from "./api/user-question.js";
 export { collectCheckpoints, type GcReport } from "./checkpoints/gc.js";
+export { findGit, type GitProgram, ShadowGitError } from "./checkpoints/git.js";
 export { checkpointPatch } from "./checkpoints/patch.js";
 export { promptHash, RewindError } from "./checkpoints/rewind.js";
 export { shadowGitDir } from "./checkpoints/shadow-repo.js";

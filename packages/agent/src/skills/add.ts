@@ -5,7 +5,7 @@
 import path from "node:path";
 import { isProjectTrusted } from "@crow/core";
 import { skillNameProblem } from "./checks.js";
-import { confirmRuns, Refused, refuseInvalid, type SkillsContext, selectSkills } from "./context.js";
+import { confirmRuns, fetchOptions, Refused, refuseInvalid, type SkillsContext, selectSkills } from "./context.js";
 import { type Discovery, discoverSkills, type FoundSkill } from "./discover.js";
 import { SourceError } from "./errors.js";
 import { digestFolder, type FolderDigest, installFolder, secretInodes } from "./files.js";
@@ -33,7 +33,7 @@ export async function openSource(
   };
   let discovery: Discovery | undefined;
   try {
-    discovery = await discoverSkills(fetched, { home: context.home, env: context.env });
+    discovery = await discoverSkills(fetched, await fetchOptions(context));
   } catch (error) {
     await dispose();
     throw error;
@@ -44,7 +44,7 @@ export async function openSource(
 
 export async function runAdd(context: SkillsContext, options: AddOptions): Promise<number> {
   const spec = parseSource(options.source, context.cwd);
-  const fetched = await fetchSource(spec, { home: context.home, env: context.env });
+  const fetched = await fetchSource(spec, await fetchOptions(context));
   const { discovery, dispose } = await openSource(context, fetched);
   try {
     const chosen = await selectSkills(context, discovery.skills, options.skills, options.all);

@@ -5,26 +5,47 @@
  *
  * URLs and refs come from data (a lockfile, a marketplace), so each is checked here again whatever the caller did
  * (checks.ts: no option, a real ref, a git URL of an allowed transport), and every operand follows `--`; git runs
- * with GIT_ALLOW_PROTOCOL (no `ext::` or remote helper), no terminal prompt, in Crow's home.
+ * with GIT_ALLOW_PROTOCOL (no `ext::` or remote helper), no terminal prompt, in Crow's home. The git program is
+ * core's findGit: the one on PATH outside the project (a `.venv/bin/git` a sandboxed session wrote never runs), with
+ * PATH cut the same way for the programs git starts (ssh).
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
+import { findGit } from "@crow/core";
 import { commitProblem, GIT_PROTOCOLS, gitUrlProblem, refProblem } from "./checks.js";
 import { SourceError } from "./errors.js";
 import { MAX_UNPACKED_BYTES, mib } from "./limits.js";
 import { unpackTar } from "./tar.js";
 
-function git(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<Buffer> {
+/** What running git needs: Crow's home (its cwd and cache), the environment, the directories git is never taken from. */
+interface GitOptions {
+  home: string;
+  env: NodeJS.ProcessEnv;
+  untrusted: readonly string[];
+}
+
+function program(options: GitOptions) {
+  try {
+    return findGit(options.untrusted, options.env.PATH ?? "/usr/bin:/bin");
+  } catch {
+    throw new SourceError(
+      `git was not found on PATH outside ${options.untrusted.join(", ")} (a git inside the project is never run): install git system-wide`,
+    );
+  }
+}
+
+function git(args: string[], options: GitOptions): Promise<Buffer> {
+  const found = program(options);
   return new Promise((resolve, reject) => {
     execFile(
-      "git",
+      found.file,
       args,
       {
-        cwd,
-        env: { ...env, GIT_TERMINAL_PROMPT: "0", GIT_ALLOW_PROTOCOL: GIT_PROTOCOLS },
+        cwd: options.home,
+        env: { ...options.env, PATH: found.searchPath, GIT_TERMINAL_PROMPT: "0", GIT_ALLOW_PROTOCOL: GIT_PROTOCOLS },
         encoding: "buffer",
         maxBuffer: MAX_UNPACKED_BYTES,
       },
@@ -49,11 +70,16 @@ function checkOperands(url: string, ref: string | undefined): void {
   if (problem) throw new SourceError(`refused to run git: ${problem}`);
 }
 
-async function cacheRepo(url: string, home: string, env: NodeJS.ProcessEnv): Promise<string> {
-  const dir = path.join(home, "cache", "skills-git", createHash("sha256").update(url).digest("hex").slice(0, 24));
+async function cacheRepo(url: string, options: GitOptions): Promise<string> {
+  const dir = path.join(
+    options.home,
+    "cache",
+    "skills-git",
+    createHash("sha256").update(url).digest("hex").slice(0, 24),
+  );
   if (!existsSync(path.join(dir, "HEAD"))) {
     await mkdir(dir, { recursive: true });
-    await git(["init", "--bare", "-q", "--", dir], env, home);
+    await git(["init", "--bare", "-q", "--", dir], options);
   }
   return dir;
 }
@@ -62,20 +88,20 @@ async function cacheRepo(url: string, home: string, env: NodeJS.ProcessEnv): Pro
  * Fetches `ref` (a branch, tag or commit; none: the remote's HEAD) of `url` into the cache, shallowly, and returns
  * the commit it names. A commit the server will not hand out by id is looked for in a full fetch of the default branch.
  */
-export async function gitCommit(url: string, ref: string | undefined, home: string, env: NodeJS.ProcessEnv) {
+export async function gitCommit(url: string, ref: string | undefined, options: GitOptions) {
   checkOperands(url, ref);
-  const repo = await cacheRepo(url, home, env);
+  const repo = await cacheRepo(url, options);
   try {
-    await git(["-C", repo, "fetch", "-q", "--depth", "1", "--no-tags", "--", url, ref ?? "HEAD"], env, home);
-    return (await git(["-C", repo, "rev-parse", "--verify", "FETCH_HEAD^{commit}"], env, home)).toString().trim();
+    await git(["-C", repo, "fetch", "-q", "--depth", "1", "--no-tags", "--", url, ref ?? "HEAD"], options);
+    return (await git(["-C", repo, "rev-parse", "--verify", "FETCH_HEAD^{commit}"], options)).toString().trim();
   } catch (error) {
     if (!ref || commitProblem(ref)) {
       const what = ref ? `"${ref}" of ${url}` : url;
       throw new SourceError(`cannot fetch ${what}: ${(error as Error).message}`);
     }
-    await git(["-C", repo, "fetch", "-q", "--no-tags", "--", url, "HEAD"], env, home);
+    await git(["-C", repo, "fetch", "-q", "--no-tags", "--", url, "HEAD"], options);
     try {
-      await git(["-C", repo, "cat-file", "-e", "--", `${ref}^{commit}`], env, home);
+      await git(["-C", repo, "cat-file", "-e", "--", `${ref}^{commit}`], options);
     } catch {
       throw new SourceError(`commit ${ref} is not in ${url} (was the history rewritten?)`);
     }
@@ -84,11 +110,11 @@ export async function gitCommit(url: string, ref: string | undefined, home: stri
 }
 
 /** Writes the tree of `commit` (fetched by {@link gitCommit}) into `dir`. */
-export async function gitExtract(url: string, commit: string, home: string, dir: string, env: NodeJS.ProcessEnv) {
+export async function gitExtract(url: string, commit: string, dir: string, options: GitOptions) {
   checkOperands(url, undefined);
   const problem = commitProblem(commit);
   if (problem) throw new SourceError(`refused to run git: ${problem}`);
-  const repo = await cacheRepo(url, home, env);
-  const tar = await git(["-C", repo, "archive", "--format=tar", "--", commit], env, home);
+  const repo = await cacheRepo(url, options);
+  const tar = await git(["-C", repo, "archive", "--format=tar", "--", commit], options);
   await unpackTar(tar, dir, `${url} at ${commit.slice(0, 12)}`);
 }

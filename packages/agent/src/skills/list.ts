@@ -16,7 +16,7 @@ import {
   untrustProject,
 } from "@crow/core";
 import { openSource, short } from "./add.js";
-import { Refused, type SkillsContext } from "./context.js";
+import { fetchOptions, Refused, type SkillsContext } from "./context.js";
 import { digestFolder, readDocument } from "./files.js";
 import { type LockEntry, readLock } from "./lock.js";
 import { globalScope, projectScope } from "./scope.js";
@@ -136,7 +136,7 @@ export async function runList(context: SkillsContext, json: boolean): Promise<nu
 /** `crow skills find QUERY [--source SOURCE]`: core's ranking over the installed skills or a source's. */
 export async function runFind(context: SkillsContext, query: string, source: string | undefined): Promise<number> {
   if (source !== undefined) {
-    const fetched = await fetchSource(parseSource(source, context.cwd), { home: context.home, env: context.env });
+    const fetched = await fetchSource(parseSource(source, context.cwd), await fetchOptions(context));
     const { discovery, dispose } = await openSource(context, fetched);
     try {
       const folders = [...new Set(discovery.skills.map((s) => path.dirname(s.dir)))];

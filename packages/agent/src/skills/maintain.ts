@@ -7,7 +7,7 @@ import path from "node:path";
 import { removeTreeAt } from "@crow/core";
 import { installSkill, short } from "./add.js";
 import { skillNameProblem } from "./checks.js";
-import { confirmRuns, Refused, refuseInvalid, type SkillsContext } from "./context.js";
+import { confirmRuns, fetchOptions, Refused, refuseInvalid, type SkillsContext } from "./context.js";
 import { type FoundSkill, inspect } from "./discover.js";
 import { describeChanges, diffFiles, digestFolder, secretInodes } from "./files.js";
 import { inSkillsFolder } from "./folder.js";
@@ -18,7 +18,7 @@ import { type FetchedSource, fetchSource, specFromLock } from "./sources.js";
 /** Fetches a locked skill's source (at `exact`, or its ref's newest) and reads the skill at its recorded path. */
 async function fetchLocked(context: SkillsContext, name: string, entry: LockEntry, exact?: string) {
   const spec = specFromLock(entry.sourceType, entry.source, entry.ref);
-  const fetched = await fetchSource(spec, { home: context.home, env: context.env, ...(exact ? { exact } : {}) });
+  const fetched = await fetchSource(spec, { ...(await fetchOptions(context)), ...(exact ? { exact } : {}) });
   const dir = path.join(fetched.top, ...entry.path.split("/").filter(Boolean));
   if (!existsSync(path.join(dir, "SKILL.md"))) {
     await fetched.dispose();

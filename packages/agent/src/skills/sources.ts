@@ -126,6 +126,8 @@ export interface FetchOptions {
   /** Crow's home: git sources are cached under `<home>/cache/skills-git`. */
   home: string;
   env: NodeJS.ProcessEnv;
+  /** Directories no program is run from (the project: a sandboxed session may have written a `git` there). */
+  untrusted: readonly string[];
   /** Fetch exactly this commit or version instead of `spec.ref` (what `crow skills install` does). */
   exact?: string;
 }
@@ -142,8 +144,8 @@ export async function fetchSource(spec: SourceSpec, options: FetchOptions): Prom
   try {
     let resolved: string;
     if (spec.type === "git" || spec.type === "github") {
-      resolved = await gitCommit(spec.location, options.exact ?? spec.ref, options.home, options.env);
-      await gitExtract(spec.location, resolved, options.home, temp, options.env);
+      resolved = await gitCommit(spec.location, options.exact ?? spec.ref, options);
+      await gitExtract(spec.location, resolved, temp, options);
     } else if (spec.type === "npm") {
       resolved = await fetchNpm(spec.location, options.exact ?? spec.ref, temp, options.env);
     } else {
