@@ -25,15 +25,21 @@ export function cleanEnv(): Record<string, string> {
 }
 
 /**
- * Runs `crow skills <args>` in `cwd`, stdin not a terminal. Asynchronous on purpose: the loopback registries the
+ * Runs `crow skills <args>` in `cwd`, stdin not a terminal (as `uid` when given). Asynchronous on purpose: the loopback registries the
  * tests serve live in this process and must keep answering while crow runs.
  */
 export function crowSkills(
   args: string[],
-  options: { cwd: string; home: string; crowHome: string; env?: Record<string, string> },
+  options: { cwd: string; home: string; crowHome: string; env?: Record<string, string>; uid?: number },
 ): Promise<Run> {
+  // With `uid` (tests running as root): as that user and its group, through setpriv.
+  const command = options.uid === undefined ? process.execPath : "setpriv";
+  const prefix =
+    options.uid === undefined
+      ? []
+      : [`--reuid=${options.uid}`, `--regid=${options.uid}`, "--clear-groups", process.execPath];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CROW_BIN, "skills", ...args], {
+    const child = spawn(command, [...prefix, CROW_BIN, "skills", ...args], {
       cwd: options.cwd,
       env: { ...cleanEnv(), HOME: options.home, CROW_HOME: options.crowHome, ...options.env },
       stdio: ["pipe", "pipe", "pipe"],

@@ -15,9 +15,11 @@ import {
   lstat,
   mkdir,
   open,
+  readdir,
   readlink,
   realpath,
   rename,
+  rmdir,
   stat,
   symlink,
   unlink,
@@ -48,6 +50,11 @@ export class BeneathDir {
       throw new Error(`not a single path component: ${JSON.stringify(name)}`);
     }
     return this.handle ? `/proc/self/fd/${this.handle.fd}/${name}` : path.join(this.shown, name);
+  }
+
+  /** The path naming this directory itself: through the descriptor on Linux (a link swapped in changes nothing). */
+  here(): string {
+    return this.handle ? `/proc/self/fd/${this.handle.fd}` : this.shown;
   }
 
   /** The subdirectory `name`, never through a link (ELOOP or ENOTDIR when it is one); ENOENT when missing. */
@@ -164,6 +171,31 @@ export async function removeBeneath(root: string, relative: string): Promise<boo
     }
   });
   return removed === true;
+}
+
+/**
+ * Removes the entry `name` of `parent` and, when it is a directory, everything in it, each directory opened as above:
+ * a link (at the name or anywhere below) is removed itself, never followed, so a link swapped in mid-way cannot lead
+ * the removal elsewhere. Resolves to whether there was something to remove.
+ */
+export async function removeTreeAt(parent: BeneathDir, name: string): Promise<boolean> {
+  let dir: BeneathDir;
+  try {
+    dir = await parent.child(name);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return false;
+    if (code !== "ELOOP" && code !== "ENOTDIR") throw error;
+    await unlink(parent.at(name));
+    return true;
+  }
+  try {
+    for (const entry of await readdir(dir.here())) await removeTreeAt(dir, entry);
+  } finally {
+    await dir.close();
+  }
+  await rmdir(parent.at(name));
+  return true;
 }
 
 /** What {@link readInside} found: the bytes (and the file's status), or why it refused (a sentence). */

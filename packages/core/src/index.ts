@@ -10,6 +10,7 @@ export type * from "./api/permissions.js";
 export * from "./api/types.js";
 export * from "./api/user-question.js";
 export { collectCheckpoints, type GcReport } from "./checkpoints/gc.js";
+export { findGit, type GitProgram, ShadowGitError } from "./checkpoints/git.js";
 export { checkpointPatch } from "./checkpoints/patch.js";
 export { promptHash, RewindError } from "./checkpoints/rewind.js";
 export { shadowGitDir } from "./checkpoints/shadow-repo.js";
@@ -32,6 +33,15 @@ export { toolDefinition, toolParameters } from "./extensions/session-tool-set.js
 export { MAX_SUBAGENT_DEPTH, type SubagentOutcome } from "./extensions/subagent-run.js";
 export { SUBAGENT_METHOD, SUBAGENT_NOTE, type SubagentResponse } from "./extensions/subagents.js";
 export { planFromHistory, planText, TODO_TOOL } from "./extensions/todo.js";
+export {
+  BeneathDir,
+  type InsideRead,
+  inDirBeneath,
+  putBeneath,
+  readInside,
+  removeBeneath,
+  removeTreeAt,
+} from "./fs-beneath.js";
 export { expandTilde, homeDir } from "./home.js";
 export * from "./hooks/bus.js";
 export type * from "./hooks/types.js";

@@ -4,9 +4,12 @@
  */
 import path from "node:path";
 import { isProjectTrusted } from "@crow/core";
-import { confirmRuns, Refused, refuseInvalid, type SkillsContext, selectSkills } from "./context.js";
+import { skillNameProblem } from "./checks.js";
+import { confirmRuns, fetchOptions, Refused, refuseInvalid, type SkillsContext, selectSkills } from "./context.js";
 import { type Discovery, discoverSkills, type FoundSkill } from "./discover.js";
-import { digestFolder, type FolderDigest, installFolder } from "./files.js";
+import { SourceError } from "./errors.js";
+import { digestFolder, type FolderDigest, installFolder, secretInodes } from "./files.js";
+import { inSkillsFolder } from "./folder.js";
 import { audit, type LockEntry, type Lockfile, readLock, writeLock } from "./lock.js";
 import type { Scope } from "./scope.js";
 import { type FetchedSource, fetchSource, parseSource } from "./sources.js";
@@ -30,7 +33,7 @@ export async function openSource(
   };
   let discovery: Discovery | undefined;
   try {
-    discovery = await discoverSkills(fetched, { home: context.home, env: context.env });
+    discovery = await discoverSkills(fetched, await fetchOptions(context));
   } catch (error) {
     await dispose();
     throw error;
@@ -41,11 +44,14 @@ export async function openSource(
 
 export async function runAdd(context: SkillsContext, options: AddOptions): Promise<number> {
   const spec = parseSource(options.source, context.cwd);
-  const fetched = await fetchSource(spec, { home: context.home, env: context.env });
+  const fetched = await fetchSource(spec, await fetchOptions(context));
   const { discovery, dispose } = await openSource(context, fetched);
   try {
     const chosen = await selectSkills(context, discovery.skills, options.skills, options.all);
     refuseInvalid(context, chosen);
+    // Every file read once before anything is installed: a hard link to a secret refuses them all.
+    const secrets = await secretInodes(context.home);
+    for (const skill of chosen) await digestFolder(skill.dir, secrets);
     await confirmRuns(context, chosen, options.yes);
     const lock = await readLock(options.scope.lockFile);
     for (const skill of chosen) {
@@ -83,8 +89,9 @@ export function lockEntry(skill: FoundSkill, digest: FolderDigest): LockEntry {
 }
 
 /**
- * Installs `skill` into the scope (atomically: see files.ts), updates `lock` in memory and appends to the audit log.
- * Returns the installed folder's digest.
+ * Installs `skill` into the scope (atomically, beneath the skills folder held open: files.ts, folder.ts), updates
+ * `lock` in memory and appends to the audit log. Returns the installed folder's digest. Refuses a name that is not a
+ * skill name: it becomes a path.
  */
 export async function installSkill(
   context: SkillsContext,
@@ -93,11 +100,14 @@ export async function installSkill(
   skill: FoundSkill,
   action: "add" | "update" | "install",
 ): Promise<FolderDigest> {
+  const nameWhy = skillNameProblem(skill.name);
+  if (nameWhy) throw new SourceError(`refused to install from ${skill.from.spec.source}: ${nameWhy}`);
   const target = path.join(scope.skillsDir, skill.name);
   const previous = lock.skills[skill.name];
   for (const link of skill.links) context.err(`skill ${skill.name}: ${link} is a link; not installed`);
-  await installFolder(skill.dir, target);
-  const digest = await digestFolder(target);
+  const secrets = await secretInodes(context.home);
+  const digest = await inSkillsFolder(scope, true, (dir) => installFolder(skill.dir, dir, skill.name, secrets));
+  if (!digest) throw new SourceError(`${scope.skillsDir} could not be made`);
   lock.skills[skill.name] = lockEntry(skill, digest);
   await audit(context.home, {
     action,

@@ -1,7 +1,9 @@
 /** What every `crow skills` subcommand works with: its streams, environment, folders, and the yes/selection prompts. */
+import { projectRoot } from "@crow/core";
 import { crowHome } from "../config/home.js";
 import type { FoundSkill } from "./discover.js";
 import { SourceError } from "./errors.js";
+import type { FetchOptions } from "./sources.js";
 
 export interface SkillsIo {
   output?: NodeJS.WritableStream;
@@ -36,6 +38,11 @@ export function skillsContext(io: SkillsIo): SkillsContext {
     input,
     terminal: input.isTTY === true,
   };
+}
+
+/** What fetching a source needs; the project (the git top level of the cwd) is where no program is taken from. */
+export async function fetchOptions(context: SkillsContext): Promise<FetchOptions> {
+  return { home: context.home, env: context.env, untrusted: [context.cwd, await projectRoot(context.cwd)] };
 }
 
 /** A refusal with its exit code: 2 for what the user must pass differently, 1 for a no or a failed check. */

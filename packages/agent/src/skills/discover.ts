@@ -6,11 +6,12 @@
  * may run (scripts, `allowed-tools`).
  */
 import { existsSync } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { checkSkillSpec, type SpecProblem } from "@crow/core";
+import { githubRepoProblem, gitUrlProblem, innerPathProblem, refProblem } from "./checks.js";
 import { SourceError } from "./errors.js";
-import { skillFiles } from "./files.js";
+import { readDocument, skillFiles } from "./files.js";
 import { type FetchedSource, type FetchOptions, fetchSource, parseSource } from "./sources.js";
 
 /** One skill found in a source. */
@@ -92,8 +93,9 @@ async function fromPlugin(dir: string, source: FetchedSource, discovery: Discove
   const manifest = PLUGINS.map((p) => path.join(dir, p)).find(existsSync);
   let name = path.basename(dir);
   if (manifest) {
+    const text = (await readDocument(manifest)) ?? "";
     try {
-      const parsed = JSON.parse(await readFile(manifest, "utf8")) as { name?: unknown };
+      const parsed = JSON.parse(text) as { name?: unknown };
       if (typeof parsed.name === "string") name = parsed.name;
     } catch {
       throw new SourceError(`${manifest} is not valid JSON`);
@@ -117,8 +119,9 @@ interface MarketplacePlugin {
 
 async function fromMarketplace(file: string, source: FetchedSource, options: FetchOptions, discovery: Discovery) {
   let market: { plugins?: unknown; metadata?: { pluginRoot?: unknown } };
+  const text = (await readDocument(file)) ?? "";
   try {
-    market = JSON.parse(await readFile(file, "utf8")) as typeof market;
+    market = JSON.parse(text) as typeof market;
   } catch {
     throw new SourceError(`${file} is not valid JSON`);
   }
@@ -139,7 +142,9 @@ async function fromMarketplace(file: string, source: FetchedSource, options: Fet
       await fromPlugin(dir, source, discovery);
       continue;
     }
-    const remote = remoteSource(where);
+    const remote = remoteSource(where, (field, why) => {
+      throw new SourceError(`${path.basename(file)}: plugin '${name}' field ${field}: ${why} (${file})`);
+    });
     if (!remote) {
       discovery.notes.push(`plugin ${name}: source ${JSON.stringify(where)} is not a kind Crow installs from; skipped`);
       continue;
@@ -150,23 +155,38 @@ async function fromMarketplace(file: string, source: FetchedSource, options: Fet
   }
 }
 
-/** A marketplace entry's remote source as a SOURCE string, or undefined. */
-function remoteSource(where: unknown): string | undefined {
+/**
+ * A marketplace entry's remote source as a SOURCE string, or undefined. Its values come from whoever published the
+ * marketplace: each is checked (checks.ts) and a bad one handed to `refuse` with its field.
+ */
+function remoteSource(where: unknown, refuse: (field: string, why: string) => never): string | undefined {
   if (typeof where === "string") return where;
   if (typeof where !== "object" || where === null) return undefined;
   const s = where as { source?: unknown; repo?: unknown; url?: unknown; ref?: unknown; path?: unknown };
   const ref = typeof s.ref === "string" ? s.ref : undefined;
+  const refWhy = ref === undefined ? undefined : refProblem(ref);
+  if (refWhy) refuse("ref", refWhy);
   if (s.source === "github" && typeof s.repo === "string") {
-    return `${s.repo}${typeof s.path === "string" ? `/${s.path}` : ""}${ref ? `@${ref}` : ""}`;
+    const repoWhy = githubRepoProblem(s.repo);
+    if (repoWhy) refuse("repo", repoWhy);
+    const sub = typeof s.path === "string" ? s.path.replace(/^\/+|\/+$/g, "") : "";
+    const subWhy = innerPathProblem(sub);
+    if (subWhy) refuse("path", subWhy);
+    return `${s.repo}${sub ? `/${sub}` : ""}${ref ? `@${ref}` : ""}`;
   }
-  if ((s.source === "url" || s.source === "git") && typeof s.url === "string") return `${s.url}${ref ? `#${ref}` : ""}`;
+  if ((s.source === "url" || s.source === "git") && typeof s.url === "string") {
+    const urlWhy = gitUrlProblem(s.url);
+    if (urlWhy) refuse("url", urlWhy);
+    return `${s.url}${ref ? `#${ref}` : ""}`;
+  }
   return undefined;
 }
 
 /** Reads one skill folder: its spec problems and what in it may run. */
 export async function inspect(dir: string, from: FetchedSource, plugin?: string): Promise<FoundSkill> {
   const file = path.join(dir, "SKILL.md");
-  const text = await readFile(file, "utf8");
+  const text = await readDocument(file);
+  if (text === undefined) throw new SourceError(`${file} disappeared while it was read`);
   const declared = /^---[\s\S]*?^name:\s*["']?([^"'\n]+?)["']?\s*$/m.exec(text)?.[1];
   const folder = path.basename(dir);
   // A source that is one skill (or a `.well-known` entry) installs under its declared name.

@@ -1,11 +1,18 @@
 /**
  * A skill folder's files as installers see them: regular files only (links are never followed, out of the source or
- * anywhere), their digest, and whole-folder copies that appear atomically (staged next to the target, then renamed).
+ * anywhere), read through their open descriptor (a FIFO or device swapped in cannot hold a read up; a file over the
+ * cap is refused), never a hard link to one of Crow's secrets, their digest, and whole-folder copies that appear
+ * atomically (staged next to the target, then renamed) inside the skills folder opened without following links
+ * (folder.ts).
  */
 import { createHash, randomBytes } from "node:crypto";
 import type { Dirent } from "node:fs";
-import { chmod, copyFile, lstat, mkdir, readdir, readFile, rename, rm } from "node:fs/promises";
+import { lstat, mkdir, readdir, rename, stat } from "node:fs/promises";
 import path from "node:path";
+import { type BeneathDir, putBeneath, readInside, removeTreeAt } from "@crow/core";
+import { configFiles } from "../config/home.js";
+import { SourceError } from "./errors.js";
+import { MAX_DOCUMENT_BYTES, MAX_UNPACKED_BYTES, mib } from "./limits.js";
 
 /** Folders never part of a skill's content (the `skills` CLI skips the same two when hashing). */
 const SKIPPED = new Set([".git", "node_modules"]);
@@ -48,18 +55,86 @@ export interface FolderDigest {
   files: Record<string, string>;
 }
 
-/** Digests `dir` (see {@link FolderDigest}); the `skills` CLI's `computedHash` is defined the same way. */
-export async function digestFolder(dir: string): Promise<FolderDigest> {
-  const { files } = await skillFiles(dir);
-  const whole = createHash("sha256");
-  const each: Record<string, string> = {};
-  for (const file of files) {
-    const bytes = await readFile(file.abs);
-    whole.update(file.rel);
-    whole.update(bytes);
-    each[file.rel] = createHash("sha256").update(bytes).digest("hex");
+/**
+ * Crow's secret files (provider keys in `.env` and config.yaml, transcripts in the default store) by `dev:ino`, each
+ * with its path: a file of a skill folder that is another name of one of them (a hard link) is refused, as the
+ * sandbox's file rules refuse it by inode.
+ */
+export async function secretInodes(home: string): Promise<Map<string, string>> {
+  const { config, dotenv } = configFiles(home);
+  const store = path.join(home, "crow.db");
+  const found = new Map<string, string>();
+  for (const file of [dotenv, config, store, `${store}-wal`, `${store}-shm`]) {
+    const info = await stat(file).catch(() => undefined);
+    if (info?.isFile()) found.set(`${info.dev}:${info.ino}`, file);
   }
-  return { digest: whole.digest("hex"), files: each };
+  return found;
+}
+
+/**
+ * The bytes of one file of the skill folder `dir`: a regular file inside it (checked on the open descriptor), not
+ * over the cap, and not a hard link to one of `secrets` (see {@link secretInodes}). `label` names the skill.
+ */
+export async function readSkillFile(
+  dir: string,
+  file: SkillFile,
+  secrets: ReadonlyMap<string, string>,
+  label: string,
+): Promise<Buffer> {
+  const read = await readInside(dir, file.abs, MAX_UNPACKED_BYTES + 1);
+  if (!read) throw new SourceError(`${label}: ${file.rel} disappeared while it was read`);
+  if ("refused" in read) throw new SourceError(`${label}: ${file.rel} was not read: ${read.refused}`);
+  const secret = read.info.nlink > 1 ? secrets.get(`${read.info.dev}:${read.info.ino}`) : undefined;
+  if (secret) {
+    throw new SourceError(
+      `${label}: ${file.rel} is a hard link to ${secret} (Crow's secrets): refused, nothing installed; remove it from the folder`,
+    );
+  }
+  if (read.bytes.length > MAX_UNPACKED_BYTES) {
+    throw new SourceError(`${label}: ${file.rel} is larger than ${mib(MAX_UNPACKED_BYTES)} MiB: refused`);
+  }
+  return read.bytes;
+}
+
+/**
+ * A SKILL.md, plugin or marketplace file as text: a regular file only (a FIFO or device at the name is refused, never
+ * waited on), at most {@link MAX_DOCUMENT_BYTES}. Undefined when there is none.
+ */
+export async function readDocument(file: string): Promise<string | undefined> {
+  const read = await readInside(path.dirname(file), file, MAX_DOCUMENT_BYTES + 1);
+  if (!read) return undefined;
+  if ("refused" in read) throw new SourceError(`${file} was not read: ${read.refused}`);
+  if (read.bytes.length > MAX_DOCUMENT_BYTES) {
+    throw new SourceError(`${file} is larger than ${mib(MAX_DOCUMENT_BYTES)} MiB: refused`);
+  }
+  return read.bytes.toString("utf8");
+}
+
+/** Digests `dir` (see {@link FolderDigest}); the `skills` CLI's `computedHash` is defined the same way. */
+export async function digestFolder(
+  dir: string,
+  secrets: ReadonlyMap<string, string> = new Map(),
+): Promise<FolderDigest> {
+  const { files } = await skillFiles(dir);
+  const digest = new FolderDigester();
+  for (const file of files) digest.add(file.rel, await readSkillFile(dir, file, secrets, dir));
+  return digest.done();
+}
+
+/** A {@link FolderDigest} built file by file, in code-unit order of the paths. */
+class FolderDigester {
+  private readonly whole = createHash("sha256");
+  private readonly each: Record<string, string> = {};
+
+  add(rel: string, bytes: Buffer): void {
+    this.whole.update(rel);
+    this.whole.update(bytes);
+    this.each[rel] = createHash("sha256").update(bytes).digest("hex");
+  }
+
+  done(): FolderDigest {
+    return { digest: this.whole.digest("hex"), files: this.each };
+  }
 }
 
 /** What differs between two digests' files: paths added, removed, changed. */
@@ -90,40 +165,53 @@ export function describeChanges(changes: FileChanges): string {
 }
 
 /**
- * Copies the skill folder `source` to `target` as one step: the regular files are copied (executable bits kept,
- * links skipped) into a staging folder beside `target`, which then replaces `target` by renames, so a reader sees
- * the old folder or the new one, never half of either.
+ * Copies the skill folder `source` into `skills` (the skills folder, held open: folder.ts) as `name`, in one step:
+ * each regular file is read through its descriptor ({@link readSkillFile}) and written beneath a staging folder
+ * beside the target (executable bits kept, links skipped), which then replaces the target by renames, so a reader
+ * sees the old folder or the new one, never half of either. Nothing is written or removed but through `skills`'
+ * descriptor: a link planted at the name, or in the old folder, is moved or removed itself, never followed.
+ * Returns the digest of what was copied (the bytes read, not a second read of the target).
  */
-export async function installFolder(source: string, target: string): Promise<void> {
-  const parent = path.dirname(target);
-  await mkdir(parent, { recursive: true });
+export async function installFolder(
+  source: string,
+  skills: BeneathDir,
+  name: string,
+  secrets: ReadonlyMap<string, string>,
+): Promise<FolderDigest> {
   const tag = randomBytes(6).toString("hex");
-  const stage = path.join(parent, `.${path.basename(target)}.staging-${tag}`);
-  const old = path.join(parent, `.${path.basename(target)}.old-${tag}`);
+  const stageName = `.${name}.staging-${tag}`;
+  const oldName = `.${name}.old-${tag}`;
+  const label = `skill ${name}`;
   try {
-    const { files } = await skillFiles(source);
-    for (const file of files) {
-      const to = path.join(stage, ...file.rel.split("/"));
-      await mkdir(path.dirname(to), { recursive: true });
-      await copyFile(file.abs, to);
-      await chmod(to, file.executable ? 0o755 : 0o644);
+    await mkdir(skills.at(stageName));
+    const stage = await skills.child(stageName);
+    const digest = new FolderDigester();
+    try {
+      const { files } = await skillFiles(source);
+      for (const file of files) {
+        const bytes = await readSkillFile(source, file, secrets, label);
+        digest.add(file.rel, bytes);
+        await putBeneath(stage.here(), file.rel, bytes, { executable: file.executable });
+      }
+    } finally {
+      await stage.close();
     }
-    await mkdir(stage, { recursive: true });
     let hadOld = false;
     try {
-      await rename(target, old);
+      await rename(skills.at(name), skills.at(oldName));
       hadOld = true;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
     }
     try {
-      await rename(stage, target);
+      await rename(skills.at(stageName), skills.at(name));
     } catch (error) {
-      if (hadOld) await rename(old, target);
+      if (hadOld) await rename(skills.at(oldName), skills.at(name));
       throw error;
     }
-    if (hadOld) await rm(old, { recursive: true, force: true });
+    if (hadOld) await removeTreeAt(skills, oldName);
+    return digest.done();
   } finally {
-    await rm(stage, { recursive: true, force: true });
+    await removeTreeAt(skills, stageName);
   }
 }

@@ -4,7 +4,7 @@
  * skill index); and the trust store's two verbs (core's trust.ts).
  */
 import { existsSync } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import path from "node:path";
 import {
   checkSkillSpec,
@@ -16,8 +16,8 @@ import {
   untrustProject,
 } from "@crow/core";
 import { openSource, short } from "./add.js";
-import { Refused, type SkillsContext } from "./context.js";
-import { digestFolder } from "./files.js";
+import { fetchOptions, Refused, type SkillsContext } from "./context.js";
+import { digestFolder, readDocument } from "./files.js";
 import { type LockEntry, readLock } from "./lock.js";
 import { globalScope, projectScope } from "./scope.js";
 import { fetchSource, parseSource } from "./sources.js";
@@ -75,17 +75,32 @@ export async function listSkills(context: SkillsContext): Promise<ListedSkill[]>
       const dir = path.join(root.dir, name);
       const file = path.join(dir, "SKILL.md");
       if (!existsSync(file)) continue;
-      const spec = checkSkillSpec(await readFile(file, "utf8"), name);
+      // A FIFO, device or oversized file planted in a skills folder is reported, never waited on.
+      let text: string | undefined;
+      let unreadable: string | undefined;
+      try {
+        text = await readDocument(file);
+      } catch (error) {
+        unreadable = (error as Error).message;
+      }
+      if (text === undefined && unreadable === undefined) continue;
+      const spec = text === undefined ? { problems: [] } : checkSkillSpec(text, name);
+      const problems = unreadable ? [{ severity: "error", field: "SKILL.md", message: unreadable }] : spec.problems;
       const locked = root.lock?.[name];
-      const modified = locked ? (await digestFolder(dir)).digest !== locked.computedHash : false;
+      const modified = locked
+        ? await digestFolder(dir).then(
+            (d) => d.digest !== locked.computedHash,
+            () => true,
+          )
+        : false;
       listed.push({
         name,
         scope: root.scope,
         dir,
         source: locked?.source ?? null,
         resolved: locked?.resolved ?? null,
-        valid: !spec.problems.some((p) => p.severity === "error"),
-        problems: spec.problems.map((p) => ({ file, ...p })),
+        valid: !problems.some((p) => p.severity === "error"),
+        problems: problems.map((p) => ({ file, ...p })),
         trusted: root.trusted,
         modified,
       });
@@ -121,7 +136,7 @@ export async function runList(context: SkillsContext, json: boolean): Promise<nu
 /** `crow skills find QUERY [--source SOURCE]`: core's ranking over the installed skills or a source's. */
 export async function runFind(context: SkillsContext, query: string, source: string | undefined): Promise<number> {
   if (source !== undefined) {
-    const fetched = await fetchSource(parseSource(source, context.cwd), { home: context.home, env: context.env });
+    const fetched = await fetchSource(parseSource(source, context.cwd), await fetchOptions(context));
     const { discovery, dispose } = await openSource(context, fetched);
     try {
       const folders = [...new Set(discovery.skills.map((s) => path.dirname(s.dir)))];

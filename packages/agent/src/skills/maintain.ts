@@ -3,12 +3,14 @@
  * to the newest ref, reproduced exactly, or taken away.
  */
 import { existsSync } from "node:fs";
-import { rm } from "node:fs/promises";
 import path from "node:path";
+import { removeTreeAt } from "@crow/core";
 import { installSkill, short } from "./add.js";
-import { confirmRuns, Refused, refuseInvalid, type SkillsContext } from "./context.js";
+import { skillNameProblem } from "./checks.js";
+import { confirmRuns, fetchOptions, Refused, refuseInvalid, type SkillsContext } from "./context.js";
 import { type FoundSkill, inspect } from "./discover.js";
-import { describeChanges, diffFiles, digestFolder } from "./files.js";
+import { describeChanges, diffFiles, digestFolder, secretInodes } from "./files.js";
+import { inSkillsFolder } from "./folder.js";
 import { audit, type LockEntry, readLock, writeLock } from "./lock.js";
 import type { Scope } from "./scope.js";
 import { type FetchedSource, fetchSource, specFromLock } from "./sources.js";
@@ -16,7 +18,7 @@ import { type FetchedSource, fetchSource, specFromLock } from "./sources.js";
 /** Fetches a locked skill's source (at `exact`, or its ref's newest) and reads the skill at its recorded path. */
 async function fetchLocked(context: SkillsContext, name: string, entry: LockEntry, exact?: string) {
   const spec = specFromLock(entry.sourceType, entry.source, entry.ref);
-  const fetched = await fetchSource(spec, { home: context.home, env: context.env, ...(exact ? { exact } : {}) });
+  const fetched = await fetchSource(spec, { ...(await fetchOptions(context)), ...(exact ? { exact } : {}) });
   const dir = path.join(fetched.top, ...entry.path.split("/").filter(Boolean));
   if (!existsSync(path.join(dir, "SKILL.md"))) {
     await fetched.dispose();
@@ -43,7 +45,7 @@ export async function runUpdate(context: SkillsContext, scope: Scope, name: stri
     const entry = lock.skills[skillName] as LockEntry;
     const { fetched, skill } = await fetchLocked(context, skillName, entry);
     try {
-      const fresh = await digestFolder(skill.dir);
+      const fresh = await digestFolder(skill.dir, await secretInodes(context.home));
       const from = entry.resolved ? short(entry.resolved) : "?";
       const to = fetched.resolved ? short(fetched.resolved) : "?";
       if (fresh.digest === entry.computedHash) {
@@ -74,13 +76,14 @@ export async function runInstall(context: SkillsContext, scope: Scope, yes: bool
     return 0;
   }
   const ready: { fetched: FetchedSource; skill: FoundSkill }[] = [];
+  const secrets = await secretInodes(context.home);
   try {
     const mismatches: string[] = [];
     for (const name of names) {
       const entry = lock.skills[name] as LockEntry;
       const got = await fetchLocked(context, name, entry, entry.resolved);
       ready.push(got);
-      const fresh = await digestFolder(got.skill.dir);
+      const fresh = await digestFolder(got.skill.dir, secrets);
       if (fresh.digest !== entry.computedHash) {
         mismatches.push(
           `${name}: sha256 ${short(fresh.digest)}, locked ${short(entry.computedHash)}: ${describeChanges(diffFiles(entry.files, fresh.files))}`,
@@ -105,14 +108,17 @@ export async function runInstall(context: SkillsContext, scope: Scope, yes: bool
   }
 }
 
+/** Removes the skill `name` (a skill name, else exit 2) of `scope` and its lock entry, beneath the skills folder. */
 export async function runRemove(context: SkillsContext, scope: Scope, name: string) {
+  const nameWhy = skillNameProblem(name);
+  if (nameWhy) throw new Refused(`${nameWhy}; give the name crow skills list shows`, 2);
   const lock = await readLock(scope.lockFile);
   const dir = path.join(scope.skillsDir, name);
   const locked = lock.skills[name];
-  if (!locked && !existsSync(dir)) {
+  const removed = await inSkillsFolder(scope, false, (skills) => removeTreeAt(skills, name));
+  if (!locked && !removed) {
     throw new Refused(`no skill ${name} in ${scope.skillsDir} (${scope.kind}); see crow skills list`, 2);
   }
-  await rm(dir, { recursive: true, force: true });
   if (locked) {
     delete lock.skills[name];
     await writeLock(scope.lockFile, lock);

@@ -3,15 +3,15 @@
  * temporary folder (git with the machine's git, an npm registry tarball, a local folder, a `.well-known` index).
  * Every fetch checks what it can: the npm tarball's `dist.integrity`, each `.well-known` entry's sha256 digest.
  */
-import { createHash } from "node:crypto";
 import { existsSync, statSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { githubRepoProblem, gitUrlProblem, innerPathProblem, optionProblem, refProblem } from "./checks.js";
 import { SourceError, SourceUsageError } from "./errors.js";
 import { gitCommit, gitExtract } from "./git.js";
-import { unpackTar } from "./tar.js";
+import { fetchNpm, fetchWellKnown } from "./http.js";
 
 /** The kinds of source, as written to the lockfile's `sourceType`. */
 export type SourceType = "github" | "git" | "npm" | "local" | "well-known";
@@ -44,7 +44,10 @@ export function parseSource(text: string, cwd: string): SourceSpec {
     if (!/^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*$/i.test(name)) {
       throw new SourceUsageError(`"${raw}" is not an npm package: write npm:<name> or npm:<name>@<version>`);
     }
-    return { type: "npm", source: `npm:${name}`, location: name, ...(at === -1 ? {} : { ref: spec.slice(at + 1) }) };
+    const version = at === -1 ? undefined : spec.slice(at + 1);
+    const problem = version === undefined ? undefined : optionProblem(version);
+    if (problem) throw new SourceUsageError(`SOURCE ${raw}: the version ${problem}`);
+    return { type: "npm", source: `npm:${name}`, location: name, ...(version === undefined ? {} : { ref: version }) };
   }
   if (/^https?:\/\//i.test(raw) && (/\/\.well-known\/agent-skills(\/|$)/.test(raw) || /\/index\.json$/.test(raw))) {
     const url = raw.endsWith(".json") ? raw : `${raw.replace(/\/$/, "")}/index.json`;
@@ -54,6 +57,9 @@ export function parseSource(text: string, cwd: string): SourceSpec {
     const hash = raw.indexOf("#");
     const url = hash === -1 ? raw : raw.slice(0, hash);
     const ref = hash === -1 ? undefined : raw.slice(hash + 1);
+    if (ref) checkRef(raw, ref);
+    const problem = gitUrlProblem(url);
+    if (problem) throw new SourceUsageError(`SOURCE ${raw}: ${problem}`);
     return { type: "git", source: url, location: url, ...(ref ? { ref } : {}) };
   }
   const local = path.resolve(cwd, raw.startsWith("~/") ? path.join(process.env.HOME ?? "", raw.slice(2)) : raw);
@@ -68,6 +74,9 @@ export function parseSource(text: string, cwd: string): SourceSpec {
   if (github) {
     const [, owner, repo, sub, ref] = github;
     const subpath = sub?.replace(/^\//, "");
+    if (ref) checkRef(raw, ref);
+    const problem = githubRepoProblem(`${owner}/${repo}`) ?? (subpath ? innerPathProblem(subpath) : undefined);
+    if (problem) throw new SourceUsageError(`SOURCE ${raw}: ${problem}`);
     return {
       type: "github",
       source: `${owner}/${repo}`,
@@ -79,6 +88,12 @@ export function parseSource(text: string, cwd: string): SourceSpec {
   throw new SourceUsageError(
     `cannot tell what "${raw}" is: give owner/repo[/path][@ref], a git URL, npm:<name>[@version], a .well-known/agent-skills URL or a local path`,
   );
+}
+
+/** Refuses a SOURCE whose `#ref` or `@ref` git would misread (see checks.ts). */
+function checkRef(raw: string, ref: string): void {
+  const problem = refProblem(ref);
+  if (problem) throw new SourceUsageError(`the ref of SOURCE ${raw}: ${problem}`);
 }
 
 function isBareRepository(dir: string): boolean {
@@ -111,6 +126,8 @@ export interface FetchOptions {
   /** Crow's home: git sources are cached under `<home>/cache/skills-git`. */
   home: string;
   env: NodeJS.ProcessEnv;
+  /** Directories no program is run from (the project: a sandboxed session may have written a `git` there). */
+  untrusted: readonly string[];
   /** Fetch exactly this commit or version instead of `spec.ref` (what `crow skills install` does). */
   exact?: string;
 }
@@ -127,8 +144,8 @@ export async function fetchSource(spec: SourceSpec, options: FetchOptions): Prom
   try {
     let resolved: string;
     if (spec.type === "git" || spec.type === "github") {
-      resolved = await gitCommit(spec.location, options.exact ?? spec.ref, options.home, options.env);
-      await gitExtract(spec.location, resolved, options.home, temp, options.env);
+      resolved = await gitCommit(spec.location, options.exact ?? spec.ref, options);
+      await gitExtract(spec.location, resolved, temp, options);
     } else if (spec.type === "npm") {
       resolved = await fetchNpm(spec.location, options.exact ?? spec.ref, temp, options.env);
     } else {
@@ -141,122 +158,10 @@ export async function fetchSource(spec: SourceSpec, options: FetchOptions): Prom
   }
 }
 
-/** The npm registry: `npm_config_registry` / `NPM_CONFIG_REGISTRY` as npm honours them, else the public one. */
-export function npmRegistry(env: NodeJS.ProcessEnv): string {
-  const configured = env.npm_config_registry || env.NPM_CONFIG_REGISTRY || "https://registry.npmjs.org/";
-  return configured.endsWith("/") ? configured : `${configured}/`;
-}
-
-async function getOk(url: string, what: string): Promise<Response> {
-  let response: Response;
-  try {
-    response = await fetch(url, { redirect: "follow" });
-  } catch (error) {
-    throw new SourceError(`cannot fetch ${what} from ${url}: ${(error as Error).message}`);
-  }
-  if (!response.ok) throw new SourceError(`cannot fetch ${what} from ${url}: HTTP ${response.status}`);
-  return response;
-}
-
-/** Unpacks `name` at `wanted` (a version or dist-tag; default `latest`) into `dir`; returns the version. */
-async function fetchNpm(
-  name: string,
-  wanted: string | undefined,
-  dir: string,
-  env: NodeJS.ProcessEnv,
-): Promise<string> {
-  const registry = npmRegistry(env);
-  const url = `${registry}${name.replace("/", "%2f")}`;
-  const packument = (await (await getOk(url, `the npm package ${name}`)).json()) as {
-    "dist-tags"?: Record<string, string>;
-    versions?: Record<string, { dist?: { tarball?: string; integrity?: string } }>;
-  };
-  const tag = wanted ?? "latest";
-  const version = packument.versions?.[tag] ? tag : packument["dist-tags"]?.[tag];
-  const dist = version ? packument.versions?.[version]?.dist : undefined;
-  if (!version || !dist?.tarball) {
-    const known = Object.keys(packument.versions ?? {}).join(", ");
-    throw new SourceError(`npm package ${name} has no version or tag "${tag}" (versions: ${known || "none"})`);
-  }
-  if (!dist.integrity) throw new SourceError(`npm package ${name}@${version} has no dist.integrity to check it by`);
-  const tarball = Buffer.from(await (await getOk(dist.tarball, `the tarball of ${name}@${version}`)).arrayBuffer());
-  const checked = dist.integrity.split(/\s+/).some((entry) => {
-    const [algorithm, expected] = [entry.slice(0, entry.indexOf("-")), entry.slice(entry.indexOf("-") + 1)];
-    if (!["sha512", "sha384", "sha256"].includes(algorithm)) return false;
-    return createHash(algorithm).update(tarball).digest("base64") === expected;
-  });
-  if (!checked) {
-    throw new SourceError(
-      `the tarball of ${name}@${version} does not match the registry's dist.integrity: refused, nothing installed`,
-    );
-  }
-  const unpacked = path.join(dir, ".unpack");
-  await unpackTar(tarball, unpacked);
-  // npm tarballs hold one top folder (`package/`); the package is what is inside it.
-  const { readdir, rename } = await import("node:fs/promises");
-  const top = await readdir(unpacked);
-  const inner = top.length === 1 && top[0] ? path.join(unpacked, top[0]) : unpacked;
-  for (const entry of await readdir(inner)) await rename(path.join(inner, entry), path.join(dir, entry));
-  await rm(unpacked, { recursive: true, force: true });
-  return version;
-}
-
-/** One entry of an Agent Skills Discovery index. */
-interface IndexEntry {
-  name?: unknown;
-  type?: unknown;
-  url?: unknown;
-  digest?: unknown;
-}
-
 /**
- * Downloads every skill of a `.well-known/agent-skills/index.json` into `dir/<name>`, each checked against its
- * sha256 `digest` first: one mismatch refuses the whole source and nothing is kept. Returns the index's digest.
+ * The source a lockfile entry records (`source` and `sourceType`, as {@link parseSource} made them). The entry's
+ * values were checked when the lockfile was read (lock.ts `lockEntryProblem`).
  */
-async function fetchWellKnown(indexUrl: string, dir: string): Promise<string> {
-  const text = await (await getOk(indexUrl, "the skills index")).text();
-  let index: { skills?: unknown };
-  try {
-    index = JSON.parse(text) as { skills?: unknown };
-  } catch {
-    throw new SourceError(`${indexUrl} is not JSON: expected an Agent Skills Discovery index ({"skills": [...]})`);
-  }
-  if (!Array.isArray(index.skills)) throw new SourceError(`${indexUrl} has no "skills" list`);
-  for (const entry of index.skills as IndexEntry[]) {
-    const { name, type, url, digest } = entry;
-    if (typeof name !== "string" || typeof url !== "string" || typeof digest !== "string") {
-      throw new SourceError(`${indexUrl}: every skill needs a name, url and digest (got ${JSON.stringify(entry)})`);
-    }
-    if (!/^[a-z0-9-]{1,64}$/.test(name)) throw new SourceError(`${indexUrl}: "${name}" is not a valid skill name`);
-    const href = new URL(url, indexUrl).href;
-    const bytes = Buffer.from(await (await getOk(href, `skill ${name}`)).arrayBuffer());
-    const actual = createHash("sha256").update(bytes).digest("hex");
-    const expected = digest.replace(/^sha256:/i, "").toLowerCase();
-    if (actual !== expected) {
-      throw new SourceError(
-        `skill ${name} from ${href} has sha256 ${actual}, but the index says ${expected}: refused, nothing installed`,
-      );
-    }
-    const target = path.join(dir, name);
-    if (type === "archive") {
-      await unpackTar(bytes, target);
-      const { readdir, rename } = await import("node:fs/promises");
-      const top = await readdir(target);
-      // An archive holding one folder with the SKILL.md: that folder is the skill.
-      if (top.length === 1 && top[0] && !existsSync(path.join(target, "SKILL.md"))) {
-        const inner = path.join(target, top[0]);
-        for (const e of await readdir(inner)) await rename(path.join(inner, e), path.join(target, e));
-        await rm(inner, { recursive: true, force: true });
-      }
-    } else {
-      await mkdir(target, { recursive: true });
-      await writeFile(path.join(target, "SKILL.md"), bytes);
-    }
-  }
-  return `sha256:${createHash("sha256").update(text).digest("hex")}`;
-}
-
-/** The source a lockfile entry records (`source` and `sourceType`, as {@link parseSource} made them). */
 export function specFromLock(type: string, source: string, ref?: string): SourceSpec {
   const location =
     type === "github" ? `https://github.com/${source}.git` : type === "npm" ? source.replace(/^npm:/, "") : source;

@@ -1,15 +1,32 @@
 /**
  * Unpacks a gzipped tar (npm package tarballs, `.well-known` skill archives) into a folder. Regular files and folders
  * only: links, devices and entries whose path is absolute or climbs out with `..` are skipped and reported, so an
- * archive can never write outside its folder.
+ * archive can never write outside its folder. Decompression stops at {@link unpackLimit} (a gzip bomb is refused
+ * with a clear error, never held whole), and so does the sum of the entries' sizes.
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
+import { SourceError } from "./errors.js";
+import { MAX_RATIO, mib, unpackLimit } from "./limits.js";
 
-/** Unpacks `archive` (tar or tar.gz bytes) into `dir`; returns the entries it refused. */
-export async function unpackTar(archive: Buffer, dir: string): Promise<string[]> {
-  const data = archive[0] === 0x1f && archive[1] === 0x8b ? gunzipSync(archive) : archive;
+/** Unpacks `archive` (tar or tar.gz bytes) into `dir`; returns the entries it refused. `what` names it in errors. */
+export async function unpackTar(archive: Buffer, dir: string, what: string): Promise<string[]> {
+  const limit = unpackLimit(archive.length);
+  const tooLarge = () =>
+    new SourceError(
+      `${what}: the archive unpacks to more than ${mib(limit)} MiB (${archive.length} bytes downloaded; at most ` +
+        `${MAX_RATIO} times that, up to ${mib(unpackLimit(Number.POSITIVE_INFINITY))} MiB): refused, nothing installed`,
+    );
+  let data = archive;
+  if (archive[0] === 0x1f && archive[1] === 0x8b) {
+    try {
+      data = gunzipSync(archive, { maxOutputLength: limit });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") throw tooLarge();
+      throw new SourceError(`${what}: the archive is not a valid gzip file (${(error as Error).message})`);
+    }
+  } else if (archive.length > limit) throw tooLarge();
   const skipped: string[] = [];
   let offset = 0;
   let longName: string | undefined;

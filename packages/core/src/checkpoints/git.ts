@@ -152,6 +152,18 @@ export function runGit(
   });
 }
 
+/**
+ * `value` when it is a full object id (40 hex characters, or 64 in a SHA-256 repository); otherwise throws
+ * ShadowGitError. Every commit or tree handed to git as an operand goes through it (or follows `--`): a value that
+ * came back from the store could otherwise be an option (`--output=…`) or a revision expression.
+ */
+export function objectId(value: string): string {
+  if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(value)) {
+    throw new ShadowGitError(`${JSON.stringify(value.slice(0, 80))} is not a git object id (40 or 64 hex characters)`);
+  }
+  return value;
+}
+
 /** NUL-separated output as strings (the last, empty piece dropped). */
 export function nulList(stdout: Buffer): string[] {
   const text = stdout.toString("utf8");

@@ -5,7 +5,7 @@
 import { access } from "node:fs/promises";
 import { hostname } from "node:os";
 import type { CheckpointRecord } from "../store/checkpoint-types.js";
-import { findGit, runGit } from "./git.js";
+import { findGit, objectId, runGit } from "./git.js";
 import { shadowGitDir } from "./shadow-repo.js";
 
 /** The turn's patch (at most `maxBytes`, cut with a note), or undefined when this host cannot read it. */
@@ -29,8 +29,8 @@ export async function checkpointPatch(
       "--no-ext-diff",
       "--no-textconv",
       "--no-renames",
-      record.before,
-      record.after,
+      objectId(record.before),
+      objectId(record.after),
     ]);
     const text = stdout.toString("utf8");
     return text.length > maxBytes ? `${text.slice(0, maxBytes)}\n… (cut at ${maxBytes} bytes)` : text;

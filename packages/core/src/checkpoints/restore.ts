@@ -5,7 +5,7 @@
  * checks for links by path, then writes by path) nor a delete by path is safe against that.
  */
 import { putBeneath, removeBeneath } from "../fs-beneath.js";
-import { nulList, ShadowGitError } from "./git.js";
+import { nulList, objectId, ShadowGitError } from "./git.js";
 
 /** Runs git in the shadow repository (ShadowRepo's runner). */
 export type GitRunner = (
@@ -29,7 +29,7 @@ async function listed(git: GitRunner, commit: string, paths: readonly string[]):
   const entries: Entry[] = [];
   for (let i = 0; i < paths.length; i += PATHS_PER_LIST) {
     const chunk = paths.slice(i, i + PATHS_PER_LIST);
-    const { stdout } = await git(["ls-tree", "-r", "-l", "-z", "--full-tree", commit, "--", ...chunk]);
+    const { stdout } = await git(["ls-tree", "-r", "-l", "-z", "--full-tree", objectId(commit), "--", ...chunk]);
     for (const line of nulList(stdout)) {
       const tab = line.indexOf("\t");
       const [mode = "", , object = "", size = "0"] = line.slice(0, tab).split(/ +/);

@@ -12,7 +12,7 @@ import type { Stats } from "node:fs";
 import { appendFile, lstat, mkdir, readFile, realpath, rename, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { exists } from "../exists.js";
-import { findGit, type GitProgram, nulList, runGit, ShadowGitError } from "./git.js";
+import { findGit, type GitProgram, nulList, objectId, runGit, ShadowGitError } from "./git.js";
 import { restorePaths } from "./restore.js";
 
 /** One changed path between two snapshots (`git diff --name-status`: A added, M modified, D deleted, T type). */
@@ -201,7 +201,7 @@ export class ShadowRepo {
   private async treeOf(commit: string): Promise<string> {
     let tree = this.trees.get(commit);
     if (tree === undefined) {
-      tree = (await this.git(["rev-parse", `${commit}^{tree}`])).stdout.toString("utf8").trim();
+      tree = (await this.git(["rev-parse", "--verify", `${objectId(commit)}^{tree}`])).stdout.toString("utf8").trim();
       this.trees.set(commit, tree);
     }
     return tree;
@@ -264,7 +264,7 @@ export class ShadowRepo {
     if (untrack.length > 0) await this.git(["update-index", "--force-remove", "-z", "--stdin"], nul(untrack));
     const tree = (await this.git(["write-tree"])).stdout.toString("utf8").trim();
     if (previous && (await this.treeOf(previous)) === tree) return { commit: previous, reused: true, skipped };
-    const commit = (await this.git(["commit-tree", tree, "-m", message])).stdout.toString("utf8").trim();
+    const commit = (await this.git(["commit-tree", "-m", message, objectId(tree)])).stdout.toString("utf8").trim();
     this.trees.set(commit, tree);
     // Kept from garbage collection, then the latest: loose ref files written as git does (a whole file renamed into
     // place), without one more git process on the path of the tool call.
@@ -283,7 +283,15 @@ export class ShadowRepo {
 
   /** The paths that differ between two snapshots, with their status. */
   async changes(from: string, to: string): Promise<FileChange[]> {
-    const { stdout } = await this.git(["diff-tree", "-r", "-z", "--no-renames", "--name-status", from, to]);
+    const { stdout } = await this.git([
+      "diff-tree",
+      "-r",
+      "-z",
+      "--no-renames",
+      "--name-status",
+      objectId(from),
+      objectId(to),
+    ]);
     const parts = nulList(stdout);
     const changes: FileChange[] = [];
     for (let i = 0; i + 1 < parts.length; i += 2) {
@@ -329,7 +337,7 @@ export class ShadowRepo {
    */
   async forget(commits: readonly string[], pruneAgo: string | undefined): Promise<void> {
     if (commits.length > 0) {
-      const input = commits.map((c) => `delete refs/crow/${c}\n`).join("");
+      const input = commits.map((c) => `delete refs/crow/${objectId(c)}\n`).join("");
       await this.git(["update-ref", "--stdin"], { input });
     }
     if (pruneAgo) await this.git(["gc", `--prune=${pruneAgo}`, "--quiet"]);
