@@ -1,8 +1,9 @@
 /**
  * The schema of `config.yaml` (after interpolation): upstream's keys (providers, models, db_uri, mcpServers, the
- * limits and the tool-name keys; the ones Crow refuses or checks further are in upstream-keys.ts), plus Crow's own (default_model, mode, permissions, skills, extensions, and per
- * model context_window / price / max_tokens). Every key is optional; a key left empty in YAML (`providers:` with its entries
- * commented out) counts as absent. Unknown keys are errors, so a misspelled limit does not silently do nothing.
+ * limits and the tool-name keys; those Crow refuses or checks further are in upstream-keys.ts), plus Crow's own
+ * (default_model, mode, permissions, skills, extensions, and per model context_window / price / max_tokens). Every key
+ * is optional; a key left empty in YAML (`providers:` with its entries commented out) counts as absent. Unknown keys
+ * are errors, so a misspelled limit does not silently do nothing.
  */
 import { z } from "zod";
 import { closest } from "./errors.js";

@@ -19,7 +19,7 @@ const REMOVED: Readonly<Record<string, string>> = {
  * accepted when it names that very tool in any spelling the model could use (`crow-mcp_terminal`, upstream's shipped
  * default, or `terminal`, what its `init` writes).
  */
-export const TOOL_NAME_KEYS: Readonly<Record<string, string>> = {
+const TOOL_NAME_KEYS: Readonly<Record<string, string>> = {
   TERMINAL_TOOL: "terminal",
   WRITE_TOOL: "write",
   READ_TOOL: "read",
