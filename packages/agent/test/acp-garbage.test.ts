@@ -65,10 +65,21 @@ describe("crow acp: garbage on stdin gets JSON-RPC errors and the agent keeps ru
     assert.equal(answer.error?.code, -32600);
   });
 
-  test("unknown notifications are ignored", async () => {
+  test("unknown notifications are ignored: no answer, not even an error", async () => {
+    const before = fx.agent.stdoutLines.length;
     fx.agent.writeRaw(JSON.stringify({ jsonrpc: "2.0", method: "_crow/ping" }));
     fx.agent.writeRaw(JSON.stringify({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "nope" } }));
     fx.agent.writeRaw(JSON.stringify({ jsonrpc: "2.0", method: "session/cancel", params: 17 }));
+    // A request after them: the agent reads its input in order, so its answer comes after anything they caused.
+    const answer = await raw(JSON.stringify({ jsonrpc: "2.0", id: 9005, method: "_crow/nothing", params: {} }), 9005);
+    assert.equal(answer.error?.code, -32601);
+    const written = fx.agent.stdoutLines.slice(before);
+    assert.deepEqual(
+      written.map((line) => (JSON.parse(line) as RpcLine).id),
+      [9005],
+      `only the request was answered: ${written.join("\n")}`,
+    );
+    assert.equal(fx.agent.process.exitCode, null, "the agent is still running");
   });
 
   test("after all that, the agent still serves a full turn", async () => {

@@ -51,7 +51,7 @@ describe("crow acp: in ask mode the person sees the diff or command before allow
     fx.mock.assertDone();
   });
 
-  test("a write on a remote toolserver proposes the server's dry-run diff, not one from the agent's disk", async () => {
+  test("a write on a remote toolserver proposes the server's one dry run's diff, not one from the agent's disk", async () => {
     const server = path.join(import.meta.dirname, "fixtures", "remote-write-mcp-server.mjs");
     const file = "/srv/elsewhere/remote-config.txt";
     await assert.rejects(access(file), "the file exists only on the toolserver's side");
@@ -64,7 +64,8 @@ describe("crow acp: in ask mode the person sees the diff or command before allow
       reply().toolCall("remote_write", { file_path: file, content: "before\nremote\n" }),
       textReply("Done.").expect((req) => {
         const last = req.body.messages.at(-1);
-        assert.match(String(last?.content), /Successfully wrote .* \(write #1\)/, "the proposal wrote nothing");
+        // The proposal wrote nothing, and the one question cost one dry run: the gate ran it, the ACP layer showed it.
+        assert.match(String(last?.content), /Successfully wrote .* \(write #1; 1 dry runs so far\)/);
       }),
     );
     assert.equal((await fx.agent.prompt(sessionId, "change the remote config")).stopReason, "end_turn");

@@ -32,7 +32,9 @@ describe("crow acp with a config.yaml", () => {
           "    model: mock-model",
           "    context_window: 32000",
           "    price: { input: 1, output: 2, currency: EUR }",
-          "  large: { provider: two, model: org/large, context_window: 200000 }",
+          "  large: { provider: two, model: org/large, context_window: 200000, max_tokens: 456 }",
+          // Upstream's key: the request's max_tokens for every model that does not set its own.
+          "MAX_TOKENS: 123",
         ].join("\n"),
       );
       await writeFile(path.join(crowHome, ".env"), "ONE_KEY=key-one\n");
@@ -40,7 +42,7 @@ describe("crow acp with a config.yaml", () => {
   });
   after(() => two.close());
 
-  test("every configured model is in the model select; usage_update carries its window and cumulative cost", async () => {
+  test("every configured model is in the model select, gets its max_tokens; usage_update carries its window and cumulative cost", async () => {
     const session = await fx.agent.newSession(fx.ws.dir);
     const select = session.configOptions?.find((o) => o.id === "model");
     assert.ok(select?.type === "select");
@@ -55,15 +57,16 @@ describe("crow acp with a config.yaml", () => {
     );
 
     const sentTo =
-      (name: string, model: string, key: string) =>
-      (req: { body: { model?: string }; headers: Record<string, unknown> }) => {
+      (name: string, model: string, key: string, maxTokens: number) =>
+      (req: { body: { model?: string; max_tokens?: unknown }; headers: Record<string, unknown> }) => {
         assert.equal(req.body.model, model, `${name} gets the provider's model id`);
         assert.equal(req.headers.authorization, `Bearer ${key}`, `${name} gets its provider's key`);
+        assert.equal(req.body.max_tokens, maxTokens, `${name} gets its max_tokens`);
       };
     fx.mock.script(
       textReply("first")
         .usage(1000, 500)
-        .expect(sentTo("one", "mock-model", "key-one")),
+        .expect(sentTo("one", "mock-model", "key-one", 123)),
       textReply("second").usage(1000, 500),
     );
     const first = await fx.agent.prompt(session.sessionId, "hello");
@@ -86,7 +89,7 @@ describe("crow acp with a config.yaml", () => {
     two.script(
       textReply("big")
         .usage(3000, 10)
-        .expect(sentTo("two", "org/large", "key-two")),
+        .expect(sentTo("two", "org/large", "key-two", 456)),
     );
     const third = await fx.agent.prompt(session.sessionId, "bigger");
     assert.equal(third.stopReason, "end_turn");

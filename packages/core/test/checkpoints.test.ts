@@ -217,12 +217,19 @@ function behaves(kind: string, storeUri: (dir: string) => Promise<string>) {
     test("garbage collection drops old checkpoints and the snapshots only they kept", async () => {
       const store = crow.store;
       assert.ok(store);
+      // A checkpoint of its own (whatever the tests before left): a turn that changes a file.
+      const session = await crow.newSession({ cwd: ws });
+      mock.script(reply().toolCall("put", { path: path.join(ws, "gc.txt"), text: "gc\n" }), textReply("ok"));
+      await session.prompt("write gc").result;
+      const own = () => store.checkpoints.list(session.id);
+      assert.ok((await own()).length > 0, "the turn took a checkpoint");
       const shadow = shadowGitDir(dir, ws);
       const refs = () =>
         execFileSync("git", ["--git-dir", shadow, "for-each-ref", "refs/crow/"], { encoding: "utf8" }).trim();
-      assert.notEqual(refs(), "");
+      assert.notEqual(refs(), "", "its snapshot is kept by a ref");
       const kept = await collectCheckpoints(store, dir, hostname(), 30);
       assert.equal(kept.rowsDeleted, 0);
+      assert.ok((await own()).length > 0, "younger than 30 days: kept");
       const young = await collectCheckpoints(store, dir, hostname(), -1);
       assert.equal(
         young.refsDropped,
@@ -231,7 +238,8 @@ function behaves(kind: string, storeUri: (dir: string) => Promise<string>) {
       );
       const report = await collectCheckpoints(store, dir, hostname(), -1, 0);
       assert.ok(young.rowsDeleted > 0 && report.refsDropped > 0, JSON.stringify([young, report]));
-      assert.equal(refs(), "");
+      assert.deepEqual(await own(), [], "its checkpoint rows are gone");
+      assert.equal(refs(), "", "and so are the snapshots only they kept");
     });
   });
 }

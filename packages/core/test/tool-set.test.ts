@@ -18,20 +18,24 @@ import { type MockLlm, reply, startMockLlm, textReply } from "@crow/testkit";
 
 const quiet = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 
-/** One `save` tool whose resolutions are counted; it proposes and reports a diff of its own making. */
-function countingSet(): ToolSet & { resolved: string[]; ran: string[] } {
+/** One `save` tool whose resolutions and dry runs are counted; it proposes and reports a diff of its own making. */
+function countingSet(): ToolSet & { resolved: string[]; ran: string[]; proposed: string[] } {
   const definition: ToolDefinition = {
     type: "function",
     function: { name: "save", description: "Saves a note.", parameters: { type: "object" } },
   };
   const resolved: string[] = [];
   const ran: string[] = [];
+  const proposed: string[] = [];
   const diff = (args: Record<string, unknown>) => ({ path: "/notes.txt", oldText: null, newText: String(args.text) });
   const tool: ResolvedTool = {
     definition,
     kind: "edit",
     display: (args) => ({ title: `save ${String(args.text)}`, locations: [{ path: "/notes.txt" }] }),
-    propose: async (args) => ({ diff: diff(args) }),
+    propose: async (args) => {
+      proposed.push(String(args.text));
+      return { diff: diff(args) };
+    },
     run: async (call) => {
       ran.push(call.tool);
       return { content: "saved", display: { diff: diff(call.args), via: "mine" } };
@@ -40,6 +44,7 @@ function countingSet(): ToolSet & { resolved: string[]; ran: string[] } {
   return {
     resolved,
     ran,
+    proposed,
     definitions: () => [definition],
     resolve(name) {
       resolved.push(name);
@@ -87,8 +92,9 @@ describe("a session's own tool set", () => {
       assert.deepEqual(tools.resolved, ["save"], "one resolution for the one call");
       assert.deepEqual(tools.ran, ["save"], "it ran under its canonical name");
       assert.equal(asked.length, 1);
-      const proposal = await asked[0]?.tool?.propose?.(asked[0].call.args, new AbortController().signal);
-      assert.deepEqual(proposal, { diff: { path: "/notes.txt", oldText: null, newText: "hi" } });
+      // The gate ran the dry run once and the question carries it: the host has nothing to compute again.
+      assert.deepEqual(asked[0]?.proposal, { diff: { path: "/notes.txt", oldText: null, newText: "hi" } });
+      assert.deepEqual(tools.proposed, ["hi"], "one dry run for the one asked call");
       const pending = events.find((e) => e.type === "tool_call_pending");
       assert.deepEqual(pending?.type === "tool_call_pending" && pending.call.display, {
         title: "save hi",

@@ -88,12 +88,14 @@ describe("the fuzzy search's work budget", () => {
 });
 
 describe("the pausing search", () => {
-  test("gives the event loop turns during a long search", async () => {
+  test("gives the event loop turns throughout a long search, not only before or after it", async () => {
     const { content, old } = repetitive(200_000);
-    let turns = 0;
-    const ticker = setInterval(() => turns++, 0);
+    const budget = new WorkBudget();
+    /** The search's work done so far, each time a timer got a turn. */
+    const seen: number[] = [];
+    const ticker = setInterval(() => seen.push(budget.spent), 0);
     try {
-      const error = await replaceAsync(content, old, "y").then(
+      const error = await replaceAsync(content, old, "y", false, { budget }).then(
         () => undefined,
         (e: unknown) => e,
       );
@@ -101,7 +103,11 @@ describe("the pausing search", () => {
     } finally {
       clearInterval(ticker);
     }
-    assert.ok(turns > 0, "no timer ran while the search did");
+    // Timers ran while the search was under way (some work done, not all of it), at several points, and still in
+    // its second half: it pauses all along, not once at the start.
+    const during = [...new Set(seen.filter((spent) => spent > 0 && spent < budget.spent))];
+    assert.ok(during.length >= 2, `timers ran at ${during.length} points inside the search`);
+    assert.ok(Math.max(...during) >= budget.spent / 2, `last turn at ${Math.max(...during)} of ${budget.spent} units`);
   });
 
   test("answers exactly as the synchronous search does", async () => {

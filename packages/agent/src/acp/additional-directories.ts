@@ -22,9 +22,9 @@ export async function withDirectoryErrors<T>(open: () => Promise<T>): Promise<T>
   try {
     return await open();
   } catch (error) {
-    if (error instanceof Error && error.name === "InvalidDirectoryError") {
-      throw RequestError.invalidParams(undefined, error.message);
-    }
+    // The runtime's class, imported as lazily as the runtime (which is loaded by now: the error came from it).
+    const { InvalidDirectoryError } = await import("@crow/core");
+    if (error instanceof InvalidDirectoryError) throw RequestError.invalidParams(undefined, error.message);
     throw error;
   }
 }

@@ -99,9 +99,10 @@ export class AcpConnection implements SessionConnection {
       return await this.runtime();
     } catch (error) {
       // A store that cannot be opened where it is configured, or without a SQLite driver, is a setup problem (exit 2).
-      const setup =
-        error instanceof Error && /^Store(Location|Driver)Error$/.test(error.name) ? { setup: "store" } : undefined;
-      throw new RequestError(-32603, errorText(error), setup);
+      // The classes are imported as lazily as the runtime whose start just failed.
+      const { StoreDriverError, StoreLocationError } = await import("@crow/core");
+      const store = error instanceof StoreLocationError || error instanceof StoreDriverError;
+      throw new RequestError(-32603, errorText(error), store ? { setup: "store" } : undefined);
     }
   }
 

@@ -3,7 +3,7 @@
  * `session/request_permission` request (allow once / allow always / reject).
  */
 import type { PermissionOption, ToolCallContent, ToolCallUpdate } from "@agentclientprotocol/sdk";
-import { callDisplay, errorText, type PermissionAnswer, type PermissionRequest } from "@crow/core";
+import { callDisplay, type PermissionAnswer, type PermissionRequest } from "@crow/core";
 import { log } from "../base/log.js";
 import type { Outbox } from "./outbox.js";
 import { displayContent, toolCallContent } from "./translate.js";
@@ -30,31 +30,15 @@ export function permissionAnswer(
 
 /**
  * What a call proposes, as tool call content the person can judge before allowing it: the command a terminal call
- * runs, or the change a write or edit would make as its tool computed it (`propose`: a dry run on the toolserver,
- * wherever its disk is, or the editor's buffer). A call that would fail says so with its tool's own message.
+ * runs, or the change a write or edit would make as the permission gate's one dry run computed it (`proposal`: on
+ * the toolserver, wherever its disk is, or in the editor's buffer). A call whose dry run fails is never asked about.
  */
-export async function proposedContent(
-  request: Pick<PermissionRequest, "call" | "tool" | "signal">,
-): Promise<ToolCallContent[]> {
+export function proposedContent(request: Pick<PermissionRequest, "call" | "proposal">): ToolCallContent[] {
   const { args } = request.call;
   if (typeof args.command === "string" && args.command.trim() !== "") {
     return [{ type: "content", content: { type: "text", text: `\`\`\`sh\n${args.command}\n\`\`\`` } }];
   }
-  if (!request.tool?.propose) return [];
-  try {
-    return displayContent(await request.tool.propose(args, request.signal));
-  } catch (error) {
-    if (request.signal.aborted) return [];
-    return [
-      {
-        type: "content",
-        content: {
-          type: "text",
-          text: `This call would fail: ${errorText(error)}`,
-        },
-      },
-    ];
-  }
+  return request.proposal ? displayContent(request.proposal) : [];
 }
 
 export interface PermissionAskerOptions {
@@ -91,7 +75,7 @@ export function permissionAsker(
       kind,
       status: "pending",
     };
-    const content = await proposedContent(request);
+    const content = proposedContent(request);
     if (content.length > 0) {
       // The pending call in the thread shows the proposal too, before the question.
       outbox.send(toolCallContent(toolCall.toolCallId, content));

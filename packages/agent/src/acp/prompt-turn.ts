@@ -90,9 +90,9 @@ async function promptTurn(
       attempts: error?.attempts,
     });
   } catch (error) {
-    if (error instanceof Error && error.name === "SessionBusyError") {
-      throw RequestError.invalidRequest(undefined, error.message);
-    }
+    // The runtime's class, imported as lazily as the runtime (which is loaded by now: the error came from it).
+    const { SessionBusyError } = await import("@crow/core");
+    if (error instanceof SessionBusyError) throw RequestError.invalidRequest(undefined, error.message);
     throw error;
   }
 }

@@ -10,17 +10,14 @@ import type { AgentConfig } from "./types.js";
 export { COMPACT_FRACTION } from "@crow/core";
 
 /**
- * Prompt tokens above which a session of `model` is compacted: config.yaml's `MAX_COMPACT_TOKENS`, else
- * `CROW_MAX_COMPACT_TOKENS` from the environment, else core's default share of the model's context window when one
- * was given (`context_window`, `CROW_CONTEXT_WINDOW`; an assumed window does not count), else core's default.
+ * Prompt tokens above which a session of `model` is compacted: the configured `MAX_COMPACT_TOKENS` (config.yaml, else
+ * `CROW_MAX_COMPACT_TOKENS`, both read by the loader), else core's default share of the model's context window when
+ * one was given (`context_window`, `CROW_CONTEXT_WINDOW`; an assumed window does not count), else core's default.
  */
-export function compactionThresholdOf(
-  config: AgentConfig,
-  model: string | undefined,
-  env: NodeJS.ProcessEnv = process.env,
-): number {
-  const fromEnv = Number.parseInt(env.CROW_MAX_COMPACT_TOKENS ?? "", 10);
-  const configured = config.maxCompactTokens ?? (Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : undefined);
+export function compactionThresholdOf(config: AgentConfig, model: string | undefined): number {
   const found = findModel(config, model);
-  return compactionThreshold(configured, found && !found.contextWindowAssumed ? found.contextWindow : undefined);
+  return compactionThreshold(
+    config.maxCompactTokens,
+    found && !found.contextWindowAssumed ? found.contextWindow : undefined,
+  );
 }

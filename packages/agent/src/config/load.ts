@@ -15,6 +15,7 @@ import { type ModelSources, modelList } from "./model-list.js";
 import { type ConfigFile, configFileSchema, issueMessage, type McpServerEntry } from "./schema.js";
 import { variableOrigin } from "./sources.js";
 import type { AgentConfig, ConfigMcpServer, ExtensionEntry, SkillsConfig } from "./types.js";
+import { upstreamKeyProblems } from "./upstream-keys.js";
 import { yaml } from "./yaml.js";
 
 export interface LoadOptions {
@@ -52,10 +53,11 @@ function validate(tree: unknown, shown: string): ConfigFile {
   if (typeof tree !== "object" || Array.isArray(tree)) {
     failIn(shown, [`expected a mapping of keys at the top level, got ${Array.isArray(tree) ? "a list" : "a scalar"}`]);
   }
-  const result = configFileSchema.safeParse(tree, { reportInput: true });
-  if (result.success) return result.data;
-  const lines: string[] = [];
-  for (const issue of result.error.issues) {
+  const { problems, rest } = upstreamKeyProblems(tree as Record<string, unknown>);
+  const result = configFileSchema.safeParse(rest, { reportInput: true });
+  if (result.success && problems.length === 0) return result.data;
+  const lines = [...problems];
+  for (const issue of result.error?.issues ?? []) {
     if (issue.code === "unrecognized_keys") {
       for (const key of issue.keys) lines.push(`${keyPath([...issue.path, key])}: ${issue.message}`);
     } else {
@@ -173,6 +175,15 @@ function retryPolicy(file: ConfigFile, lookup: Record<string, string | undefined
 }
 
 /**
+ * `MAX_COMPACT_TOKENS` of config.yaml, else `CROW_MAX_COMPACT_TOKENS` (environment or `.env`); absent when neither
+ * is set (the threshold then follows the model's context window, see compaction.ts).
+ */
+function maxCompactTokens(file: ConfigFile, lookup: Record<string, string | undefined>): { maxCompactTokens?: number } {
+  const value = file.MAX_COMPACT_TOKENS ?? envInteger(lookup, "CROW_MAX_COMPACT_TOKENS", 1);
+  return value === undefined ? {} : { maxCompactTokens: value };
+}
+
+/**
  * Loads the configuration for `env` (default `process.env`; values from `.env` fill in variables it lacks).
  * Throws `ConfigError` with every problem found.
  */
@@ -181,6 +192,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
   const sources = readSources(env, home);
   const { file, lookup, shown, files, dotenv } = sources;
   const { providers, models, model, contextWindow, notices } = modelList(sources);
+  // MAX_TOKENS is every model's default; a model's own max_tokens (set by fileModels) wins.
+  for (const entry of models) if (entry.maxTokens === undefined && file.MAX_TOKENS) entry.maxTokens = file.MAX_TOKENS;
   const notes: string[] = [];
   return {
     home,
@@ -193,17 +206,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     maxStepsPerTurn: envInteger(lookup, "CROW_MAX_STEPS", 1) ?? file.max_steps_per_turn ?? DEFAULT_MAX_STEPS_PER_TURN,
     retry: retryPolicy(file, lookup),
     contextWindow,
-    ...(file.MAX_COMPACT_TOKENS !== undefined ? { maxCompactTokens: file.MAX_COMPACT_TOKENS } : {}),
-    nStepsBackCompact: file.N_STEPS_BACK_COMPACT ?? 8,
-    maxTokens: file.MAX_TOKENS ?? 38_192,
-    toolNames: {
-      terminal: file.TERMINAL_TOOL ?? "terminal",
-      write: file.WRITE_TOOL ?? "write",
-      read: file.READ_TOOL ?? "read",
-      edit: file.EDIT_TOOL ?? "edit",
-      search: file.SEARCH_TOOL ?? "web_search",
-      fetch: file.FETCH_TOOL ?? "web_fetch",
-    },
+    ...maxCompactTokens(file, lookup),
     mode: file.mode ?? "code",
     sandbox: {
       enabled: file.sandbox?.enabled ?? "auto",

@@ -84,6 +84,7 @@ function fileModels(
     };
     const efforts = entry.reasoning_effort === true ? DEFAULT_REASONING_EFFORTS : entry.reasoning_effort;
     if (Array.isArray(efforts)) model.reasoningEfforts = [...new Set(efforts)];
+    if (entry.max_tokens !== undefined) model.maxTokens = entry.max_tokens;
     if (entry.price) {
       model.price = {
         input: entry.price.input,

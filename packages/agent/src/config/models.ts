@@ -91,7 +91,7 @@ export function createModelRouter(config: AgentConfig, factory: LlmFactory): Llm
           partial: { content: "", reasoning: "" },
         };
       }
-      const result = await clientOf(provider).stream(withEffortOf(model, { ...request, model: model.id }), options);
+      const result = await clientOf(provider).stream(withLimitsOf(model, { ...request, model: model.id }), options);
       if (result.ok || result.error.kind === "aborted" || result.error.kind === "context_length_exceeded")
         return result;
       // The message the user sees (crow run, the editor): what failed, where the setting came from, what to try.
@@ -103,10 +103,22 @@ export function createModelRouter(config: AgentConfig, factory: LlmFactory): Llm
 }
 
 /**
- * The request as `model` takes it: the session's `reasoning_effort` (core puts it in `params.extra`; nothing else
- * in the agent sets it) is dropped for a model not configured with that level. A session keeps its choice across
- * model switches, so it applies again when the session switches back to a model that has it; providers reject the
- * field, or an unknown level, on models that do not reason.
+ * The request as `model` takes it: its configured `max_tokens` (unless the request sets its own), and the session's
+ * `reasoning_effort` as {@link withEffortOf} lets it through.
+ */
+function withLimitsOf(model: ModelConfig, request: LlmRequest): LlmRequest {
+  const limited =
+    model.maxTokens === undefined || request.params?.max_tokens !== undefined
+      ? request
+      : { ...request, params: { ...request.params, max_tokens: model.maxTokens } };
+  return withEffortOf(model, limited);
+}
+
+/**
+ * The session's `reasoning_effort` (core puts it in `params.extra`; nothing else in the agent sets it) is dropped for
+ * a model not configured with that level. A session keeps its choice across model switches, so it applies again when
+ * the session switches back to a model that has it; providers reject the field, or an unknown level, on models that
+ * do not reason.
  */
 function withEffortOf(model: ModelConfig, request: LlmRequest): LlmRequest {
   const extra = request.params?.extra;

@@ -1,8 +1,9 @@
 /**
- * The schema of `config.yaml` (after interpolation): upstream's keys unchanged (providers, models, db_uri, mcpServers,
- * the limits and the tool-name keys), plus Crow's own (default_model, mode, permissions, skills, extensions, and per
- * model context_window / price). Every key is optional; a key left empty in YAML (`providers:` with its entries
- * commented out) counts as absent. Unknown keys are errors, so a misspelled limit does not silently do nothing.
+ * The schema of `config.yaml` (after interpolation): upstream's keys (providers, models, db_uri, mcpServers, the
+ * limits and the tool-name keys; those Crow refuses or checks further are in upstream-keys.ts), plus Crow's own
+ * (default_model, mode, permissions, skills, extensions, and per model context_window / price / max_tokens). Every key
+ * is optional; a key left empty in YAML (`providers:` with its entries commented out) counts as absent. Unknown keys
+ * are errors, so a misspelled limit does not silently do nothing.
  */
 import { z } from "zod";
 import { closest } from "./errors.js";
@@ -104,6 +105,8 @@ export const modelSchema = strict({
    * session's thought level. Models without it get no such field in their requests.
    */
   reasoning_effort: optional(z.union([z.boolean(), z.array(nonEmpty).min(1)], { error: REASONING_LEVELS })),
+  /** The request's `max_tokens` for this model (default: the file's `MAX_TOKENS`, else none sent). */
+  max_tokens: optional(count(1)),
 });
 
 const transports = ["stdio", "http", "streamable-http", "streamable_http", "sse"] as const;
@@ -204,7 +207,7 @@ export const configFileSchema = strict({
   max_steps_per_turn: optional(count(1)),
   max_retries_per_step: optional(count(0)),
   MAX_COMPACT_TOKENS: optional(count(1)),
-  N_STEPS_BACK_COMPACT: optional(count(0)),
+  /** Every model's `max_tokens` (a model's own wins); refused upstream keys are in upstream-keys.ts. */
   MAX_TOKENS: optional(count(1)),
   TERMINAL_TOOL: optional(nonEmpty),
   WRITE_TOOL: optional(nonEmpty),

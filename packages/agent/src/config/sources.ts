@@ -101,7 +101,7 @@ export function environmentOverride(
   const firstId = wanted ? (configured(wanted)?.id ?? wanted) : base?.id;
   if (!firstId) return undefined;
   // An environment model that stands for a configured one (the default's id, or the same name) keeps what the
-  // file says about it: its context window and its reasoning levels.
+  // file says about it: its context window, its reasoning levels and its max_tokens.
   const listed = envModels(
     { CROW_MODEL: firstId, CROW_MODELS: lookup.CROW_MODELS },
     window.contextWindow,
@@ -115,6 +115,7 @@ export function environmentOverride(
       contextWindow: same.contextWindow,
       ...(same.contextWindowAssumed ? { contextWindowAssumed: true as const } : {}),
       ...(same.reasoningEfforts ? { reasoningEfforts: same.reasoningEfforts } : {}),
+      ...(same.maxTokens !== undefined ? { maxTokens: same.maxTokens } : {}),
     };
   });
   providers[ENV_PROVIDER] = provider;

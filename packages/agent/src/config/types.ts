@@ -75,19 +75,11 @@ export interface ModelConfig {
   price?: Price;
   /** The `reasoning_effort` values it accepts (config `reasoning_effort`); absent: it gets none. */
   reasoningEfforts?: string[];
-}
-
-/**
- * Upstream's tool-name keys (`TERMINAL_TOOL`…): the tools upstream treats as terminal, write, read… Loaded so that
- * upstream's config.yaml loads unchanged (DESIGN.md: keys as upstream, tool name mapping); nothing reads them yet.
- */
-export interface ToolNames {
-  terminal: string;
-  write: string;
-  read: string;
-  edit: string;
-  search: string;
-  fetch: string;
+  /**
+   * The request's `max_tokens` (the model's `max_tokens`, else the file's `MAX_TOKENS`); absent: none is sent and the
+   * provider's own limit applies.
+   */
+  maxTokens?: number;
 }
 
 export interface SkillsConfig {
@@ -127,13 +119,11 @@ export interface AgentConfig extends LoopSettings {
   retry: RetryPolicy;
   /** Context window of models that do not set one (`CROW_CONTEXT_WINDOW`, default 128 000). */
   contextWindow: number;
-  /** `MAX_COMPACT_TOKENS` when set explicitly; see `compactionThresholdOf` (compaction.ts) for the effective value. */
+  /**
+   * `MAX_COMPACT_TOKENS` (else `CROW_MAX_COMPACT_TOKENS`) when set explicitly; see `compactionThresholdOf`
+   * (compaction.ts) for the effective value.
+   */
   maxCompactTokens?: number;
-  /** `N_STEPS_BACK_COMPACT` (default 8): upstream's key, loaded for its config.yaml; nothing reads it yet. */
-  nStepsBackCompact: number;
-  /** `MAX_TOKENS` (default 38 192): upstream's key, loaded for its config.yaml; nothing reads it yet. */
-  maxTokens: number;
-  toolNames: ToolNames;
   /** Permission mode of new sessions (default `code`). */
   mode: PermissionMode;
   /** The permission layer's rules (`TOOL` or `TOOL(PATTERN)`, core's permission-rules.ts), each list present. */

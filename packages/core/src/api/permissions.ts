@@ -1,6 +1,6 @@
 /** The permission vocabulary shared by the runtime's public types and the permission extension. */
 import type { ToolDefinition } from "../messages.js";
-import type { ResolvedTool, ToolCallRequest, ToolKind } from "../tools.js";
+import type { ResolvedTool, ToolCallRequest, ToolDisplay, ToolKind } from "../tools.js";
 
 /** Session modes (DESIGN.md §3). */
 export type PermissionMode = "code" | "ask" | "read-only";
@@ -13,8 +13,14 @@ export interface PermissionRequest {
   call: ToolCallRequest;
   kind: ToolKind;
   definition: ToolDefinition;
-  /** The tool the call resolved to, when the loop asks (hosts show its `display` and `propose` a change). */
+  /** The tool the call resolved to, when the loop asks (hosts show its `display`). */
   tool?: ResolvedTool;
+  /**
+   * What the call would change (a write's or edit's diff), from the tool's dry run (`propose`), which the permission
+   * gate ran once for this question: hosts show this and do not call `propose` again (a second dry run costs a
+   * second pass of the edit engine and could show another change). Absent when the tool has none or cannot tell.
+   */
+  proposal?: ToolDisplay;
   sessionId?: string;
   /** Aborted when the turn is cancelled: answer "cancelled". */
   signal: AbortSignal;

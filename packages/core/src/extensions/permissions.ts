@@ -2,7 +2,14 @@ import type { PermissionAnswer, PermissionMode, PermissionRequest } from "../api
 import { errorText } from "../error-text.js";
 import type { HookBus } from "../hooks/bus.js";
 import type { HookHandlers } from "../hooks/types.js";
-import { isMutatingKind, type ResolvedTool, type ToolCallRequest, type ToolKind, toolKind } from "../tools.js";
+import {
+  isMutatingKind,
+  type ResolvedTool,
+  type ToolCallRequest,
+  type ToolDisplay,
+  type ToolKind,
+  toolKind,
+} from "../tools.js";
 import {
   compilePermissionRules,
   matchPermissionRule,
@@ -77,8 +84,9 @@ export interface PermissionGate {
   gate: HookHandlers["before_tool_call"];
   /**
    * Asks the user whether a call another gate would block may run anyway (the doom-loop guard in `ask` mode):
-   * a `deny` rule still refuses without asking; an allowed call is not asked about again by `gate`. Resolves to
-   * the decision: undefined to run, else `{block, reason}` (`reason` when the user says no).
+   * a `deny` rule still refuses without asking, and so does a failing dry run (as `gate` does); an allowed call is
+   * not asked about again by `gate`. Resolves to the decision: undefined to run, else `{block, reason}` (`reason`
+   * when the user says no).
    */
   confirm(
     event: Parameters<HookHandlers["before_tool_call"]>[0],
@@ -123,9 +131,9 @@ export function permissionGate(
   /** Asks (unless "always" was answered for `key`) and turns the answer into the gate's decision. */
   const askFor = async (event: GateEvent, ctx: GateContext, key: string, reason?: string) => {
     if (alwaysAllowed.has(key)) return undefined;
-    const failure = await dryRunFailure(event, ctx);
-    if (failure) return { block: true as const, reason: failure };
-    const answer = await askUser(options.askPermission, event, ctx, reason);
+    const dry = await dryRun(event, ctx);
+    if ("failure" in dry) return { block: true as const, reason: dry.failure };
+    const answer = await askUser(options.askPermission, event, ctx, dry.proposal, reason);
     if (answer === "allow_always") alwaysAllowed.add(key);
     if (answer === "allow_once" || answer === "allow_always") return undefined;
     return userRefusal(event.call, answer);
@@ -150,7 +158,9 @@ export function permissionGate(
   const confirm: PermissionGate["confirm"] = async (event, ctx, why) => {
     const rule = ruleFor(event.call, event.definition.function.name);
     if (rule?.action === "deny") return { block: true, reason: deniedReason(event.call, rule) };
-    const answer = await askUser(options.askPermission, event, ctx, why.question);
+    const dry = await dryRun(event, ctx);
+    if ("failure" in dry) return { block: true, reason: dry.failure };
+    const answer = await askUser(options.askPermission, event, ctx, dry.proposal, why.question);
     if (answer !== "allow_once" && answer !== "allow_always") {
       return answer === "cancelled" ? userRefusal(event.call, answer) : { block: true, reason: why.reason };
     }
@@ -169,18 +179,21 @@ function readOnlyReason(call: ToolCallRequest): string {
 }
 
 /**
- * The user's answer through `askPermission`, `reason` saying why they are asked. Without `askPermission`, or when
- * asking fails, the answer is "reject" ("cancelled" once the turn is cancelled): failing to ask never allows.
+ * The user's answer through `askPermission`, shown `proposal` (the gate's one dry run), `reason` saying why they are
+ * asked. Without `askPermission`, or when asking fails, the answer is "reject" ("cancelled" once the turn is
+ * cancelled): failing to ask never allows.
  */
 async function askUser(
   askPermission: PermissionOptions["askPermission"],
   { call, kind, definition, tool }: GateEvent,
   ctx: GateContext,
+  proposal: ToolDisplay | undefined,
   reason?: string,
 ): Promise<PermissionAnswer> {
   if (!askPermission) return "reject";
   try {
     const request: PermissionRequest = { call, kind, definition, signal: ctx.signal, ...(tool ? { tool } : {}) };
+    if (proposal) request.proposal = proposal;
     if (ctx.sessionId !== undefined) request.sessionId = ctx.sessionId;
     if (reason !== undefined) request.reason = reason;
     return await askPermission(request);
@@ -202,18 +215,21 @@ function userRefusal(call: ToolCallRequest, answer: PermissionAnswer): { block: 
 }
 
 /**
- * The tool's own refusal when its dry run (`propose`: write, edit) says the call would fail: then nobody is asked
- * to allow a change that will not happen, and the call is not run (so a file changed in between cannot make it
- * run unasked); the model gets that message. Undefined when the dry run passes, there is none, or the turn was
- * cancelled.
+ * The call's dry run (`propose`: write, edit), run once per question: the change it would make goes on the permission
+ * request (`proposal`, what hosts show; they never run it again), and when it says the call would fail, that is the
+ * `failure`: then nobody is asked to allow a change that will not happen, and the call is not run (so a file changed
+ * in between cannot make it run unasked); the model gets that message. No proposal when the tool has no dry run or
+ * cannot tell, or the turn was cancelled (the question then answers "cancelled").
  */
-async function dryRunFailure({ call, tool }: GateEvent, ctx: GateContext): Promise<string | undefined> {
-  if (!tool?.propose) return undefined;
+async function dryRun(
+  { call, tool }: GateEvent,
+  ctx: GateContext,
+): Promise<{ failure: string } | { proposal: ToolDisplay | undefined }> {
+  if (!tool?.propose) return { proposal: undefined };
   try {
-    await tool.propose(call.args, ctx.signal);
-    return undefined;
+    return { proposal: await tool.propose(call.args, ctx.signal) };
   } catch (error) {
-    if (ctx.signal.aborted) return undefined;
-    return `Not run (its dry run failed, so the user was not asked): ${errorText(error)}`;
+    if (ctx.signal.aborted) return { proposal: undefined };
+    return { failure: `Not run (its dry run failed, so the user was not asked): ${errorText(error)}` };
   }
 }
