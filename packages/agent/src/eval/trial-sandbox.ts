@@ -3,7 +3,7 @@
  * solution/solve.sh, tests/test.sh) runs in a bubblewrap sandbox of its own that shows
  *
  *   /app              the trial's workspace (writable; the cwd)
- *   /tests            the task's tests/, read-only — verifier only
+ *   /tests            a fresh, writable copy of the task's tests/ for each verifier run — verifier only
  *   /solution         the task's solution/, read-only — oracle only
  *   /logs/agent       writable (setup, oracle and verifier)
  *   /logs/verifier    writable by the verifier only (read-only, empty, for the oracle)
@@ -11,7 +11,9 @@
  * over a read-only view of the host (its tools are what the task gets: there is no image), with a fresh /tmp, an
  * empty home, an empty /run (no host service sockets), the suite's own directory and Crow's home hidden, its own
  * PID and IPC namespaces, no network unless the task allows it, and — when run as root — no capabilities, so that
- * `apt-get install` or a write outside these paths fails instead of changing the host. When the script exits, bwrap
+ * `apt-get install` or a write outside these paths fails instead of changing the host. The script's variables are set
+ * inside the sandbox only: bwrap itself runs with an empty environment, so a task's `LD_PRELOAD` (or any loader or
+ * shell start-up variable) is never loaded by a host process. When the script exits, bwrap
  * (the namespace's init) exits and the kernel kills everything it left running: nothing outlives its phase to
  * rewrite the reward.
  */
@@ -20,6 +22,7 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { hostRootArgs, sandboxAvailability } from "@crow/mcp/sandbox";
 import type { AgentConfig } from "../config/index.js";
+import { runScript, type ScriptOutcome } from "./script.js";
 
 /** Which script runs: each sees only its own paths. */
 export type TrialPhase = "setup" | "solution" | "verifier";
@@ -29,8 +32,10 @@ export interface TrialMounts {
   app: string;
   /** The trial's logs/, holding agent/ and verifier/. */
   logs: string;
-  /** The task's tests/ (bound for the verifier only). */
+  /** The task's tests/ (copied for the verifier only). */
   tests: string;
+  /** The verifier's /tests: a fresh copy of {@link tests} for each verifier run, writable. */
+  testsCopy: string;
   /** The task's solution/ (bound for the oracle only). */
   solution: string;
   /** Host paths no script may see (the suite directory, Crow's home). */
@@ -81,11 +86,24 @@ export interface ScriptSandbox {
   network: boolean;
   /** Where the script starts, as the sandbox sees it (default /app). */
   cwd?: string;
+  /** Host directories shown read-only under {@link STAGE} (what setup's COPY and the verifier's /tests copy from). */
+  staged?: Readonly<Record<string, string>>;
 }
+
+/**
+ * Where a script sees what it copies from (`<STAGE>/environment` for a Dockerfile's COPY, `<STAGE>/tests` for the
+ * verifier's /tests), read-only, on the sandbox's own /run: the copy itself runs inside the sandbox, so a link it
+ * meets (one a RUN planted in /app) resolves in the sandbox's view and can reach nothing of the host it may write.
+ */
+export const STAGE = "/run/crow-eval";
 
 /** The argv prefix (bwrap and its arguments, up to `--`) that confines one script of a trial. */
 export function trialSandboxArgs(mounts: TrialMounts, sandbox: ScriptSandbox): string[] {
-  const args = [trialBwrap(), ...rootArgs(), "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"];
+  return [trialBwrap(), ...sandboxOptions(mounts, sandbox), "--"];
+}
+
+function sandboxOptions(mounts: TrialMounts, sandbox: ScriptSandbox): string[] {
+  const args = [...rootArgs(), "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"];
   const home = homedir();
   if (path.isAbsolute(home) && home !== "/") args.push("--tmpfs", home);
   args.push(...hiddenArgs(mounts.hidden));
@@ -94,14 +112,49 @@ export function trialSandboxArgs(mounts: TrialMounts, sandbox: ScriptSandbox): s
   args.push("--bind", path.join(mounts.logs, "agent"), `${CONTAINER.logs}/agent`);
   const verifierLogs = path.join(mounts.logs, "verifier");
   args.push(sandbox.phase === "verifier" ? "--bind" : "--ro-bind", verifierLogs, `${CONTAINER.logs}/verifier`);
-  if (sandbox.phase === "verifier") args.push("--ro-bind", mounts.tests, CONTAINER.tests);
+  // The verifier's /tests: this run's own copy, writable (a test may build there), as Harbor copies tests in.
+  if (sandbox.phase === "verifier") args.push("--bind", mounts.testsCopy, CONTAINER.tests);
   if (sandbox.phase === "solution") args.push("--ro-bind", mounts.solution, CONTAINER.solution);
+  for (const [name, source] of Object.entries(sandbox.staged ?? {})) {
+    args.push("--ro-bind", source, `${STAGE}/${name}`);
+  }
   args.push("--remount-ro", "/", "--unshare-pid", "--unshare-ipc", "--unshare-uts");
   if (!sandbox.network) args.push("--unshare-net");
   // As root the sandbox would keep every capability (remount, chown…): none, so the read-only host stays read-only.
   args.push("--cap-drop", "ALL");
-  args.push("--die-with-parent", "--new-session", "--chdir", sandbox.cwd ?? CONTAINER.app, "--");
+  args.push("--die-with-parent", "--new-session", "--chdir", sandbox.cwd ?? CONTAINER.app);
   return args;
+}
+
+/** A name bwrap can set (setenv refuses `=`), and a value that fits its NUL-separated `--args`. */
+function settable(name: string, value: string): boolean {
+  return /^[^=\0]+$/.test(name) && !value.includes("\0");
+}
+
+/**
+ * Runs `command` (bash and its arguments) in the trial's sandbox. bwrap itself starts with an empty environment:
+ * the script's variables — the task's own, which may name `LD_PRELOAD`, `LD_AUDIT` or a shell's start-up file — are
+ * set inside the sandbox only (`--clearenv`, `--setenv`), passed to bwrap on descriptor 3, never loaded by a host
+ * process. A task's `LD_PRELOAD` applies to its scripts, as in its image.
+ */
+export function runInTrial(
+  mounts: TrialMounts,
+  sandbox: ScriptSandbox,
+  command: readonly string[],
+  options: { env: NodeJS.ProcessEnv; timeoutMs: number; signal?: AbortSignal; maxOutputChars?: number },
+): Promise<ScriptOutcome> {
+  const args = [...sandboxOptions(mounts, sandbox), "--clearenv"];
+  for (const [name, value] of Object.entries(options.env)) {
+    if (value !== undefined && settable(name, value)) args.push("--setenv", name, value);
+  }
+  const fd3 = Buffer.from(args.map((a) => `${a}\0`).join(""));
+  return runScript([trialBwrap(), "--args", "3", "--", ...command], {
+    env: {},
+    fd3,
+    timeoutMs: options.timeoutMs,
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.maxOutputChars ? { maxOutputChars: options.maxOutputChars } : {}),
+  });
 }
 
 /** The environment of a task script: the child-process environment plus the EVAL_* names of the container paths. */

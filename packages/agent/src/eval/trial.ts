@@ -16,10 +16,9 @@ import {
 import type { SandboxPolicy } from "@crow/mcp/sandbox";
 import { type AgentConfig, findModel, usageCost } from "../config/index.js";
 import { toolRouterFactory } from "../sdk/create-crow.js";
-import { runScript } from "./script.js";
-import { setUpWorkspace, workdirOf } from "./setup.js";
+import { SetupError, setUpWorkspace, workdirOf } from "./setup.js";
 import type { EvalTask } from "./suite.js";
-import { CONTAINER, trialSandboxArgs } from "./trial-sandbox.js";
+import { CONTAINER, runInTrial } from "./trial-sandbox.js";
 import { trialTools } from "./trial-tools.js";
 import type { Variant } from "./variants.js";
 import { PASS_REWARD, verify } from "./verify.js";
@@ -180,8 +179,8 @@ async function runOracle(
   signal: AbortSignal,
 ): Promise<AgentMeasure> {
   if (!task.solution) return { ...NOTHING, error: "task has no solution/solve.sh" };
-  const sandbox = trialSandboxArgs(workspace, { phase: "solution", network: task.allowInternet, cwd: workdirOf(task) });
-  const outcome = await runScript([...sandbox, "bash", `${CONTAINER.solution}/solve.sh`], {
+  const sandbox = { phase: "solution" as const, network: task.allowInternet, cwd: workdirOf(task) };
+  const outcome = await runInTrial(workspace, sandbox, ["bash", `${CONTAINER.solution}/solve.sh`], {
     env: workspace.scriptEnv({ ...task.env.environment, ...task.env.solution }),
     timeoutMs: task.agentTimeoutSec * 1000,
     signal,
@@ -224,9 +223,10 @@ export async function runTrial(
     let phase = performance.now();
     try {
       const setup = await setUpWorkspace(task, workspace, signal);
-      if (setup.output) details.solverOutput = setup.output;
+      if (setup.output) details.setupOutput = setup.output;
     } catch (error) {
       if (interrupted(error)) throw new TrialInterrupted("the run was cancelled");
+      if (error instanceof SetupError && error.output) details.setupOutput = error.output;
       phaseMs.setup = performance.now() - phase;
       return outcome(NOTHING, 0, `setup: ${errorText(error)}`);
     }

@@ -4,9 +4,10 @@
  *   <tmp>/crow-eval-XXXX/app/              the workspace (the agent's cwd), /app: filled at setup (setup.ts)
  *   <tmp>/crow-eval-XXXX/logs/agent/       /logs/agent
  *   <tmp>/crow-eval-XXXX/logs/verifier/    /logs/verifier: where test.sh writes reward.txt or reward.json
+ *   <tmp>/crow-eval-XXXX/tests/            /tests for the verifier: the task's tests/, copied afresh for each run
  *
- * The task's tests/ and solution/ are never copied here: the verifier's and the oracle's sandboxes mount them from
- * the suite read-only (trial-sandbox.ts), so the agent's workspace never holds them.
+ * The task's tests/ and solution/ never reach the agent's workspace: the oracle's sandbox mounts solution/ from the
+ * suite read-only, the verifier's copies tests/ into its own /tests (trial-sandbox.ts), after the agent is done.
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -49,6 +50,7 @@ export function createTrialWorkspace(task: EvalTask, hidden: readonly string[] =
     app,
     logs,
     tests: path.join(task.dir, "tests"),
+    testsCopy: path.join(root, "tests"),
     solution: path.join(task.dir, "solution"),
     hidden: [task.suiteDir, ...hidden],
     scriptEnv: (extra = {}) => {
