@@ -4,14 +4,24 @@
  * shown by `report --trial`.
  */
 import assert from "node:assert/strict";
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { openStore } from "@crow/core";
-import { type MockLlm, startMockLlm } from "@crow/testkit";
+import { type CapturedRequest, type MockLlm, reply, startMockLlm } from "@crow/testkit";
 import { runEval, runIdOf } from "./eval-helpers.js";
+
+const toolResults = (request: CapturedRequest | undefined) =>
+  (request?.body.messages ?? []).filter((m) => m.role === "tool").map((m) => String(m.content));
+
+/** The one trial event of a `--json` run. */
+function trialOf(stdout: string): { details?: Record<string, unknown> } {
+  const line = stdout.split("\n").find((l) => l.includes('"type":"trial"'));
+  assert.ok(line, stdout);
+  return JSON.parse(line);
+}
 
 async function files(dir: string, content: Record<string, string>): Promise<void> {
   for (const [file, text] of Object.entries(content)) {
@@ -96,5 +106,76 @@ mkdir /tests/build && cp /tests/input.txt /tests/build/ && echo changed >> /test
       report.stdout,
       /setup output \(the Dockerfile's steps\):\n```\n\$ RUN echo 'fatal[^\n]*\nfatal: repository/,
     );
+  });
+
+  test("the agent's shell starts in /app, and the prompt template's workspace is /app", async () => {
+    const suite = path.join(suites, "starts-in-app");
+    await files(path.join(suite, "pwd"), {
+      "instruction.md": "Say where you are.\n",
+      "tests/test.sh": "echo 1 > /logs/verifier/reward.txt\n",
+    });
+    const prompt = path.join(suites, "prompt.md");
+    await writeFile(prompt, "You work in {{ workspace }}.\n");
+    mock.script(reply().toolCall("terminal", { command: "pwd" }), reply().text("Done."));
+    const result = await runEval(["run", suite, "--prompt", prompt, "--json"], { mockUrl: mock.url, home });
+    assert.equal(result.code, 0, result.stderr);
+    mock.assertDone();
+    const [pwd] = toolResults(mock.requests.at(-1));
+    assert.match(pwd ?? "", /^\/app$/m);
+    assert.match(String(mock.requests.at(-1)?.body.messages[0]?.content), /^You work in \/app\.$/m);
+  });
+
+  test("nothing to peek at: a copy of the solution elsewhere on disk is out of the agent's and the scripts' reach", async () => {
+    // Copies of the suite's answer where a person or another checkout might keep them.
+    const planted = [await mkdtemp("/srv/crow-eval-peek-"), await mkdtemp("/var/tmp/crow-eval-peek-")];
+    try {
+      for (const dir of planted) await files(dir, { "other-suite/peek/solution/solve.sh": "echo the-answer\n" });
+      const suite = path.join(suites, "peek");
+      const solve = path.join(planted[0] ?? "", "other-suite", "peek", "solution", "solve.sh");
+      const search =
+        "find / \\( -path /proc -o -path /sys -o -path /usr -o -path /dev \\) -prune -o -name solve.sh -print 2>/dev/null";
+      await files(path.join(suite, "peek"), {
+        "instruction.md": "Write the answer to /app/answer.txt.\n",
+        "tests/test.sh": `#!/bin/bash\necho "verifier found: $(${search} | tr '\\n' ' ')"\nls /srv /var/tmp /home /work 2>&1\necho 1 > /logs/verifier/reward.txt\n`,
+        "solution/solve.sh": `#!/bin/bash\necho "oracle found: $(${search} | tr '\\n' ' ')" > /app/found.txt\n`,
+      });
+      mock.script(
+        reply().toolCall("terminal", { command: `${search}; ls -A /srv /var/tmp /home /root /work 2>&1 | head -50` }),
+        reply().toolCall("read", { file_path: solve }),
+        reply().toolCall("terminal", {
+          command: `cat ${planted.map((d) => `${d}/other-suite/peek/solution/solve.sh`).join(" ")} 2>&1`,
+        }),
+        reply().text("Done."),
+      );
+      const agent = await runEval(["run", suite, "--json"], { mockUrl: mock.url, home });
+      assert.equal(agent.code, 0, agent.stderr);
+      mock.assertDone();
+      const [look, read, cat] = toolResults(mock.requests.at(-1));
+      assert.doesNotMatch(look ?? "", /solve\.sh/, "the agent's shell found a solution");
+      assert.doesNotMatch(look ?? "", /crow-eval-peek|crow-eval-suites|other-suite/);
+      assert.doesNotMatch(read ?? "", /the-answer/);
+      assert.doesNotMatch(cat ?? "", /the-answer/);
+      const verifierOutput = String(trialOf(agent.stdout).details?.verifierOutput ?? "");
+      assert.match(verifierOutput, /^verifier found: *$/m, "the verifier found a solution");
+      assert.doesNotMatch(verifierOutput, /crow-eval-peek|crow-eval-suites/);
+
+      const oracle = await runEval(["run", suite, "--oracle", "--json", "--keep-workspaces"], {
+        mockUrl: mock.url,
+        home,
+      });
+      assert.equal(oracle.code, 0, oracle.stderr);
+      const kept = /kept (\S+)/.exec(oracle.stderr)?.[1] ?? "";
+      try {
+        // The oracle sees its own /solution and nothing else.
+        assert.equal(
+          readFileSync(path.join(kept, "app", "found.txt"), "utf8").trim(),
+          "oracle found: /solution/solve.sh",
+        );
+      } finally {
+        await rm(kept, { recursive: true, force: true });
+      }
+    } finally {
+      for (const dir of planted) await rm(dir, { recursive: true, force: true });
+    }
   });
 });

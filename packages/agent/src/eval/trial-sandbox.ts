@@ -8,8 +8,8 @@
  *   /logs/agent       writable (setup, oracle and verifier)
  *   /logs/verifier    writable by the verifier only (read-only, empty, for the oracle)
  *
- * over a read-only view of the host (its tools are what the task gets: there is no image), with a fresh /tmp, an
- * empty home, an empty /run (no host service sockets), the suite's own directory and Crow's home hidden, its own
+ * over a read-only view of the host's system directories only (its tools are what the task gets: there is no image;
+ * trial-view.ts says which: no home, no other project or suite), with a fresh /tmp, an empty home, an empty /run (no host service sockets), the suite's own directory and Crow's home hidden, its own
  * PID and IPC namespaces, no network unless the task allows it, and — when run as root — no capabilities, so that
  * `apt-get install` or a write outside these paths fails instead of changing the host. The script's variables are set
  * inside the sandbox only: bwrap itself runs with an empty environment, so a task's `LD_PRELOAD` (or any loader or
@@ -23,6 +23,7 @@ import path from "node:path";
 import { hostRootArgs, sandboxAvailability } from "@crow/mcp/sandbox";
 import type { AgentConfig } from "../config/index.js";
 import { runScript, type ScriptOutcome } from "./script.js";
+import { realOrSelf, unseenHostPaths } from "./trial-view.js";
 
 /** Which script runs: each sees only its own paths. */
 export type TrialPhase = "setup" | "solution" | "verifier";
@@ -60,9 +61,23 @@ export function trialBwrap(): string {
   return available.bwrap;
 }
 
-/** The host's `/` read-only, rebuilt on a tmpfs so that the container paths can be created on it. */
-function rootArgs(): string[] {
-  return hostRootArgs(new Set(["proc", "dev", "tmp", "run", "app", "tests", "logs", "solution"]));
+/** The container paths and the sandbox's own directories: never the host's, whatever it has there. */
+const OWN_ROOT = ["proc", "dev", "tmp", "run", "app", "tests", "logs", "solution"];
+
+/**
+ * The host's `/` as a trial sees it, rebuilt on a tmpfs (so the container paths can be created on it): its system
+ * directories read-only, the rest left out (trial-view.ts) — top-level entries not there at all, deeper ones (of
+ * /var) empty.
+ */
+function rootArgs(unseen: readonly string[]): string[] {
+  const top = unseen.filter((p) => path.dirname(p) === "/").map((p) => p.slice(1));
+  const deeper = unseen.filter((p) => path.dirname(p) !== "/");
+  return [...hostRootArgs(new Set([...OWN_ROOT, ...top])), ...hiddenArgs(deeper)];
+}
+
+/** Whether `entry` lies in one of `unseen` (already out of view: hiding it again would make its parents appear). */
+function alreadyUnseen(entry: string, unseen: readonly string[]): boolean {
+  return unseen.some((dir) => entry === dir || entry.startsWith(`${dir}/`));
 }
 
 /** A directory becomes an empty one, a file /dev/null; what does not exist needs nothing. */
@@ -103,10 +118,13 @@ export function trialSandboxArgs(mounts: TrialMounts, sandbox: ScriptSandbox): s
 }
 
 function sandboxOptions(mounts: TrialMounts, sandbox: ScriptSandbox): string[] {
-  const args = [...rootArgs(), "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"];
+  // Every bind below takes its source from the host as it is: what the view leaves out does not hide it.
+  const unseen = unseenHostPaths([]);
+  const args = [...rootArgs(unseen), "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"];
+  // The home exists, empty, as an image's would.
   const home = homedir();
   if (path.isAbsolute(home) && home !== "/") args.push("--tmpfs", home);
-  args.push(...hiddenArgs(mounts.hidden));
+  args.push(...hiddenArgs(mounts.hidden.filter((entry) => !alreadyUnseen(realOrSelf(entry), unseen))));
   // /logs itself is scratch space, as in a container (a test may write there); only its two folders are kept.
   args.push("--bind", mounts.app, CONTAINER.app, "--tmpfs", CONTAINER.logs);
   args.push("--bind", path.join(mounts.logs, "agent"), `${CONTAINER.logs}/agent`);

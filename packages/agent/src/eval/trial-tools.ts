@@ -5,12 +5,11 @@
  *   web_fetch and web_search run in crow-mcp, outside the sandbox, where a session without network still reaches
  *   public addresses. They stay offered (the model sees the tools of any trial) and every call is refused, saying why.
  * - The environment the task's scripts get (the Dockerfile's `ENV`, `[environment.env]`) is the shell's too, and the
- *   shell starts in the Dockerfile's `WORKDIR`: before the first terminal command of the session (and before a
+ *   shell starts in /app (the Dockerfile's `WORKDIR` when it sets one), not the workspace's host path: before the first terminal command of the session (and before a
  *   `reset`, which starts a fresh shell) a preamble exports them, unseen by the model. A shell the model exits starts
  *   again without them, as a container's `docker exec` would not — the one difference.
  */
 import type { ResolvedTool, ToolRunContext, ToolSet, ToolSetFactory } from "@crow/core";
-import { CONTAINER } from "./trial-sandbox.js";
 
 /** The tools that reach the network from outside the sandbox. */
 const WEB_TOOLS = new Set(["web_fetch", "web_search"]);
@@ -37,13 +36,14 @@ function quoted(value: string): string {
   return `'${value.replaceAll("'", "'\\''")}'`;
 }
 
-/** The shell lines that give the agent's shell the task's environment and working directory. */
-export function shellPreamble(env: Readonly<Record<string, string>>, workdir: string): string | undefined {
+/** The shell lines that give the agent's shell the task's environment and working directory (/app or its WORKDIR). */
+export function shellPreamble(env: Readonly<Record<string, string>>, workdir: string): string {
   const lines = Object.entries(env)
     .filter(([name]) => /^[A-Za-z_]\w*$/.test(name))
     .map(([name, value]) => `export ${name}=${quoted(value)}`);
-  if (workdir !== CONTAINER.app) lines.push(`cd ${quoted(workdir)}`);
-  return lines.length > 0 ? lines.join("\n") : undefined;
+  // Always: the shell itself starts in the workspace's host path; the task's paths are the container's.
+  lines.push(`cd ${quoted(workdir)}`);
+  return lines.join("\n");
 }
 
 function adjusted(tools: ToolSet, options: TrialToolsOptions): ToolSet {
@@ -56,7 +56,7 @@ function adjusted(tools: ToolSet, options: TrialToolsOptions): ToolSet {
     if (!options.allowInternet && WEB_TOOLS.has(tool)) {
       return { ...resolved, run: async () => ({ content: offlineRefusal(tool, options.task), isError: true }) };
     }
-    if (tool !== "terminal" || preamble === undefined) return resolved;
+    if (tool !== "terminal") return resolved;
     return {
       ...resolved,
       run: async (call, context: ToolRunContext) => {

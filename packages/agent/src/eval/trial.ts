@@ -4,6 +4,8 @@
  * What it measured is returned for the store; a trial cut short by the run's own cancel (Ctrl-C) throws
  * {@link TrialInterrupted} and is not recorded, so `--resume` runs it again.
  */
+
+import { tmpdir } from "node:os";
 import {
   type Crow,
   type EvalTrialDetails,
@@ -20,6 +22,7 @@ import { SetupError, setUpWorkspace, workdirOf } from "./setup.js";
 import type { EvalTask } from "./suite.js";
 import { CONTAINER, runInTrial } from "./trial-sandbox.js";
 import { trialTools } from "./trial-tools.js";
+import { realOrSelf, unseenHostPaths } from "./trial-view.js";
 import type { Variant } from "./variants.js";
 import { PASS_REWARD, verify } from "./verify.js";
 import { createTrialWorkspace, type TrialWorkspace } from "./workspace.js";
@@ -77,9 +80,12 @@ const NOTHING: AgentMeasure = {
  */
 function agentPolicy(policy: SandboxPolicy, task: EvalTask, workspace: TrialWorkspace): SandboxPolicy {
   if (policy.mode === "off") throw new Error("crow eval: the agent's sandbox is off; trials never run unconfined");
+  // What the trial's scripts do not see, the agent's shell and file tools do not either (trial-view.ts); kept: the
+  // workspace, the terminal's own directory (under the temporary directory), what the policy names.
+  const keep = [workspace.root, tmpdir(), ...policy.writable, ...policy.readOnly].map(realOrSelf);
   return {
     ...policy,
-    hidden: [...(policy.hidden ?? []), ...workspace.hidden],
+    hidden: [...(policy.hidden ?? []), ...workspace.hidden, ...unseenHostPaths(keep)],
     network: policy.network && task.allowInternet,
     binds: [...(policy.binds ?? []), { source: workspace.app, target: CONTAINER.app }],
   };
@@ -96,10 +102,11 @@ async function runAgent(
   const crow = context.crow;
   if (!crow) throw new Error("agent trial without a runtime");
   const rendered = variant.prompt
-    ? await systemPromptArgs(workspace.app).then((args) => ({
-        args,
-        text: renderTemplate(variant.prompt?.content ?? "", args, variant.prompt?.id),
-      }))
+    ? await systemPromptArgs(workspace.app).then((found) => {
+        // The task's paths are the container's: the workspace is /app, as in Harbor's.
+        const args = { ...found, workspace: CONTAINER.app };
+        return { args, text: renderTemplate(variant.prompt?.content ?? "", args, variant.prompt?.id) };
+      })
     : undefined;
   const tools = toolRouterFactory(context.config, {
     adjustSandbox: (policy) => agentPolicy(policy, task, workspace),
