@@ -17,13 +17,15 @@
  * (the namespace's init) exits and the kernel kills everything it left running: nothing outlives its phase to
  * rewrite the reward.
  */
+import { spawnSync } from "node:child_process";
 import { realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { hostRootArgs, sandboxAvailability } from "@crow/mcp/sandbox";
 import type { AgentConfig } from "../config/index.js";
+import { childProcessEnvironment } from "../tools/child-env.js";
 import { runScript, type ScriptOutcome } from "./script.js";
-import { realOrSelf, unseenHostPaths } from "./trial-view.js";
+import { realOrSelf, SHIMS, unseenHostPaths } from "./trial-view.js";
 
 /** Which script runs: each sees only its own paths. */
 export type TrialPhase = "setup" | "solution" | "verifier";
@@ -37,6 +39,8 @@ export interface TrialMounts {
   tests: string;
   /** The verifier's /tests: a fresh copy of {@link tests} for each verifier run, writable. */
   testsCopy: string;
+  /** Links to the commands a python image has (trial-view.ts), shown at {@link SHIMS}; none for other images. */
+  shims?: string;
   /** The task's solution/ (bound for the oracle only). */
   solution: string;
   /** Host paths no script may see (the suite directory, Crow's home). */
@@ -112,19 +116,53 @@ export interface ScriptSandbox {
  */
 export const STAGE = "/run/crow-eval";
 
-/** The argv prefix (bwrap and its arguments, up to `--`) that confines one script of a trial. */
-export function trialSandboxArgs(mounts: TrialMounts, sandbox: ScriptSandbox): string[] {
-  return [trialBwrap(), ...sandboxOptions(mounts, sandbox), "--"];
-}
-
-function sandboxOptions(mounts: TrialMounts, sandbox: ScriptSandbox): string[] {
-  // Every bind below takes its source from the host as it is: what the view leaves out does not hide it.
+/**
+ * What every sandbox of a trial starts from: the host's system directories read-only, the sandbox's own /dev, /proc,
+ * /tmp and /run, an empty home, `hidden` hidden. Every bind added after takes its source from the host as it is:
+ * what the view leaves out does not hide it.
+ */
+function viewOptions(hidden: readonly string[]): string[] {
   const unseen = unseenHostPaths([]);
   const args = [...rootArgs(unseen), "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"];
   // The home exists, empty, as an image's would.
   const home = homedir();
   if (path.isAbsolute(home) && home !== "/") args.push("--tmpfs", home);
-  args.push(...hiddenArgs(mounts.hidden.filter((entry) => !alreadyUnseen(realOrSelf(entry), unseen))));
+  args.push(...hiddenArgs(hidden.filter((entry) => !alreadyUnseen(realOrSelf(entry), unseen))));
+  return args;
+}
+
+/** The end of every trial sandbox's options: the root sealed, own namespaces, no capabilities. */
+function sealOptions(network: boolean, cwd: string): string[] {
+  const args = ["--remount-ro", "/", "--unshare-pid", "--unshare-ipc", "--unshare-uts"];
+  if (!network) args.push("--unshare-net");
+  // As root the sandbox would keep every capability (remount, chown…): none, so the read-only host stays read-only.
+  args.push("--cap-drop", "ALL", "--die-with-parent", "--new-session", "--chdir", cwd);
+  return args;
+}
+
+/**
+ * Runs `command` synchronously where a trial's scripts run — the same view of the host, an empty home, `env` set
+ * inside only (so the same `python3`, the same PATH) — without a workspace or network: setup's "is this here"
+ * checks. `shims`: the links a python image's trial gets in {@link SHIMS}.
+ */
+export function checkInTrialView(
+  command: readonly string[],
+  env: NodeJS.ProcessEnv,
+  shims: ReadonlyArray<{ name: string; target: string }> = [],
+): { status: number | null; stdout: string; stderr: string } {
+  const args = [...viewOptions([]), ...shims.flatMap((s) => ["--symlink", s.target, `${SHIMS}/${s.name}`])];
+  args.push(...sealOptions(false, "/"), ...environmentOptions(env));
+  const run = spawnSync(trialBwrap(), ["--args", "0", "--", ...command], {
+    env: {},
+    input: Buffer.from(args.map((a) => `${a}\0`).join("")),
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  return { status: run.status, stdout: run.stdout ?? "", stderr: `${run.stderr ?? ""}${run.error?.message ?? ""}` };
+}
+
+function sandboxOptions(mounts: TrialMounts, sandbox: ScriptSandbox): string[] {
+  const args = viewOptions(mounts.hidden);
   // /logs itself is scratch space, as in a container (a test may write there); only its two folders are kept.
   args.push("--bind", mounts.app, CONTAINER.app, "--tmpfs", CONTAINER.logs);
   args.push("--bind", path.join(mounts.logs, "agent"), `${CONTAINER.logs}/agent`);
@@ -136,11 +174,17 @@ function sandboxOptions(mounts: TrialMounts, sandbox: ScriptSandbox): string[] {
   for (const [name, source] of Object.entries(sandbox.staged ?? {})) {
     args.push("--ro-bind", source, `${STAGE}/${name}`);
   }
-  args.push("--remount-ro", "/", "--unshare-pid", "--unshare-ipc", "--unshare-uts");
-  if (!sandbox.network) args.push("--unshare-net");
-  // As root the sandbox would keep every capability (remount, chown…): none, so the read-only host stays read-only.
-  args.push("--cap-drop", "ALL");
-  args.push("--die-with-parent", "--new-session", "--chdir", sandbox.cwd ?? CONTAINER.app);
+  if (mounts.shims) args.push("--ro-bind", mounts.shims, SHIMS);
+  args.push(...sealOptions(sandbox.network, sandbox.cwd ?? CONTAINER.app));
+  return args;
+}
+
+/** bwrap's options setting `env` inside the sandbox only (after clearing what bwrap itself runs with). */
+function environmentOptions(env: NodeJS.ProcessEnv): string[] {
+  const args = ["--clearenv"];
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined && settable(name, value)) args.push("--setenv", name, value);
+  }
   return args;
 }
 
@@ -161,10 +205,7 @@ export function runInTrial(
   command: readonly string[],
   options: { env: NodeJS.ProcessEnv; timeoutMs: number; signal?: AbortSignal; maxOutputChars?: number },
 ): Promise<ScriptOutcome> {
-  const args = [...sandboxOptions(mounts, sandbox), "--clearenv"];
-  for (const [name, value] of Object.entries(options.env)) {
-    if (value !== undefined && settable(name, value)) args.push("--setenv", name, value);
-  }
+  const args = [...sandboxOptions(mounts, sandbox), ...environmentOptions(options.env)];
   const fd3 = Buffer.from(args.map((a) => `${a}\0`).join(""));
   return runScript([trialBwrap(), "--args", "3", "--", ...command], {
     env: {},
@@ -175,13 +216,36 @@ export function runInTrial(
   });
 }
 
-/** The environment of a task script: the child-process environment plus the EVAL_* names of the container paths. */
-export function scriptEnvironment(base: NodeJS.ProcessEnv, extra: Readonly<Record<string, string>>): NodeJS.ProcessEnv {
+/**
+ * Crow's own settings and the provider's endpoint are the agent's business, not a task script's (the child-process
+ * policy has already left out every secret).
+ */
+function isCrowsOwn(key: string): boolean {
+  return key.startsWith("OPENAI_") || key.startsWith("CROW_");
+}
+
+/** The child-process environment a task script starts from: the agent's, without Crow's own settings. */
+export function scriptBase(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(childProcessEnvironment())) if (!isCrowsOwn(key)) env[key] = value;
+  return env;
+}
+
+/**
+ * The environment of a task script: the child-process environment (`base`), HOME and TMPDIR as the sandbox has them,
+ * `extra` (the task's), the shims' directory first on PATH for a python image, and the EVAL_* names of the container
+ * paths.
+ */
+export function scriptEnvironment(
+  base: NodeJS.ProcessEnv,
+  extra: Readonly<Record<string, string>>,
+  options: { shims?: boolean } = {},
+): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...base, HOME: homedir(), TMPDIR: "/tmp", ...extra };
+  // A python image's `python` and `pip` come first, as its /usr/local/bin does.
+  if (options.shims) env.PATH = env.PATH ? `${SHIMS}:${env.PATH}` : SHIMS;
   return {
-    ...base,
-    HOME: homedir(),
-    TMPDIR: "/tmp",
-    ...extra,
+    ...env,
     EVAL_APP_DIR: CONTAINER.app,
     EVAL_TESTS_DIR: CONTAINER.tests,
     EVAL_LOGS_DIR: CONTAINER.logs,

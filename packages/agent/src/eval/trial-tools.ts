@@ -22,6 +22,8 @@ export interface TrialToolsOptions {
   env: Readonly<Record<string, string>>;
   /** Where the shell starts (a directory inside /app). */
   workdir: string;
+  /** A directory put first on the shell's PATH (a python image's `python` and `pip`). */
+  pathPrefix?: string;
 }
 
 /** The refusal a web tool call gets in a trial of a task without internet. */
@@ -37,17 +39,18 @@ function quoted(value: string): string {
 }
 
 /** The shell lines that give the agent's shell the task's environment and working directory (/app or its WORKDIR). */
-export function shellPreamble(env: Readonly<Record<string, string>>, workdir: string): string {
+export function shellPreamble(env: Readonly<Record<string, string>>, workdir: string, pathPrefix?: string): string {
   const lines = Object.entries(env)
     .filter(([name]) => /^[A-Za-z_]\w*$/.test(name))
     .map(([name, value]) => `export ${name}=${quoted(value)}`);
+  if (pathPrefix) lines.push(`export PATH=${quoted(pathPrefix)}:"$PATH"`);
   // Always: the shell itself starts in the workspace's host path; the task's paths are the container's.
   lines.push(`cd ${quoted(workdir)}`);
   return lines.join("\n");
 }
 
 function adjusted(tools: ToolSet, options: TrialToolsOptions): ToolSet {
-  const preamble = shellPreamble(options.env, options.workdir);
+  const preamble = shellPreamble(options.env, options.workdir, options.pathPrefix);
   let shellReady = false;
   const resolve = (name: string): ResolvedTool | undefined => {
     const resolved = tools.resolve(name);

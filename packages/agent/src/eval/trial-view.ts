@@ -10,7 +10,7 @@
  * /data…) and file. /tmp, /run, /dev and /proc are the sandbox's own. A path the trial itself needs (its workspace,
  * the terminal's directory under the temporary directory) keeps its ancestors: only their other entries go.
  */
-import { type Dirent, readdirSync, realpathSync } from "node:fs";
+import { accessSync, constants, type Dirent, readdirSync, realpathSync } from "node:fs";
 import path from "node:path";
 
 /** Top-level entries shown (read-only) or the sandbox's own (proc, dev, tmp, run). */
@@ -80,4 +80,38 @@ export function realOrSelf(entry: string): string {
   } catch {
     return entry;
   }
+}
+
+/** Where a trial finds the commands an image would have and the host lacks (python images' `python`, `pip`). */
+export const SHIMS = "/.crow-eval/bin";
+
+/**
+ * The commands a Python image has that a Debian host may lack — `python` and `pip` — as links to the first `python3`
+ * and `pip3` on `PATH` that a trial sees (not one under a home it does not: a pyenv there is out of view).
+ */
+export function pythonShims(searchPath: string | undefined): Array<{ name: string; target: string }> {
+  const unseen = unseenHostPaths([]);
+  const visible = (dir: string) => !unseen.some((u) => dir === u || dir.startsWith(`${u}/`));
+  const find = (command: string) => {
+    for (const dir of (searchPath ?? "").split(":")) {
+      if (!path.isAbsolute(dir) || !visible(realOrSelf(dir))) continue;
+      const candidate = path.join(dir, command);
+      try {
+        accessSync(candidate, constants.X_OK);
+        return candidate;
+      } catch {
+        // Not here.
+      }
+    }
+    return undefined;
+  };
+  const shims: Array<{ name: string; target: string }> = [];
+  for (const [name, command] of [
+    ["python", "python3"],
+    ["pip", "pip3"],
+  ] as const) {
+    const target = find(command);
+    if (target) shims.push({ name, target });
+  }
+  return shims;
 }

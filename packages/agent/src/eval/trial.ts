@@ -22,7 +22,7 @@ import { SetupError, setUpWorkspace, workdirOf } from "./setup.js";
 import type { EvalTask } from "./suite.js";
 import { CONTAINER, runInTrial } from "./trial-sandbox.js";
 import { trialTools } from "./trial-tools.js";
-import { realOrSelf, unseenHostPaths } from "./trial-view.js";
+import { realOrSelf, SHIMS, unseenHostPaths } from "./trial-view.js";
 import type { Variant } from "./variants.js";
 import { PASS_REWARD, verify } from "./verify.js";
 import { createTrialWorkspace, type TrialWorkspace } from "./workspace.js";
@@ -87,7 +87,11 @@ function agentPolicy(policy: SandboxPolicy, task: EvalTask, workspace: TrialWork
     ...policy,
     hidden: [...(policy.hidden ?? []), ...workspace.hidden, ...unseenHostPaths(keep)],
     network: policy.network && task.allowInternet,
-    binds: [...(policy.binds ?? []), { source: workspace.app, target: CONTAINER.app }],
+    binds: [
+      ...(policy.binds ?? []),
+      { source: workspace.app, target: CONTAINER.app },
+      ...(workspace.shims ? [{ source: workspace.shims, target: SHIMS }] : []),
+    ],
   };
 }
 
@@ -119,6 +123,7 @@ async function runAgent(
       allowInternet: task.allowInternet,
       env: { ...(task.docker?.ok ? task.docker.env : {}), ...task.env.environment },
       workdir: workdirOf(task),
+      ...(workspace.shims ? { pathPrefix: SHIMS } : {}),
     }),
     ...(variant.model ? { model: variant.model } : {}),
     ...(rendered ? { systemPrompt: rendered.text } : {}),
