@@ -4,6 +4,7 @@
  * shown by `report --trial`.
  */
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -22,6 +23,9 @@ function trialOf(stdout: string): { details?: Record<string, unknown> } {
   assert.ok(line, stdout);
   return JSON.parse(line);
 }
+
+const REWARD_IF = (check: string) =>
+  `#!/bin/bash\nif ${check}; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n`;
 
 async function files(dir: string, content: Record<string, string>): Promise<void> {
   for (const [file, text] of Object.entries(content)) {
@@ -177,5 +181,34 @@ mkdir /tests/build && cp /tests/input.txt /tests/build/ && echo changed >> /test
     } finally {
       for (const dir of planted) await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  test("COPY with wildcards and ADD of a local tar archive do what Docker does", async () => {
+    const suite = path.join(suites, "copy-forms");
+    const task = path.join(suite, "forms");
+    await files(task, {
+      "instruction.md": "Nothing.\n",
+      "environment/Dockerfile":
+        "FROM ubuntu:24.04\nWORKDIR /app\nCOPY src/*.py ./py/\nADD data.tar.gz /app/data/\nADD src/c.txt /app/c.txt\n",
+      "environment/src/a.py": "a\n",
+      "environment/src/b.py": "b\n",
+      "environment/src/c.txt": "c\n",
+      "environment/archive/inner/x.txt": "x\n",
+      "solution/solve.sh": "true\n",
+      "tests/test.sh": REWARD_IF(
+        '[ -f /app/py/a.py ] && [ -f /app/py/b.py ] && [ ! -e /app/py/c.txt ] && [ "$(cat /app/data/inner/x.txt)" = x ] && [ -f /app/c.txt ] && [ ! -e /app/data.tar.gz ]',
+      ),
+    });
+    execFileSync("tar", [
+      "-czf",
+      path.join(task, "environment", "data.tar.gz"),
+      "-C",
+      path.join(task, "environment", "archive"),
+      "inner",
+    ]);
+    await rm(path.join(task, "environment", "archive"), { recursive: true });
+    const result = await runEval(["run", suite, "--oracle", "--json"], { mockUrl: mock.url, home });
+    assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
+    assert.match(result.stdout, /"passed":true/);
   });
 });

@@ -18,7 +18,7 @@ import { CONTAINER, scriptBase } from "./trial-sandbox.js";
 import { pythonShims } from "./trial-view.js";
 
 export type DockerStep =
-  | { kind: "copy"; sources: string[]; dest: string }
+  | { kind: "copy"; sources: string[]; dest: string /** ADD: a local tar archive is unpacked. */; add?: true }
   | { kind: "run"; command: string; cwd: string; env: Record<string, string> };
 
 /** What setup does for a task with a Dockerfile, or why it cannot. */
@@ -206,7 +206,8 @@ export function planDockerfile(text: string): DockerPlan {
         if (!inApp(target)) return needs(`${op} to ${target}, outside /app`);
         if (paths.some((p) => path.posix.normalize(p).startsWith("..")))
           return needs(`${op} from outside environment/`);
-        steps.push({ kind: "copy", sources: paths, dest: dest.endsWith("/") ? `${target}/` : target });
+        const to = dest.endsWith("/") ? `${target}/` : target;
+        steps.push({ kind: "copy", sources: paths, dest: to, ...(op === "ADD" ? { add: true as const } : {}) });
         emulated.push(line);
         break;
       }

@@ -36,29 +36,37 @@ const ENVIRONMENT = `${STAGE}/environment`;
 const CP = "cp -R -P --preserve=mode,timestamps --remove-destination --";
 
 /**
- * Docker's COPY, in bash: `$1` the destination, `$2` 1 when it is a directory whatever exists (it ends in `/`, or
- * several sources), then the sources (relative to environment/). A directory's content goes into the destination
- * (environment/'s own Dockerfile left out); a file goes to the destination, or into it when that is a directory.
+ * Docker's COPY and ADD, in bash: `$1` the destination, `$2` 1 when it is a directory whatever exists (it ends in `/`,
+ * or several sources), `$3` 1 for ADD, then the sources (relative to environment/, wildcards as Docker's). A
+ * directory's content goes into the destination (environment/'s own Dockerfile left out); a file goes to the
+ * destination, or into it when that is a directory; ADD unpacks a local tar archive (compressed or not: tar tells by
+ * the content, as Docker does) into the destination instead.
  */
 const COPY_SCRIPT = `set -e
-dest=$1; into=$2; shift 2
+shopt -s nullglob dotglob
+dest=$1; into=$2; add=$3; shift 3
 for s in "$@"; do
-  from=${ENVIRONMENT}/$s
-  if [ ! -e "$from" ] && [ ! -L "$from" ]; then echo "Dockerfile COPY: $s is not in environment/" >&2; exit 3; fi
-  if [ -d "$from" ]; then
-    mkdir -p -- "$dest"
-    for f in "$from"/* "$from"/.[!.]* "$from"/..?*; do
-      if [ ! -e "$f" ] && [ ! -L "$f" ]; then continue; fi
-      if [ "$f" -ef ${ENVIRONMENT}/Dockerfile ]; then continue; fi
-      ${CP} "$f" "$dest/"
-    done
-  elif [ "$into" = 1 ] || [ -d "$dest" ]; then
-    mkdir -p -- "$dest"
-    ${CP} "$from" "$dest/"
-  else
-    mkdir -p -- "$(dirname -- "$dest")"
-    ${CP} "$from" "$dest"
-  fi
+  IFS= ; matches=(${ENVIRONMENT}/$s); unset IFS
+  if [ "\${#matches[@]}" = 0 ]; then echo "Dockerfile COPY: $s is not in environment/" >&2; exit 3; fi
+  [ "\${#matches[@]}" -gt 1 ] && into=1
+  for from in "\${matches[@]}"; do
+    if [ -d "$from" ]; then
+      mkdir -p -- "$dest"
+      for f in "$from"/*; do
+        if [ "$f" -ef ${ENVIRONMENT}/Dockerfile ]; then continue; fi
+        ${CP} "$f" "$dest/"
+      done
+    elif [ "$add" = 1 ] && [ -f "$from" ] && tar -tf "$from" >/dev/null 2>&1; then
+      mkdir -p -- "$dest"
+      tar -xf "$from" -C "$dest" --no-same-owner
+    elif [ "$into" = 1 ] || [ -d "$dest" ]; then
+      mkdir -p -- "$dest"
+      ${CP} "$from" "$dest/"
+    else
+      mkdir -p -- "$(dirname -- "$dest")"
+      ${CP} "$from" "$dest"
+    fi
+  done
 done`;
 
 /** How one setup step runs in the trial's sandbox, and how it is shown in the output. */
@@ -73,8 +81,8 @@ function inSandbox(
       const into = step.dest.endsWith("/") || step.sources.length > 1 ? "1" : "0";
       return {
         sandbox: { ...base, network: false, staged: { environment: environmentDir } },
-        command: ["bash", "-c", COPY_SCRIPT, "copy", step.dest, into, ...step.sources],
-        shown: `COPY ${step.sources.join(" ")} ${step.dest}`,
+        command: ["bash", "-c", COPY_SCRIPT, "copy", step.dest, into, step.add ? "1" : "0", ...step.sources],
+        shown: `${step.add ? "ADD" : "COPY"} ${step.sources.join(" ")} ${step.dest}`,
         env: {},
       };
     }
