@@ -113,4 +113,46 @@ describe("crow eval: what stands in for a task's image", () => {
     if (npm) assert.doesNotMatch(result.stderr, /npm: skipped/, "npm is a command here, though dpkg has no npm");
     assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
   });
+
+  test("CROW_EVAL_EXPOSE shows a tool out of view to every trial, read-only; a bad entry stops the run, named", async () => {
+    // Under /var/tmp, which trials do not see (a home would do as well; here the home is Crow's, hidden whatever).
+    const tools = path.join(suites, "tools");
+    await mkdir(path.join(tools, "bin"), { recursive: true });
+    await writeFile(path.join(tools, "bin", "crow-eval-hello"), "#!/bin/sh\necho hello from the home\n");
+    await chmod(path.join(tools, "bin", "crow-eval-hello"), 0o755);
+    const suite = path.join(suites, "exposed");
+    await files(path.join(suite, "hello"), {
+      "instruction.md": "Say hello.\n",
+      "solution/solve.sh": "crow-eval-hello > /app/said.txt\n",
+      "tests/test.sh": REWARD_IF(
+        `[ "$(crow-eval-hello)" = "hello from the home" ] && ! touch ${tools}/written 2>/dev/null`,
+      ),
+    });
+    const env = { PATH: `${tools}/bin:${process.env.PATH ?? ""}` };
+    const hidden = await runEval(["run", suite, "--oracle", "--json"], { mockUrl: mock.url, home, env });
+    assert.match(hidden.stdout, /"passed":false/, "without it the home's tools are out of view");
+    const shown = await runEval(["run", suite, "--oracle", "--json"], {
+      mockUrl: mock.url,
+      home,
+      env: { ...env, CROW_EVAL_EXPOSE: tools },
+    });
+    assert.equal(shown.code, 0, `${shown.stdout}\n${shown.stderr}`);
+    assert.match(shown.stdout, /"passed":true/);
+    mock.script(reply().toolCall("terminal", { command: "crow-eval-hello" }), reply().text("Done."));
+    const agent = await runEval(["run", suite, "--json"], {
+      mockUrl: mock.url,
+      home,
+      env: { ...env, CROW_EVAL_EXPOSE: tools },
+    });
+    assert.equal(agent.code, 0, agent.stderr);
+    mock.assertDone();
+    assert.match(toolResults(mock.requests.at(-1))[0] ?? "", /hello from the home/);
+    const bad = await runEval(["run", suite, "--oracle"], {
+      mockUrl: mock.url,
+      home,
+      env: { CROW_EVAL_EXPOSE: "relative/dir" },
+    });
+    assert.equal(bad.code, 2, bad.stderr);
+    assert.match(bad.stderr, /CROW_EVAL_EXPOSE entry relative\/dir is not an absolute path/);
+  });
 });

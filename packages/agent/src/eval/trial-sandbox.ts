@@ -25,7 +25,7 @@ import { hostRootArgs, sandboxAvailability } from "@crow/mcp/sandbox";
 import type { AgentConfig } from "../config/index.js";
 import { childProcessEnvironment } from "../tools/child-env.js";
 import { runScript, type ScriptOutcome } from "./script.js";
-import { realOrSelf, SHIMS, unseenHostPaths } from "./trial-view.js";
+import { ExposeError, exposedPaths, realOrSelf, SHIMS, unseenHostPaths } from "./trial-view.js";
 
 /** Which script runs: each sees only its own paths. */
 export type TrialPhase = "setup" | "solution" | "verifier";
@@ -127,6 +127,8 @@ function viewOptions(hidden: readonly string[]): string[] {
   // The home exists, empty, as an image's would.
   const home = homedir();
   if (path.isAbsolute(home) && home !== "/") args.push("--tmpfs", home);
+  // What the user exposes (CROW_EVAL_EXPOSE), even inside the home; what is hidden stays hidden.
+  for (const exposed of exposedPaths()) args.push("--ro-bind", exposed, exposed);
   args.push(...hiddenArgs(hidden.filter((entry) => !alreadyUnseen(realOrSelf(entry), unseen))));
   return args;
 }
@@ -259,5 +261,11 @@ export function scriptEnvironment(
  */
 export function evalConfig(config: AgentConfig): AgentConfig {
   trialBwrap();
+  try {
+    exposedPaths();
+  } catch (error) {
+    if (error instanceof ExposeError) throw new TrialSandboxError(`crow eval: ${error.message}`);
+    throw error;
+  }
   return { ...config, sandbox: { ...config.sandbox, enabled: "required" } };
 }

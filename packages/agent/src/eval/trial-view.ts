@@ -51,9 +51,10 @@ function leadsTo(dir: string, target: string): boolean {
 /**
  * The host paths a trial must not see (absolute; directories and files, never links — a link's target is judged
  * where it lies). `keep`: absolute paths that must stay reachable (an ancestor of one is descended into, and only
- * its other entries are listed).
+ * its other entries are listed); {@link exposedPaths} are kept too.
  */
 export function unseenHostPaths(keep: readonly string[]): string[] {
+  keep = [...keep, ...exposedPaths()];
   const unseen: string[] = [];
   const walk = (dir: string, shown: (name: string) => boolean) => {
     for (const entry of entries(dir)) {
@@ -114,4 +115,31 @@ export function pythonShims(searchPath: string | undefined): Array<{ name: strin
     if (target) shims.push({ name, target });
   }
   return shims;
+}
+
+/** The variable naming host paths every trial sees besides the system directories. */
+export const EXPOSE_VARIABLE = "CROW_EVAL_EXPOSE";
+
+/** A `CROW_EVAL_EXPOSE` entry that cannot be shown; the message says which and what to do. */
+export class ExposeError extends Error {
+  override name = "ExposeError";
+}
+
+/**
+ * `CROW_EVAL_EXPOSE`: colon-separated absolute paths shown read-only in every trial (its scripts, the agent's shell)
+ * besides the system directories — a Python under the home (`~/.pyenv`, uv's `~/.local/share/uv`) that tasks need.
+ * Real paths; throws {@link ExposeError} for an entry that is not absolute or does not exist.
+ */
+export function exposedPaths(env: NodeJS.ProcessEnv = process.env): string[] {
+  const entries = (env[EXPOSE_VARIABLE] ?? "").split(":").filter((entry) => entry !== "");
+  return entries.map((entry) => {
+    if (!path.isAbsolute(entry)) {
+      throw new ExposeError(`${EXPOSE_VARIABLE} entry ${entry} is not an absolute path: name it from /`);
+    }
+    try {
+      return realpathSync(entry);
+    } catch {
+      throw new ExposeError(`${EXPOSE_VARIABLE} entry ${entry} does not exist: fix or drop it`);
+    }
+  });
 }

@@ -22,7 +22,7 @@ import { SetupError, setUpWorkspace, workdirOf } from "./setup.js";
 import type { EvalTask } from "./suite.js";
 import { CONTAINER, runInTrial } from "./trial-sandbox.js";
 import { trialTools } from "./trial-tools.js";
-import { realOrSelf, SHIMS, unseenHostPaths } from "./trial-view.js";
+import { exposedPaths, realOrSelf, SHIMS, unseenHostPaths } from "./trial-view.js";
 import type { Variant } from "./variants.js";
 import { PASS_REWARD, verify } from "./verify.js";
 import { createTrialWorkspace, type TrialWorkspace } from "./workspace.js";
@@ -91,6 +91,8 @@ function agentPolicy(policy: SandboxPolicy, task: EvalTask, workspace: TrialWork
       ...(policy.binds ?? []),
       { source: workspace.app, target: CONTAINER.app },
       ...(workspace.shims ? [{ source: workspace.shims, target: SHIMS }] : []),
+      // CROW_EVAL_EXPOSE: read-only (not inside a writable root), also under /tmp, which the shell has private.
+      ...exposedPaths().map((exposed) => ({ source: exposed, target: exposed })),
     ],
   };
 }
