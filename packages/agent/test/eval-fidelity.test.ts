@@ -112,7 +112,7 @@ mkdir /tests/build && cp /tests/input.txt /tests/build/ && echo changed >> /test
     );
   });
 
-  test("the agent's shell starts in /app, and the prompt template's workspace is /app", async () => {
+  test("the agent's shell and file tools start in /app, and the prompt template's workspace is /app", async () => {
     const suite = path.join(suites, "starts-in-app");
     await files(path.join(suite, "pwd"), {
       "instruction.md": "Say where you are.\n",
@@ -120,12 +120,21 @@ mkdir /tests/build && cp /tests/input.txt /tests/build/ && echo changed >> /test
     });
     const prompt = path.join(suites, "prompt.md");
     await writeFile(prompt, "You work in {{ workspace }}.\n");
-    mock.script(reply().toolCall("terminal", { command: "pwd" }), reply().text("Done."));
+    mock.script(
+      reply().toolCall("terminal", { command: "pwd" }),
+      reply().toolCall("write", { file_path: "relative.txt", content: "written relative\n" }),
+      reply().toolCall("read", { file_path: "relative.txt" }),
+      reply().toolCall("terminal", { command: "cat /app/relative.txt" }),
+      reply().text("Done."),
+    );
     const result = await runEval(["run", suite, "--prompt", prompt, "--json"], { mockUrl: mock.url, home });
     assert.equal(result.code, 0, result.stderr);
     mock.assertDone();
-    const [pwd] = toolResults(mock.requests.at(-1));
+    const [pwd, , read, cat] = toolResults(mock.requests.at(-1));
     assert.match(pwd ?? "", /^\/app$/m);
+    // The file tools' relative paths are the shell's: /app.
+    assert.match(read ?? "", /written relative/);
+    assert.match(cat ?? "", /^written relative$/m);
     assert.match(String(mock.requests.at(-1)?.body.messages[0]?.content), /^You work in \/app\.$/m);
   });
 

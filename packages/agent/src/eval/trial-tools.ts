@@ -8,8 +8,14 @@
  *   shell starts in /app (the Dockerfile's `WORKDIR` when it sets one), not the workspace's host path: before the first terminal command of the session (and before a
  *   `reset`, which starts a fresh shell) a preamble exports them, unseen by the model. A shell the model exits starts
  *   again without them, as a container's `docker exec` would not — the one difference.
+ * - The file tools (read, write, edit) take a relative `file_path` from the same directory (elsewhere Crow asks for
+ *   absolute paths; in a trial the container's working directory is known).
  */
+import path from "node:path";
 import type { ResolvedTool, ToolRunContext, ToolSet, ToolSetFactory } from "@crow/core";
+
+/** The file tools, whose `file_path` is resolved from the trial's working directory when relative. */
+const FILE_TOOLS = new Set(["read", "write", "edit"]);
 
 /** The tools that reach the network from outside the sandbox. */
 const WEB_TOOLS = new Set(["web_fetch", "web_search"]);
@@ -58,6 +64,23 @@ function adjusted(tools: ToolSet, options: TrialToolsOptions): ToolSet {
     const tool = resolved.definition.function.name;
     if (!options.allowInternet && WEB_TOOLS.has(tool)) {
       return { ...resolved, run: async () => ({ content: offlineRefusal(tool, options.task), isError: true }) };
+    }
+    if (FILE_TOOLS.has(tool)) {
+      // A relative file_path is the container's: from the shell's starting directory (/app or WORKDIR), as in
+      // Harbor's container, not refused with the workspace's host path as the hint.
+      return {
+        ...resolved,
+        run: (call, context) => {
+          const file = call.args.file_path;
+          if (typeof file !== "string" || file.trim() === "" || path.posix.isAbsolute(file)) {
+            return resolved.run(call, context);
+          }
+          return resolved.run(
+            { ...call, args: { ...call.args, file_path: path.posix.resolve(options.workdir, file) } },
+            context,
+          );
+        },
+      };
     }
     if (tool !== "terminal") return resolved;
     return {
