@@ -144,7 +144,7 @@ CMD ["bash"]
     assert.equal(plan.workdir, "/app");
     assert.deepEqual(plan.steps, [
       { kind: "copy", sources: ["inputs/"], dest: "/app/" },
-      { kind: "copy", sources: ["data.txt"], dest: "/app/sub/" },
+      { kind: "copy", sources: ["data.txt"], dest: "/app/sub/", add: true },
       {
         kind: "run",
         command: "python3 gen.py > out.txt",

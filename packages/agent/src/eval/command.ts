@@ -11,6 +11,7 @@ import { EvalUsageError } from "./stored-run.js";
 import { SuiteError } from "./suite.js";
 import { TomlError } from "./toml.js";
 import { TrialSandboxError } from "./trial-sandbox.js";
+import { ExposeError } from "./trial-view.js";
 import { VariantError } from "./variants.js";
 import { runEvalWorker, WORKER_HELP } from "./worker-command.js";
 
@@ -39,7 +40,7 @@ Each trial runs in a bubblewrap sandbox with Harbor's container paths (no image:
 $EVAL_SOLUTION_DIR name them. A Dockerfile in environment/ is emulated (WORKDIR, COPY, ENV, RUN), or the task
 is skipped as needing its image.`;
 
-const BAD_INPUT = [EvalUsageError, SuiteError, TomlError, VariantError, ConfigError, TrialSandboxError];
+const BAD_INPUT = [EvalUsageError, SuiteError, TomlError, VariantError, ConfigError, TrialSandboxError, ExposeError];
 
 /** `crow eval <args>`; resolves to the exit code. */
 export async function runEval(args: readonly string[]): Promise<number> {

@@ -3,18 +3,22 @@
  * building an image: `WORKDIR`, `COPY`/`ADD` of files of environment/ into /app, `ENV`/`ARG` (for later steps and every
  * phase's scripts), and `RUN` executed in the trial's sandbox (setup phase: /app writable, the host read-only, the
  * task's network). A package install in a `RUN` (`apt-get install`, `pip install`) cannot change the host: it counts
- * as satisfied when the host already has every package, and its `apt-get update`/cleanup is dropped with it.
+ * as satisfied when the trial already has every package — checked inside the trial's sandbox, with the environment
+ * the scripts get (the same python3, the same PATH): a Debian package by dpkg or by its command (`npm` from a vendor's
+ * nodejs), a pip package by the trial's python3 (an exact `==` pin too) — and its `apt-get update`/cleanup is dropped
+ * with it. A python image's trial gets `python` and `pip` (links to the host's python3 and pip3).
  *
  * Anything else — an image that is not a plain OS or language base, a multi-stage build, `USER`, `COPY --from`, a
  * URL `ADD`, files placed outside /app, a package the host lacks — means the task needs its image: the plan says
  * why, and the run skips the task with that reason rather than run it differently.
  */
-import { spawnSync } from "node:child_process";
 import path from "node:path";
-import { CONTAINER } from "./trial-sandbox.js";
+import { aptMissing, type CheckContext, pipMissing } from "./package-check.js";
+import { CONTAINER, scriptBase } from "./trial-sandbox.js";
+import { pythonShims } from "./trial-view.js";
 
 export type DockerStep =
-  | { kind: "copy"; sources: string[]; dest: string }
+  | { kind: "copy"; sources: string[]; dest: string /** ADD: a local tar archive is unpacked. */; add?: true }
   | { kind: "run"; command: string; cwd: string; env: Record<string, string> };
 
 /** What setup does for a task with a Dockerfile, or why it cannot. */
@@ -28,6 +32,8 @@ export type DockerPlan =
       workdir: string;
       /** The instructions applied, one line each (recorded with each trial). */
       emulated: string[];
+      /** FROM a python image: trials get its `python` and `pip` (trial-view.ts). */
+      python: boolean;
     }
   | { ok: false; reason: string };
 
@@ -38,6 +44,9 @@ export type DockerPlan =
  */
 const BASE_IMAGES =
   /^(?:(?:(?:docker\.io|index\.docker\.io|registry-1\.docker\.io|mirror\.gcr\.io|public\.ecr\.aws\/docker)\/)?(?:library\/)?(?:ubuntu|debian|python|node|buildpack-deps|golang|rust|gcc|openjdk|eclipse-temurin)|ghcr\.io\/laude-institute\/t-bench\/[\w.-]+)(?::[\w.-]+)?(?:@sha256:[0-9a-f]+)?$/;
+
+/** Python's images (Docker's official ones, Terminal-Bench's python-3-13): they have `python` and `pip`. */
+const PYTHON_IMAGE = /(?:^|\/)python[\w.-]*(?::[\w.-]+)?(?:@sha256:[0-9a-f]+)?$/;
 
 /** The instructions of a Dockerfile: continuation lines joined, comments and blank lines dropped. */
 export function dockerInstructions(text: string): Array<{ op: string; args: string }> {
@@ -92,26 +101,6 @@ function assignments(args: string): Array<[string, string]> {
   return pairs;
 }
 
-/** dpkg-query's format: the package's status (a dpkg field, not a JavaScript placeholder). */
-const DPKG_STATUS = ["-f=$", "{Status}"].join("");
-
-/** The named Debian packages that are not installed on the host. */
-function aptInstalled(names: readonly string[]): string[] {
-  return names.filter((name) => {
-    const query = spawnSync("dpkg-query", ["-W", DPKG_STATUS, name], { encoding: "utf8" });
-    return !(query.status === 0 && query.stdout.includes("install ok installed"));
-  });
-}
-
-/** The Python distributions that are missing on the host's python3. */
-function pipInstalled(names: readonly string[]): string[] {
-  const script =
-    "import sys, importlib.metadata as m\nfor n in sys.argv[1:]:\n  try: m.version(n)\n  except Exception: print(n)";
-  const query = spawnSync("python3", ["-c", script, ...names], { encoding: "utf8" });
-  if (query.status !== 0) return [...names];
-  return query.stdout.split("\n").filter((n) => n !== "");
-}
-
 const PACKAGE_NOOP =
   /^(?:(?:sudo\s+)?apt(?:-get)?\s+(?:update|clean|autoclean|autoremove|upgrade)\b.*|rm\s+-rf?\s+\/var\/lib\/apt\/lists\S*\s*|pip3?\s+install\s+(?:-U\s+|--upgrade\s+)pip\s*)$/;
 const APT_INSTALL = /^(?:\w+=\S+\s+)*(?:sudo\s+)?apt(?:-get)?\s+install\s+(.*)$/;
@@ -121,7 +110,7 @@ const PIP_INSTALL = /^(?:python3?\s+-m\s+)?(?:uv\s+)?pip3?\s+install\s+(.*)$/;
  * A RUN command without its package installs, or why the host cannot stand in for them. Only `&&`-chained commands
  * are looked at; a package install elsewhere in a command runs as written (and fails on the read-only host).
  */
-function withoutPackages(command: string): { command: string } | { reason: string } {
+function withoutPackages(command: string, context: CheckContext): { command: string } | { reason: string } {
   const kept: string[] = [];
   for (const part of command.split(/\s*&&\s*/)) {
     const segment = part.trim();
@@ -130,16 +119,28 @@ function withoutPackages(command: string): { command: string } | { reason: strin
     const pip = PIP_INSTALL.exec(segment);
     const named = (apt ?? pip)?.[1];
     if (named !== undefined) {
-      const names = named
-        .split(/\s+/)
-        .filter((w) => w !== "" && !w.startsWith("-"))
-        .map((w) => w.replace(/(?:[=<>!~]=?|\[).*$/, ""));
-      if (pip && names.some((n) => n.includes("/") || n.endsWith(".txt"))) {
+      const words = named.split(/\s+/).filter((w) => w !== "" && !w.startsWith("-"));
+      if (pip && words.some((n) => n.includes("/") || n.endsWith(".txt"))) {
         return { reason: `RUN ${segment}: installs from files, not named packages` };
       }
-      const missing = apt ? aptInstalled(names) : pipInstalled(names);
-      if (missing.length > 0)
-        return { reason: `${apt ? "apt" : "pip"} package(s) not on this host: ${missing.join(", ")}` };
+      // apt: `name=version` is not judged (the host's version stands in); pip: an exact `==` pin is.
+      const unquoted = words.map((w) => w.replace(/^["']|["']$/g, ""));
+      const missing = apt
+        ? aptMissing(
+            unquoted.map((w) => w.replace(/[=:].*$/, "")),
+            context,
+          )
+        : pipMissing(
+            unquoted.map((w) => {
+              const exact = /^([\w.-]+)(?:\[[^\]]*\])?==([\w.+!-]+)$/.exec(w);
+              return exact ? `${exact[1]}==${exact[2]}` : w.replace(/(?:[=<>!~]=?|\[|;).*$/, "");
+            }),
+            context,
+          );
+      if (missing.length > 0) {
+        const where = apt ? "apt package(s) not on this host" : "pip package(s) not in the trial's python3";
+        return { reason: `${where}: ${missing.join(", ")}` };
+      }
       continue;
     }
     kept.push(segment);
@@ -160,6 +161,7 @@ export function planDockerfile(text: string): DockerPlan {
   const emulated: string[] = [];
   let workdir = "/";
   let from = 0;
+  let python = false;
   const needs = (reason: string): DockerPlan => ({ ok: false, reason: `needs the image: ${reason}` });
   for (const { op, args: rest } of dockerInstructions(text)) {
     const line = `${op} ${rest}`;
@@ -170,7 +172,10 @@ export function planDockerfile(text: string): DockerPlan {
         const [image = "", ...more] = words(expanded).filter((w) => !w.startsWith("--"));
         if (from > 1 || more.length > 0) return needs("a multi-stage build");
         if (!BASE_IMAGES.test(image)) return needs(`FROM ${image} is not a plain OS or language base image`);
-        emulated.push(`${line} (the host's tools)`);
+        python = PYTHON_IMAGE.test(image);
+        const shims = python ? pythonShims(scriptBase().PATH) : [];
+        const shown = shims.map((s) => `${s.name} → ${s.target}`).join(", ");
+        emulated.push(`${line} (the host's tools${shims.length > 0 ? `; ${shown}` : ""})`);
         break;
       }
       case "WORKDIR": {
@@ -201,7 +206,8 @@ export function planDockerfile(text: string): DockerPlan {
         if (!inApp(target)) return needs(`${op} to ${target}, outside /app`);
         if (paths.some((p) => path.posix.normalize(p).startsWith("..")))
           return needs(`${op} from outside environment/`);
-        steps.push({ kind: "copy", sources: paths, dest: dest.endsWith("/") ? `${target}/` : target });
+        const to = dest.endsWith("/") ? `${target}/` : target;
+        steps.push({ kind: "copy", sources: paths, dest: to, ...(op === "ADD" ? { add: true as const } : {}) });
         emulated.push(line);
         break;
       }
@@ -209,7 +215,7 @@ export function planDockerfile(text: string): DockerPlan {
         if (rest.startsWith("--")) return needs(`RUN with options (${rest.split(/\s/)[0]})`);
         const form = words(rest);
         const command = rest.startsWith("[") ? form.map((w) => `'${w.replaceAll("'", "'\\''")}'`).join(" ") : rest;
-        const stripped = withoutPackages(command);
+        const stripped = withoutPackages(command, { env: { ...args, ...env }, python });
         if ("reason" in stripped) return needs(stripped.reason);
         if (stripped.command !== "") {
           steps.push({ kind: "run", command: stripped.command, cwd: workdir, env: { ...args, ...env } });
@@ -236,5 +242,5 @@ export function planDockerfile(text: string): DockerPlan {
         return needs(`${op} cannot be reproduced without the image`);
     }
   }
-  return { ok: true, steps, env, workdir: inApp(workdir) ? workdir : CONTAINER.app, emulated };
+  return { ok: true, steps, env, workdir: inApp(workdir) ? workdir : CONTAINER.app, emulated, python };
 }

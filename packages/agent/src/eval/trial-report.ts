@@ -37,7 +37,7 @@ export function renderTrial(trial: EvalTrialRecord): string {
   }
   if (d?.attempt) lines.push(`- attempt ${d.attempt.number} on ${d.attempt.worker}`);
   if (d?.emulated) lines.push(`- environment emulated from its Dockerfile: ${d.emulated.join(" · ")}`);
-  return `${lines.join("\n")}\n${fenced("verifier output (tests/test.sh)", d?.verifierOutput)}${fenced("solver output (solve.sh or the Dockerfile's RUN steps)", d?.solverOutput)}`;
+  return `${lines.join("\n")}\n${fenced("verifier output (tests/test.sh)", d?.verifierOutput)}${fenced("setup output (the Dockerfile's steps)", d?.setupOutput)}${fenced("solver output (solve.sh)", d?.solverOutput)}`;
 }
 
 /**

@@ -3,23 +3,29 @@
  * solution/solve.sh, tests/test.sh) runs in a bubblewrap sandbox of its own that shows
  *
  *   /app              the trial's workspace (writable; the cwd)
- *   /tests            the task's tests/, read-only — verifier only
+ *   /tests            a fresh, writable copy of the task's tests/ for each verifier run — verifier only
  *   /solution         the task's solution/, read-only — oracle only
  *   /logs/agent       writable (setup, oracle and verifier)
  *   /logs/verifier    writable by the verifier only (read-only, empty, for the oracle)
  *
- * over a read-only view of the host (its tools are what the task gets: there is no image), with a fresh /tmp, an
- * empty home, an empty /run (no host service sockets), the suite's own directory and Crow's home hidden, its own
+ * over a read-only view of the host's system directories only (its tools are what the task gets: there is no image;
+ * trial-view.ts says which: no home, no other project or suite), with a fresh /tmp, an empty home, an empty /run (no host service sockets), the suite's own directory and Crow's home hidden, its own
  * PID and IPC namespaces, no network unless the task allows it, and — when run as root — no capabilities, so that
- * `apt-get install` or a write outside these paths fails instead of changing the host. When the script exits, bwrap
+ * `apt-get install` or a write outside these paths fails instead of changing the host. The script's variables are set
+ * inside the sandbox only: bwrap itself runs with an empty environment, so a task's `LD_PRELOAD` (or any loader or
+ * shell start-up variable) is never loaded by a host process. When the script exits, bwrap
  * (the namespace's init) exits and the kernel kills everything it left running: nothing outlives its phase to
  * rewrite the reward.
  */
+import { spawnSync } from "node:child_process";
 import { realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { hostRootArgs, sandboxAvailability } from "@crow/mcp/sandbox";
 import type { AgentConfig } from "../config/index.js";
+import { childProcessEnvironment } from "../tools/child-env.js";
+import { runScript, type ScriptOutcome } from "./script.js";
+import { ExposeError, exposedPaths, realOrSelf, SHIMS, unseenHostPaths } from "./trial-view.js";
 
 /** Which script runs: each sees only its own paths. */
 export type TrialPhase = "setup" | "solution" | "verifier";
@@ -29,8 +35,12 @@ export interface TrialMounts {
   app: string;
   /** The trial's logs/, holding agent/ and verifier/. */
   logs: string;
-  /** The task's tests/ (bound for the verifier only). */
+  /** The task's tests/ (copied for the verifier only). */
   tests: string;
+  /** The verifier's /tests: a fresh copy of {@link tests} for each verifier run, writable. */
+  testsCopy: string;
+  /** Links to the commands a python image has (trial-view.ts), shown at {@link SHIMS}; none for other images. */
+  shims?: string;
   /** The task's solution/ (bound for the oracle only). */
   solution: string;
   /** Host paths no script may see (the suite directory, Crow's home). */
@@ -55,9 +65,23 @@ export function trialBwrap(): string {
   return available.bwrap;
 }
 
-/** The host's `/` read-only, rebuilt on a tmpfs so that the container paths can be created on it. */
-function rootArgs(): string[] {
-  return hostRootArgs(new Set(["proc", "dev", "tmp", "run", "app", "tests", "logs", "solution"]));
+/** The container paths and the sandbox's own directories: never the host's, whatever it has there. */
+const OWN_ROOT = ["proc", "dev", "tmp", "run", "app", "tests", "logs", "solution"];
+
+/**
+ * The host's `/` as a trial sees it, rebuilt on a tmpfs (so the container paths can be created on it): its system
+ * directories read-only, the rest left out (trial-view.ts) — top-level entries not there at all, deeper ones (of
+ * /var) empty.
+ */
+function rootArgs(unseen: readonly string[]): string[] {
+  const top = unseen.filter((p) => path.dirname(p) === "/").map((p) => p.slice(1));
+  const deeper = unseen.filter((p) => path.dirname(p) !== "/");
+  return [...hostRootArgs(new Set([...OWN_ROOT, ...top])), ...hiddenArgs(deeper)];
+}
+
+/** Whether `entry` lies in one of `unseen` (already out of view: hiding it again would make its parents appear). */
+function alreadyUnseen(entry: string, unseen: readonly string[]): boolean {
+  return unseen.some((dir) => entry === dir || entry.startsWith(`${dir}/`));
 }
 
 /** A directory becomes an empty one, a file /dev/null; what does not exist needs nothing. */
@@ -81,36 +105,149 @@ export interface ScriptSandbox {
   network: boolean;
   /** Where the script starts, as the sandbox sees it (default /app). */
   cwd?: string;
+  /** Host directories shown read-only under {@link STAGE} (what setup's COPY and the verifier's /tests copy from). */
+  staged?: Readonly<Record<string, string>>;
 }
 
-/** The argv prefix (bwrap and its arguments, up to `--`) that confines one script of a trial. */
-export function trialSandboxArgs(mounts: TrialMounts, sandbox: ScriptSandbox): string[] {
-  const args = [trialBwrap(), ...rootArgs(), "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"];
+/**
+ * Where a script sees what it copies from (`<STAGE>/environment` for a Dockerfile's COPY, `<STAGE>/tests` for the
+ * verifier's /tests), read-only, on the sandbox's own /run: the copy itself runs inside the sandbox, so a link it
+ * meets (one a RUN planted in /app) resolves in the sandbox's view and can reach nothing of the host it may write.
+ */
+export const STAGE = "/run/crow-eval";
+
+/**
+ * What every sandbox of a trial starts from: the host's system directories read-only, the sandbox's own /dev, /proc,
+ * /tmp and /run, an empty home, `hidden` hidden. Every bind added after takes its source from the host as it is:
+ * what the view leaves out does not hide it.
+ */
+function viewOptions(hidden: readonly string[]): string[] {
+  const unseen = unseenHostPaths([]);
+  const args = [...rootArgs(unseen), "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"];
+  // The home exists, empty, as an image's would.
   const home = homedir();
   if (path.isAbsolute(home) && home !== "/") args.push("--tmpfs", home);
-  args.push(...hiddenArgs(mounts.hidden));
+  // What the user exposes (CROW_EVAL_EXPOSE), even inside the home; what is hidden stays hidden.
+  for (const exposed of exposedPaths()) args.push("--ro-bind", exposed, exposed);
+  args.push(...hiddenArgs(hidden.filter((entry) => !alreadyUnseen(realOrSelf(entry), unseen))));
+  return args;
+}
+
+/** The end of every trial sandbox's options: the root sealed, own namespaces, no capabilities. */
+function sealOptions(network: boolean, cwd: string): string[] {
+  const args = ["--remount-ro", "/", "--unshare-pid", "--unshare-ipc", "--unshare-uts"];
+  if (!network) args.push("--unshare-net");
+  // As root the sandbox would keep every capability (remount, chown…): none, so the read-only host stays read-only.
+  args.push("--cap-drop", "ALL", "--die-with-parent", "--new-session", "--chdir", cwd);
+  return args;
+}
+
+/**
+ * Runs `command` synchronously where a trial's scripts run — the same view of the host, an empty home, `env` set
+ * inside only (so the same `python3`, the same PATH) — without a workspace or network: setup's "is this here"
+ * checks. `shims`: the links a python image's trial gets in {@link SHIMS}.
+ */
+export function checkInTrialView(
+  command: readonly string[],
+  env: NodeJS.ProcessEnv,
+  shims: ReadonlyArray<{ name: string; target: string }> = [],
+): { status: number | null; stdout: string; stderr: string } {
+  const args = [...viewOptions([]), ...shims.flatMap((s) => ["--symlink", s.target, `${SHIMS}/${s.name}`])];
+  args.push(...sealOptions(false, "/"), ...environmentOptions(env));
+  const run = spawnSync(trialBwrap(), ["--args", "0", "--", ...command], {
+    env: {},
+    input: Buffer.from(args.map((a) => `${a}\0`).join("")),
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  return { status: run.status, stdout: run.stdout ?? "", stderr: `${run.stderr ?? ""}${run.error?.message ?? ""}` };
+}
+
+function sandboxOptions(mounts: TrialMounts, sandbox: ScriptSandbox): string[] {
+  const args = viewOptions(mounts.hidden);
   // /logs itself is scratch space, as in a container (a test may write there); only its two folders are kept.
   args.push("--bind", mounts.app, CONTAINER.app, "--tmpfs", CONTAINER.logs);
   args.push("--bind", path.join(mounts.logs, "agent"), `${CONTAINER.logs}/agent`);
   const verifierLogs = path.join(mounts.logs, "verifier");
   args.push(sandbox.phase === "verifier" ? "--bind" : "--ro-bind", verifierLogs, `${CONTAINER.logs}/verifier`);
-  if (sandbox.phase === "verifier") args.push("--ro-bind", mounts.tests, CONTAINER.tests);
+  // The verifier's /tests: this run's own copy, writable (a test may build there), as Harbor copies tests in.
+  if (sandbox.phase === "verifier") args.push("--bind", mounts.testsCopy, CONTAINER.tests);
   if (sandbox.phase === "solution") args.push("--ro-bind", mounts.solution, CONTAINER.solution);
-  args.push("--remount-ro", "/", "--unshare-pid", "--unshare-ipc", "--unshare-uts");
-  if (!sandbox.network) args.push("--unshare-net");
-  // As root the sandbox would keep every capability (remount, chown…): none, so the read-only host stays read-only.
-  args.push("--cap-drop", "ALL");
-  args.push("--die-with-parent", "--new-session", "--chdir", sandbox.cwd ?? CONTAINER.app, "--");
+  for (const [name, source] of Object.entries(sandbox.staged ?? {})) {
+    args.push("--ro-bind", source, `${STAGE}/${name}`);
+  }
+  if (mounts.shims) args.push("--ro-bind", mounts.shims, SHIMS);
+  args.push(...sealOptions(sandbox.network, sandbox.cwd ?? CONTAINER.app));
   return args;
 }
 
-/** The environment of a task script: the child-process environment plus the EVAL_* names of the container paths. */
-export function scriptEnvironment(base: NodeJS.ProcessEnv, extra: Readonly<Record<string, string>>): NodeJS.ProcessEnv {
+/** bwrap's options setting `env` inside the sandbox only (after clearing what bwrap itself runs with). */
+function environmentOptions(env: NodeJS.ProcessEnv): string[] {
+  const args = ["--clearenv"];
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined && settable(name, value)) args.push("--setenv", name, value);
+  }
+  return args;
+}
+
+/** A name bwrap can set (setenv refuses `=`), and a value that fits its NUL-separated `--args`. */
+function settable(name: string, value: string): boolean {
+  return /^[^=\0]+$/.test(name) && !value.includes("\0");
+}
+
+/**
+ * Runs `command` (bash and its arguments) in the trial's sandbox. bwrap itself starts with an empty environment:
+ * the script's variables — the task's own, which may name `LD_PRELOAD`, `LD_AUDIT` or a shell's start-up file — are
+ * set inside the sandbox only (`--clearenv`, `--setenv`), passed to bwrap on descriptor 3, never loaded by a host
+ * process. A task's `LD_PRELOAD` applies to its scripts, as in its image.
+ */
+export function runInTrial(
+  mounts: TrialMounts,
+  sandbox: ScriptSandbox,
+  command: readonly string[],
+  options: { env: NodeJS.ProcessEnv; timeoutMs: number; signal?: AbortSignal; maxOutputChars?: number },
+): Promise<ScriptOutcome> {
+  const args = [...sandboxOptions(mounts, sandbox), ...environmentOptions(options.env)];
+  const fd3 = Buffer.from(args.map((a) => `${a}\0`).join(""));
+  return runScript([trialBwrap(), "--args", "3", "--", ...command], {
+    env: {},
+    fd3,
+    timeoutMs: options.timeoutMs,
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.maxOutputChars ? { maxOutputChars: options.maxOutputChars } : {}),
+  });
+}
+
+/**
+ * Crow's own settings and the provider's endpoint are the agent's business, not a task script's (the child-process
+ * policy has already left out every secret).
+ */
+function isCrowsOwn(key: string): boolean {
+  return key.startsWith("OPENAI_") || key.startsWith("CROW_");
+}
+
+/** The child-process environment a task script starts from: the agent's, without Crow's own settings. */
+export function scriptBase(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(childProcessEnvironment())) if (!isCrowsOwn(key)) env[key] = value;
+  return env;
+}
+
+/**
+ * The environment of a task script: the child-process environment (`base`), HOME and TMPDIR as the sandbox has them,
+ * `extra` (the task's), the shims' directory first on PATH for a python image, and the EVAL_* names of the container
+ * paths.
+ */
+export function scriptEnvironment(
+  base: NodeJS.ProcessEnv,
+  extra: Readonly<Record<string, string>>,
+  options: { shims?: boolean } = {},
+): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...base, HOME: homedir(), TMPDIR: "/tmp", ...extra };
+  // A python image's `python` and `pip` come first, as its /usr/local/bin does.
+  if (options.shims) env.PATH = env.PATH ? `${SHIMS}:${env.PATH}` : SHIMS;
   return {
-    ...base,
-    HOME: homedir(),
-    TMPDIR: "/tmp",
-    ...extra,
+    ...env,
     EVAL_APP_DIR: CONTAINER.app,
     EVAL_TESTS_DIR: CONTAINER.tests,
     EVAL_LOGS_DIR: CONTAINER.logs,
@@ -124,5 +261,11 @@ export function scriptEnvironment(base: NodeJS.ProcessEnv, extra: Readonly<Recor
  */
 export function evalConfig(config: AgentConfig): AgentConfig {
   trialBwrap();
+  try {
+    exposedPaths();
+  } catch (error) {
+    if (error instanceof ExposeError) throw new TrialSandboxError(`crow eval: ${error.message}`);
+    throw error;
+  }
   return { ...config, sandbox: { ...config.sandbox, enabled: "required" } };
 }

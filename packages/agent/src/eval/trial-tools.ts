@@ -5,12 +5,17 @@
  *   web_fetch and web_search run in crow-mcp, outside the sandbox, where a session without network still reaches
  *   public addresses. They stay offered (the model sees the tools of any trial) and every call is refused, saying why.
  * - The environment the task's scripts get (the Dockerfile's `ENV`, `[environment.env]`) is the shell's too, and the
- *   shell starts in the Dockerfile's `WORKDIR`: before the first terminal command of the session (and before a
+ *   shell starts in /app (the Dockerfile's `WORKDIR` when it sets one), not the workspace's host path: before the first terminal command of the session (and before a
  *   `reset`, which starts a fresh shell) a preamble exports them, unseen by the model. A shell the model exits starts
  *   again without them, as a container's `docker exec` would not — the one difference.
+ * - The file tools (read, write, edit) take a relative `file_path` from the same directory (elsewhere Crow asks for
+ *   absolute paths; in a trial the container's working directory is known).
  */
+import path from "node:path";
 import type { ResolvedTool, ToolRunContext, ToolSet, ToolSetFactory } from "@crow/core";
-import { CONTAINER } from "./trial-sandbox.js";
+
+/** The file tools, whose `file_path` is resolved from the trial's working directory when relative. */
+const FILE_TOOLS = new Set(["read", "write", "edit"]);
 
 /** The tools that reach the network from outside the sandbox. */
 const WEB_TOOLS = new Set(["web_fetch", "web_search"]);
@@ -23,6 +28,8 @@ export interface TrialToolsOptions {
   env: Readonly<Record<string, string>>;
   /** Where the shell starts (a directory inside /app). */
   workdir: string;
+  /** A directory put first on the shell's PATH (a python image's `python` and `pip`). */
+  pathPrefix?: string;
 }
 
 /** The refusal a web tool call gets in a trial of a task without internet. */
@@ -37,17 +44,19 @@ function quoted(value: string): string {
   return `'${value.replaceAll("'", "'\\''")}'`;
 }
 
-/** The shell lines that give the agent's shell the task's environment and working directory. */
-export function shellPreamble(env: Readonly<Record<string, string>>, workdir: string): string | undefined {
+/** The shell lines that give the agent's shell the task's environment and working directory (/app or its WORKDIR). */
+export function shellPreamble(env: Readonly<Record<string, string>>, workdir: string, pathPrefix?: string): string {
   const lines = Object.entries(env)
     .filter(([name]) => /^[A-Za-z_]\w*$/.test(name))
     .map(([name, value]) => `export ${name}=${quoted(value)}`);
-  if (workdir !== CONTAINER.app) lines.push(`cd ${quoted(workdir)}`);
-  return lines.length > 0 ? lines.join("\n") : undefined;
+  if (pathPrefix) lines.push(`export PATH=${quoted(pathPrefix)}:"$PATH"`);
+  // Always: the shell itself starts in the workspace's host path; the task's paths are the container's.
+  lines.push(`cd ${quoted(workdir)}`);
+  return lines.join("\n");
 }
 
 function adjusted(tools: ToolSet, options: TrialToolsOptions): ToolSet {
-  const preamble = shellPreamble(options.env, options.workdir);
+  const preamble = shellPreamble(options.env, options.workdir, options.pathPrefix);
   let shellReady = false;
   const resolve = (name: string): ResolvedTool | undefined => {
     const resolved = tools.resolve(name);
@@ -56,7 +65,24 @@ function adjusted(tools: ToolSet, options: TrialToolsOptions): ToolSet {
     if (!options.allowInternet && WEB_TOOLS.has(tool)) {
       return { ...resolved, run: async () => ({ content: offlineRefusal(tool, options.task), isError: true }) };
     }
-    if (tool !== "terminal" || preamble === undefined) return resolved;
+    if (FILE_TOOLS.has(tool)) {
+      // A relative file_path is the container's: from the shell's starting directory (/app or WORKDIR), as in
+      // Harbor's container, not refused with the workspace's host path as the hint.
+      return {
+        ...resolved,
+        run: (call, context) => {
+          const file = call.args.file_path;
+          if (typeof file !== "string" || file.trim() === "" || path.posix.isAbsolute(file)) {
+            return resolved.run(call, context);
+          }
+          return resolved.run(
+            { ...call, args: { ...call.args, file_path: path.posix.resolve(options.workdir, file) } },
+            context,
+          );
+        },
+      };
+    }
+    if (tool !== "terminal") return resolved;
     return {
       ...resolved,
       run: async (call, context: ToolRunContext) => {

@@ -4,6 +4,8 @@
  * What it measured is returned for the store; a trial cut short by the run's own cancel (Ctrl-C) throws
  * {@link TrialInterrupted} and is not recorded, so `--resume` runs it again.
  */
+
+import { tmpdir } from "node:os";
 import {
   type Crow,
   type EvalTrialDetails,
@@ -16,11 +18,11 @@ import {
 import type { SandboxPolicy } from "@crow/mcp/sandbox";
 import { type AgentConfig, findModel, usageCost } from "../config/index.js";
 import { toolRouterFactory } from "../sdk/create-crow.js";
-import { runScript } from "./script.js";
-import { setUpWorkspace, workdirOf } from "./setup.js";
+import { SetupError, setUpWorkspace, workdirOf } from "./setup.js";
 import type { EvalTask } from "./suite.js";
-import { CONTAINER, trialSandboxArgs } from "./trial-sandbox.js";
+import { CONTAINER, runInTrial } from "./trial-sandbox.js";
 import { trialTools } from "./trial-tools.js";
+import { exposedPaths, realOrSelf, SHIMS, unseenHostPaths } from "./trial-view.js";
 import type { Variant } from "./variants.js";
 import { PASS_REWARD, verify } from "./verify.js";
 import { createTrialWorkspace, type TrialWorkspace } from "./workspace.js";
@@ -78,11 +80,20 @@ const NOTHING: AgentMeasure = {
  */
 function agentPolicy(policy: SandboxPolicy, task: EvalTask, workspace: TrialWorkspace): SandboxPolicy {
   if (policy.mode === "off") throw new Error("crow eval: the agent's sandbox is off; trials never run unconfined");
+  // What the trial's scripts do not see, the agent's shell and file tools do not either (trial-view.ts); kept: the
+  // workspace, the terminal's own directory (under the temporary directory), what the policy names.
+  const keep = [workspace.root, tmpdir(), ...policy.writable, ...policy.readOnly].map(realOrSelf);
   return {
     ...policy,
-    hidden: [...(policy.hidden ?? []), ...workspace.hidden],
+    hidden: [...(policy.hidden ?? []), ...workspace.hidden, ...unseenHostPaths(keep)],
     network: policy.network && task.allowInternet,
-    binds: [...(policy.binds ?? []), { source: workspace.app, target: CONTAINER.app }],
+    binds: [
+      ...(policy.binds ?? []),
+      { source: workspace.app, target: CONTAINER.app },
+      ...(workspace.shims ? [{ source: workspace.shims, target: SHIMS }] : []),
+      // CROW_EVAL_EXPOSE: read-only (not inside a writable root), also under /tmp, which the shell has private.
+      ...exposedPaths().map((exposed) => ({ source: exposed, target: exposed })),
+    ],
   };
 }
 
@@ -97,10 +108,11 @@ async function runAgent(
   const crow = context.crow;
   if (!crow) throw new Error("agent trial without a runtime");
   const rendered = variant.prompt
-    ? await systemPromptArgs(workspace.app).then((args) => ({
-        args,
-        text: renderTemplate(variant.prompt?.content ?? "", args, variant.prompt?.id),
-      }))
+    ? await systemPromptArgs(workspace.app).then((found) => {
+        // The task's paths are the container's: the workspace is /app, as in Harbor's.
+        const args = { ...found, workspace: CONTAINER.app };
+        return { args, text: renderTemplate(variant.prompt?.content ?? "", args, variant.prompt?.id) };
+      })
     : undefined;
   const tools = toolRouterFactory(context.config, {
     adjustSandbox: (policy) => agentPolicy(policy, task, workspace),
@@ -113,6 +125,7 @@ async function runAgent(
       allowInternet: task.allowInternet,
       env: { ...(task.docker?.ok ? task.docker.env : {}), ...task.env.environment },
       workdir: workdirOf(task),
+      ...(workspace.shims ? { pathPrefix: SHIMS } : {}),
     }),
     ...(variant.model ? { model: variant.model } : {}),
     ...(rendered ? { systemPrompt: rendered.text } : {}),
@@ -180,8 +193,8 @@ async function runOracle(
   signal: AbortSignal,
 ): Promise<AgentMeasure> {
   if (!task.solution) return { ...NOTHING, error: "task has no solution/solve.sh" };
-  const sandbox = trialSandboxArgs(workspace, { phase: "solution", network: task.allowInternet, cwd: workdirOf(task) });
-  const outcome = await runScript([...sandbox, "bash", `${CONTAINER.solution}/solve.sh`], {
+  const sandbox = { phase: "solution" as const, network: task.allowInternet, cwd: workdirOf(task) };
+  const outcome = await runInTrial(workspace, sandbox, ["bash", `${CONTAINER.solution}/solve.sh`], {
     env: workspace.scriptEnv({ ...task.env.environment, ...task.env.solution }),
     timeoutMs: task.agentTimeoutSec * 1000,
     signal,
@@ -224,9 +237,10 @@ export async function runTrial(
     let phase = performance.now();
     try {
       const setup = await setUpWorkspace(task, workspace, signal);
-      if (setup.output) details.solverOutput = setup.output;
+      if (setup.output) details.setupOutput = setup.output;
     } catch (error) {
       if (interrupted(error)) throw new TrialInterrupted("the run was cancelled");
+      if (error instanceof SetupError && error.output) details.setupOutput = error.output;
       phaseMs.setup = performance.now() - phase;
       return outcome(NOTHING, 0, `setup: ${errorText(error)}`);
     }

@@ -1,18 +1,17 @@
 /**
- * The verifier: tests/test.sh, after the agent (or the oracle), in the trial's sandbox (verifier phase: /tests and a
- * writable /logs/verifier), with its own timeout. Its reward is what it wrote to /logs/verifier/reward.txt (a number)
+ * The verifier: tests/test.sh, after the agent (or the oracle), in the trial's sandbox (verifier phase: a writable
+ * copy of tests/ at /tests, made afresh for each run, and a writable /logs/verifier), with its own timeout. Its reward is what it wrote to /logs/verifier/reward.txt (a number)
  * or reward.json (a number, or an object of named numbers: all kept); a verifier that crashed or timed out without
  * writing one scores 0 with the reason recorded.
  *
  * The reward files are read from the host only as regular files, without following links, and small: the sandbox
  * has exited (with everything it started) before they are read, so nothing can change them meanwhile.
  */
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readSync, rmSync } from "node:fs";
 import path from "node:path";
-import { runScript } from "./script.js";
 import { workdirOf } from "./setup.js";
 import type { EvalTask } from "./suite.js";
-import { trialSandboxArgs } from "./trial-sandbox.js";
+import { CONTAINER, runInTrial, STAGE } from "./trial-sandbox.js";
 import type { TrialWorkspace } from "./workspace.js";
 
 export interface Verdict {
@@ -96,8 +95,17 @@ function tail(output: string): string {
 
 /** Runs the verifier of `task` in `workspace`. */
 export async function verify(task: EvalTask, workspace: TrialWorkspace, signal?: AbortSignal): Promise<Verdict> {
-  const sandbox = trialSandboxArgs(workspace, { phase: "verifier", network: task.allowInternet, cwd: workdirOf(task) });
-  const outcome = await runScript([...sandbox, "bash", "/tests/test.sh"], {
+  // Each run gets its own writable /tests, copied in its sandbox from the task's (read-only there), as Harbor copies.
+  rmSync(workspace.testsCopy, { recursive: true, force: true });
+  mkdirSync(workspace.testsCopy);
+  const sandbox = {
+    phase: "verifier" as const,
+    network: task.allowInternet,
+    cwd: workdirOf(task),
+    staged: { tests: workspace.tests },
+  };
+  const copyThenTest = `cp -R --preserve=mode,timestamps -- "$0"/. ${CONTAINER.tests}/ && exec bash ${CONTAINER.tests}/test.sh`;
+  const outcome = await runInTrial(workspace, sandbox, ["bash", "-c", copyThenTest, `${STAGE}/tests`], {
     env: workspace.scriptEnv({ ...task.env.environment, ...task.env.verifier }),
     timeoutMs: task.verifierTimeoutSec * 1000,
     ...(signal ? { signal } : {}),

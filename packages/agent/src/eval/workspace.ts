@@ -4,30 +4,24 @@
  *   <tmp>/crow-eval-XXXX/app/              the workspace (the agent's cwd), /app: filled at setup (setup.ts)
  *   <tmp>/crow-eval-XXXX/logs/agent/       /logs/agent
  *   <tmp>/crow-eval-XXXX/logs/verifier/    /logs/verifier: where test.sh writes reward.txt or reward.json
+ *   <tmp>/crow-eval-XXXX/tests/            /tests for the verifier: the task's tests/, copied afresh for each run
+ *   <tmp>/crow-eval-XXXX/shims/            /.crow-eval/bin, first on PATH: `python`, `pip` (python images only)
  *
- * The task's tests/ and solution/ are never copied here: the verifier's and the oracle's sandboxes mount them from
- * the suite read-only (trial-sandbox.ts), so the agent's workspace never holds them.
+ * The task's tests/ and solution/ never reach the agent's workspace: the oracle's sandbox mounts solution/ from the
+ * suite read-only, the verifier's copies tests/ into its own /tests (trial-sandbox.ts), after the agent is done.
  */
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { childProcessEnvironment } from "../tools/child-env.js";
 import type { EvalTask } from "./suite.js";
-import { scriptEnvironment, type TrialMounts } from "./trial-sandbox.js";
+import { scriptBase, scriptEnvironment, type TrialMounts } from "./trial-sandbox.js";
+import { pythonShims } from "./trial-view.js";
 
 export interface TrialWorkspace extends TrialMounts {
   root: string;
   /** The environment of a task script, with the task's `env` table of that phase on top. */
   scriptEnv(extra?: Readonly<Record<string, string>>): NodeJS.ProcessEnv;
   remove(): void;
-}
-
-/**
- * Crow's own settings and the provider's endpoint are the agent's business, not a task script's (the child-process
- * policy has already left out every secret).
- */
-function isCrowsOwn(key: string): boolean {
-  return key.startsWith("OPENAI_") || key.startsWith("CROW_");
 }
 
 /** The directory all trial workspaces are made in (a worker's cleanup looks there). */
@@ -44,18 +38,24 @@ export function createTrialWorkspace(task: EvalTask, hidden: readonly string[] =
   mkdirSync(path.join(logs, "agent"), { recursive: true });
   // Filled at setup (setup.ts): a copy of environment/, or what its Dockerfile puts in /app.
   mkdirSync(app, { recursive: true });
+  // A python image's `python` and `pip`: links to the host's python3 and pip3 that trials see.
+  let shims: string | undefined;
+  if (task.docker?.ok && task.docker.python) {
+    shims = path.join(root, "shims");
+    mkdirSync(shims);
+    for (const { name, target } of pythonShims(scriptBase().PATH)) symlinkSync(target, path.join(shims, name));
+  }
   return {
     root,
     app,
     logs,
     tests: path.join(task.dir, "tests"),
+    testsCopy: path.join(root, "tests"),
     solution: path.join(task.dir, "solution"),
     hidden: [task.suiteDir, ...hidden],
-    scriptEnv: (extra = {}) => {
-      const env: NodeJS.ProcessEnv = {};
-      for (const [key, value] of Object.entries(childProcessEnvironment())) if (!isCrowsOwn(key)) env[key] = value;
-      return scriptEnvironment(env, { ...(task.docker?.ok ? task.docker.env : {}), ...extra });
-    },
+    ...(shims ? { shims } : {}),
+    scriptEnv: (extra = {}) =>
+      scriptEnvironment(scriptBase(), { ...(task.docker?.ok ? task.docker.env : {}), ...extra }, { shims: !!shims }),
     remove: () => rmSync(root, { recursive: true, force: true }),
   };
 }

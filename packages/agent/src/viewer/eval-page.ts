@@ -41,7 +41,7 @@ ${trial.error ? html`<p class="trial-error">${trial.error}</p>` : ""}
       : ""
   }${trial.sessionId ? html` · <a class="trial-session" href="/s/${q(trial.sessionId)}">session</a>` : ""}</p>
 ${d?.emulated ? html`<p class="trial-emulated">environment emulated from its Dockerfile: ${d.emulated.join(" · ")}</p>` : ""}
-${output("verifier output", d?.verifierOutput)}${output("solver output", d?.solverOutput)}
+${output("verifier output", d?.verifierOutput)}${output("setup output", d?.setupOutput)}${output("solver output", d?.solverOutput)}
 </section>`;
 }
 

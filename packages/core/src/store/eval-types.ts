@@ -47,8 +47,10 @@ export interface EvalTrialDetails {
   phaseMs?: { setup?: number; agent?: number; verifier?: number };
   /** The end of tests/test.sh's output (Harbor's test-stdout.txt). */
   verifierOutput?: string;
-  /** The end of the output of solution/solve.sh (oracle) or of the Dockerfile's steps. */
+  /** The output of solution/solve.sh (oracle); its start and end when long. */
   solverOutput?: string;
+  /** What the setup's steps printed (the Dockerfile's RUN steps, a failing COPY): whole up to 256 000 characters. */
+  setupOutput?: string;
   /** The Dockerfile's instructions applied in the trial's sandbox instead of an image (none: no Dockerfile). */
   emulated?: string[];
   /** The worker that ran it and the attempt (queued runs). */
