@@ -1,0 +1,143 @@
+/**
+ * Diagnostics after a change: what write and edit append to their result once the file is saved. The change's
+ * language server (pool.ts) is told the file's text before the change, asked for the diagnostics of every document it
+ * has open, told the new text and asked again; the errors (and, capped, warnings) that are new are listed in the
+ * result's text for the model and in its `_meta["crow/diagnostics"]` for the client (diagnostics.ts).
+ *
+ * Bounded: the wait has a budget (a warm server's, or a longer one while it starts) after which the result goes back as
+ * it was, with one notice; the server keeps working and the next change finds it warm. A session is told once per
+ * language that no server was found. Nothing here throws into the tool: any failure becomes a notice.
+ */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ToolContext } from "../context.js";
+import { diffFromMeta } from "../edit/diff-meta.js";
+import { errorText } from "../error-text.js";
+import { log } from "../log.js";
+import { hostPath } from "../sandbox/binds.js";
+import type { LanguageClient } from "./client.js";
+import { DIAGNOSTICS_META_KEY, type DiagnosticsMeta, formatSection, summarize } from "./diagnostics.js";
+import { describeSearch } from "./find.js";
+import { type Language, type LspSettings, languageOf, languagesFor } from "./languages.js";
+import { serverFor } from "./pool.js";
+
+export { DIAGNOSTICS_META_KEY, type Diagnostic, type DiagnosticsMeta } from "./diagnostics.js";
+export { type LanguageSettings, LSP_META_KEY, type LspSettings, parseLspSettings } from "./languages.js";
+export { stopLanguageServers } from "./pool.js";
+
+/** Default budgets: a warm server's answer, and the first answer of a server that is starting. */
+const WARM_WAIT_MS = 2_000;
+const START_WAIT_MS = 20_000;
+
+function seconds(value: string | undefined): number | undefined {
+  const n = value === undefined ? Number.NaN : Number(value);
+  return Number.isFinite(n) && n > 0 ? n * 1000 : undefined;
+}
+
+function budgets(settings: LspSettings | undefined): { warm: number; start: number } {
+  return {
+    warm: settings?.waitMs ?? seconds(process.env.CROW_LSP_WAIT) ?? WARM_WAIT_MS,
+    start: settings?.startWaitMs ?? seconds(process.env.CROW_LSP_START_WAIT) ?? START_WAIT_MS,
+  };
+}
+
+/** Per session: the languages it was already told have no server (told once). */
+const toldMissing = new WeakMap<ToolContext, Set<string>>();
+
+/** One change's outcome: what to add (section and meta), or a notice, or nothing. */
+type Outcome = { meta: DiagnosticsMeta } | { notice: string } | undefined;
+
+/**
+ * `result` of a write or edit with the diagnostics of its change appended (see the file comment); unchanged for an
+ * error, a dry run, a file of no configured language, or a change that made no difference worth saying.
+ */
+export async function appendDiagnostics(
+  context: ToolContext,
+  result: CallToolResult,
+  dryRun: boolean,
+): Promise<CallToolResult> {
+  if (result.isError || dryRun) return result;
+  const diff = diffFromMeta(result._meta);
+  if (!diff) return result;
+  const policy = context.sandbox.current;
+  const root = hostPath(context.cwd, policy);
+  const settings = context.options.lsp;
+  const language = languageOf(diff.path, root, languagesFor(settings));
+  if (!language) return result;
+  let outcome: Outcome;
+  try {
+    outcome = await check(context, language, root, diff.path, diff.oldText, diff.newText, budgets(settings));
+  } catch (error) {
+    log.warn(`diagnostics of ${diff.path} failed`, error);
+    outcome = { notice: `Diagnostics unavailable for this change: ${errorText(error)}` };
+  }
+  if (!outcome) return result;
+  const text = "meta" in outcome ? formatSection(outcome.meta, root) : outcome.notice;
+  return {
+    ...result,
+    content: [...result.content, { type: "text", text }],
+    ...("meta" in outcome ? { _meta: { ...result._meta, [DIAGNOSTICS_META_KEY]: outcome.meta } } : {}),
+  };
+}
+
+async function check(
+  context: ToolContext,
+  language: Language,
+  root: string,
+  file: string,
+  before: string | null,
+  after: string,
+  budget: { warm: number; start: number },
+): Promise<Outcome> {
+  const policy = context.sandbox.current;
+  for (let attempt = 0; ; attempt++) {
+    const found = serverFor(language, root, policy);
+    if ("missing" in found) {
+      const told = toldMissing.get(context) ?? new Set<string>();
+      toldMissing.set(context, told);
+      if (told.has(language.name)) return undefined;
+      told.add(language.name);
+      return {
+        notice: `Note: no ${language.name} language server was found (${describeSearch(language)}), so changes to ${language.name} files are not checked for errors.`,
+      };
+    }
+    if ("failed" in found)
+      return { notice: `Note: the ${language.name} language server could not start: ${found.failed}` };
+    const { client, started } = found;
+    const wait = started ? budget.start : budget.warm;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<"late">((resolve) => {
+      timer = setTimeout(() => resolve("late"), wait);
+    });
+    try {
+      const outcome = await Promise.race([compare(client, language, file, before, after), late]);
+      if (outcome !== "late") return outcome;
+      return {
+        notice: `Note: the ${language.name} language server ${started ? "is still starting" : "did not answer"} within ${Math.round(wait / 1000)} s, so this change was not checked for errors.`,
+      };
+    } catch (error) {
+      // A server that died under this change: once, start it again and ask the new one.
+      if (client.exited !== undefined && attempt === 0) continue;
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+async function compare(
+  client: LanguageClient,
+  language: Language,
+  file: string,
+  before: string | null,
+  after: string,
+): Promise<Outcome> {
+  await client.ready;
+  client.resyncFromDisk(file);
+  if (before !== null) client.setText(file, before);
+  // A new file has nothing of its own before; the other open documents may (it may fix their imports).
+  const baseline = await client.diagnostics();
+  client.setText(file, after);
+  const current = await client.diagnostics();
+  const meta = summarize(language.name, baseline, current);
+  return meta ? { meta } : undefined;
+}
