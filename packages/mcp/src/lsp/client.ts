@@ -101,6 +101,8 @@ export class LanguageClient {
   private collected: { generation: number; diagnostics: Promise<Diagnostic[]> } | undefined;
   /** Set once the process has ended (the pool then starts a new one on the next change). */
   exited: string | undefined;
+  /** Resolves, with a sentence saying how (`was killed by SIGKILL`), when the process has ended. */
+  readonly ended: Promise<string>;
 
   constructor(
     readonly language: Language,
@@ -128,6 +130,7 @@ export class LanguageClient {
         ),
       );
     });
+    this.ended = ended;
     void ended.then((why) => {
       this.exited = why;
       this.rpc.close(new Error(`the ${this.language.name} language server ${why}`));

@@ -115,9 +115,12 @@ async function check(
         notice: `Note: the ${language.name} language server ${started ? "is still starting" : "did not answer"} within ${Math.round(wait / 1000)} s, so this change was not checked for errors.`,
       };
     } catch (error) {
+      // Its output closes before its exit is seen: give the exit a moment, to say how it ended.
+      await Promise.race([client.ended, new Promise((resolve) => setTimeout(resolve, 1000))]);
+      if (client.exited === undefined) throw error;
       // A server that died under this change: once, start it again and ask the new one.
-      if (client.exited !== undefined && attempt === 0) continue;
-      throw error;
+      if (attempt === 0) continue;
+      throw new Error(`the ${language.name} language server ${client.exited}`);
     } finally {
       clearTimeout(timer);
     }
