@@ -87,7 +87,7 @@ describe("diagnostics after a change (typescript-language-server)", () => {
     );
 
     const fixed = await edit("b.ts", 'greet("you")', 'greet("you", 2)');
-    assert.match(fixed.text, /Diagnostics \(typescript\): all 1 error reported before this change are fixed\./);
+    assert.match(fixed.text, /Diagnostics \(typescript\): the 1 error reported before this change is fixed\./);
 
     const clean = await edit("a.ts", '  return "hi " + name;', '  return "hello " + name.repeat(times);');
     assert.equal(clean.text.includes("Diagnostics"), false, clean.text);

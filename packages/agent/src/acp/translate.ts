@@ -26,6 +26,7 @@ import type {
   ToolResult,
   Usage,
 } from "@crow/core";
+import { DIAGNOSTICS_META_KEY } from "@crow/mcp/lsp";
 
 /** Streamed text of the agent: its answer or its reasoning, with the id of the message it belongs to. */
 export function textChunk(
@@ -194,6 +195,8 @@ export function toolCallFinished(toolCallId: string, status: ToolCallStatus, res
   };
   if (result.display?.locations?.length) update.locations = result.display.locations;
   if (typeof result.content === "string") update.rawOutput = { content: result.content, isError: !!result.isError };
+  // The text above already says them; `crow run` draws them under the diff from this.
+  if (result.display?.diagnostics) update._meta = { [DIAGNOSTICS_META_KEY]: result.display.diagnostics };
   return update;
 }
 

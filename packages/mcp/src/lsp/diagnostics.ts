@@ -83,7 +83,8 @@ function shown(file: string, root: string): string {
 /** The text section appended to the tool result (`root`: the session's working directory, for shorter paths). */
 export function formatSection(meta: DiagnosticsMeta, root: string): string {
   if (meta.added.length === 0) {
-    return `Diagnostics (${meta.language}): all ${meta.fixed === 1 ? "1 error" : `${meta.fixed} errors`} reported before this change are fixed.`;
+    const what = meta.fixed === 1 ? "the 1 error" : `all ${meta.fixed} errors`;
+    return `Diagnostics (${meta.language}): ${what} reported before this change ${meta.fixed === 1 ? "is" : "are"} fixed.`;
   }
   const errors = meta.added.filter((d) => d.severity === "error").length;
   const warnings = meta.added.length - errors;

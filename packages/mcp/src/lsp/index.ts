@@ -8,6 +8,7 @@
  * it was, with one notice; the server keeps working and the next change finds it warm. A session is told once per
  * language that no server was found. Nothing here throws into the tool: any failure becomes a notice.
  */
+import path from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolContext } from "../context.js";
 import { diffFromMeta } from "../edit/diff-meta.js";
@@ -18,7 +19,7 @@ import type { LanguageClient } from "./client.js";
 import { DIAGNOSTICS_META_KEY, type DiagnosticsMeta, formatSection, summarize } from "./diagnostics.js";
 import { describeSearch } from "./find.js";
 import { type Language, type LspSettings, languageOf, languagesFor } from "./languages.js";
-import { serverFor } from "./pool.js";
+import { noteRead, serverFor } from "./pool.js";
 
 export { DIAGNOSTICS_META_KEY, type Diagnostic, type DiagnosticsMeta } from "./diagnostics.js";
 export { type LanguageSettings, LSP_META_KEY, type LspSettings, parseLspSettings } from "./languages.js";
@@ -77,6 +78,19 @@ export async function appendDiagnostics(
     content: [...result.content, { type: "text", text }],
     ...("meta" in outcome ? { _meta: { ...result._meta, [DIAGNOSTICS_META_KEY]: outcome.meta } } : {}),
   };
+}
+
+/**
+ * After a successful read of `filePath` (as the model gave it): its language's server will have it open, so that a
+ * change elsewhere that breaks it is reported (see pool.ts `noteRead`). Never starts a server, never waits.
+ */
+export function afterRead(context: ToolContext, filePath: string, result: CallToolResult): void {
+  if (result.isError || !path.isAbsolute(filePath)) return;
+  const policy = context.sandbox.current;
+  const file = hostPath(path.normalize(filePath), policy);
+  const root = hostPath(context.cwd, policy);
+  const language = languageOf(file, root, languagesFor(context.options.lsp));
+  if (language) noteRead(language, root, policy, file);
 }
 
 async function check(

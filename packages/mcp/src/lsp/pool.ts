@@ -11,6 +11,10 @@ import type { Language } from "./languages.js";
 import { serverPolicy } from "./launch.js";
 
 const clients = new Map<string, LanguageClient>();
+/** Files read before their language's server started, by server key: opened when it starts (the newest kept). */
+const readBefore = new Map<string, Set<string>>();
+/** How many read files are remembered per server before it starts. */
+const MAX_READ_BEFORE = 16;
 let exitHook = false;
 
 function keyOf(language: Language, root: string, policy: SandboxPolicy): string {
@@ -36,9 +40,10 @@ export function serverFor(language: Language, root: string, policy: SandboxPolic
   } catch (error) {
     return { failed: (error as Error).message };
   }
-  if (existing) {
-    log.info(`restarting the ${language.name} language server in ${root} (it ${existing.exited})`);
-    const reopen = existing.openFiles();
+  if (existing) log.info(`restarting the ${language.name} language server in ${root} (it ${existing.exited})`);
+  const reopen = [...(readBefore.get(key) ?? []), ...(existing?.openFiles() ?? [])];
+  readBefore.delete(key);
+  if (reopen.length > 0) {
     void client.ready.then(
       () => client.reopenFromDisk(reopen),
       () => {},
@@ -54,10 +59,26 @@ export function serverFor(language: Language, root: string, policy: SandboxPolic
   return { client, started: true };
 }
 
-/** The live (not exited) servers, for a read to open a file in. */
-export function liveServer(language: Language, root: string, policy: SandboxPolicy): LanguageClient | undefined {
-  const client = clients.get(keyOf(language, root, policy));
-  return client && client.exited === undefined ? client : undefined;
+/**
+ * A file the model read: its language's server opens it (now if running, else when it starts), so that a change
+ * elsewhere that breaks it is reported. A read never starts a server.
+ */
+export function noteRead(language: Language, root: string, policy: SandboxPolicy, file: string): void {
+  const key = keyOf(language, root, policy);
+  const client = clients.get(key);
+  if (client && client.exited === undefined) {
+    if (!client.isOpen(file))
+      void client.ready.then(
+        () => client.reopenFromDisk([file]),
+        () => {},
+      );
+    return;
+  }
+  const files = readBefore.get(key) ?? new Set<string>();
+  files.delete(file);
+  files.add(file);
+  if (files.size > MAX_READ_BEFORE) files.delete(files.values().next().value as string);
+  readBefore.set(key, files);
 }
 
 /** Stops every language server (shutdown, then exit; killed if it does not go). */
