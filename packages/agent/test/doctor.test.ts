@@ -129,7 +129,7 @@ describe("crow doctor", { timeout: 120_000 }, () => {
 
   test("language servers: the ones found (the repository's typescript-language-server, on PATH), the ones not, and those switched off", async () => {
     const bin = path.join(REPO_ROOT, "node_modules", ".bin");
-    const run = await doctor({ PATH: `${bin}${path.delimiter}/usr/bin:/bin` }, (crowHome) =>
+    const run = await doctor({ PATH: `${bin}${path.delimiter}/usr/bin:/bin`, CROW_LSP: undefined }, (crowHome) =>
       writeFile(path.join(crowHome, "config.yaml"), "language_servers:\n  servers:\n    rust: off\n"),
     );
     assert.equal(run.code, 0, run.stdout + run.stderr);

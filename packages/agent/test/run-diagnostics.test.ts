@@ -53,7 +53,7 @@ describe("crow run: diagnostics under the diff", { timeout: 120_000 }, () => {
       textReply("Done."),
     );
     const bin = path.join(REPO_ROOT, "node_modules", ".bin");
-    const env = runEnv(mock.url, home.dir, { PATH: `${bin}${path.delimiter}${process.env.PATH}` });
+    const env = runEnv(mock.url, home.dir, { PATH: `${bin}${path.delimiter}${process.env.PATH}`, CROW_LSP: undefined });
     const run = await runCrow(["--mode", "code", "give area a height"], { env, cwd: ws.dir });
     assert.equal(run.code, 0, run.stderr);
     // Under the first edit's diff, the error in the caller, with its place; under the fix, that it is gone.

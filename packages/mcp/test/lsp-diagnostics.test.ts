@@ -15,7 +15,7 @@ import {
 
 const BIN = path.join(REPO_ROOT, "node_modules", ".bin");
 /** Budgets no loaded machine reaches: these tests are about what is reported, not how fast (bench/ measures that). */
-const PATIENT = { CROW_LSP_WAIT: "90", CROW_LSP_START_WAIT: "120" };
+const PATIENT = { CROW_LSP: "on", CROW_LSP_WAIT: "90", CROW_LSP_START_WAIT: "120" };
 
 /** The pids of the processes whose parent is `parent` and whose command line mentions `needle`. */
 function childrenMatching(parent: number, needle: string): number[] {
@@ -140,7 +140,7 @@ describe("no language server on PATH", () => {
   let mcp: McpConnection;
   before(async () => {
     ws = await tempWorkspace();
-    mcp = await connectStdio({ cwd: ws.dir, env: { PATH: "/usr/bin:/bin" } });
+    mcp = await connectStdio({ cwd: ws.dir, env: { CROW_LSP: "on", PATH: "/usr/bin:/bin" } });
   });
   after(async () => {
     await mcp.close();

@@ -17,7 +17,7 @@ import {
 } from "@crow/testkit";
 
 const BIN = path.join(REPO_ROOT, "node_modules", ".bin");
-const PATIENT = { CROW_LSP_WAIT: "90", CROW_LSP_START_WAIT: "120" };
+const PATIENT = { CROW_LSP: "on", CROW_LSP_WAIT: "90", CROW_LSP_START_WAIT: "120" };
 const SECRET = "sk-test-language-server-must-not-see-this";
 
 describe("language servers under the sandbox (workspace-write)", () => {

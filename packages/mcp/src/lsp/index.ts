@@ -62,7 +62,7 @@ export async function appendDiagnostics(
   const policy = context.sandbox.current;
   const root = hostPath(context.cwd, policy);
   const settings = context.options.lsp;
-  const language = languageOf(diff.path, root, languagesFor(settings));
+  const language = languageOf(diff.path, root, languagesFor(settings, process.env));
   if (!language) return result;
   let outcome: Outcome;
   try {
@@ -89,7 +89,7 @@ export function afterRead(context: ToolContext, filePath: string, result: CallTo
   const policy = context.sandbox.current;
   const file = hostPath(path.normalize(filePath), policy);
   const root = hostPath(context.cwd, policy);
-  const language = languageOf(file, root, languagesFor(context.options.lsp));
+  const language = languageOf(file, root, languagesFor(context.options.lsp, process.env));
   if (language) noteRead(language, root, policy, file);
 }
 

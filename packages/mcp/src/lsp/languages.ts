@@ -70,9 +70,15 @@ const BUILTIN: readonly Language[] = [
   { name: "rust", commands: ["rust-analyzer"], args: [], files: ["*.rs"], languageId: () => "rust" },
 ];
 
-/** The languages `settings` leave on: the built-in ones with their overrides, plus any configured new one. */
-export function languagesFor(settings: LspSettings | undefined): Language[] {
-  if (settings?.off) return [];
+/**
+ * The languages `settings` leave on: the built-in ones with their overrides, plus any configured new one; none when
+ * `env` has CROW_LSP=off (crow-mcp's own switch, whatever a session asks).
+ */
+export function languagesFor(
+  settings: LspSettings | undefined,
+  env: Readonly<Record<string, string | undefined>> = {},
+): Language[] {
+  if (settings?.off || env.CROW_LSP === "off") return [];
   const configured = settings?.languages ?? {};
   const result: Language[] = [];
   for (const builtin of BUILTIN) {

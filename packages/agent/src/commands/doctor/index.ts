@@ -101,7 +101,7 @@ export async function runDoctor(args: readonly string[], env: NodeJS.ProcessEnv 
   }
   say(await checkTerminal());
   say(checkSandbox(config));
-  say(checkLanguageServers(config, process.cwd()));
+  say(checkLanguageServers(config, process.cwd(), env));
   process.stdout.write(failed ? "Something needs fixing (✗ above).\n" : "Crow is ready.\n");
   return badConfig ? 2 : failed ? 1 : 0;
 }

@@ -8,10 +8,15 @@ import type { AgentConfig } from "../../config/index.js";
 import type { Finding } from "./checks.js";
 
 /** One finding per language (one line when language_servers is off). */
-export function checkLanguageServers(config: AgentConfig | undefined, cwd: string): Finding[] {
+export function checkLanguageServers(
+  config: AgentConfig | undefined,
+  cwd: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Finding[] {
   const settings = config?.languageServers;
-  if (settings?.off) {
-    return [{ verdict: "info", text: "language servers: off in config.yaml (edits are not checked for errors)" }];
+  if (settings?.off || env.CROW_LSP === "off") {
+    const where = settings?.off ? "in config.yaml" : "by CROW_LSP=off";
+    return [{ verdict: "info", text: `language servers: off ${where} (edits are not checked for errors)` }];
   }
   return languagesFor(settings).map((language): Finding => {
     const found = findServer(language, cwd);
