@@ -94,6 +94,20 @@ describe("diagnostics after a change (typescript-language-server)", () => {
     assert.equal(clean.content.length, 1);
   });
 
+  test("two changes sent at once: the error goes to the change that made it", async () => {
+    await write("p.ts", "export const twice = (n: number) => n * 2;\n");
+    await write("q.ts", 'import { twice } from "./p";\nexport const v = twice(1);\n');
+    const [breaking, unrelated] = await Promise.all([
+      edit("p.ts", "(n: number) => n * 2", "(n: string) => n.repeat(2)"),
+      write("r.ts", "export const r = 1;\n"),
+    ]);
+    assert.match(
+      breaking.text,
+      /q\.ts:2:24 error TS2345: Argument of type 'number' is not assignable to parameter of type 'string'\./,
+    );
+    assert.equal(unrelated.content.length, 1, unrelated.text);
+  });
+
   test("a language server killed mid-session is started again, with the files it had open", async () => {
     const servers = childrenMatching(mcp.pid ?? 0, "typescript-language-server");
     assert.equal(servers.length, 1, "one typescript-language-server under crow-mcp");

@@ -90,6 +90,12 @@ describe("language servers under the sandbox (workspace-write)", () => {
       assert.equal(result.text.includes(SECRET), false);
       // (A write to the parent, under /tmp, lands in the server's private /tmp: it says wrote-parent, harmlessly.)
       assert.equal(existsSync(path.join(project, "pwned")), false);
+      // Said once: the next change is not held up starting it again, nor told again.
+      const next = await callTool(session.client, "write", {
+        file_path: path.join(project, "y.ts"),
+        content: "export const y = 2;\n",
+      });
+      assert.equal(next.content.length, 1, next.text);
       assert.equal(existsSync(path.join(ws.dir, "pwned")), false);
       assert.equal(existsSync(path.join(home, "pwned")), false);
     } finally {

@@ -101,6 +101,8 @@ export class LanguageClient {
   private collected: { generation: number; diagnostics: Promise<Diagnostic[]> } | undefined;
   /** Set once the process has ended (the pool then starts a new one on the next change). */
   exited: string | undefined;
+  /** Whether it ever answered initialize (a server that ends before is broken, not crashed). */
+  initialized = false;
   /** Resolves, with a sentence saying how (`was killed by SIGKILL`), when the process has ended. */
   readonly ended: Promise<string>;
 
@@ -144,7 +146,12 @@ export class LanguageClient {
       return items.map(() => null);
     });
     this.ready = this.initialize(policy.mode === "off");
-    this.ready.catch(() => {});
+    this.ready.then(
+      () => {
+        this.initialized = true;
+      },
+      () => {},
+    );
   }
 
   private async initialize(sharesPidSpace: boolean): Promise<void> {
@@ -174,9 +181,16 @@ export class LanguageClient {
     this.rpc.notify("initialized", {});
   }
 
-  /** Whether `file` is open here with exactly `text`. */
-  hasText(file: string, text: string): boolean {
-    return this.documents.get(file)?.text === text;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Runs `work` after every earlier one has settled: a change's before/after comparison must not interleave with
+   * another's (two edits sent in parallel would each see the other's change as their own).
+   */
+  exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work, work);
+    this.queue = run.catch(() => {});
+    return run;
   }
 
   isOpen(file: string): boolean {

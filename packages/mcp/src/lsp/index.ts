@@ -41,8 +41,17 @@ function budgets(settings: LspSettings | undefined): { warm: number; start: numb
   };
 }
 
-/** Per session: the languages it was already told have no server (told once). */
-const toldMissing = new WeakMap<ToolContext, Set<string>>();
+/** Per session: the notices it was already given (`missing:python`: no server; `broken:…`: one that cannot start). */
+const told = new WeakMap<ToolContext, Set<string>>();
+
+/** `{ notice: text }` the first time a session is told `what`; afterwards nothing. */
+function tellOnce(context: ToolContext, what: string, text: string): Outcome {
+  const seen = told.get(context) ?? new Set<string>();
+  told.set(context, seen);
+  if (seen.has(what)) return undefined;
+  seen.add(what);
+  return { notice: text };
+}
 
 /** One change's outcome: what to add (section and meta), or a notice, or nothing. */
 type Outcome = { meta: DiagnosticsMeta } | { notice: string } | undefined;
@@ -106,16 +115,20 @@ async function check(
   for (let attempt = 0; ; attempt++) {
     const found = serverFor(language, root, policy);
     if ("missing" in found) {
-      const told = toldMissing.get(context) ?? new Set<string>();
-      toldMissing.set(context, told);
-      if (told.has(language.name)) return undefined;
-      told.add(language.name);
-      return {
-        notice: `Note: no ${language.name} language server was found (${describeSearch(language)}), so changes to ${language.name} files are not checked for errors.`,
-      };
+      return tellOnce(
+        context,
+        `missing:${language.name}`,
+        `Note: no ${language.name} language server was found (${describeSearch(language)}), so changes to ${language.name} files are not checked for errors.`,
+      );
     }
-    if ("failed" in found)
-      return { notice: `Note: the ${language.name} language server could not start: ${found.failed}` };
+    if ("failed" in found) {
+      const text = `Note: the ${language.name} language server could not start: ${found.failed}`;
+      return tellOnce(context, `failed:${language.name}`, text);
+    }
+    // Said once per session: the change that found it broken already carried the reason.
+    if ("broken" in found) {
+      return tellOnce(context, `broken:${language.name}`, `Note: ${found.broken}; changes are not checked for now.`);
+    }
     const { client, started } = found;
     const wait = started ? budget.start : budget.warm;
     let timer: NodeJS.Timeout | undefined;
@@ -123,7 +136,8 @@ async function check(
       timer = setTimeout(() => resolve("late"), wait);
     });
     try {
-      const outcome = await Promise.race([compare(client, language, file, before, after), late]);
+      const comparison = client.exclusive(() => compare(client, language, file, before, after));
+      const outcome = await Promise.race([comparison, late]);
       if (outcome !== "late") return outcome;
       return {
         notice: `Note: the ${language.name} language server ${started ? "is still starting" : "did not answer"} within ${Math.round(wait / 1000)} s, so this change was not checked for errors.`,

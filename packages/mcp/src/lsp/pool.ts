@@ -15,6 +15,10 @@ const clients = new Map<string, LanguageClient>();
 const readBefore = new Map<string, Set<string>>();
 /** How many read files are remembered per server before it starts. */
 const MAX_READ_BEFORE = 16;
+/** A server that ended before it answered initialize, by key: not started again before `until` (ms since epoch). */
+const broken = new Map<string, { until: number; why: string }>();
+/** How long a server that cannot start is left alone (every change would otherwise spawn it again). */
+const BROKEN_PAUSE_MS = 60_000;
 let exitHook = false;
 
 function keyOf(language: Language, root: string, policy: SandboxPolicy): string {
@@ -22,7 +26,12 @@ function keyOf(language: Language, root: string, policy: SandboxPolicy): string 
 }
 
 /** What {@link serverFor} found: a client (`started`: just now), or why there is none. */
-export type ServerLookup = { client: LanguageClient; started: boolean } | { missing: true } | { failed: string };
+export type ServerLookup =
+  | { client: LanguageClient; started: boolean }
+  | { missing: true }
+  | { failed: string }
+  /** It ended before it answered initialize, a moment ago: not started again yet. */
+  | { broken: string };
 
 /**
  * The live server for `language` in `root` under `policy`, started if there is none or it died (then reopening the
@@ -32,6 +41,13 @@ export function serverFor(language: Language, root: string, policy: SandboxPolic
   const key = keyOf(language, root, policy);
   const existing = clients.get(key);
   if (existing && existing.exited === undefined) return { client: existing, started: false };
+  if (existing && !existing.initialized) {
+    broken.set(key, { until: Date.now() + BROKEN_PAUSE_MS, why: existing.exited ?? "ended" });
+    clients.delete(key);
+  }
+  const pause = broken.get(key);
+  if (pause && Date.now() < pause.until) return { broken: `the ${language.name} language server ${pause.why}` };
+  broken.delete(key);
   const executable = findServer(language, root);
   if (!executable) return { missing: true };
   let client: LanguageClient;
@@ -40,7 +56,8 @@ export function serverFor(language: Language, root: string, policy: SandboxPolic
   } catch (error) {
     return { failed: (error as Error).message };
   }
-  if (existing) log.info(`restarting the ${language.name} language server in ${root} (it ${existing.exited})`);
+  if (existing?.initialized)
+    log.info(`restarting the ${language.name} language server in ${root} (it ${existing.exited})`);
   const reopen = [...(readBefore.get(key) ?? []), ...(existing?.openFiles() ?? [])];
   readBefore.delete(key);
   if (reopen.length > 0) {
