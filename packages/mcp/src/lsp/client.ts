@@ -80,6 +80,15 @@ function fromTsserver(file: string, raw: unknown): Diagnostic | undefined {
   };
 }
 
+/** What a server that ended said about it: its first line naming an error, else its last three lines. */
+function gist(stderr: string): string {
+  const lines = stderr
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
+  return (lines.find((line) => /\berror\b/i.test(line)) ?? lines.slice(-3).join(" ")).slice(0, 300);
+}
+
 function uriOf(file: string): string {
   return pathToFileURL(file).href;
 }
@@ -128,7 +137,7 @@ export class LanguageClient {
         resolve(
           signal
             ? `was killed by ${signal}`
-            : `exited with code ${code}${this.stderrTail ? `: ${this.stderrTail.trim().split("\n").slice(-3).join(" ")}` : ""}`,
+            : `exited with code ${code}${this.stderrTail ? `: ${gist(this.stderrTail)}` : ""}`,
         ),
       );
     });
