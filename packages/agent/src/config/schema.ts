@@ -89,7 +89,7 @@ const languageServerSchema = z.union([
 ]);
 
 /** Seconds > 0 (a numeric string accepted, as interpolation yields strings). */
-const seconds = z.preprocess(
+const positiveSeconds = z.preprocess(
   (value) => (typeof value === "string" && /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value),
   z.number().positive(),
 );
@@ -260,9 +260,9 @@ export const configFileSchema = strict({
       strict({
         off: optional(z.boolean()),
         /** The wait for a warm server's diagnostics after a change. */
-        wait_seconds: optional(seconds),
+        wait_seconds: optional(positiveSeconds),
         /** The wait while a server starts. */
-        start_wait_seconds: optional(seconds),
+        start_wait_seconds: optional(positiveSeconds),
         /** Per language (`typescript`, `python`, `go`, `rust`, or a new one with command and files). */
         servers: optional(
           z.record(z.string(), languageServerSchema).superRefine((servers, ctx) => {

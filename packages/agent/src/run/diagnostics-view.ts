@@ -17,24 +17,21 @@ export function diagnosticsOf(meta: unknown): ToolDiagnostics | undefined {
 
 /** The lines to print (indented like the diff's), none when there is nothing to say. */
 export function diagnosticsLines(diagnostics: ToolDiagnostics, cwd: string, s: Style): string[] {
-  if (diagnostics.added.length === 0) {
-    return diagnostics.fixed > 0
-      ? [
-          `  ${s.green(`✓ ${diagnostics.language}: ${diagnostics.fixed === 1 ? "the error from before is" : `the ${diagnostics.fixed} errors from before are`} fixed`)}`,
-        ]
-      : [];
-  }
   const lines: string[] = [];
   for (const d of diagnostics.added) {
     const rel = path.relative(cwd, d.path);
     const shown = rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel : d.path;
     const paint = d.severity === "error" ? s.red : s.yellow;
     const message = d.message.split("\n")[0] ?? "";
-    lines.push(
-      `  ${paint(`${d.severity === "error" ? "✗" : "⚠"} ${shown}:${d.line}:${d.column}`)} ${s.dim(d.code ?? "")}${d.code ? " " : ""}${message}`,
-    );
+    const code = d.code ? `${s.dim(d.code)} ` : "";
+    lines.push(`  ${paint(`${d.severity === "error" ? "✗" : "⚠"} ${shown}:${d.line}:${d.column}`)} ${code}${message}`);
   }
   const more = diagnostics.total - diagnostics.added.length;
   if (more > 0) lines.push(`  ${s.dim(`… ${more} more`)}`);
+  if (diagnostics.fixed > 0) {
+    const what =
+      diagnostics.fixed === 1 ? "the error from before is" : `the ${diagnostics.fixed} errors from before are`;
+    lines.push(`  ${s.green(`✓ ${diagnostics.language}: ${what} fixed`)}`);
+  }
   return lines;
 }

@@ -13,7 +13,8 @@ import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { log } from "../log.js";
 import type { SandboxPolicy } from "../sandbox/policy.js";
-import type { Diagnostic, Severity } from "./diagnostics.js";
+import { fromLsp, fromTsserver } from "./convert.js";
+import type { Diagnostic } from "./diagnostics.js";
 import type { Language } from "./languages.js";
 import { type Launched, launchServer } from "./launch.js";
 import { RpcConnection, RpcError } from "./rpc.js";
@@ -36,48 +37,6 @@ interface Pushed {
   version: number | undefined;
   diagnostics: Diagnostic[];
   serial: number;
-}
-
-const SEVERITIES: readonly Severity[] = ["error", "warning", "information", "hint"];
-
-function fromLsp(file: string, raw: unknown): Diagnostic | undefined {
-  const d = raw as {
-    range?: { start?: { line?: number; character?: number } };
-    severity?: number;
-    code?: string | number;
-    message?: string;
-    source?: string;
-  };
-  if (typeof d.message !== "string") return undefined;
-  return {
-    file,
-    line: (d.range?.start?.line ?? 0) + 1,
-    column: (d.range?.start?.character ?? 0) + 1,
-    severity: SEVERITIES[(d.severity ?? 1) - 1] ?? "error",
-    ...(d.code !== undefined ? { code: String(d.code) } : {}),
-    message: d.message,
-  };
-}
-
-function fromTsserver(file: string, raw: unknown): Diagnostic | undefined {
-  const d = raw as { start?: { line?: number; offset?: number }; text?: string; code?: number; category?: string };
-  if (typeof d.text !== "string") return undefined;
-  const severity: Severity =
-    d.category === "error"
-      ? "error"
-      : d.category === "warning"
-        ? "warning"
-        : d.category === "suggestion"
-          ? "hint"
-          : "information";
-  return {
-    file,
-    line: d.start?.line ?? 1,
-    column: d.start?.offset ?? 1,
-    severity,
-    ...(d.code !== undefined ? { code: `TS${d.code}` } : {}),
-    message: d.text,
-  };
 }
 
 /** What a server that ended said about it: its first line naming an error, else its last three lines. */

@@ -28,6 +28,8 @@ export interface DiagnosticsMeta {
   added: Diagnostic[];
   /** How many new errors and warnings there were before the caps. */
   total: number;
+  /** How many of them were errors (absent: count `added`). */
+  totalErrors?: number;
   /** Errors before the change, all gone after it. */
   fixed: number;
 }
@@ -57,7 +59,7 @@ export function added(before: readonly Diagnostic[], after: readonly Diagnostic[
 }
 
 /** What goes into the result for a change from `before` to `after`; undefined: nothing worth saying. */
-export function summarize(
+export function summarizeChange(
   language: string,
   before: readonly Diagnostic[],
   after: readonly Diagnostic[],
@@ -71,7 +73,8 @@ export function summarize(
   const errorsAfter = after.filter((d) => d.severity === "error").length;
   const fixed = errorsBefore > 0 && errorsAfter === 0 ? errorsBefore : 0;
   if (errors.length === 0 && warnings.length === 0 && fixed === 0) return undefined;
-  return { language, added: [...errors, ...warnings], total: allErrors.length + allWarnings.length, fixed };
+  const total = allErrors.length + allWarnings.length;
+  return { language, added: [...errors, ...warnings], total, totalErrors: allErrors.length, fixed };
 }
 
 /** `file` as the model should read it: relative to the workspace when inside it. */
@@ -82,12 +85,16 @@ function shown(file: string, root: string): string {
 
 /** The text section appended to the tool result (`root`: the session's working directory, for shorter paths). */
 export function formatSection(meta: DiagnosticsMeta, root: string): string {
-  if (meta.added.length === 0) {
-    const what = meta.fixed === 1 ? "the 1 error" : `all ${meta.fixed} errors`;
-    return `Diagnostics (${meta.language}): ${what} reported before this change ${meta.fixed === 1 ? "is" : "are"} fixed.`;
-  }
-  const errors = meta.added.filter((d) => d.severity === "error").length;
-  const warnings = meta.added.length - errors;
+  const fixed =
+    meta.fixed === 0
+      ? undefined
+      : meta.fixed === 1
+        ? "the 1 error reported before this change is fixed."
+        : `all ${meta.fixed} errors reported before this change are fixed.`;
+  if (meta.added.length === 0) return `Diagnostics (${meta.language}): ${fixed ?? "nothing new."}`;
+  const fixedLine = fixed ? [`${fixed.charAt(0).toUpperCase()}${fixed.slice(1)}`] : [];
+  const errors = meta.totalErrors ?? meta.added.filter((d) => d.severity === "error").length;
+  const warnings = meta.total - errors;
   const counts = [
     errors > 0 ? `${errors} error${errors === 1 ? "" : "s"}` : "",
     warnings > 0 ? `${warnings} warning${warnings === 1 ? "" : "s"}` : "",
@@ -95,7 +102,7 @@ export function formatSection(meta: DiagnosticsMeta, root: string): string {
     .filter(Boolean)
     .join(", ");
   const lines = [`Diagnostics (${meta.language}) this change introduced: ${counts}`];
-  let size = lines[0]?.length ?? 0;
+  let size = (lines[0]?.length ?? 0) + (fixedLine[0]?.length ?? 0);
   let listed = 0;
   for (const d of meta.added) {
     const message = (d.message.split("\n")[0] ?? "").slice(0, MAX_MESSAGE_CHARS);
@@ -107,5 +114,5 @@ export function formatSection(meta: DiagnosticsMeta, root: string): string {
     listed++;
   }
   if (listed < meta.total) lines.push(`(${meta.total - listed} more not shown)`);
-  return lines.join("\n");
+  return [...lines, ...fixedLine].join("\n");
 }

@@ -16,7 +16,7 @@ import { errorText } from "../error-text.js";
 import { log } from "../log.js";
 import { hostPath } from "../sandbox/binds.js";
 import type { LanguageClient } from "./client.js";
-import { DIAGNOSTICS_META_KEY, type DiagnosticsMeta, formatSection, summarize } from "./diagnostics.js";
+import { DIAGNOSTICS_META_KEY, type DiagnosticsMeta, formatSection, summarizeChange } from "./diagnostics.js";
 import { describeSearch } from "./find.js";
 import { type Language, type LspSettings, languageOf, languagesFor } from "./languages.js";
 import { noteRead, serverFor } from "./pool.js";
@@ -29,15 +29,15 @@ export { stopLanguageServers } from "./pool.js";
 const WARM_WAIT_MS = 2_000;
 const START_WAIT_MS = 20_000;
 
-function seconds(value: string | undefined): number | undefined {
+function envSeconds(value: string | undefined): number | undefined {
   const n = value === undefined ? Number.NaN : Number(value);
   return Number.isFinite(n) && n > 0 ? n * 1000 : undefined;
 }
 
 function budgets(settings: LspSettings | undefined): { warm: number; start: number } {
   return {
-    warm: settings?.waitMs ?? seconds(process.env.CROW_LSP_WAIT) ?? WARM_WAIT_MS,
-    start: settings?.startWaitMs ?? seconds(process.env.CROW_LSP_START_WAIT) ?? START_WAIT_MS,
+    warm: settings?.waitMs ?? envSeconds(process.env.CROW_LSP_WAIT) ?? WARM_WAIT_MS,
+    start: settings?.startWaitMs ?? envSeconds(process.env.CROW_LSP_START_WAIT) ?? START_WAIT_MS,
   };
 }
 
@@ -45,7 +45,7 @@ function budgets(settings: LspSettings | undefined): { warm: number; start: numb
 const told = new WeakMap<ToolContext, Set<string>>();
 
 /** `{ notice: text }` the first time a session is told `what`; afterwards nothing. */
-function tellOnce(context: ToolContext, what: string, text: string): Outcome {
+function tellOnce(context: ToolContext, what: string, text: string): ChangeOutcome {
   const seen = told.get(context) ?? new Set<string>();
   told.set(context, seen);
   if (seen.has(what)) return undefined;
@@ -54,7 +54,7 @@ function tellOnce(context: ToolContext, what: string, text: string): Outcome {
 }
 
 /** One change's outcome: what to add (section and meta), or a notice, or nothing. */
-type Outcome = { meta: DiagnosticsMeta } | { notice: string } | undefined;
+type ChangeOutcome = { meta: DiagnosticsMeta } | { notice: string } | undefined;
 
 /**
  * `result` of a write or edit with the diagnostics of its change appended (see the file comment); unchanged for an
@@ -73,9 +73,9 @@ export async function appendDiagnostics(
   const settings = context.options.lsp;
   const language = languageOf(diff.path, root, languagesFor(settings, process.env));
   if (!language) return result;
-  let outcome: Outcome;
+  let outcome: ChangeOutcome;
   try {
-    outcome = await check(context, language, root, diff.path, diff.oldText, diff.newText, budgets(settings));
+    outcome = await checkChange(context, language, root, diff.path, diff.oldText, diff.newText, budgets(settings));
   } catch (error) {
     log.warn(`diagnostics of ${diff.path} failed`, error);
     outcome = { notice: `Diagnostics unavailable for this change: ${errorText(error)}` };
@@ -102,7 +102,7 @@ export function afterRead(context: ToolContext, filePath: string, result: CallTo
   if (language) noteRead(language, root, policy, file);
 }
 
-async function check(
+async function checkChange(
   context: ToolContext,
   language: Language,
   root: string,
@@ -110,7 +110,7 @@ async function check(
   before: string | null,
   after: string,
   budget: { warm: number; start: number },
-): Promise<Outcome> {
+): Promise<ChangeOutcome> {
   const policy = context.sandbox.current;
   for (let attempt = 0; ; attempt++) {
     const found = serverFor(language, root, policy);
@@ -161,7 +161,7 @@ async function compare(
   file: string,
   before: string | null,
   after: string,
-): Promise<Outcome> {
+): Promise<ChangeOutcome> {
   await client.ready;
   client.resyncFromDisk(file);
   if (before !== null) client.setText(file, before);
@@ -169,6 +169,6 @@ async function compare(
   const baseline = await client.diagnostics();
   client.setText(file, after);
   const current = await client.diagnostics();
-  const meta = summarize(language.name, baseline, current);
+  const meta = summarizeChange(language.name, baseline, current);
   return meta ? { meta } : undefined;
 }

@@ -21,7 +21,7 @@ const broken = new Map<string, { until: number; why: string }>();
 const BROKEN_PAUSE_MS = 60_000;
 let exitHook = false;
 
-function keyOf(language: Language, root: string, policy: SandboxPolicy): string {
+function serverKey(language: Language, root: string, policy: SandboxPolicy): string {
   return JSON.stringify([language.name, language.commands, language.args, root, serverPolicy(policy) ?? null]);
 }
 
@@ -38,7 +38,7 @@ export type ServerLookup =
  * documents the dead one had open, from disk).
  */
 export function serverFor(language: Language, root: string, policy: SandboxPolicy): ServerLookup {
-  const key = keyOf(language, root, policy);
+  const key = serverKey(language, root, policy);
   const existing = clients.get(key);
   if (existing && existing.exited === undefined) return { client: existing, started: false };
   if (existing && !existing.initialized) {
@@ -81,7 +81,7 @@ export function serverFor(language: Language, root: string, policy: SandboxPolic
  * elsewhere that breaks it is reported. A read never starts a server.
  */
 export function noteRead(language: Language, root: string, policy: SandboxPolicy, file: string): void {
-  const key = keyOf(language, root, policy);
+  const key = serverKey(language, root, policy);
   const client = clients.get(key);
   if (client && client.exited === undefined) {
     if (!client.isOpen(file))
