@@ -69,6 +69,8 @@ export class LanguageClient {
   private collected: { generation: number; diagnostics: Promise<Diagnostic[]> } | undefined;
   /** Set once the process has ended (the pool then starts a new one on the next change). */
   exited: string | undefined;
+  /** When a change or a read last used it (ms since epoch): the pool stops it after a long idle time. */
+  lastUsed = Date.now();
   /** Whether it ever answered initialize (a server that ends before is broken, not crashed). */
   initialized = false;
   /** Resolves, with a sentence saying how (`was killed by SIGKILL`), when the process has ended. */

@@ -19,6 +19,20 @@ const MAX_READ_BEFORE = 16;
 const broken = new Map<string, { until: number; why: string }>();
 /** How long a server that cannot start is left alone (every change would otherwise spawn it again). */
 const BROKEN_PAUSE_MS = 60_000;
+/** A server no change or read used for this long is stopped (a project's tsserver holds hundreds of MB). */
+const IDLE_MS = 15 * 60_000;
+let sweeper: NodeJS.Timeout | undefined;
+
+/** Stops the servers idle past {@link IDLE_MS}; the files they had open are opened again by the next one. */
+function sweepIdle(now = Date.now()): void {
+  for (const [key, client] of clients) {
+    if (now - client.lastUsed < IDLE_MS) continue;
+    clients.delete(key);
+    readBefore.set(key, new Set(client.openFiles().slice(-MAX_READ_BEFORE)));
+    log.info(`stopping the idle ${client.language.name} language server in ${client.root}`);
+    void client.stop().catch(() => client.kill());
+  }
+}
 let exitHook = false;
 
 function serverKey(language: Language, root: string, policy: SandboxPolicy): string {
@@ -40,7 +54,10 @@ export type ServerLookup =
 export function serverFor(language: Language, root: string, policy: SandboxPolicy): ServerLookup {
   const key = serverKey(language, root, policy);
   const existing = clients.get(key);
-  if (existing && existing.exited === undefined) return { client: existing, started: false };
+  if (existing && existing.exited === undefined) {
+    existing.lastUsed = Date.now();
+    return { client: existing, started: false };
+  }
   if (existing && !existing.initialized) {
     broken.set(key, { until: Date.now() + BROKEN_PAUSE_MS, why: existing.exited ?? "ended" });
     clients.delete(key);
@@ -67,6 +84,7 @@ export function serverFor(language: Language, root: string, policy: SandboxPolic
     );
   }
   clients.set(key, client);
+  sweeper ??= setInterval(sweepIdle, 60_000).unref();
   if (!exitHook) {
     exitHook = true;
     process.once("exit", () => {
@@ -84,6 +102,7 @@ export function noteRead(language: Language, root: string, policy: SandboxPolicy
   const key = serverKey(language, root, policy);
   const client = clients.get(key);
   if (client && client.exited === undefined) {
+    client.lastUsed = Date.now();
     if (!client.isOpen(file))
       void client.ready.then(
         () => client.reopenFromDisk([file]),
@@ -102,5 +121,7 @@ export function noteRead(language: Language, root: string, policy: SandboxPolicy
 export async function stopLanguageServers(): Promise<void> {
   const all = [...clients.values()];
   clients.clear();
+  if (sweeper) clearInterval(sweeper);
+  sweeper = undefined;
   await Promise.all(all.map((client) => client.stop().catch(() => client.kill())));
 }
