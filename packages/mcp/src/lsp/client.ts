@@ -10,7 +10,7 @@
  * - `push`: `textDocument/publishDiagnostics`, waited for per document version (gopls, rust-analyzer).
  */
 import { readFileSync } from "node:fs";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { log } from "../log.js";
 import type { SandboxPolicy } from "../sandbox/policy.js";
 import { fromLsp, fromTsserver } from "./convert.js";
@@ -300,8 +300,7 @@ export class LanguageClient {
     if (typeof p?.uri !== "string") return;
     let file: string;
     try {
-      file = new URL(p.uri).pathname;
-      file = decodeURIComponent(file);
+      file = fileURLToPath(p.uri);
     } catch {
       return;
     }
