@@ -64,6 +64,9 @@ const npmEnv = {
 // with the runner's HOME does not write there, and a detached crow-mcp that flushes its cache as it exits, just after
 // its agent, does not race the removal of that agent's temp HOME (ENOTEMPTY). The compile-cache test unsets it.
 const compileCache = path.join(tmp, "compile-cache");
+// Language servers check every write and edit of a .ts or .py file (crow-mcp's lsp/): a test about something else
+// must not depend on which of them this machine has, so they are off unless a test turns them on (the lsp tests do).
+const lsp = process.env.CROW_LSP ?? "off";
 const counts = { passed: 0, failed: 0, skipped: 0, todo: 0, skipReasons: [], fileMs: {} };
 for (const [index, group] of groups.entries()) {
   const summaryFile = path.join(tmp, `summary-${index}.json`);
@@ -82,7 +85,11 @@ for (const [index, group] of groups.entries()) {
       `--test-reporter-destination=${summaryFile}`,
       ...group.files.map((f) => path.relative(root, f)),
     ],
-    { cwd: root, stdio: "inherit", env: { ...process.env, ...npmEnv, HOME: home, NODE_COMPILE_CACHE: compileCache } },
+    {
+      cwd: root,
+      stdio: "inherit",
+      env: { ...process.env, ...npmEnv, HOME: home, NODE_COMPILE_CACHE: compileCache, CROW_LSP: lsp },
+    },
   );
   let part;
   try {

@@ -210,6 +210,42 @@ describe(".env", () => {
   });
 });
 
+describe("config.yaml: language_servers", () => {
+  test("absent: the defaults; off; waits in seconds and per-language servers as crow-mcp takes them", async () => {
+    assert.equal(loadConfig((await crow("")).env).languageServers, undefined);
+    assert.deepEqual(loadConfig((await crow("language_servers: off\n")).env).languageServers, { off: true });
+    const { env } = await crow(
+      [
+        "language_servers:",
+        "  wait_seconds: 3",
+        "  start_wait_seconds: '40'",
+        "  servers:",
+        "    python: off",
+        "    typescript: { command: /opt/tsls, args: [--stdio] }",
+        "    ruby: { command: solargraph, args: [stdio], files: ['*.rb'] }",
+        "",
+      ].join("\n"),
+    );
+    assert.deepEqual(loadConfig(env).languageServers, {
+      languages: {
+        python: { off: true },
+        typescript: { command: "/opt/tsls", args: ["--stdio"] },
+        ruby: { command: "solargraph", args: ["stdio"], files: ["*.rb"] },
+      },
+      waitMs: 3000,
+      startWaitMs: 40000,
+    });
+  });
+
+  test("a language of one's own without its command or files is an error saying what to give", async () => {
+    const { env } = await crow("language_servers:\n  servers:\n    ruby: { files: ['*.rb'] }\n");
+    assert.match(
+      configError(() => loadConfig(env)),
+      /language_servers\.servers\.ruby: "ruby" is not a built-in language \(typescript, python, go, rust\): give its command and files/,
+    );
+  });
+});
+
 describe("config.yaml", () => {
   test("interpolation: ${VAR}, ${VAR:-default} (unset or empty), $${ literal, numbers from strings", async () => {
     const { env } = await crow(

@@ -9,7 +9,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { CROW_BIN, closedPort, type MockLlm, startMockLlm } from "@crow/testkit";
+import { CROW_BIN, closedPort, type MockLlm, REPO_ROOT, startMockLlm } from "@crow/testkit";
 import { checkNode } from "../src/commands/doctor/checks.js";
 import { runEnv, runProcess, tempHome } from "./run-helpers.js";
 
@@ -126,6 +126,23 @@ describe("crow doctor", { timeout: 120_000 }, () => {
       assert.match(run.stdout, /Something needs fixing \(✗ above\)\.\n$/);
     });
   }
+
+  test("language servers: the ones found (the repository's typescript-language-server, on PATH), the ones not, and those switched off", async () => {
+    const bin = path.join(REPO_ROOT, "node_modules", ".bin");
+    const run = await doctor({ PATH: `${bin}${path.delimiter}/usr/bin:/bin`, CROW_LSP: undefined }, (crowHome) =>
+      writeFile(path.join(crowHome, "config.yaml"), "language_servers:\n  servers:\n    rust: off\n"),
+    );
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.match(
+      run.stdout,
+      /^✓ language server typescript: .*node_modules\/\.bin\/typescript-language-server checks \*\.ts /m,
+    );
+    assert.match(
+      run.stdout,
+      /^– language server go: none found \(gopls on PATH or in the project's node_modules\/\.bin\)\n {4}→ install one/m,
+    );
+    assert.doesNotMatch(run.stdout, /language server rust/);
+  });
 
   test("OPENAI_BASE_URL alone: the endpoint's only model is the default, as crow run takes it", async () => {
     const run = await doctor({ CROW_MODEL: undefined });

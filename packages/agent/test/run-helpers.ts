@@ -32,6 +32,8 @@ export function runEnv(
     CROW_MODEL: "mock-model",
     CROW_MAX_RETRIES: "1",
     CROW_RETRY_BASE_MS: "5",
+    // As the test runner has it: language servers off unless a test turns them on (CROW_LSP: undefined).
+    CROW_LSP: "off",
   });
   for (const [key, value] of Object.entries(extra)) {
     if (value === undefined) delete env[key];

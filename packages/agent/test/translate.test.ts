@@ -91,6 +91,50 @@ describe("translate: loop events → ACP updates", () => {
     assert.deepEqual(done.content, [diff, { type: "content", content: { type: "text", text: "Edited." } }]);
   });
 
+  test("tool_call_update of an edit: the text diff is left out (the diff block shows it), the diagnostics after it stay", () => {
+    const diagnostics = {
+      language: "typescript",
+      added: [
+        {
+          path: "/ws/c.ts",
+          line: 3,
+          column: 21,
+          severity: "error" as const,
+          code: "TS2554",
+          message: "Expected 2 arguments, but got 1.",
+        },
+      ],
+      total: 1,
+      fixed: 0,
+    };
+    const text = [
+      "Successfully edited /ws/b.ts",
+      "",
+      "--- /ws/b.ts",
+      "+++ /ws/b.ts",
+      "@@ -1,2 +1,2 @@",
+      "-a",
+      "+b",
+      " ",
+      "\\ No newline at end of file",
+      "Diagnostics (typescript) this change introduced: 1 error",
+      "c.ts:3:21 error TS2554: Expected 2 arguments, but got 1.",
+    ].join("\n");
+    const done = toolCallFinished("t", "completed", {
+      content: text,
+      display: { diff: { path: "/ws/b.ts", oldText: "a", newText: "b" }, diagnostics },
+    });
+    assert.ok(done.sessionUpdate === "tool_call_update");
+    assert.deepEqual(done.content?.[1], {
+      type: "content",
+      content: {
+        type: "text",
+        text: "Successfully edited /ws/b.ts\nDiagnostics (typescript) this change introduced: 1 error\nc.ts:3:21 error TS2554: Expected 2 arguments, but got 1.",
+      },
+    });
+    assert.deepEqual(done._meta, { "crow/diagnostics": diagnostics });
+  });
+
   const statuses: Array<[Parameters<typeof toolCallFinished>[1], string]> = [
     ["completed", "completed"],
     ["failed", "failed"],

@@ -13,6 +13,27 @@ export interface ToolDiff {
   newText: string;
 }
 
+/** One diagnostic a language server reported (`line` and `column` 1-based). */
+export interface ToolDiagnostic {
+  path: string;
+  line: number;
+  column: number;
+  severity: "error" | "warning" | "information" | "hint";
+  code?: string;
+  message: string;
+}
+
+/**
+ * What a change did to a language server's diagnostics: the errors and warnings it introduced (`added`, capped;
+ * `total` before the cap), or that it fixed every error there was (`fixed`, a count).
+ */
+export interface ToolDiagnostics {
+  language: string;
+  added: ToolDiagnostic[];
+  total: number;
+  fixed: number;
+}
+
 /**
  * What a host shows of a tool call besides the model's text, computed once by the tool set that knows it (the
  * agent's router: the file a write changes, the diff its server returned, the editor terminal running the command)
@@ -25,6 +46,8 @@ export interface ToolDisplay {
   locations?: ToolLocation[];
   /** The change a write or edit made (on results) or would make (on a permission question). */
   diff?: ToolDiff;
+  /** The diagnostics a write or edit introduced or fixed (crow-mcp's language servers), shown under the diff. */
+  diagnostics?: ToolDiagnostics;
   /** Id of the editor terminal running (or that ran) the command. */
   terminalId?: string;
   /** Where the call ran: an MCP server's name, or `client` for the editor's fs/terminal. */

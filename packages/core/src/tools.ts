@@ -1,7 +1,7 @@
 import type { ContentPart, ToolDefinition } from "./messages.js";
 import type { ToolDisplay, ToolLocation } from "./tool-display.js";
 
-export type { ToolDiff, ToolDisplay, ToolLocation } from "./tool-display.js";
+export type { ToolDiagnostic, ToolDiagnostics, ToolDiff, ToolDisplay, ToolLocation } from "./tool-display.js";
 
 /** A tool call as handed to its tool's `run` (after the hooks' gate, with possibly rewritten args). */
 export interface ToolCallRequest {

@@ -52,6 +52,9 @@ Environment:
   SEARXNG_URL            SearXNG base URL for web_search (default http://localhost:2946)
   CROW_WEB_TIMEOUT       seconds before web_search / web_fetch give up (default 20 / 30)
   CROW_MCP_LOG           log level on stderr: error, warn (default), info, debug
+  CROW_LSP               off: no language-server diagnostics after write and edit
+  CROW_LSP_WAIT          seconds to wait for a warm language server's diagnostics (default 2)
+  CROW_LSP_START_WAIT    seconds to wait while a language server starts (default 20)
 
 stdout carries only the MCP protocol; logs go to stderr.`;
 

@@ -4,6 +4,7 @@ import { rmdirSync } from "node:fs";
 import path from "node:path";
 import { fail, type HttpSettings, readInvocation } from "./args.js";
 import { log } from "./log.js";
+import { stopLanguageServers } from "./lsp/pool.js";
 import type { ServerOptions } from "./server.js";
 import { VERSION } from "./version.js";
 
@@ -43,7 +44,7 @@ async function serveHttp(options: HttpSettings, showToken: boolean): Promise<voi
     process.stderr.write(`crow-mcp: token (send "Authorization: Bearer <token>"): ${token}\n`);
   }
   const stop = () => {
-    void running.close().then(() => process.exit(0));
+    void Promise.all([running.close(), stopLanguageServers()]).then(() => process.exit(0));
   };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
@@ -90,7 +91,7 @@ async function serveSocket(
   const stop = (afterClose?: () => void) => {
     if (stopping) return;
     stopping = true;
-    void running.close().finally(() => {
+    void Promise.all([running.close(), stopLanguageServers()]).finally(() => {
       afterClose?.();
       process.exit(0);
     });
@@ -138,7 +139,7 @@ async function serveStdio(options: ServerOptions): Promise<void> {
   const stop = (code: number) => {
     if (stopping) return;
     stopping = true;
-    void crow.close().finally(() => process.exit(code));
+    void Promise.all([crow.close(), stopLanguageServers()]).finally(() => process.exit(code));
   };
   transport.onclose = () => stop(0);
   process.stdin.once("end", () => stop(0));

@@ -1,3 +1,4 @@
+import type { LspSettings } from "./lsp/languages.js";
 import type { SandboxMode, SandboxPolicy } from "./sandbox/policy.js";
 
 /**
@@ -37,6 +38,8 @@ export interface ServerOptions {
     /** Seconds without new output before a running command returns with partial output (default 30). */
     softTimeoutSeconds?: number;
   };
+  /** Language servers checking write and edit (lsp/; `_meta["crow/lsp"]` of a socket session's initialize). */
+  lsp?: LspSettings;
   /** Web tool settings. */
   web?: {
     /** SearXNG base URL (default: env SEARXNG_URL, else http://localhost:2946). */

@@ -10,6 +10,7 @@ import type { Socket } from "node:net";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { CWD_META_KEY, SECRET_META_KEY, SocketLineTransport } from "./line-transport.js";
 import { log } from "./log.js";
+import { LSP_META_KEY, parseLspSettings } from "./lsp/languages.js";
 import { parseSandboxPolicy, SANDBOX_META_KEY, type SandboxPolicy } from "./sandbox/policy.js";
 import { type CrowMcpServer, createServer, type ServerOptions } from "./server.js";
 import { checkSessionCwd } from "./sessions.js";
@@ -99,10 +100,14 @@ export function createSocketSessions(
     if ("error" in where) return transport.refuse(first, -32602, `Invalid params: ${where.error}`);
     const policy = requestedPolicy(first);
     if ("error" in policy) return transport.refuse(first, -32602, `Invalid params: ${policy.error}`);
+    const lsp = parseLspSettings(
+      (first as { params?: { _meta?: Record<string, unknown> } }).params?._meta?.[LSP_META_KEY],
+    );
     const crow = createServer({
       ...serverOptions,
       cwd: where.cwd,
       ...(policy.policy ? { sandbox: policy.policy } : {}),
+      ...(lsp ? { lsp } : {}),
     });
     live.set(transport, crow);
     log.info(`MCP session opened in ${where.cwd} (${live.size} live)`);

@@ -26,6 +26,7 @@ import type {
   ToolResult,
   Usage,
 } from "@crow/core";
+import { DIAGNOSTICS_META_KEY } from "@crow/mcp/lsp";
 
 /** Streamed text of the agent: its answer or its reasoning, with the id of the message it belongs to. */
 export function textChunk(
@@ -170,10 +171,20 @@ export function resultContent(content: string | ContentPart[]): ToolCallContent[
   return out;
 }
 
-/** A result's text without the unified diff it ends with (after a blank line, from `--- `/`+++ `), if it has one. */
+/**
+ * A result's text without its unified diff (after a blank line, from `--- `/`+++ ` to the last line that starts as a
+ * diff line does), if it has one; what follows the diff (the diagnostics of a write or edit) stays.
+ */
 function withoutTextDiff(text: string): string {
   const at = text.search(/\n\n--- [^\n]*\n\+\+\+ /);
-  return at < 0 ? text : text.slice(0, at);
+  if (at < 0) return text;
+  const lines = text.slice(at + 2).split("\n");
+  // Past the two header lines, every line of a diff starts with a space, +, -, @@ or \ ("\ No newline"), or is the
+  // note that it was cut.
+  let end = 2;
+  while (end < lines.length && /^(?:[ +\-\\]|@@|… \(diff cut|$)/.test(lines[end] ?? "")) end++;
+  const rest = lines.slice(end).join("\n");
+  return rest === "" ? text.slice(0, at) : `${text.slice(0, at)}\n${rest}`;
 }
 
 /**
@@ -194,6 +205,8 @@ export function toolCallFinished(toolCallId: string, status: ToolCallStatus, res
   };
   if (result.display?.locations?.length) update.locations = result.display.locations;
   if (typeof result.content === "string") update.rawOutput = { content: result.content, isError: !!result.isError };
+  // The text above already says them; `crow run` draws them under the diff from this.
+  if (result.display?.diagnostics) update._meta = { [DIAGNOSTICS_META_KEY]: result.display.diagnostics };
   return update;
 }
 

@@ -11,6 +11,7 @@ import { envInteger } from "./env.js";
 import { ConfigError, displayPath, failIn, keyPath } from "./errors.js";
 import { configFiles, crowHome, expandTilde, homeDir } from "./home.js";
 import { describeProblems, type InterpolationProblem, interpolate } from "./interpolate.js";
+import { languageServersField } from "./language-servers.js";
 import { type ModelSources, modelList } from "./model-list.js";
 import { type ConfigFile, configFileSchema, issueMessage, type McpServerEntry } from "./schema.js";
 import { variableOrigin } from "./sources.js";
@@ -222,6 +223,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     extensions: extensionEntries(file, home, env),
     dotenv,
     childEnv: { allow: file.child_env?.allow ?? [] },
+    ...languageServersField(file),
     checkpoints: {
       enabled: file.checkpoints?.enabled ?? true,
       maxFileMb: file.checkpoints?.max_file_mb ?? 10,

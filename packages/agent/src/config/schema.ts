@@ -73,6 +73,28 @@ const variableName = z.string().refine((value) => /^[A-Za-z_*][A-Za-z0-9_.*-]*$/
     "such as AWS_*",
 });
 
+/** The languages crow-mcp knows a server for (any other needs its command and files). */
+const BUILTIN_LANGUAGES = ["typescript", "python", "go", "rust"];
+
+/** `off`, or one language server's settings (README "Language servers"). */
+const languageServerSchema = z.union([
+  z.literal("off"),
+  strict({
+    /** The executable: a name looked up in the project's node_modules/.bin and PATH, or an absolute path. */
+    command: optional(nonEmpty),
+    args: optional(stringList),
+    /** File patterns (`*.ts`, `src/**\/*.ts`). */
+    files: optional(z.array(nonEmpty).min(1)),
+    off: optional(z.boolean()),
+  }),
+]);
+
+/** Seconds > 0 (a numeric string accepted, as interpolation yields strings). */
+const positiveSeconds = z.preprocess(
+  (value) => (typeof value === "string" && /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value),
+  z.number().positive(),
+);
+
 export const providerSchema = strict({
   base_url: httpUrl,
   api_key: optional(text),
@@ -234,6 +256,34 @@ export const configFileSchema = strict({
    */
   child_env: optional(strict({ allow: optional(z.array(variableName)) })),
   sandbox: optional(sandboxSchema),
+  /** Diagnostics after write and edit from language servers: `off`, or the waits and per-language servers. */
+  language_servers: optional(
+    z.union([
+      z.literal("off"),
+      strict({
+        off: optional(z.boolean()),
+        /** The wait for a warm server's diagnostics after a change. */
+        wait_seconds: optional(positiveSeconds),
+        /** The wait while a server starts. */
+        start_wait_seconds: optional(positiveSeconds),
+        /** Per language (`typescript`, `python`, `go`, `rust`, or a new one with command and files). */
+        servers: optional(
+          z.record(z.string(), languageServerSchema).superRefine((servers, ctx) => {
+            for (const [name, entry] of Object.entries(servers)) {
+              if (BUILTIN_LANGUAGES.includes(name) || entry === "off" || entry.off) continue;
+              if (entry.command === undefined || entry.files === undefined) {
+                ctx.addIssue({
+                  code: "custom",
+                  path: [name],
+                  message: `"${name}" is not a built-in language (${BUILTIN_LANGUAGES.join(", ")}): give its command and files`,
+                });
+              }
+            }
+          }),
+        ),
+      }),
+    ]),
+  ),
   /** Workspace checkpoints per turn for `/rewind` (README "Checkpoints and /rewind"). */
   checkpoints: optional(
     strict({

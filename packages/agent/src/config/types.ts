@@ -1,4 +1,5 @@
 import type { LoopSettings, PermissionMode, PermissionRules, RetryPolicy } from "@crow/core";
+import type { LspSettings } from "@crow/mcp/lsp";
 /**
  * One entry of a config file's `mcpServers` dict (upstream's shape, keyed by server name): `command`/`args`/`env`
  * for stdio, `url`/`headers` for HTTP. `transport` (or `type`) picks `stdio`, `http` (alias `streamable-http`) or
@@ -137,6 +138,8 @@ export interface AgentConfig extends LoopSettings {
   dotenv: Record<string, string>;
   /** config.yaml's `child_env`: variables (names or `*` globs) passed to child processes although they look secret. */
   childEnv: { allow: string[] };
+  /** config.yaml's `language_servers`, as the built-in crow-mcp takes them (undefined: its defaults). */
+  languageServers?: LspSettings;
   /** Things worth a log line at startup (e.g. upstream's crow-mcp entry replaced by the built-in). */
   notes: string[];
   /**

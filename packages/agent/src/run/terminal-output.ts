@@ -18,8 +18,10 @@ import type {
   ToolCallStatus,
   ToolKind,
 } from "@agentclientprotocol/sdk";
+import type { ToolDiagnostics } from "@crow/core";
 import { type Style, style } from "./ansi.js";
 import { Channel } from "./channel.js";
+import { diagnosticsLines, diagnosticsOf } from "./diagnostics-view.js";
 import { unifiedDiff } from "./diff.js";
 import { MarkdownStyler } from "./markdown.js";
 import type { RunOutput, SessionInfo, Sink } from "./output.js";
@@ -46,6 +48,8 @@ interface ToolState {
   kind?: ToolKind | null;
   status: ToolCallStatus;
   content?: ToolCallContent[] | null;
+  /** What its result's change did to the language server's diagnostics. */
+  diagnostics?: ToolDiagnostics;
   /** Details (diffs, output) already printed. */
   detailed: boolean;
 }
@@ -313,6 +317,8 @@ export class TerminalOutput implements RunOutput {
     if (update.kind) state.kind = update.kind;
     if (update.status) state.status = update.status;
     if (update.content) state.content = update.content;
+    const diagnostics = diagnosticsOf(update._meta);
+    if (diagnostics) state.diagnostics = diagnostics;
     this.tools.set(state.id, state);
     // A thinking aid (the todo tool) shows as what it produced, the plan; only its failure gets a line.
     if (state.kind === "think" && state.status !== "failed") return;
@@ -349,6 +355,7 @@ export class TerminalOutput implements RunOutput {
       for (const line of unifiedDiff(shown, item.oldText, item.newText))
         lines.push(`  ${styledDiffLine(line, this.s)}`);
     }
+    if (tool.diagnostics) lines.push(...diagnosticsLines(tool.diagnostics, this.options.cwd, this.s));
     const output = textOf(tool.content);
     if (output && (tool.status === "failed" || tool.kind === "execute")) {
       const all = output.replace(/\n+$/, "").split("\n");

@@ -87,6 +87,7 @@ export function toolRouterFactory(config: AgentConfig, options: ToolRouterFactor
       cwd,
       configServers: config.mcpServers,
       builtin,
+      ...(config.languageServers ? { languageServers: config.languageServers } : {}),
       ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
       ...(options.client ? { client: options.client(sessionId) } : {}),
       sandbox: () => {

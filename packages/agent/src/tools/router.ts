@@ -13,6 +13,7 @@ import {
   type ToolRunContext,
 } from "@crow/core";
 import { DRY_RUN_META_KEY, diffFromMeta, isDryRun } from "@crow/mcp/edit";
+import { LSP_META_KEY } from "@crow/mcp/lsp";
 import { SANDBOX_META_KEY, UNSANDBOXED_META_KEY } from "@crow/mcp/sandbox";
 import { type EditorCall, genericProfile, knownProfile, type ToolProfile } from "./builtin/index.js";
 import { CallFailure, ServerConnection } from "./connection.js";
@@ -70,7 +71,11 @@ class Router implements ToolRouter {
       this.stale = true;
     };
     const sandbox = options.sandbox;
-    const meta = sandbox ? () => ({ [SANDBOX_META_KEY]: sandbox() }) : undefined;
+    const lsp = options.languageServers ? { [LSP_META_KEY]: options.languageServers } : {};
+    const meta =
+      sandbox || options.languageServers
+        ? () => ({ ...(sandbox ? { [SANDBOX_META_KEY]: sandbox() } : {}), ...lsp })
+        : undefined;
     this.connections = specs.map(
       (spec) =>
         new ServerConnection(

@@ -1,4 +1,5 @@
 import type { ToolCallRequest, ToolSet } from "@crow/core";
+import type { LspSettings } from "@crow/mcp/lsp";
 import type { SandboxPolicy } from "@crow/mcp/sandbox";
 import type { ConfigMcpServer } from "../config/types.js";
 import type { ToolProfile } from "./builtin/profile.js";
@@ -36,6 +37,8 @@ export interface ToolRouterOptions {
    * a mode change applies to the next call). Default: unconfined.
    */
   sandbox?: () => SandboxPolicy;
+  /** config.yaml's `language_servers` for the built-in crow-mcp (its `initialize`'s `_meta["crow/lsp"]`). */
+  languageServers?: LspSettings;
   /** A problem with the sandbox to show when the session opens (no usable bubblewrap under `sandbox: auto`). */
   sandboxNotice?: string;
   /** A warning about the session's writable directories to show when it opens (they take in / or the home). */

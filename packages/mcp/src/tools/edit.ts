@@ -19,6 +19,7 @@ import {
 import { type Located, openLocated, readOpened } from "../fs/held.js";
 import { checkAbsolutePath, describeMissing, errorCode, isPermissionError } from "../fs/paths.js";
 import { classifyHead, decodeUtf8 } from "../fs/sniff.js";
+import { appendDiagnostics } from "../lsp/index.js";
 import { hostPath } from "../sandbox/binds.js";
 import { checkOpenedReadable } from "../sandbox/hidden.js";
 import { takeCallPolicy } from "../sandbox/meta.js";
@@ -56,7 +57,7 @@ export function registerEditTool(server: McpServer, context: ToolContext): void 
     guarded("edit", async (args, extra) => {
       const badPolicy = takeCallPolicy(context, extra._meta);
       if (badPolicy) return errorResult(badPolicy);
-      return editFile(
+      const result = await editFile(
         args.file_path,
         args.old_string,
         args.new_string,
@@ -65,6 +66,7 @@ export function registerEditTool(server: McpServer, context: ToolContext): void 
         context.sandbox.current,
         isDryRun(extra._meta),
       );
+      return appendDiagnostics(context, result, isDryRun(extra._meta));
     }),
   );
 }

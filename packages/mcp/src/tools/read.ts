@@ -6,6 +6,7 @@ import type { ToolContext } from "../context.js";
 import { type OpenedFile, openForRead, readOpened } from "../fs/held.js";
 import { checkAbsolutePath, describeMissing, errorCode, isPermissionError } from "../fs/paths.js";
 import { classifyHead, decodeUtf8, sniffImage } from "../fs/sniff.js";
+import { afterRead } from "../lsp/index.js";
 import { DEFAULT_LINE_LIMIT, formatLines, MAX_LINE_LENGTH } from "../read-format.js";
 import { hostPath } from "../sandbox/binds.js";
 import { checkOpenedReadable } from "../sandbox/hidden.js";
@@ -41,13 +42,15 @@ export function registerReadTool(server: McpServer, context: ToolContext): void 
     guarded("read", async (args, extra) => {
       const badPolicy = takeCallPolicy(context, extra._meta);
       if (badPolicy) return errorResult(badPolicy);
-      return readFile(
+      const result = await readFile(
         args.file_path,
         args.offset ?? 1,
         args.limit ?? DEFAULT_LINE_LIMIT,
         context.cwd,
         context.sandbox.current,
       );
+      afterRead(context, args.file_path, result);
+      return result;
     }),
   );
 }

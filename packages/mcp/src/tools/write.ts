@@ -7,6 +7,7 @@ import { DRY_RUN_META_KEY, DRY_RUN_NOTE, diffMeta, isDryRun, MAX_DIFF_CHARS } fr
 import { countLines } from "../edit/text.js";
 import { type Located, type OpenedFile, openLocated, readOpened } from "../fs/held.js";
 import { checkAbsolutePath } from "../fs/paths.js";
+import { appendDiagnostics } from "../lsp/index.js";
 import { hostPath } from "../sandbox/binds.js";
 import { checkOpenedReadable } from "../sandbox/hidden.js";
 import { takeCallPolicy } from "../sandbox/meta.js";
@@ -36,7 +37,9 @@ export function registerWriteTool(server: McpServer, context: ToolContext): void
     guarded("write", async (args, extra) => {
       const badPolicy = takeCallPolicy(context, extra._meta);
       if (badPolicy) return errorResult(badPolicy);
-      return writeTextFile(args.file_path, args.content, context.cwd, context.sandbox.current, isDryRun(extra._meta));
+      const dryRun = isDryRun(extra._meta);
+      const result = await writeTextFile(args.file_path, args.content, context.cwd, context.sandbox.current, dryRun);
+      return appendDiagnostics(context, result, dryRun);
     }),
   );
 }

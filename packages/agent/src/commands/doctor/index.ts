@@ -20,6 +20,7 @@ import {
   type Finding,
   homeUnmakeable,
 } from "./checks.js";
+import { checkLanguageServers } from "./language-servers.js";
 
 /** Whether the store is a SQLite file inside the Crow home (its default), which cannot exist without the home. */
 function storeInside(config: AgentConfig): boolean {
@@ -37,7 +38,7 @@ export const DOCTOR_HELP = `Usage: crow doctor
 
 Checks what Crow needs, one line each: Node.js, the Crow home and its permissions, the configuration files and
 where each setting came from, the store (SQLite driver, database file writable), each provider reachable and its
-models, the default model, SearXNG, the MCP servers, the terminal's PTY module, the sandbox (bubblewrap).
+models, the default model, SearXNG, the MCP servers, the terminal's PTY module, the sandbox (bubblewrap), the language servers checking edits.
 ✓ fine, ✗ broken (with what to do), – not set up. Exit code 0 when nothing is ✗, 1 when something is, 2 when the
 configuration does not load (bad setup: most checks cannot run).`;
 
@@ -100,6 +101,7 @@ export async function runDoctor(args: readonly string[], env: NodeJS.ProcessEnv 
   }
   say(await checkTerminal());
   say(checkSandbox(config));
+  say(checkLanguageServers(config, process.cwd(), env));
   process.stdout.write(failed ? "Something needs fixing (✗ above).\n" : "Crow is ready.\n");
   return badConfig ? 2 : failed ? 1 : 0;
 }
