@@ -155,6 +155,7 @@ const folderOrder = {
       "home.ts",
       "methods.ts",
       "fs-beneath.ts",
+      "tool-schema.ts",
     ],
     ["llm"],
     ["hooks"],
