@@ -127,6 +127,13 @@ class Router implements ToolRouter {
     return this.defs;
   }
 
+  /** Other MCP servers' tools may wait to be loaded; crow-mcp's are Crow's own and always offered. */
+  deferrable(name: string): boolean {
+    this.build();
+    const entry = this.routes.get(name);
+    return entry !== undefined && !entry.route.builtin;
+  }
+
   servers(): ServerStatus[] {
     this.build();
     return this.connections.map((c) => ({
