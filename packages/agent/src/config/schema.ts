@@ -202,6 +202,8 @@ export const configFileSchema = strict({
   db_uri: optional(nonEmpty),
   mcpServers: optional(z.record(z.string(), mcpServerSchema)),
   max_steps_per_turn: optional(count(1)),
+  /** The most recent tool results sent whole (older long ones are shortened); `all`: none shortened. */
+  keep_tool_results: optional(z.union([z.literal("all"), count(1)])),
   max_retries_per_step: optional(count(0)),
   MAX_COMPACT_TOKENS: optional(count(1)),
   N_STEPS_BACK_COMPACT: optional(count(0)),
