@@ -40,7 +40,7 @@ describe("edit over stdio", () => {
     assert.equal(result.isError, undefined);
     assert.equal(
       result.text,
-      `Successfully edited ${file}\nReplaced 1 occurrence (exact match).\n\n--- ${file}\n+++ ${file}\n@@ -1,4 +1,4 @@\n def f():\n-    return 1\n+    return 2\n \n print(f())`,
+      `Successfully edited ${file}\nReplaced 1 occurrence (exact match).\n\n@@ -1,4 +1,4 @@\n def f():\n-    return 1\n+    return 2\n \n print(f())`,
     );
     assert.equal(await readFile(file, "utf8"), "def f():\n    return 2\n\nprint(f())\n");
   });
