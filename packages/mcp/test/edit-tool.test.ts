@@ -97,7 +97,7 @@ describe("edit over stdio", () => {
     });
     assert.equal(result.isError, true);
     assert.match(result.text, /^Error: old_string not found in file\nDid you mean lines 3-4/);
-    assert.match(result.text, /\n3→def main\(\):\n4→ {4}print\('hello world'\)\n/);
+    assert.match(result.text, /\n3\tdef main\(\):\n4\t {4}print\('hello world'\)\n/);
   });
 
   test("an empty old_string creates a new file with its directories, but not over a non-empty file", async () => {
