@@ -12,6 +12,8 @@ import { runCrow, useRunFixture } from "./run-helpers.js";
 
 const MANY = path.join(import.meta.dirname, "fixtures", "many-tools-mcp-server.mjs");
 
+const SERVER = `mcpServers:\n  many: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(MANY)}] }\n`;
+
 const names = (request: CapturedRequest | undefined) => (request?.body.tools ?? []).map((t) => t.function.name);
 
 function sessionIdOf(stdout: string): string {
@@ -22,12 +24,7 @@ function sessionIdOf(stdout: string): string {
 
 describe("deferred tools", { timeout: 120_000 }, () => {
   const fx = useRunFixture();
-  before(() =>
-    writeFile(
-      path.join(fx.home.dir, "config.yaml"),
-      `mcpServers:\n  many: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(MANY)}] }\n`,
-    ),
-  );
+  before(() => writeFile(path.join(fx.home.dir, "config.yaml"), SERVER));
 
   test("60 MCP tools are summarised in find_tools; one is loaded on demand, runs, and stays loaded after a restart", async () => {
     fx.mock.script(
@@ -84,5 +81,16 @@ describe("deferred tools", { timeout: 120_000 }, () => {
     const run = await runCrow(["find a spaceship tool"], { env: fx.env, cwd: fx.ws.dir });
     assert.equal(run.code, 0, run.stderr);
     fx.mock.assertDone();
+  });
+
+  test("defer_tools: false offers all 60 in every request, and no find_tools", async () => {
+    await writeFile(path.join(fx.home.dir, "config.yaml"), `defer_tools: false\n${SERVER}`);
+    fx.mock.script(textReply("all there"));
+    const run = await runCrow(["hi"], { env: fx.env, cwd: fx.ws.dir });
+    assert.equal(run.code, 0, run.stderr);
+    fx.mock.assertDone();
+    const offered = names(fx.mock.requests.at(-1));
+    assert.ok(offered.includes("weather_forecast") && offered.includes("tool_59") && offered.includes("terminal"));
+    assert.ok(!offered.includes("find_tools"));
   });
 });

@@ -87,6 +87,7 @@ export function toolRouterFactory(config: AgentConfig, options: ToolRouterFactor
       cwd,
       configServers: config.mcpServers,
       builtin,
+      ...(config.deferTools === false ? { deferTools: false } : {}),
       ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
       ...(options.client ? { client: options.client(sessionId) } : {}),
       sandbox: () => {

@@ -127,8 +127,9 @@ class Router implements ToolRouter {
     return this.defs;
   }
 
-  /** Other MCP servers' tools may wait to be loaded; crow-mcp's are Crow's own and always offered. */
+  /** Other MCP servers' tools may wait to be loaded (unless configured off); crow-mcp's are Crow's own, always offered. */
   deferrable(name: string): boolean {
+    if (this.options.deferTools === false) return false;
     this.build();
     const entry = this.routes.get(name);
     return entry !== undefined && !entry.route.builtin;
