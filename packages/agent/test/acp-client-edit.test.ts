@@ -79,7 +79,11 @@ describe("crow acp: with the sandbox off, edit goes through the editor's unsaved
       textReply("sorry").expect((req) => {
         const result = toolResults(req).at(-1) ?? "";
         assert.match(result, /^Error: old_string not found in file\n/);
-        assert.match(result, /Did you mean line 2 .*\n2→const retries = 3; \/\/ typed, not saved\n/, "from the buffer");
+        assert.match(
+          result,
+          /Did you mean line 2 .*\n2\tconst retries = 3; \/\/ typed, not saved\n/,
+          "from the buffer",
+        );
       }),
     );
     const turn = await fx.agent.prompt(sessionId, "retry 5");

@@ -46,7 +46,7 @@ describe("prompt content: ACP blocks → user message", () => {
   test("a resource link to a file inlines it numbered like the read tool, with a line range", async () => {
     const uri = `${pathToFileURL(ws.path("src/a.ts")).href}#L2:3`;
     const content = await promptContent([{ type: "resource_link", uri, name: "a.ts" }], ws.dir);
-    assert.equal(content, `File ${ws.path("src/a.ts")} (lines 2-3):\n2→two\n3→three`);
+    assert.equal(content, `File ${ws.path("src/a.ts")} (lines 2-3):\n2\ttwo\n3\tthree`);
   });
 
   test("a range with only a start runs to the end; a whole file is numbered from 1", async () => {
@@ -54,9 +54,9 @@ describe("prompt content: ACP blocks → user message", () => {
       [{ type: "resource_link", uri: `${pathToFileURL(ws.path("src/a.ts")).href}#L3`, name: "a.ts" }],
       ws.dir,
     );
-    assert.match(String(from), /\(from line 3\):\n3→three\n4→four$/);
+    assert.match(String(from), /\(from line 3\):\n3\tthree\n4\tfour$/);
     const whole = await promptContent([{ type: "resource_link", uri: "src/a.ts", name: "a.ts" }], ws.dir);
-    assert.match(String(whole), /\n1→one\n2→two\n3→three\n4→four$/);
+    assert.match(String(whole), /\n1\tone\n2\ttwo\n3\tthree\n4\tfour$/);
   });
 
   test("a resource link to a directory becomes a listing, not a crash", async () => {

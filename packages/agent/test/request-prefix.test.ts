@@ -8,8 +8,8 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { builtinPromptVersion } from "@crow/core";
-import { type CapturedRequest, reply, textReply } from "@crow/testkit";
-import { runCrow, useRunFixture } from "./run-helpers.js";
+import { type CapturedRequest, CROW_BIN, reply, textReply } from "@crow/testkit";
+import { runCrow, runProcess, useRunFixture } from "./run-helpers.js";
 
 const prefix = (request: CapturedRequest) =>
   JSON.stringify({ system: request.body.messages[0], tools: request.body.tools });
@@ -42,6 +42,29 @@ describe("the request prefix", { timeout: 120_000 }, () => {
     // The date and the workspace follow the text every session shares.
     assert.ok(system.indexOf("Date: ") > system.indexOf("Be concise"), system);
     assert.ok(system.indexOf(`Workspace: ${fx.ws.dir}`) > system.indexOf("Be concise"), system);
+  });
+
+  test("cached tokens a provider reports are recorded; crow sessions shows tokens per task and the cached share", async () => {
+    fx.mock.script(
+      reply().toolCall("terminal", { command: "echo cached" }).usage(1000, 10, { cached: 800 }),
+      textReply("done").usage(1400, 90, { cached: 1000 }),
+    );
+    const run = await runCrow(["--json", "cache me"], { env: fx.env, cwd: fx.ws.dir });
+    assert.equal(run.code, 0, run.stderr);
+    fx.mock.assertDone();
+    const id = sessionIdOf(run.stdout);
+    const listed = await runProcess(process.execPath, [CROW_BIN, "sessions", "list", "--json"], { env: fx.env });
+    assert.equal(listed.code, 0, listed.stderr);
+    const entry = (JSON.parse(listed.stdout) as Array<{ id: string; usage: unknown }>).find((s) => s.id === id);
+    assert.deepEqual(entry?.usage, {
+      prompts: 1,
+      requests: 2,
+      promptTokens: 2400,
+      completionTokens: 100,
+      cachedTokens: 1800,
+    });
+    const table = await runProcess(process.execPath, [CROW_BIN, "sessions", "list"], { env: fx.env });
+    assert.match(table.stdout, new RegExp(`^${id} .* 2\\.5k tokens/task, 75% cached `, "m"), table.stdout);
   });
 
   test("the prompt version `full` has the fuller tool texts; the lean default does not", async () => {

@@ -168,7 +168,7 @@ describe("crow run (subprocess, no TTY)", { timeout: 300_000 }, () => {
     assert.equal(run.code, 0, run.stderr);
     const sent = lastUserText(mock);
     assert.match(sent, /explain @src\/app\.ts#L2:3 please/);
-    assert.match(sent, /\(lines 2-3\):\n2→line two\n3→line three$/);
+    assert.match(sent, /\(lines 2-3\):\n2\tline two\n3\tline three$/);
     assert.doesNotMatch(sent, /line one/);
   });
 

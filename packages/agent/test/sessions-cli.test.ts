@@ -39,7 +39,7 @@ async function populate(store: Store, cwd: string): Promise<{ task: string; chat
           { id: "call_1", type: "function", function: { name: "read", arguments: '{"file_path":"/w/math.py"}' } },
         ],
       },
-      usage: { promptTokens: 100, completionTokens: 20, totalTokens: 120 },
+      usage: { promptTokens: 100, completionTokens: 20, totalTokens: 120, cachedTokens: 60 },
     },
     {
       message: {
@@ -80,11 +80,21 @@ function behaves(kind: string, setup: () => Promise<{ home: string; store: Store
       assert.equal(lines.length, 2);
       assert.ok(lines[0]?.startsWith(ids.chat), all.stdout);
       assert.match(all.stdout, new RegExp(`${ids.task} .*Fix the failing test.*/w\\n`));
+      // Tokens per task and the share of the prompt the provider had cached; nothing for a session without usage.
+      assert.match(all.stdout, new RegExp(`${ids.task} .*Fix the failing test +120 tokens/task, 60% cached +/w\\n`));
+      assert.match(all.stdout, new RegExp(`${ids.chat} .*Explain closures +/w/other\\n`));
       const filtered = crowSessions(home, ["list", "--cwd", "/w", "--json"]);
       assert.deepEqual(
         (JSON.parse(filtered.stdout) as Array<{ id: string }>).map((s) => s.id),
         [ids.task],
       );
+      assert.deepEqual((JSON.parse(filtered.stdout) as Array<{ usage: unknown }>)[0]?.usage, {
+        prompts: 1,
+        requests: 1,
+        promptTokens: 100,
+        completionTokens: 20,
+        cachedTokens: 60,
+      });
     });
 
     test("show prints the transcript with tool calls and shortened results", () => {

@@ -83,6 +83,12 @@ export interface ToolSet {
    * for an unknown name.
    */
   resolve(name: string): ResolvedTool | undefined;
+  /**
+   * Whether the tool of this offered name may wait until the model loads it (another MCP server's tool; never one of
+   * Crow's own). The session defers such tools when there are many of them (`extensions/deferred-tools.ts`).
+   * Absent: none may wait.
+   */
+  deferrable?(name: string): boolean;
   /** Problems worth telling the user (e.g. an MCP server that failed to start); the set works without them. */
   failures?(): string[];
   /** Stops what the set runs (MCP servers, terminals). Called once when the session closes. */

@@ -11,7 +11,13 @@ const turn = (n: number): MessageInput[] => [
   { message: { role: "user", content: `question ${n}` } },
   {
     message: { role: "assistant", content: `answer ${n}` },
-    usage: { promptTokens: 100 * n, completionTokens: n, totalTokens: 101 * n },
+    // Odd turns read half their prompt from the provider's cache.
+    usage: {
+      promptTokens: 100 * n,
+      completionTokens: n,
+      totalTokens: 101 * n,
+      ...(n % 2 ? { cachedTokens: 50 * n } : {}),
+    },
   },
 ];
 
@@ -67,16 +73,20 @@ for (const backend of storeBackends("crow-store-reads")) {
       const stats = await store.sessionStats([session.id, other.id, "no-such-session"]);
       assert.deepEqual(stats.get(session.id), {
         messages: 6,
+        prompts: 5,
         requests: 5,
         promptTokens: 1500,
         completionTokens: 15,
+        cachedTokens: 450,
         archives: 1,
       });
       assert.deepEqual(stats.get(other.id), {
         messages: 0,
+        prompts: 0,
         requests: 0,
         promptTokens: 0,
         completionTokens: 0,
+        cachedTokens: 0,
         archives: 0,
       });
       assert.equal(stats.has("no-such-session"), false);

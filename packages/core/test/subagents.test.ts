@@ -108,7 +108,7 @@ describe("subagents through the SDK", () => {
           .expect((req) => {
             const task = req.body.tools?.find((t) => t.function.name === "task");
             assert.ok(task, "the task tool is offered");
-            assert.match(task.function.description ?? "", /sees ONLY your prompt/);
+            assert.match(task.function.description ?? "", /none of this conversation/);
             assert.deepEqual((task.function.parameters as { required?: string[] }).required, ["description", "prompt"]);
           }),
         reply()

@@ -10,8 +10,9 @@ export const DEFAULT_LINE_LIMIT = 2000;
 export const MAX_LINE_LENGTH = 2000;
 
 /**
- * Formats `text` the way upstream did: right-aligned line numbers, "→", no space. A final newline ends the last
- * line rather than starting an empty one, and a CR before the newline is not shown.
+ * Formats `text` as numbered lines: the line number, a tab, the line (as `cat -n` does, without its padding: the
+ * padded `N→` of earlier versions cost a model twice the tokens per line). A final newline ends the last line rather
+ * than starting an empty one, and a CR before the newline is not shown.
  */
 export function formatLines(text: string, offset: number, limit: number): string {
   const lines = text.split("\n");
@@ -22,7 +23,6 @@ export function formatLines(text: string, offset: number, limit: number): string
     return `<system-reminder>\nThe file has ${total} lines; offset ${offset} is past its end. Use an offset between 1 and ${total}.\n</system-reminder>`;
   }
   const end = Math.min(total, start + limit);
-  const pad = String(end).length;
   let truncatedLines = false;
   const out: string[] = [];
   for (let i = start; i < end; i++) {
@@ -32,7 +32,7 @@ export function formatLines(text: string, offset: number, limit: number): string
       line = `${line.slice(0, MAX_LINE_LENGTH)}... [line truncated]`;
       truncatedLines = true;
     }
-    out.push(`${String(i + 1).padStart(pad)}\u2192${line}`);
+    out.push(`${i + 1}\t${line}`);
   }
   let result = out.join("\n");
   if (end < total) {

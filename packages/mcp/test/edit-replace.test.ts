@@ -59,7 +59,7 @@ describe("replace: the cascade", () => {
     fails(
       () => replace(content, "def main():\n    print('hello, world')", "x"),
       "not-found",
-      /^old_string not found in file\nDid you mean lines 3-4 \(the closest match, \d+% similar\)\?\n3→def main\(\):\n4→ {4}print\('hello world'\)\n/,
+      /^old_string not found in file\nDid you mean lines 3-4 \(the closest match, \d+% similar\)\?\n3\tdef main\(\):\n4\t {4}print\('hello world'\)\n/,
     );
     fails(() => replace(content, "zzzzzzzzzzzzzzzzzz", "x"), "not-found", /No similar lines were found/);
   });

@@ -40,7 +40,7 @@ describe("edit over stdio", () => {
     assert.equal(result.isError, undefined);
     assert.equal(
       result.text,
-      `Successfully edited ${file}\nReplaced 1 occurrence (exact match).\n\n--- ${file}\n+++ ${file}\n@@ -1,4 +1,4 @@\n def f():\n-    return 1\n+    return 2\n \n print(f())`,
+      `Successfully edited ${file}\nReplaced 1 occurrence (exact match).\n\n@@ -1,4 +1,4 @@\n def f():\n-    return 1\n+    return 2\n \n print(f())`,
     );
     assert.equal(await readFile(file, "utf8"), "def f():\n    return 2\n\nprint(f())\n");
   });
@@ -97,7 +97,7 @@ describe("edit over stdio", () => {
     });
     assert.equal(result.isError, true);
     assert.match(result.text, /^Error: old_string not found in file\nDid you mean lines 3-4/);
-    assert.match(result.text, /\n3→def main\(\):\n4→ {4}print\('hello world'\)\n/);
+    assert.match(result.text, /\n3\tdef main\(\):\n4\t {4}print\('hello world'\)\n/);
   });
 
   test("an empty old_string creates a new file with its directories, but not over a non-empty file", async () => {

@@ -32,21 +32,21 @@ describe("read and write over stdio", () => {
   const read = (args: Record<string, unknown>) => callTool(mcp.client, "read", args);
   const write = (args: Record<string, unknown>) => callTool(mcp.client, "write", args);
 
-  test("pages with offset and limit, right-aligned numbers and a next-offset hint", async () => {
+  test("pages with offset and limit, tab-separated numbers and a next-offset hint", async () => {
     const lines = Array.from({ length: 2500 }, (_, i) => `line ${i + 1}`);
     const file = await ws.write("long.txt", `${lines.join("\n")}\n`);
     const first = await read({ file_path: file });
-    assert.ok(first.text.startsWith("   1→line 1\n   2→line 2\n"));
+    assert.ok(first.text.startsWith("1\tline 1\n2\tline 2\n"));
     assert.match(
       first.text,
-      /2000→line 2000\n\n\[File truncated: showing lines 1-2000 of 2500 total\. Use offset=2001 to continue/,
+      /2000\tline 2000\n\n\[File truncated: showing lines 1-2000 of 2500 total\. Use offset=2001 to continue/,
     );
     const page = await read({ file_path: file, offset: 2498, limit: 10 });
-    assert.equal(page.text, "2498→line 2498\n2499→line 2499\n2500→line 2500");
+    assert.equal(page.text, "2498\tline 2498\n2499\tline 2499\n2500\tline 2500");
     const middle = await read({ file_path: file, offset: 9, limit: 3 });
     assert.equal(
       middle.text,
-      " 9→line 9\n10→line 10\n11→line 11\n\n[File truncated: showing lines 9-11 of 2500 total. Use offset=12 to continue, or offset and limit parameters to read other sections.]",
+      "9\tline 9\n10\tline 10\n11\tline 11\n\n[File truncated: showing lines 9-11 of 2500 total. Use offset=12 to continue, or offset and limit parameters to read other sections.]",
     );
     const past = await read({ file_path: file, offset: 3000 });
     assert.match(past.text, /offset 3000 is past its end/);
@@ -55,13 +55,13 @@ describe("read and write over stdio", () => {
   test("truncates lines over 2000 characters and says so", async () => {
     const file = await ws.write("wide.txt", `short\n${"x".repeat(5000)}\n`);
     const result = await read({ file_path: file });
-    assert.ok(result.text.includes(`2→${"x".repeat(2000)}... [line truncated]`));
+    assert.ok(result.text.includes(`2\t${"x".repeat(2000)}... [line truncated]`));
     assert.ok(result.text.endsWith("[Some lines exceeded 2000 characters and were truncated.]"));
   });
 
   test("CRLF files read without stray carriage returns", async () => {
     const file = await ws.write("crlf.txt", "a\r\nb\r\n");
-    assert.equal((await read({ file_path: file })).text, "1→a\n2→b");
+    assert.equal((await read({ file_path: file })).text, "1\ta\n2\tb");
   });
 
   test("a UTF-8 character cut at the 8 KiB probe boundary is still text", async () => {
@@ -76,7 +76,10 @@ describe("read and write over stdio", () => {
     const bin = await ws.write("blob.bin", Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x00, 0x01, 0x02]));
     const binary = await read({ file_path: bin });
     assert.equal(binary.isError, true);
-    assert.equal(binary.text, `Error: Cannot read binary file: ${bin}`);
+    assert.equal(
+      binary.text,
+      `Error: Cannot read binary file: ${bin}. Use the terminal (head, grep, xxd) to look at it.`,
+    );
 
     const empty = await ws.write("empty.txt", "  \n");
     assert.equal(
@@ -269,7 +272,7 @@ describe("read and write over HTTP", () => {
       const file = await ws.write("n.txt", "a\nb\nc\n");
       assert.equal(
         (await callTool(mcp.client, "read", { file_path: file, offset: 2, limit: 1 })).text.split("\n")[0],
-        "2→b",
+        "2\tb",
       );
       const png = await ws.write("p.png", PNG);
       const image = await callTool(mcp.client, "read", { file_path: png });

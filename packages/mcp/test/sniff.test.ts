@@ -56,10 +56,10 @@ describe("formatLines", () => {
     const text = `${Array.from({ length: 12 }, (_, i) => `l${i + 1}`).join("\n")}\n`;
     assert.equal(
       formatLines(text, 8, 3),
-      " 8→l8\n 9→l9\n10→l10\n\n[File truncated: showing lines 8-10 of 12 total. Use offset=11 to continue, or offset and limit parameters to read other sections.]",
+      "8\tl8\n9\tl9\n10\tl10\n\n[File truncated: showing lines 8-10 of 12 total. Use offset=11 to continue, or offset and limit parameters to read other sections.]",
     );
-    assert.equal(formatLines("only\n", 1, 2000), "1→only");
-    assert.equal(formatLines("a\n\nb", 0, 2000), "1→a\n2→\n3→b");
+    assert.equal(formatLines("only\n", 1, 2000), "1\tonly");
+    assert.equal(formatLines("a\n\nb", 0, 2000), "1\ta\n2\t\n3\tb");
   });
 });
 

@@ -82,7 +82,7 @@ describe("crow-mcp --socket", () => {
       const call = (id: number, name: string, args: object) => callTool(session, id, name, args);
       const file = ws.path("first.txt");
       await call(3, "write", { file_path: file, content: "first session" });
-      assert.equal(text(await call(4, "read", { file_path: file })), "1→first session");
+      assert.equal(text(await call(4, "read", { file_path: file })), "1\tfirst session");
       const pwd = await call(5, "terminal", { command: "pwd" });
       assert.match(text(pwd), new RegExp(`^${ws.dir}$`, "m"));
       session.close();
@@ -128,7 +128,7 @@ describe("crow-mcp --socket", () => {
       assert.equal(written.result?.isError, undefined, text(written));
       assert.equal(readFileSync(file, "utf8"), content, "the 3.8 MB request arrived whole");
       const read = text(await call(3, "read", { file_path: file, limit: lines }));
-      assert.match(read, new RegExp(`^${lines}→${lines - 1} ${line}$`, "m"), "the answer of megabytes arrived whole");
+      assert.match(read, new RegExp(`^${lines}\t${lines - 1} ${line}$`, "m"), "the answer of megabytes arrived whole");
       assert.equal(read.split("\n").filter((l) => l.endsWith(line)).length, lines);
       session.close();
     } finally {

@@ -5,7 +5,7 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import type { SessionRecord, Store } from "@crow/core";
+import type { SessionRecord, SessionStats, Store } from "@crow/core";
 import { stripControls } from "@crow/mcp/control-text";
 import { configuredToken, TokenError } from "../acp-net/token.js";
 import { UsageError } from "../base/exit-codes.js";
@@ -273,8 +273,19 @@ async function list(
     cursor = page.nextCursor;
     more = cursor !== undefined;
   } while (cursor && found.length < wanted);
+  const stats = await store.sessionStats(found.map((s) => s.id));
   if (options.json) {
-    io.out(`${JSON.stringify(found, null, 2)}\n`);
+    const withStats = found.map((s) => {
+      const {
+        prompts = 0,
+        requests = 0,
+        promptTokens = 0,
+        completionTokens = 0,
+        cachedTokens = 0,
+      } = stats.get(s.id) ?? {};
+      return { ...s, usage: { prompts, requests, promptTokens, completionTokens, cachedTokens } };
+    });
+    io.out(`${JSON.stringify(withStats, null, 2)}\n`);
     return 0;
   }
   if (found.length === 0) {
@@ -286,16 +297,35 @@ async function list(
     s.id,
     s.updatedAt.replace("T", " ").slice(0, 16),
     stripControls(s.title ?? "(untitled)"),
+    tokensColumn(stats.get(s.id)),
     stripControls(s.cwd),
   ]);
-  const widths = [0, 1].map((i) => Math.max(...rows.map((r) => (r[i] as string).length)));
-  for (const [id, updated, title, cwd] of rows) {
+  const widths = [0, 1, 3].map((i) => Math.max(...rows.map((r) => (r[i] as string).length)));
+  for (const [id, updated, title, tokens, cwd] of rows) {
     io.out(
-      `${(id as string).padEnd(widths[0] ?? 0)}  ${(updated as string).padEnd(widths[1] ?? 0)}  ${truncate(title as string, 60)}  ${cwd}\n`,
+      `${(id as string).padEnd(widths[0] ?? 0)}  ${(updated as string).padEnd(widths[1] ?? 0)}  ${truncate(title as string, 60)}  ${(tokens as string).padEnd(widths[2] ?? 0)}  ${cwd}\n`,
     );
   }
   if (more) io.out(`… more sessions: use --limit N or --all\n`);
   return 0;
+}
+
+/**
+ * A session's tokens for the listing: per task (prompt and completion tokens over the user's prompts) and the share
+ * of prompt tokens the provider read from its cache, e.g. `12.3k tokens/task, 64% cached`; empty without usage.
+ */
+export function tokensColumn(stats: SessionStats | undefined): string {
+  if (!stats || stats.requests === 0) return "";
+  const perTask = (stats.promptTokens + stats.completionTokens) / Math.max(1, stats.prompts);
+  const cached = stats.promptTokens > 0 ? Math.round((100 * stats.cachedTokens) / stats.promptTokens) : 0;
+  return `${compactCount(perTask)} tokens/task, ${cached}% cached`;
+}
+
+/** 950 → "950", 2 500 → "2.5k", 12 345 → "12.3k", 1 234 567 → "1.23M". */
+function compactCount(n: number): string {
+  if (n < 1000) return String(Math.round(n));
+  if (n < 999_500) return `${Number((n / 1000).toPrecision(3))}k`;
+  return `${Number((n / 1_000_000).toPrecision(3))}M`;
 }
 
 /** `crow sessions fork ID`: the store's fork (history and settings copied, linked to ID); says how to go on. */

@@ -204,7 +204,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     ...(model ? { model } : {}),
     dbUri: databaseUri(lookup.CROW_DB_URI?.trim() || file.db_uri || lookup.DATABASE_PATH?.trim(), home),
     mcpServers: mcpServers(file.mcpServers, notes),
+    ...(file.defer_tools === false ? { deferTools: false } : {}),
     maxStepsPerTurn: envInteger(lookup, "CROW_MAX_STEPS", 1) ?? file.max_steps_per_turn ?? DEFAULT_MAX_STEPS_PER_TURN,
+    ...(file.keep_tool_results !== undefined
+      ? { keepToolResults: file.keep_tool_results === "all" ? Number.POSITIVE_INFINITY : file.keep_tool_results }
+      : {}),
     retry: retryPolicy(file, lookup),
     contextWindow,
     ...maxCompactTokens(file, lookup),

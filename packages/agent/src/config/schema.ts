@@ -226,7 +226,11 @@ export const configFileSchema = strict({
   default_model: optional(nonEmpty),
   db_uri: optional(nonEmpty),
   mcpServers: optional(z.record(z.string(), mcpServerSchema)),
+  /** false: every MCP tool in every request; by default many of them wait behind find_tools. */
+  defer_tools: optional(z.boolean()),
   max_steps_per_turn: optional(count(1)),
+  /** The most recent tool results sent whole (older long ones are shortened); `all`: none shortened. */
+  keep_tool_results: optional(z.union([z.literal("all"), count(1)])),
   max_retries_per_step: optional(count(0)),
   MAX_COMPACT_TOKENS: optional(count(1)),
   /** Every model's `max_tokens` (a model's own wins); refused upstream keys are in upstream-keys.ts. */

@@ -117,6 +117,11 @@ export interface AgentConfig extends LoopSettings {
   dbUri: string;
   /** Config `mcpServers` (disabled entries and upstream's `uvx crow-mcp` entry removed: the built-in serves it). */
   mcpServers: Record<string, ConfigMcpServer>;
+  /**
+   * `defer_tools`: false offers every MCP server's tools in every request, however many; absent or true, many of
+   * them wait behind `find_tools` (core's extensions/deferred-tools.ts).
+   */
+  deferTools?: boolean;
   retry: RetryPolicy;
   /** Context window of models that do not set one (`CROW_CONTEXT_WINDOW`, default 128 000). */
   contextWindow: number;

@@ -88,6 +88,7 @@ export function toolRouterFactory(config: AgentConfig, options: ToolRouterFactor
       configServers: config.mcpServers,
       builtin,
       ...(config.languageServers ? { languageServers: config.languageServers } : {}),
+      ...(config.deferTools === false ? { deferTools: false } : {}),
       ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
       ...(options.client ? { client: options.client(sessionId) } : {}),
       sandbox: () => {

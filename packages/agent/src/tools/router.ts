@@ -132,6 +132,14 @@ class Router implements ToolRouter {
     return this.defs;
   }
 
+  /** Other MCP servers' tools may wait to be loaded (unless configured off); crow-mcp's are Crow's own, always offered. */
+  deferrable(name: string): boolean {
+    if (this.options.deferTools === false) return false;
+    this.build();
+    const entry = this.routes.get(name);
+    return entry !== undefined && !entry.route.builtin;
+  }
+
   servers(): ServerStatus[] {
     this.build();
     return this.connections.map((c) => ({

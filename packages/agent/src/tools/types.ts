@@ -24,6 +24,8 @@ export interface ToolRouterOptions {
   configServers?: Readonly<Record<string, ConfigMcpServer>>;
   /** Spawn the built-in crow-mcp of this installation as server `crow-mcp` (default true). */
   builtin?: boolean;
+  /** False: no tool may wait to be loaded (`ToolSet.deferrable` says no to all); default: other servers' tools may. */
+  deferTools?: boolean;
   /** The editor's fs and terminal, when the ACP client advertised them. */
   client?: ClientBridge;
   /** Per-call MCP request timeout in ms, reset by every progress notification (default 10 minutes). */

@@ -27,14 +27,14 @@ describe("tool router with the editor's fs (client bridge)", () => {
     const file = await ws.write("buf.ts", "on disk\n");
     buffers.set(file, "unsaved 1\nunsaved 2\nunsaved 3\n");
     const result = await run(router, "read", { file_path: file });
-    assert.equal(result.text, "1→unsaved 1\n2→unsaved 2\n3→unsaved 3");
+    assert.equal(result.text, "1\tunsaved 1\n2\tunsaved 2\n3\tunsaved 3");
     assert.ok(log.reads.includes(file));
     assert.equal(toolCallData(result.display)?.via, "client");
     assert.deepEqual(toolCallData(result.display)?.locations, [{ path: file }]);
     const page = await run(router, "read", { file_path: file, offset: 2, limit: 1 });
     assert.equal(
       page.text,
-      "2→unsaved 2\n\n[File truncated: showing lines 2-2 of 3 total. Use offset=3 to continue, or offset and limit parameters to read other sections.]",
+      "2\tunsaved 2\n\n[File truncated: showing lines 2-2 of 3 total. Use offset=3 to continue, or offset and limit parameters to read other sections.]",
     );
     assert.deepEqual(toolCallData(page.display)?.locations, [{ path: file, line: 2 }]);
   });

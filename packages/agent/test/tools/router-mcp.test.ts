@@ -59,14 +59,14 @@ describe("tool router over the built-in crow-mcp (stdio)", () => {
     await ws.write("hello.txt", "hello\nworld\n");
     const result = await run(router, "read", { file_path: ws.path("hello.txt") });
     assert.equal(result.isError, undefined);
-    assert.equal(result.text, "1→hello\n2→world");
+    assert.equal(result.text, "1\thello\n2\tworld");
   });
 
   test("tolerant names reach the same tool (crow-mcp_read, CROW-MCP__READ)", async () => {
     await ws.write("t.txt", "x\n");
     for (const name of ["crow-mcp_read", "mcp__crow-mcp__read", "READ"]) {
       const result = await run(router, name, { file_path: ws.path("t.txt") });
-      assert.equal(result.text, "1→x", name);
+      assert.equal(result.text, "1\tx", name);
     }
     // Even when the caller did not resolve the name itself.
     const direct = await runToolCall(
@@ -74,7 +74,7 @@ describe("tool router over the built-in crow-mcp (stdio)", () => {
       { id: "x", name: "crow-mcp_read", tool: "crow-mcp_read", args: { file_path: ws.path("t.txt") } },
       { signal: new AbortController().signal, onProgress: () => {} },
     );
-    assert.equal(direct.content, "1→x");
+    assert.equal(direct.content, "1\tx");
   });
 
   test("an unknown tool is an error result naming the available tools", async () => {

@@ -21,6 +21,7 @@ import {
   toolKind,
 } from "../tools.js";
 import type { ToolRegistration } from "./api.js";
+import { deferredOf, FIND_TOOLS, findToolsTool, loadedTools } from "./deferred-tools.js";
 import type { Registered } from "./registry.js";
 
 /** Converted schemas: definitions are listed on every LLM request and zod's conversion is not cheap. */
@@ -79,6 +80,9 @@ export async function runInProcessTool(
  * request.
  */
 export class SessionToolSet implements ToolSet {
+  /** The current `find_tools` and the deferred tools it was made for (see {@link deferring}). */
+  private findTools: { deferred: ToolDefinition[]; tool: ToolRegistration } | undefined;
+
   constructor(
     private readonly tools: ReadonlyMap<string, Registered<ToolRegistration>>,
     private readonly external: ToolSet | undefined,
@@ -100,13 +104,55 @@ export class SessionToolSet implements ToolSet {
     return all.filter(({ value }) => available(value));
   }
 
+  /**
+   * The tools offered on the next request: the external set's, then the in-process ones; when the external set's
+   * deferrable tools are many, those are left out but for the ones loaded so far, and `find_tools` (which lists and
+   * loads them) comes after the in-process tools, the loaded tools last, in the order they were loaded: a load adds
+   * to the end of the list and leaves what came before it as it was.
+   */
   definitions(): ToolDefinition[] {
     const own = this.offered().map(({ value }) => toolDefinition(value));
-    const names = new Set(own.map((d) => d.function.name));
-    const external = (this.external?.definitions() ?? []).filter((d) => !names.has(d.function.name));
-    const all = [...external, ...own];
+    const external = this.externalDefinitions(own);
+    const deferring = this.deferring(external);
+    let all = [...external, ...own];
+    if (deferring) {
+      const deferred = new Set(deferring.deferred);
+      const loaded = loadedTools(this.context().session.history, deferring.deferred);
+      all = [...external.filter((d) => !deferred.has(d)), ...own, toolDefinition(deferring.tool), ...loaded];
+    }
     // The prompt version `full` brings the built-in tools' fuller texts along (prompt/versions.ts).
     return usesFullToolTexts(this.context().session.systemPrompt) ? withFullToolTexts(all) : all;
+  }
+
+  /** The external set's tools but for those an in-process tool of `own` shadows. */
+  private externalDefinitions(own: readonly ToolDefinition[]): ToolDefinition[] {
+    const names = new Set(own.map((d) => d.function.name));
+    return (this.external?.definitions() ?? []).filter((d) => !names.has(d.function.name));
+  }
+
+  /**
+   * The deferred tools and the `find_tools` tool that loads them, or undefined while nothing is deferred. The tool is
+   * made again only when the deferred list changed (its definition is converted and compared once per request).
+   */
+  private deferring(
+    external: readonly ToolDefinition[],
+  ): { deferred: ToolDefinition[]; tool: ToolRegistration } | undefined {
+    const deferrable = this.external?.deferrable?.bind(this.external);
+    const deferred = deferrable ? deferredOf(external, deferrable) : [];
+    if (deferred.length === 0 || this.offered().some(({ value }) => value.name === FIND_TOOLS)) {
+      this.findTools = undefined;
+      return undefined;
+    }
+    const same =
+      this.findTools?.deferred.length === deferred.length && this.findTools.deferred.every((d, i) => d === deferred[i]);
+    if (!same || !this.findTools) {
+      const tool = findToolsTool(deferred, (callId) => {
+        const loaded = loadedTools(this.context().session.history, deferred, callId);
+        return new Set(loaded.map((d) => d.function.name));
+      });
+      this.findTools = { deferred, tool };
+    }
+    return this.findTools;
   }
 
   /**
@@ -116,11 +162,19 @@ export class SessionToolSet implements ToolSet {
   resolve(name: string): ResolvedTool | undefined {
     // Only the tools offered now: one that is not available (ask_user without someone to ask) is not run either.
     const offered = new Map(this.offered().map((registered) => [registered.value.name, registered]));
-    const own = offered.get(name);
-    if (own) return this.inProcess(own);
+    const own = [...offered.values()].map((r) => toolDefinition(r.value));
+    const external = this.externalDefinitions(own);
+    const finder = this.deferring(external);
+    if (finder) {
+      offered.set(FIND_TOOLS, { value: finder.tool, extension: "crow" });
+      own.push(toolDefinition(finder.tool));
+    }
+    const mine = offered.get(name);
+    if (mine) return this.inProcess(mine);
     const exact = this.external?.definitions().some((d) => d.function.name === name);
     if (exact) return this.external?.resolve(name);
-    const found = findTool(this.definitions(), name)?.function.name;
+    // Tolerant matching over every tool, deferred ones too: a model that calls one before loading it is served.
+    const found = findTool([...external, ...own], name)?.function.name;
     if (found === undefined) return undefined;
     const registered = offered.get(found);
     return registered ? this.inProcess(registered) : this.external?.resolve(found);

@@ -75,6 +75,7 @@ export function borrowedTools(source: ToolSet): ToolSet {
   return {
     definitions: () => source.definitions(),
     resolve: (name) => source.resolve(name),
+    ...(source.deferrable ? { deferrable: (name: string) => source.deferrable?.(name) ?? false } : {}),
     failures: () => [],
   };
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { DEFAULT_KEEP_TOOL_RESULTS, shortenOldToolResults } from "../compaction/old-results.js";
 import { errorText } from "../error-text.js";
 import type { HookError, LoopHookContext, LoopHooks, StopReason } from "../hooks/types.js";
 import type { AssembledToolCall, FinishReason, LlmError, LlmStreamEvent } from "../llm/types.js";
@@ -212,7 +213,7 @@ async function requestStep(
   const draft = await hooks.beforeRequest(
     {
       model: config.model,
-      messages: [...log.history],
+      messages: [...shortenOldToolResults(log.history, config.keepToolResults ?? DEFAULT_KEEP_TOOL_RESULTS)],
       tools: config.tools.definitions(),
       params: config.params ?? {},
       step,

@@ -11,6 +11,11 @@ export interface LoopSettings {
   maxStepsPerTurn?: number;
   /** Sampling params of every request (a session's `reasoning_effort` is added to them). */
   params?: RequestParams;
+  /**
+   * How many of the most recent tool results every request carries whole; older long ones are sent shortened, in
+   * batches (compaction/old-results.ts). `Infinity`: all whole. Default 10 (`DEFAULT_KEEP_TOOL_RESULTS`).
+   */
+  keepToolResults?: number;
 }
 
 /** Default `maxStepsPerTurn` (config.yaml's `max_steps_per_turn`). */
@@ -20,6 +25,7 @@ export const DEFAULT_MAX_STEPS_PER_TURN = 100;
 const LOOP_SETTING_KEYS = Object.keys({
   maxStepsPerTurn: true,
   params: true,
+  keepToolResults: true,
 } satisfies Record<keyof LoopSettings, true>) as (keyof LoopSettings)[];
 
 /** The loop settings among `from`'s fields (a runtime's options, an agent configuration), nothing else. */

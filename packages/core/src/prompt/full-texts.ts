@@ -91,7 +91,7 @@ export const FULL_TOOL_DEFINITIONS: ReadonlyMap<string, ToolDefinition["function
       {
         name: "read",
         description:
-          'Read a file from the local filesystem.\n\n- file_path must be an absolute path.\n- Returns up to 2000 lines starting at line `offset` (1-based), formatted as "<line number>→<line>". Use offset and limit to page through long files; the output says which offset to use next.\n- Lines longer than 2000 characters are truncated.\n- PNG, JPEG, GIF and WebP images are returned as images you can look at.\n- Binary files and files over 10 MB are refused; use the terminal (head, grep, xxd) for those.\n- Read a file before editing it, and prefer reading several relevant files at once.',
+          'Read a file from the local filesystem.\n\n- file_path must be an absolute path.\n- Returns up to 2000 lines starting at line `offset` (1-based), formatted as "<line number><tab><line>". Use offset and limit to page through long files; the output says which offset to use next.\n- Lines longer than 2000 characters are truncated.\n- PNG, JPEG, GIF and WebP images are returned as images you can look at.\n- Binary files and files over 10 MB are refused; use the terminal (head, grep, xxd) for those.\n- Read a file before editing it, and prefer reading several relevant files at once.',
         parameters: {
           type: "object",
           properties: {

@@ -146,7 +146,15 @@ export async function sessionStats(db: Kysely<Database>, ids: readonly string[])
   for (const row of owners) {
     ownerOf.set(row.id, row.archived_from ?? row.id);
     const owner = row.archived_from ?? row.id;
-    const entry = stats.get(owner) ?? { messages: 0, requests: 0, promptTokens: 0, completionTokens: 0, archives: 0 };
+    const entry = stats.get(owner) ?? {
+      messages: 0,
+      prompts: 0,
+      requests: 0,
+      promptTokens: 0,
+      completionTokens: 0,
+      cachedTokens: 0,
+      archives: 0,
+    };
     if (row.archived_from) entry.archives++;
     stats.set(owner, entry);
   }
@@ -155,6 +163,7 @@ export async function sessionStats(db: Kysely<Database>, ids: readonly string[])
     .select((eb) => [
       "session_id",
       eb.fn.countAll().as("messages"),
+      eb.fn.sum<number | string | null>(eb.case().when("role", "=", "user").then(1).else(0).end()).as("prompts"),
       eb.fn.count("usage").as("requests"),
       eb.fn.sum<number | string | null>("prompt_tokens").as("prompt"),
       eb.fn.sum<number | string | null>("completion_tokens").as("completion"),
@@ -167,9 +176,22 @@ export async function sessionStats(db: Kysely<Database>, ids: readonly string[])
     const entry = owner === undefined ? undefined : stats.get(owner);
     if (!entry) continue;
     if (owner === row.session_id) entry.messages = Number(row.messages);
+    entry.prompts += Number(row.prompts ?? 0);
     entry.requests += Number(row.requests);
     entry.promptTokens += Number(row.prompt ?? 0);
     entry.completionTokens += Number(row.completion ?? 0);
+  }
+  // Cached tokens are only in the usage JSON: read the usages that name them (few rows parsed, any dialect).
+  const cached = await db
+    .selectFrom("messages")
+    .select(["session_id", "usage"])
+    .where("session_id", "in", [...ownerOf.keys()])
+    .where("usage", "like", "%cachedTokens%")
+    .execute();
+  for (const row of cached) {
+    const entry = stats.get(ownerOf.get(row.session_id) ?? "");
+    const tokens = parse<Usage>(row.usage)?.cachedTokens;
+    if (entry && typeof tokens === "number") entry.cachedTokens += tokens;
   }
   return stats;
 }

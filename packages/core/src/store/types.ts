@@ -138,10 +138,16 @@ export interface UsagePoint {
 export interface SessionStats {
   /** Messages in the current history. */
   messages: number;
+  /**
+   * User messages (the tasks asked), archives included; a prompt a compaction kept in the new history counts again.
+   */
+  prompts: number;
   /** Assistant messages with a usage (LLM responses), archives included. */
   requests: number;
   promptTokens: number;
   completionTokens: number;
+  /** Of `promptTokens`, those the provider reported as read from its prompt cache. */
+  cachedTokens: number;
   /** Archives (compactions and clears). */
   archives: number;
 }

@@ -122,6 +122,7 @@ function describeOutcome(file: string, before: string, outcome: EditOutcome, rep
     }
     how += " Check the diff.";
   }
-  const diff = replacementDiff(file, before, outcome.content, outcome.replacements);
+  // The first line names the file: the diff's header would say it twice more.
+  const diff = replacementDiff(file, before, outcome.content, outcome.replacements, { header: false });
   return diff === "" ? `${first}\n${how}` : `${first}\n${how}\n\n${diff}`;
 }

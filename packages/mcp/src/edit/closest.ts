@@ -120,18 +120,17 @@ function lineSimilarity(line: string, wanted: string): number {
   return longer === 0 ? 1 : 1 - distance(a, wanted) / longer;
 }
 
-/** The "did you mean" paragraph for a not-found error, in the read tool's `N→line` format. */
+/** The "did you mean" paragraph for a not-found error, in the read tool's format (line number, tab, line). */
 export function formatClosest(closest: Closest | undefined): string {
   if (!closest) {
     return "No similar lines were found in the file. Read the file again: it may not contain what you expect.";
   }
   const lastLine = closest.first + closest.lines.length;
-  const pad = String(lastLine).length;
   const range = closest.lines.length === 1 ? `line ${closest.first + 1}` : `lines ${closest.first + 1}-${lastLine}`;
   const shown = closest.lines
     .map((line, i) => {
       const text = line.length > 2 * MAX_COMPARED_LINE ? `${line.slice(0, 2 * MAX_COMPARED_LINE)}…` : line;
-      return `${String(closest.first + i + 1).padStart(pad)}\u2192${text}`;
+      return `${closest.first + i + 1}\t${text}`;
     })
     .join("\n");
   return `Did you mean ${range} (the closest match, ${Math.round(closest.score * 100)}% similar)?\n${shown}\nRe-read the file and copy old_string exactly, including whitespace and indentation (without the line-number prefixes).`;

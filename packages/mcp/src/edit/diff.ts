@@ -12,6 +12,8 @@ export interface ReplacementDiffOptions {
   maxLines?: number;
   /** Longer lines are cut to this many characters (default 300). */
   maxLineLength?: number;
+  /** Starts with the `--- label` / `+++ label` lines (default true; false where the file is named already). */
+  header?: boolean;
 }
 
 interface Change {
@@ -93,7 +95,8 @@ export function replacementDiff(
   if (body.length === 0) return "";
   const shown = body.length > maxLines ? body.slice(0, maxLines) : body;
   const tail = body.length > maxLines ? [`… (diff cut: ${body.length - maxLines} more lines)`] : [];
-  return [`--- ${label}`, `+++ ${label}`, ...shown, ...tail].join("\n");
+  const header = options.header === false ? [] : [`--- ${label}`, `+++ ${label}`];
+  return [...header, ...shown, ...tail].join("\n");
 }
 
 /** Lines of LF text; a final newline ends the last line rather than starting an empty one. */
