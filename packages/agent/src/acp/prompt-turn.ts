@@ -77,6 +77,7 @@ async function promptTurn(
       // Resources become text for the model; the blocks themselves are kept so a load shows them again.
       ...(blocks.some((b) => b.type === "resource" || b.type === "resource_link") ? { original: blocks } : {}),
     });
+    ticket.started();
     // The answer waits until the turn's events are out to the client.
     const outcome = await run.result;
     await acp.written();

@@ -11,6 +11,8 @@ export interface TurnTicket {
   readonly cancelled: boolean;
   /** Aborted when `session/cancel` arrives: stops what the turn does before the runtime runs (reading its content). */
   readonly signal: AbortSignal;
+  /** The runtime's turn has started (it takes steers from now on). */
+  started(): void;
   /** Ends the turn: a prompt waiting behind it may start. */
   end(): void;
 }
@@ -19,6 +21,9 @@ interface Running {
   cancelled: boolean;
   cancel: AbortController;
   ended: Promise<void>;
+  /** Resolves true when the runtime's turn started, false when the prompt ended without one. */
+  started: Promise<boolean>;
+  start: (started: boolean) => void;
 }
 
 export class TurnGate {
@@ -33,10 +38,13 @@ export class TurnGate {
       await this.running.ended;
     }
     let end = () => {};
+    let start: (started: boolean) => void = () => {};
     const running: Running = {
       cancelled: false,
       cancel: new AbortController(),
       ended: new Promise((resolve) => (end = resolve)),
+      started: new Promise((resolve) => (start = resolve)),
+      start: (started) => start(started),
     };
     this.running = running;
     return {
@@ -44,11 +52,21 @@ export class TurnGate {
         return running.cancelled;
       },
       signal: running.cancel.signal,
+      started: () => running.start(true),
       end: () => {
         if (this.running === running) this.running = undefined;
+        running.start(false);
         end();
       },
     };
+  }
+
+  /**
+   * Resolves once the prompt holding the gate has its runtime turn (true) or ended without one (false); at once with
+   * false when no prompt holds it. A steer sent right after its prompt waits for the prompt's content to be read.
+   */
+  turnStarted(): Promise<boolean> {
+    return this.running?.started ?? Promise.resolve(false);
   }
 
   /** Marks the running turn cancelled (the caller also cancels the runtime's turn). */

@@ -108,6 +108,9 @@ export type SessionEvent =
 /** What `prompt()` yields, in order: the loop's events and the session's events of the turn. */
 export type CrowEvent = LoopEvent | SessionEvent;
 
+/** What became of a steer ({@link CrowSession.steer}). */
+export type SteerOutcome = "injected" | "idle";
+
 /** How a prompt turn ended. */
 export interface PromptResult {
   stopReason: StopReason;
@@ -209,6 +212,14 @@ export interface CrowSession {
 
   /** Runs one turn with `content` as the user message. */
   prompt(content: string | ContentPart[], options?: PromptOptions): PromptRun;
+  /**
+   * Steers the running prompt turn: `content` joins the conversation as the user's message after the running tool
+   * calls have answered, before the turn's next request (a turn about to end makes one more request for it), and a
+   * `message_appended` event announces it then. `"injected"`: the turn took it, and will send it to the model before
+   * it ends unless it is cancelled or fails first (then a notice says it was dropped). `"idle"`: no prompt turn runs
+   * (or the running one has already decided to stop): nothing was queued and nothing starts.
+   */
+  steer(content: string | ContentPart[], options?: { original?: unknown }): SteerOutcome;
   /** Aborts the running turn; false when nothing runs. */
   cancel(): boolean;
   /** Compacts the history now (rejects with `SessionBusyError` while a turn runs, `CompactionError` on failure). */

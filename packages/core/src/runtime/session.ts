@@ -16,6 +16,7 @@ import {
   type PromptResult,
   type PromptRun,
   SessionBusyError,
+  type SteerOutcome,
 } from "../api/types.js";
 import { askThrough, canAsk, type UserAnswer, type UserQuestion } from "../api/user-question.js";
 import type { RewindPoint, RewindRequest, RewindResult } from "../checkpoints/types.js";
@@ -29,6 +30,7 @@ import type { ExternalSkills } from "../tools.js";
 import { commandList, runCommand } from "./commands.js";
 import { PromptRunImpl } from "./run.js";
 import type { SessionParts } from "./session-parts.js";
+import { droppedNotice, SteerInbox } from "./steering.js";
 import { runPromptTurn, type SessionWork, type TurnModel, withReasoningEffort } from "./turn.js";
 
 export class CrowSessionImpl implements CrowSession {
@@ -227,6 +229,11 @@ export class CrowSessionImpl implements CrowSession {
     return this.writes;
   }
 
+  steer(content: string | ContentPart[], options: { original?: unknown } = {}): SteerOutcome {
+    const inbox = this.turn?.steering;
+    return inbox instanceof SteerInbox && inbox.push(content, options.original) ? "injected" : "idle";
+  }
+
   cancel(): boolean {
     if (!this.turn) return false;
     this.turn.cancelled = true;
@@ -241,6 +248,7 @@ export class CrowSessionImpl implements CrowSession {
     } catch (error) {
       return PromptRunImpl.refused(error);
     }
+    turn.steering = new SteerInbox((left, reason) => this.notify(droppedNotice(left.length, reason), "warning"));
     // Subscribed before the turn starts: the run (unless `events: false`) keeps every event of it for its iterator.
     const run = new PromptRunImpl(() => this.cancel(), this.subscribe.bind(this), {
       events: options.events ?? true,
