@@ -51,6 +51,8 @@ export class CrowSessionImpl implements CrowSession {
   private currentTitle: string | null;
   private currentPlan: readonly PlanEntry[] = [];
   private turn: SessionWork | undefined;
+  /** Settles when the running prompt turn has ended and queued its last writes (close waits for it). */
+  private turnEnded: Promise<unknown> = Promise.resolve();
   private writes: Promise<void> = Promise.resolve();
   private readonly listeners = new Set<(event: CrowEvent) => unknown>();
   private readonly reported = new Set<string>();
@@ -257,7 +259,9 @@ export class CrowSessionImpl implements CrowSession {
     const onAbort = () => this.cancel();
     if (options.signal?.aborted) onAbort();
     options.signal?.addEventListener("abort", onAbort, { once: true });
-    this.startTurn(content, turn, options.original).then(
+    const ended = this.startTurn(content, turn, options.original);
+    this.turnEnded = ended.catch(() => undefined);
+    ended.then(
       (result) => {
         options.signal?.removeEventListener("abort", onAbort);
         run.finish(result);
@@ -381,6 +385,8 @@ export class CrowSessionImpl implements CrowSession {
     if (this.closed) return;
     this.closed = true;
     this.cancel();
+    // The cancelled turn still appends what streamed (the partial answer, its calls' results): stored before the end.
+    await this.turnEnded;
     await this.flush();
     await this.bus.emit("session_end", { sessionId: this.id }, this.hookContext());
     for (const cleanup of this.cleanups.reverse()) {
