@@ -180,6 +180,24 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
       await assert.rejects(store.listSessions({ cursor: "garbage!" }), StoreError);
     });
 
+    test("listing what a user resumes: prompted sessions only, no subagent children", async () => {
+      const cwd = `/resume/${backend.name}`;
+      const empty = await store.createSession({ cwd });
+      const spoken = await store.createSession({ cwd });
+      await store.appendMessages(spoken.id, [{ message: user("hello") }]);
+      const titled = await store.createSession({ cwd, title: "named" });
+      const cleared = await store.createSession({ cwd });
+      await store.appendMessages(cleared.id, [{ message: user("gone") }]);
+      await store.replaceMessages(cleared.id, []);
+      const child = await store.createSession({ cwd, parentId: spoken.id });
+      await store.appendMessages(child.id, [{ message: user("task") }]);
+      const ids = async (options: { prompted?: boolean; topLevel?: boolean }) =>
+        (await store.listSessions({ cwd, ...options })).sessions.map((s) => s.id).sort();
+      assert.deepEqual(await ids({}), [empty.id, spoken.id, titled.id, cleared.id, child.id].sort());
+      assert.deepEqual(await ids({ prompted: true }), [spoken.id, titled.id, cleared.id, child.id].sort());
+      assert.deepEqual(await ids({ prompted: true, topLevel: true }), [spoken.id, titled.id, cleared.id].sort());
+    });
+
     test("replaceMessages swaps the history atomically and keeps the old one as an inspectable archive", async () => {
       const s = await store.createSession({ cwd: "/c", systemPrompt: "old prompt" });
       const original: ChatMessage[] = [user("first"), { role: "assistant", content: "a" }, user("last")];

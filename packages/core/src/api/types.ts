@@ -297,8 +297,18 @@ export interface Crow {
   ): Promise<SessionRecord>;
   /** A live session by id. */
   session(id: string): CrowSession | undefined;
-  /** Stored sessions, most recently updated first. */
-  listSessions(options?: { cwd?: string; cursor?: string; limit?: number; parentId?: string }): Promise<{
+  /**
+   * Stored sessions, most recently updated first (`topLevel`: no subagent children; `prompted`: only sessions with a
+   * stored message or archive; see the store's `ListSessionsOptions`).
+   */
+  listSessions(options?: {
+    cwd?: string;
+    cursor?: string;
+    limit?: number;
+    parentId?: string;
+    topLevel?: boolean;
+    prompted?: boolean;
+  }): Promise<{
     sessions: SessionRecord[];
     nextCursor?: string;
   }>;

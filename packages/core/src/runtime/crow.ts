@@ -268,7 +268,12 @@ class Runtime implements Crow {
 
   async listSessions(request: Parameters<Crow["listSessions"]>[0] = {}): ReturnType<Crow["listSessions"]> {
     const { store, live } = this.parts;
-    if (!store) return { sessions: [...live.values()].map(recordOf) };
+    if (!store) {
+      const listed = [...live.values()].filter(
+        (s) => !(request.topLevel && s.parentId) && !(request.prompted && s.history.length === 0),
+      );
+      return { sessions: listed.map(recordOf) };
+    }
     return store.listSessions(request);
   }
 

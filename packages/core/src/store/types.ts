@@ -113,6 +113,13 @@ export interface ListSessionsOptions {
   limit?: number;
   /** Only children of this session. */
   parentId?: string;
+  /** Only sessions no other session spawned (no subagent children): what a user picks to resume. */
+  topLevel?: boolean;
+  /**
+   * Only sessions with something to resume: a title, a stored message or an archive (a session opened and never
+   * prompted, as an editor opens one at each start, is left out).
+   */
+  prompted?: boolean;
   /** Only sessions whose title contains this text (case-insensitive for ASCII letters). */
   titleContains?: string;
   /** Only sessions whose id starts with this text (see `resolveSessionId`). */
