@@ -104,7 +104,7 @@ export class AcpSession {
   readonly cost = new CostMeter();
   /** Its `_session/steering` requests, handled one after another in arrival order (steering.ts). */
   readonly steers = new SerialQueue();
-  /** The prompt turns (one at a time; a prompt after a cancel waits for the cancelled turn). */
+  /** The prompt turns (one at a time; a prompt sent while one runs is queued behind it). */
   readonly turns = new TurnGate();
   /** The only writer of the session's updates and questions, in the order of its events. */
   readonly outbox: Outbox;
@@ -196,6 +196,8 @@ export class AcpSession {
 
   /** Stops listening to the session and closes it (its turn, its pending writes, its tools). */
   async close(): Promise<void> {
+    // Queued prompts answer cancelled instead of waiting for a session that is gone.
+    this.turns.cancel();
     this.unsubscribe();
     this.subagents?.close();
     await this.session.close();
