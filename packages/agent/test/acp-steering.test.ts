@@ -151,7 +151,8 @@ describe("crow acp: _session/steering", () => {
     assert.ok(injected.length > total / 2, `most steers landed in a turn (${injected.length} of ${total})`);
     fx.mock.assertDone();
 
-    // A reload replays the prompts and steers where they were.
+    // A reload replays the prompts and steers where they were (closed here first: one live owner per session).
+    await fx.agent.agent.request(methods.agent.session.close, { sessionId });
     const other = await fx.spawn();
     try {
       await other.agent.request(methods.agent.session.load, { sessionId, cwd: fx.ws.dir, mcpServers: [] });

@@ -42,7 +42,7 @@ async function storeOf(host: SessionHost): Promise<Store> {
 async function reopen(
   host: SessionHost,
   client: AgentContext,
-  params: Pick<LoadSessionRequest, "sessionId" | "cwd" | "mcpServers" | "additionalDirectories">,
+  params: Pick<LoadSessionRequest, "sessionId" | "cwd" | "mcpServers" | "additionalDirectories" | "_meta">,
 ): Promise<{ session: AcpSession; replay: Array<SessionUpdate | AddressedUpdate> }> {
   if (!path.isAbsolute(params.cwd)) throw RequestError.invalidParams(undefined, `cwd must be absolute: ${params.cwd}`);
   const live = host.sessions.get(params.sessionId);
@@ -65,6 +65,8 @@ async function reopen(
     cwd: params.cwd,
     mcpServers: (params.mcpServers ?? []) as AcpMcpServer[],
     additionalDirectories,
+    // Another process has it open: `_meta: {"crow/takeOver": true}` takes it over (the refusal says so).
+    takeOver: params._meta?.["crow/takeOver"] === true,
   });
   // Loaded lazily like the rest of the runtime (initialize answers before @crow/core is parsed).
   const { replayHistory } = await import("./replay.js");

@@ -77,6 +77,11 @@ export interface LoadSessionOptions {
   tools?: ToolSetFactory | ToolSet | false;
   askPermission?: (request: PermissionRequest) => Promise<PermissionAnswer>;
   askUser?: UserAsker;
+  /**
+   * Take the session over from another live process that has it open (its lease; without this the load is refused
+   * with a `SessionLeaseError` saying where it is open). That process stops running it.
+   */
+  takeOver?: boolean;
 }
 
 /**

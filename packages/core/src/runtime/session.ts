@@ -58,6 +58,8 @@ export class CrowSessionImpl implements CrowSession {
   private readonly reported = new Set<string>();
   private readonly cleanups: Array<() => unknown> = [];
   private closed = false;
+  /** Why the session may not run turns any more (another process took it over), once that happened. */
+  private takenOver: string | undefined;
   /** Warnings and errors published while `start` ran: nobody outside could listen yet, so `problems()` carries them. */
   private readonly openingProblems: string[] = [];
   private starting = false;
@@ -364,8 +366,17 @@ export class CrowSessionImpl implements CrowSession {
     return runCommand(this.init.registry, this, name, args);
   }
 
+  /** Another process took the session over (its lease): the running turn stops and no other starts here. */
+  lostTo(message: string): void {
+    this.takenOver = message;
+    this.cancel();
+    this.notify(message, "error");
+  }
+
   /** Marks the session busy for a turn or for work between turns. */
   private begin(busy: string): SessionWork {
+    // Not busy with a turn, but unavailable all the same: the host answers it like a busy session, with this message.
+    if (this.takenOver) throw new SessionBusyError(this.takenOver);
     if (this.turn) throw new SessionBusyError(busy);
     const turn: SessionWork = { controller: new AbortController(), cancelled: false };
     this.turn = turn;
@@ -397,6 +408,6 @@ export class CrowSessionImpl implements CrowSession {
       }
     }
     await this.tools.close();
-    this.init.onClose(this);
+    await this.init.onClose(this);
   }
 }

@@ -11,6 +11,7 @@ import type { ChatMessage, ToolDefinition, ToolOutcome, Usage } from "../message
 import type { ToolDisplay } from "../tools.js";
 import type { CheckpointStore } from "./checkpoint-types.js";
 import type { EvalStore } from "./eval-types.js";
+import type { LeaseStore } from "./lease-types.js";
 
 /** One version of a named prompt template. Versions count from 1 per name; identical content is never stored twice. */
 export interface PromptRecord {
@@ -266,6 +267,8 @@ export interface Store {
   readonly evals: EvalStore;
   /** Workspace checkpoint references (`/rewind`). */
   readonly checkpoints: CheckpointStore;
+  /** Which live process holds each open session (one live owner per session). */
+  readonly leases: LeaseStore;
 
   /** Closes the connection(s). */
   close(): Promise<void>;
