@@ -210,6 +210,8 @@ describe("crow acp: protocol edges editors run into", () => {
     );
     assert.equal((await agent.prompt(sessionId, blocks)).stopReason, "end_turn");
 
+    // Closed here first: a session open in one process is not loaded into another behind its back.
+    await agent.agent.request(methods.agent.session.close, { sessionId });
     const second = await spawnAcpAgent({ llmUrl: mock.url, env: { CROW_HOME: home } });
     try {
       const before = second.notifications.length;
