@@ -82,7 +82,7 @@ describe("crow acp: _session/steering", () => {
     );
   });
 
-  test("steers at random moments across many turns: none lost, none duplicated, none after the answer", async () => {
+  test("steers at random moments across many turns: none lost, none duplicated, none after the answer", async (t) => {
     const total = Number(process.env.CROW_TEST_STEERS ?? 60);
     const perTurn = 6;
     const { sessionId } = await fx.agent.newSession(fx.ws.dir);
@@ -149,6 +149,7 @@ describe("crow acp: _session/steering", () => {
     assert.deepEqual(steersInHistory, sentOrder, "each injected steer once, in the order sent");
     for (const text of refused) assert.ok(!history.includes(text), `${text} was refused but joined the history`);
     assert.ok(injected.length > total / 2, `most steers landed in a turn (${injected.length} of ${total})`);
+    t.diagnostic(`${total} steers: ${injected.length} injected, ${refused.length} after their turn (promptRequired)`);
     fx.mock.assertDone();
 
     // A reload replays the prompts and steers where they were (closed here first: one live owner per session).
