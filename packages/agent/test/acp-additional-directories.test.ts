@@ -44,6 +44,11 @@ describe("crow acp: additional directories join the session's workspace", () => 
     });
   const listed = async (sessionId: string) =>
     (await fx.agent.agent.request(methods.agent.session.list, {})).sessions.find((s) => s.sessionId === sessionId);
+  /** One exchange, so that session/list offers the session (a never-prompted one is left out). */
+  const converse = async (sessionId: string) => {
+    fx.mock.script(textReply("hello"));
+    await fx.agent.prompt(sessionId, "hello");
+  };
 
   test("the capability is advertised", () => {
     assert.deepEqual(fx.agent.initialize.agentCapabilities?.sessionCapabilities?.additionalDirectories, {});
@@ -68,7 +73,6 @@ describe("crow acp: additional directories join the session's workspace", () => 
 
   test("new: stored, listed, named in the system prompt, writable, @-mentions resolve there, rules apply there", async () => {
     const { sessionId } = await newSession([extra]);
-    assert.deepEqual((await listed(sessionId))?.additionalDirectories, [extra]);
     fx.mock.script(
       reply().toolCall("terminal", { command: `echo made > ${extra}/made.txt` }),
       reply().toolCall("write", { file_path: path.join(extra, "written.txt"), content: "by the write tool\n" }),
@@ -90,6 +94,8 @@ describe("crow acp: additional directories join the session's workspace", () => 
       { type: "text", text: "work in the other root, see" },
       { type: "resource_link", uri: "notes.md", name: "notes.md" },
     ]);
+    // Listed once prompted (a never-prompted session is not offered for resuming).
+    assert.deepEqual((await listed(sessionId))?.additionalDirectories, [extra]);
     assert.equal(turn.stopReason, "end_turn");
     fx.mock.assertDone();
     assert.equal(await readFile(path.join(extra, "made.txt"), "utf8"), "made\n");
@@ -117,6 +123,7 @@ describe("crow acp: additional directories join the session's workspace", () => 
 
   test("load and resume: the list given is the session's from then on (omitted: none); fork takes its own", async () => {
     const { sessionId } = await newSession([extra]);
+    await converse(sessionId);
     await fx.agent.agent.request(methods.agent.session.close, { sessionId });
 
     // Loaded again with its list (what session/list reported): still part of the workspace.
@@ -183,6 +190,7 @@ describe("crow acp: additional directories join the session's workspace", () => 
     }
     // A refused load opens nothing and changes nothing.
     const { sessionId } = await newSession([extra]);
+    await converse(sessionId);
     await assert.rejects(
       fx.agent.agent.request(methods.agent.session.load, {
         sessionId,

@@ -83,14 +83,66 @@ describe("crow acp: protocol edges editors run into", () => {
     mock.assertDone();
   });
 
-  test("a prompt while another runs (not cancelled) is still refused with -32600", async () => {
+  test("a prompt while another runs is queued: it runs next, each answers for itself; cancel empties the queue", async () => {
     const { sessionId } = await agent.newSession(ws.dir);
-    mock.script(reply().text("busy").hang());
+    mock.script(
+      reply().text("first").delay(300).text(" done"),
+      textReply("second done").expect((req) => {
+        const messages = req.body.messages;
+        assert.equal(messages.at(-1)?.content, "and another");
+        assert.equal(messages.at(-2)?.content, "first done", "the queued prompt ran after the first turn");
+      }),
+    );
     const first = agent.prompt(sessionId, "long task");
     await agent.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
-    await assert.rejects(agent.prompt(sessionId, "and another"), (e: { code?: number }) => e.code === -32600);
+    const second = await agent.prompt(sessionId, "and another");
+    assert.equal((await first).stopReason, "end_turn");
+    assert.equal(second.stopReason, "end_turn");
+    assert.ok(
+      second.updates.some((u) => u.sessionUpdate === "agent_message_chunk" && JSON.stringify(u).includes("second")),
+    );
+    mock.assertDone();
+
+    // session/cancel: the running turn and every prompt queued behind it answer cancelled; none reaches the model.
+    mock.script(reply().text("busy").hang());
+    const running = agent.prompt(sessionId, "long task again");
+    await agent.waitForUpdate(
+      sessionId,
+      (u) => u.sessionUpdate === "agent_message_chunk" && JSON.stringify(u).includes("busy"),
+    );
+    const queued = [agent.prompt(sessionId, "queued one"), agent.prompt(sessionId, "queued two")];
+    const seen = mock.requests.length;
     await agent.cancel(sessionId);
-    assert.equal((await first).stopReason, "cancelled");
+    assert.equal((await running).stopReason, "cancelled");
+    for (const prompt of queued) assert.equal((await prompt).stopReason, "cancelled");
+    assert.equal(mock.requests.length, seen, "no queued prompt ran");
+    mock.assertDone();
+  });
+
+  test("$/cancel_request takes one queued prompt out of the queue", async () => {
+    const { sessionId } = await agent.newSession(ws.dir);
+    mock.script(
+      reply().text("working").delay(400).text(" done"),
+      textReply("kept").expect((req) => assert.equal(req.body.messages.at(-1)?.content, "keep me")),
+    );
+    const first = agent.prompt(sessionId, "long task");
+    await agent.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
+    const id = 7200;
+    const dropped = agent.waitForLine((line) => line.includes(`"id":${id}`));
+    agent.writeRaw(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id,
+        method: "session/prompt",
+        params: { sessionId, prompt: [{ type: "text", text: "drop me" }] },
+      }),
+    );
+    const kept = agent.prompt(sessionId, "keep me");
+    agent.writeRaw(JSON.stringify({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: id } }));
+    assert.deepEqual(JSON.parse(await dropped), { jsonrpc: "2.0", id, result: { stopReason: "cancelled" } });
+    assert.equal((await first).stopReason, "end_turn");
+    assert.equal((await kept).stopReason, "end_turn");
+    mock.assertDone();
   });
 
   test("authenticate with an unknown method id and an empty prompt are invalid params", async () => {
@@ -158,6 +210,8 @@ describe("crow acp: protocol edges editors run into", () => {
     );
     assert.equal((await agent.prompt(sessionId, blocks)).stopReason, "end_turn");
 
+    // Closed here first: a session open in one process is not loaded into another behind its back.
+    await agent.agent.request(methods.agent.session.close, { sessionId });
     const second = await spawnAcpAgent({ llmUrl: mock.url, env: { CROW_HOME: home } });
     try {
       const before = second.notifications.length;

@@ -117,7 +117,7 @@ describe("crow acp: two agent processes sharing one PostgreSQL store", {
     await pg?.stop();
   });
 
-  test("each loads and continues the other's sessions", async () => {
+  test("each loads and continues the other's sessions, once the other has closed it", async () => {
     const a = await fx.spawn({ env: { CROW_DB_URI: url } });
     const b = await fx.spawn({ env: { CROW_DB_URI: url } });
     try {
@@ -130,6 +130,9 @@ describe("crow acp: two agent processes sharing one PostgreSQL store", {
         listed.sessions.map((s) => [s.sessionId, s.title]),
         [[sessionId, "first, on A"]],
       );
+      // Open in A: B may not load it behind A's back (one live owner per session, across hosts sharing the database).
+      await assert.rejects(loadReplay(b, sessionId, fx.ws.dir), /open in another Crow process/);
+      await a.agent.request(methods.agent.session.close, { sessionId });
       assert.deepEqual(texts(await loadReplay(b, sessionId, fx.ws.dir)), [
         "user_message_chunk: first, on A",
         "agent_message_chunk: Hello from A.",
@@ -137,6 +140,7 @@ describe("crow acp: two agent processes sharing one PostgreSQL store", {
       fx.mock.script(textReply("Hello from B."));
       await b.prompt(sessionId, "then, on B");
 
+      await b.agent.request(methods.agent.session.close, { sessionId });
       assert.deepEqual(texts(await loadReplay(a, sessionId, fx.ws.dir)), [
         "user_message_chunk: first, on A",
         "agent_message_chunk: Hello from A.",
@@ -146,6 +150,7 @@ describe("crow acp: two agent processes sharing one PostgreSQL store", {
       const other = await b.newSession(fx.ws.dir);
       fx.mock.script(textReply("B's own."));
       await b.prompt(other.sessionId, "a session of B");
+      await b.agent.request(methods.agent.session.close, { sessionId: other.sessionId });
       assert.deepEqual(texts(await loadReplay(a, other.sessionId, fx.ws.dir)), [
         "user_message_chunk: a session of B",
         "agent_message_chunk: B's own.",

@@ -137,6 +137,8 @@ describe("crow acp: subagents as child sessions (clientCapabilities.subagents)",
   });
 
   test("a load of the parent replays the child the same way; the child loads by its id", async () => {
+    // Closed where it ran first: one live owner per session.
+    await fx.agent.agent.request("session/close", { sessionId: parentId });
     const other = await fx.spawn({ subagents: true });
     await other.agent.request("session/load", { sessionId: parentId, cwd: fx.ws.dir, mcpServers: [] });
     const parent = of(other, parentId);

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, test } from "node:test";
+import { methods } from "@agentclientprotocol/sdk";
 import { openStore } from "@crow/core";
 import { CROW_BIN, chunkText, reply, textReply, toolResultText, useAcpFixture } from "@crow/testkit";
 import { EventRelay } from "../src/acp/event-relay.js";
@@ -78,6 +79,9 @@ describe("crow acp: subagents", () => {
     } finally {
       await store.close();
     }
+    // The child is part of its parent: not offered as a session of its own in the editor's picker.
+    const listed = await fx.agent.agent.request(methods.agent.session.list, { cwd: fx.ws.dir });
+    assert.ok(!listed.sessions.some((s) => s.sessionId === answer.sessionId), "the child is not a top-level session");
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries(process.env)) {
       if (value !== undefined && !key.startsWith("CROW_") && !key.startsWith("OPENAI_")) env[key] = value;

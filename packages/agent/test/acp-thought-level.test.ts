@@ -115,7 +115,8 @@ describe("crow acp: the thought level (reasoning_effort) as a session config opt
     fx.mock.script(textReply("stored").expect(effortIs("low")));
     assert.equal((await fx.agent.prompt(sessionId, "remember")).stopReason, "end_turn");
 
-    // Another agent process loads the session: the same level is shown and sent.
+    // Another agent process loads the session (closed here first: one live owner): the same level is shown and sent.
+    await fx.agent.agent.request(methods.agent.session.close, { sessionId });
     const second = await fx.spawn();
     try {
       const loaded = await second.agent.request(methods.agent.session.load, {

@@ -46,6 +46,56 @@ describe("the loop", () => {
     mock.assertDone();
   });
 
+  test("steering: a steer joins after the tool results; one arriving at the end gets one more request", async () => {
+    const queue: ChatMessage[] = [];
+    let closed: string | undefined;
+    const inbox = {
+      waiting: () => queue.length > 0,
+      take: () => queue.splice(0) as Extract<ChatMessage, { role: "user" }>[],
+      close: (reason: string) => {
+        closed = reason;
+      },
+    };
+    const tools = fakeTools({
+      job: async () => {
+        queue.push({ role: "user", content: "during the tool" });
+        return "done";
+      },
+    });
+    mock.script(
+      reply().toolCall("job", {}, { id: "s1" }),
+      reply()
+        .text("final answer")
+        .expect((req) => {
+          const last = req.body.messages.slice(-2).map((m) => [m.role, m.content]);
+          assert.deepEqual(last, [
+            ["tool", "done"],
+            ["user", "during the tool"],
+          ]);
+        }),
+      reply()
+        .text("read it")
+        .expect((req) => assert.equal(req.body.messages.at(-1)?.content, "while answering")),
+    );
+    const { events, stop } = await runTurn(ask("go"), {
+      llm,
+      model: "m",
+      tools,
+      steering: inbox,
+      onAppend: (message) => {
+        // The model's final answer of request 2 is being appended: a steer arrives now, before the loop decides.
+        if (message.role === "assistant" && message.content === "final answer") {
+          queue.push({ role: "user", content: "while answering" });
+        }
+      },
+    });
+    assert.equal(stop.reason, "end_turn");
+    assert.equal(closed, "end_turn", "the inbox closes when the loop stops");
+    const steers = events.filter((e) => e.type === "message_appended" && e.message.role === "user");
+    assert.equal(steers.length, 2, "each steer is announced once, when it joins");
+    mock.assertDone();
+  });
+
   test("write-ahead: an assistant message's tool calls run only after onAppend has settled for it", async () => {
     const log: string[] = [];
     const tools = fakeTools({

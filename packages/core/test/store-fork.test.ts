@@ -126,11 +126,13 @@ for (const backend of storeBackends("crow-fork")) {
         "0006_checkpoints",
         "0007_tool_display",
         "0008_eval_trial_details",
+        "0009_session_leases",
       ]);
       const before = await source();
       // Back to the 0001 schema: what an earlier Crow left behind (the later migrations undone too).
       const db = (store as unknown as { db: Kysely<unknown> }).db;
       await sql`drop table checkpoints`.execute(db);
+      await sql`drop table session_leases`.execute(db);
       await sql`drop table eval_trials`.execute(db);
       await sql`drop table eval_runs`.execute(db);
       await sql`alter table messages drop column is_error`.execute(db);

@@ -74,6 +74,7 @@ for (const backend of storeBackends("crow-display")) {
       const db = (store as unknown as { db: Kysely<unknown> }).db;
       await sql`alter table messages drop column display`.execute(db);
       await sql`alter table eval_trials drop column details`.execute(db);
+      await sql`drop table session_leases`.execute(db);
       await sql`delete from crow_migrations where name >= '0007'`.execute(db);
       await store.close();
       store = await openStore(uri);

@@ -53,6 +53,7 @@ test("rows stored before migration 0003 load without an outcome; the upgraded st
   await sql`alter table messages drop column duration_ms`.execute(db);
   await sql`alter table messages drop column display`.execute(db);
   await sql`drop table checkpoints`.execute(db);
+  await sql`drop table session_leases`.execute(db);
   await sql`alter table sessions drop column additional_directories`.execute(db);
   await sql`alter table eval_trials drop column details`.execute(db);
   await sql`delete from crow_migrations where name >= '0004'`.execute(db);

@@ -180,6 +180,55 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
       await assert.rejects(store.listSessions({ cursor: "garbage!" }), StoreError);
     });
 
+    test("session leases: one owner at a time, claims racing have one winner, expired or released leases go", async () => {
+      const holder = (owner: string) => ({ owner, host: "h", pid: 1, agent: "test" });
+      const later = new Date(Date.now() + 60_000).toISOString();
+      const past = new Date(Date.now() - 1000).toISOString();
+      const claims = await Promise.all(
+        ["a", "b", "c", "d"].map((o) => store.leases.claim(`lease-${backend.name}`, holder(o), later)),
+      );
+      const winner = claims[0]?.owner;
+      assert.ok(
+        claims.every((c) => c.owner === winner),
+        "every claimer sees the one winner",
+      );
+      const loser = winner === "a" ? "b" : "a";
+      assert.equal((await store.leases.claim(`lease-${backend.name}`, holder(loser), later)).owner, winner);
+      // The winner's renewal keeps it; a loser's renewal tells it that it holds nothing.
+      assert.deepEqual(await store.leases.renew(winner as string, [`lease-${backend.name}`], later), []);
+      assert.deepEqual(await store.leases.renew(loser, [`lease-${backend.name}`], later), [`lease-${backend.name}`]);
+      // Replacing the known owner (it died, or is taken over) works; the old owner learns it lost it.
+      assert.equal((await store.leases.claim(`lease-${backend.name}`, holder(loser), later, winner)).owner, loser);
+      assert.deepEqual(await store.leases.renew(winner as string, [`lease-${backend.name}`], later), [
+        `lease-${backend.name}`,
+      ]);
+      // A release by someone else changes nothing; by the owner, frees it.
+      await store.leases.release(`lease-${backend.name}`, winner as string);
+      assert.equal((await store.leases.claim(`lease-${backend.name}`, holder("z"), later)).owner, loser);
+      await store.leases.release(`lease-${backend.name}`, loser);
+      assert.equal((await store.leases.claim(`lease-${backend.name}`, holder("z"), past)).owner, "z");
+      // Expired: anyone may claim it.
+      assert.equal((await store.leases.claim(`lease-${backend.name}`, holder("y"), later)).owner, "y");
+    });
+
+    test("listing what a user resumes: prompted sessions only, no subagent children", async () => {
+      const cwd = `/resume/${backend.name}`;
+      const empty = await store.createSession({ cwd });
+      const spoken = await store.createSession({ cwd });
+      await store.appendMessages(spoken.id, [{ message: user("hello") }]);
+      const titled = await store.createSession({ cwd, title: "named" });
+      const cleared = await store.createSession({ cwd });
+      await store.appendMessages(cleared.id, [{ message: user("gone") }]);
+      await store.replaceMessages(cleared.id, []);
+      const child = await store.createSession({ cwd, parentId: spoken.id });
+      await store.appendMessages(child.id, [{ message: user("task") }]);
+      const ids = async (options: { prompted?: boolean; topLevel?: boolean }) =>
+        (await store.listSessions({ cwd, ...options })).sessions.map((s) => s.id).sort();
+      assert.deepEqual(await ids({}), [empty.id, spoken.id, titled.id, cleared.id, child.id].sort());
+      assert.deepEqual(await ids({ prompted: true }), [spoken.id, titled.id, cleared.id, child.id].sort());
+      assert.deepEqual(await ids({ prompted: true, topLevel: true }), [spoken.id, titled.id, cleared.id].sort());
+    });
+
     test("replaceMessages swaps the history atomically and keeps the old one as an inspectable archive", async () => {
       const s = await store.createSession({ cwd: "/c", systemPrompt: "old prompt" });
       const original: ChatMessage[] = [user("first"), { role: "assistant", content: "a" }, user("last")];

@@ -26,6 +26,11 @@ export interface MockLlm {
   readonly embeddingRequests: readonly EmbeddingRequest[];
   /** Failed expectations, unscripted requests, and invariant violations, as messages. */
   readonly failures: readonly string[];
+  /**
+   * Answers every request the script has no answer for with `responder(request)` (a model whose answer depends on
+   * what it was sent: tests where the number of requests is not known in advance). `undefined` stops it.
+   */
+  respond(responder: ((request: CapturedRequest) => MockTurn | ReplyBuilder) | undefined): MockLlm;
   /** Scripted answers not used yet. */
   pending(): number;
   /** Resolves when `count` requests have arrived (for cancellation tests). */
@@ -88,6 +93,7 @@ export async function startMockLlm(options: MockLlmOptions = {}): Promise<MockLl
   const failures: string[] = [];
   const embeddingRequests: EmbeddingRequest[] = [];
   const waiters: Array<{ count: number; resolve: () => void }> = [];
+  let responder: ((request: CapturedRequest) => MockTurn | ReplyBuilder) | undefined;
 
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
@@ -138,7 +144,8 @@ export async function startMockLlm(options: MockLlmOptions = {}): Promise<MockLl
     for (const problem of checkToolInvariant(Array.isArray(body.messages) ? body.messages : [])) {
       failures.push(`request ${request.index}: invariant violated: ${problem}`);
     }
-    const turn = queue.shift();
+    const answer = queue.shift() ?? responder?.(request);
+    const turn = answer instanceof ReplyBuilder ? answer.build() : answer;
     if (!turn) {
       failures.push(`request ${request.index}: unscripted request (last message: ${describeLast(body)})`);
       sendJson(res, 500, { error: { message: "mock LLM: unscripted request", type: "mock_error" } });
@@ -180,6 +187,10 @@ export async function startMockLlm(options: MockLlmOptions = {}): Promise<MockLl
     failures,
     script(...turns) {
       for (const turn of turns) queue.push(turn instanceof ReplyBuilder ? turn.build() : turn);
+      return mock;
+    },
+    respond(next) {
+      responder = next;
       return mock;
     },
     pending: () => queue.length,

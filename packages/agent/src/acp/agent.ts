@@ -17,6 +17,7 @@ import { findMode, setConfigOption } from "./config-options.js";
 import { AcpConnection, type AgentOptions } from "./connection.js";
 import { runPrompt } from "./prompt-turn.js";
 import { registerSessionMethods } from "./sessions.js";
+import { STEER_METHOD, steer, steerParams } from "./steering.js";
 
 export type { AgentOptions, OpenRequest } from "./connection.js";
 export type { AcpSession } from "./session.js";
@@ -48,6 +49,9 @@ export function createAgent(options: AgentOptions): { app: AgentApp; close: () =
     .onRequest(methods.agent.session.prompt, async ({ params, signal }) => ({
       stopReason: await runPrompt(connection.find(params.sessionId), params.prompt, signal, connection),
     }))
+    .onRequest(STEER_METHOD, steerParams, ({ params, signal }) =>
+      steer(connection.find(params.sessionId), params, signal),
+    )
     .onNotification(methods.agent.session.cancel, ({ params }) => {
       connection.sessions.get(params.sessionId)?.cancel();
     })

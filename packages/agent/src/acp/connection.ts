@@ -23,7 +23,15 @@ import { AcpSession, SessionAskers, type SessionConnection, subagentsOn } from "
 /** A request to open a session for the connection: a new one, or a stored one by id. */
 export type OpenRequest =
   | { kind: "new"; cwd: string; mcpServers: AcpMcpServer[]; additionalDirectories: string[] }
-  | { kind: "load"; sessionId: string; cwd: string; mcpServers: AcpMcpServer[]; additionalDirectories: string[] };
+  | {
+      kind: "load";
+      sessionId: string;
+      cwd: string;
+      mcpServers: AcpMcpServer[];
+      additionalDirectories: string[];
+      /** Take it over from another live process that has it open (its lease). */
+      takeOver?: boolean;
+    };
 
 export interface AgentOptions {
   config: AgentConfig;
@@ -161,8 +169,20 @@ export class AcpConnection implements SessionConnection {
     const session = await withDirectoryErrors(() =>
       request.kind === "new"
         ? crow.newSession({ cwd, additionalDirectories, ...perSession })
-        : crow.loadSession(request.sessionId, { cwd, additionalDirectories, ...perSession }),
-    );
+        : crow.loadSession(request.sessionId, {
+            cwd,
+            additionalDirectories,
+            takeOver: request.takeOver,
+            ...perSession,
+          }),
+    ).catch((error: unknown) => {
+      // Open in another live process: the message says where and how to take it over.
+      if (error instanceof Error && error.name === "SessionLeaseError") {
+        const { holder } = error as Error & { holder: unknown };
+        throw new RequestError(-32603, error.message, { openElsewhere: holder });
+      }
+      throw error;
+    });
     const opened = new AcpSession(session, client, this, askers);
     this.sessions.set(session.id, opened);
     return opened;

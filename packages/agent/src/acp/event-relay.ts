@@ -6,6 +6,7 @@
 import type { ClientCapabilities, Cost, SessionUpdate, ToolCallUpdate } from "@agentclientprotocol/sdk";
 import type { CrowEvent, LlmError, Usage } from "@crow/core";
 import { sessionEventUpdates } from "./events.js";
+import { originalBlocks, userBlocks } from "./replay.js";
 import {
   messageChunk,
   newRelay,
@@ -20,6 +21,7 @@ import {
   toolCallRunning,
   toolCallStarted,
   usageUpdate,
+  userChunk,
 } from "./translate.js";
 
 export class EventRelay {
@@ -123,7 +125,12 @@ export class EventRelay {
         this.progress.clear();
         this.calls.clear();
         return [];
-      case "message_appended":
+      case "message_appended": {
+        // A steer joined the turn: the client shows it as the user's message, where the model got it.
+        const { message } = event;
+        if (message.role !== "user") return [];
+        return (originalBlocks(message.original) ?? userBlocks(message.content)).map((b) => userChunk(b, message.id));
+      }
       case "hook_error":
         return [];
       default:

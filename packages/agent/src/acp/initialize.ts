@@ -4,6 +4,7 @@ import type { SessionCapabilities as UnstableSessionCapabilities } from "@agentc
 // The built-in custom methods, advertised without loading the runtime when no extension is configured.
 import { BUILTIN_METHODS } from "@crow/core/methods";
 import { VERSION } from "../base/version.js";
+import { STEERING_META } from "./steering.js";
 
 /** `fork` is unstable ACP (typed from the SDK's unstable schema; see sessions.ts); other clients ignore the key. */
 const SESSION_CAPABILITIES: UnstableSessionCapabilities = {
@@ -37,5 +38,7 @@ export function initializeResponse(
     },
     authMethods: auth?.methods ?? [],
     agentInfo: { name: "crow", title: "Crow", version: VERSION },
+    // The steering extension of the official adapters (`_session/steering`, steering.ts).
+    _meta: { ...STEERING_META },
   };
 }

@@ -1,6 +1,6 @@
 /**
  * One `session/prompt` of a session: a slash command answered at once, or a prompt turn (one at a time through the
- * session's turn gate): the checks, the prompt's content read, the runtime's turn (its events reach the client through
+ * session's turn gate, queued behind the running one): the checks, the prompt's content read, the runtime's turn (its events reach the client through
  * the session's subscription), the answer once its updates are written.
  */
 import { type ContentBlock, RequestError, type StopReason } from "@agentclientprotocol/sdk";
@@ -20,6 +20,7 @@ export async function runPrompt(
   host: PromptHost,
 ): Promise<StopReason> {
   const { session } = acp;
+  const receipt = acp.turns.receipt();
   if (blocks.length === 0)
     throw RequestError.invalidParams(undefined, "prompt is empty: send at least one content block");
   const text = singleText(blocks);
@@ -31,7 +32,9 @@ export async function runPrompt(
     await acp.written();
     return "end_turn";
   }
-  const ticket = await acp.turns.enter();
+  // Queued behind a running turn, it may be cancelled before it starts (session/cancel, or its own request).
+  const ticket = await acp.turns.enter(receipt, signal);
+  if (!ticket) return "cancelled";
   try {
     return await promptTurn(acp, blocks, signal, ticket, host);
   } finally {
@@ -77,6 +80,7 @@ async function promptTurn(
       // Resources become text for the model; the blocks themselves are kept so a load shows them again.
       ...(blocks.some((b) => b.type === "resource" || b.type === "resource_link") ? { original: blocks } : {}),
     });
+    ticket.started();
     // The answer waits until the turn's events are out to the client.
     const outcome = await run.result;
     await acp.written();

@@ -20,6 +20,7 @@ import { elicitationAsker } from "./elicitation.js";
 import { EventRelay } from "./event-relay.js";
 import { type AddressedUpdate, Outbox } from "./outbox.js";
 import { permissionAsker } from "./permission.js";
+import { SerialQueue } from "./serial-queue.js";
 import { SubagentSessions } from "./subagent-sessions.js";
 import { commandsUpdate, messageChunk, noticeUpdates, sessionInfoUpdate } from "./translate.js";
 import { TurnGate } from "./turn-gate.js";
@@ -101,7 +102,9 @@ export class AcpSession {
   readonly usedIds = new Set<string>();
   /** Cumulative cost for usage_update (models with a configured price). */
   readonly cost = new CostMeter();
-  /** The prompt turns (one at a time; a prompt after a cancel waits for the cancelled turn). */
+  /** Its `_session/steering` requests, handled one after another in arrival order (steering.ts). */
+  readonly steers = new SerialQueue();
+  /** The prompt turns (one at a time; a prompt sent while one runs is queued behind it). */
   readonly turns = new TurnGate();
   /** The only writer of the session's updates and questions, in the order of its events. */
   readonly outbox: Outbox;
@@ -193,6 +196,8 @@ export class AcpSession {
 
   /** Stops listening to the session and closes it (its turn, its pending writes, its tools). */
   async close(): Promise<void> {
+    // Queued prompts answer cancelled instead of waiting for a session that is gone.
+    this.turns.cancel();
     this.unsubscribe();
     this.subagents?.close();
     await this.session.close();

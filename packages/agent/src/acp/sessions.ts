@@ -42,7 +42,7 @@ async function storeOf(host: SessionHost): Promise<Store> {
 async function reopen(
   host: SessionHost,
   client: AgentContext,
-  params: Pick<LoadSessionRequest, "sessionId" | "cwd" | "mcpServers" | "additionalDirectories">,
+  params: Pick<LoadSessionRequest, "sessionId" | "cwd" | "mcpServers" | "additionalDirectories" | "_meta">,
 ): Promise<{ session: AcpSession; replay: Array<SessionUpdate | AddressedUpdate> }> {
   if (!path.isAbsolute(params.cwd)) throw RequestError.invalidParams(undefined, `cwd must be absolute: ${params.cwd}`);
   const live = host.sessions.get(params.sessionId);
@@ -65,6 +65,8 @@ async function reopen(
     cwd: params.cwd,
     mcpServers: (params.mcpServers ?? []) as AcpMcpServer[],
     additionalDirectories,
+    // Another process has it open: `_meta: {"crow/takeOver": true}` takes it over (the refusal says so).
+    takeOver: params._meta?.["crow/takeOver"] === true,
   });
   // Loaded lazily like the rest of the runtime (initialize answers before @crow/core is parsed).
   const { replayHistory } = await import("./replay.js");
@@ -161,6 +163,10 @@ async function listSessions(host: SessionHost, params: ListSessionsRequest): Pro
   try {
     page = await crow.listSessions({
       limit: LIST_PAGE,
+      // Never-prompted sessions (an editor opens one at each start; open here or not) have nothing to resume, and
+      // subagent children are part of their parent: the picker shows neither.
+      prompted: true,
+      topLevel: true,
       ...(params.cwd ? { cwd: params.cwd } : {}),
       ...(params.cursor ? { cursor: params.cursor } : {}),
     });
@@ -170,25 +176,15 @@ async function listSessions(host: SessionHost, params: ListSessionsRequest): Pro
     }
     throw error;
   }
-  // A session opened and never prompted (an editor opens one at each start) has nothing to resume: left out.
-  // The live ones are still open in this process and stay.
-  const untitled = page.sessions.filter((s) => s.title === null && !host.sessions.has(s.id)).map((s) => s.id);
-  const stats = untitled.length > 0 && crow.store ? await crow.store.sessionStats(untitled) : new Map();
-  const empty = (id: string) => {
-    const counted = stats.get(id);
-    return counted !== undefined && counted.messages === 0 && counted.archives === 0;
-  };
   return {
-    sessions: page.sessions
-      .filter((s) => !empty(s.id))
-      .map((s) => ({
-        sessionId: s.id,
-        cwd: s.cwd,
-        // No title yet: no "title" at all (a client's resume picker failed on an explicit null).
-        ...(s.title ? { title: s.title } : {}),
-        updatedAt: s.updatedAt,
-        ...listedDirectories(s.additionalDirectories),
-      })),
+    sessions: page.sessions.map((s) => ({
+      sessionId: s.id,
+      cwd: s.cwd,
+      // No title yet: no "title" at all (a client's resume picker failed on an explicit null).
+      ...(s.title ? { title: s.title } : {}),
+      updatedAt: s.updatedAt,
+      ...listedDirectories(s.additionalDirectories),
+    })),
     ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
   };
 }

@@ -265,6 +265,9 @@ async function list(
   let more = false;
   do {
     const page = await store.listSessions({
+      // What a user resumes: no never-prompted sessions, no subagent children (their parent shows them).
+      prompted: true,
+      topLevel: true,
       ...(options.cwd ? { cwd: options.cwd } : {}),
       ...(cursor ? { cursor } : {}),
       limit: Math.min(500, Math.max(1, wanted - found.length)),

@@ -163,7 +163,7 @@ async function runSession(
     const select = opened.configOptions?.find((o) => o.category === "model");
     output.notice(replBanner(options.model ?? (select ? String(select.currentValue) : undefined), options.cwd));
     // Quitting an idle REPL cancels nothing: Ctrl-C twice ends it as Ctrl-D and /exit do (0).
-    await runRepl({ keyboard, output, tty, submitPrompt: client.submitPrompt });
+    await runRepl({ keyboard, output, tty, submitPrompt: client.submitPrompt, takeQueued: () => client.takeQueued() });
     code = EXIT.ok;
   }
   return code;

@@ -1,6 +1,7 @@
 /**
  * Keyboard input of `crow run`. On a TTY: REPL lines through readline (history, line editing), and raw-mode keys
- * while a turn runs — Ctrl-C arrives as a key there, not a signal, and permission questions take one key press.
+ * while a turn runs — Ctrl-C arrives as a key there, not a signal, permission questions take one key press, and a
+ * line typed meanwhile steers the turn (Enter) or waits for the next one (Tab).
  * Without a TTY: REPL lines are read from stdin one by one; there are no keys (Ctrl-C is a real SIGINT, handled by
  * the client).
  */
@@ -91,6 +92,41 @@ export class Keyboard {
     if (!this.isTTY) return () => {};
     return this.raw((key) => {
       if (key.includes(CTRL_C)) onInterrupt();
+    });
+  }
+
+  /**
+   * While a turn runs (TTY only): Ctrl-C calls `interrupt`; what is typed is a line (echoed through `echo`,
+   * Backspace erases) that Enter hands to `line` as a steer and Tab as a prompt to queue. Returns the stop function.
+   */
+  watchTurn(
+    on: { interrupt: () => void; line: (text: string, how: "steer" | "queue") => void },
+    echo: (text: string) => void,
+  ): () => void {
+    if (!this.isTTY) return () => {};
+    let line = "";
+    return this.raw((key) => {
+      // Arrow keys and other escape sequences: no line editing here.
+      if (key.startsWith("\x1b")) return;
+      for (const char of key) {
+        if (char === CTRL_C) {
+          line = "";
+          on.interrupt();
+          return;
+        }
+        if (char === "\r" || char === "\n" || char === "\t") {
+          const text = line.trim();
+          if (line) echo("\n");
+          line = "";
+          if (text) on.line(text, char === "\t" ? "queue" : "steer");
+        } else if (char === "\x7f" || char === "\b") {
+          if (line.length > 0) echo("\b \b");
+          line = [...line].slice(0, -1).join("");
+        } else if (char >= " ") {
+          line += char;
+          echo(char);
+        }
+      }
     });
   }
 

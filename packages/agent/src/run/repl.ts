@@ -7,7 +7,9 @@ import type { RunOutput } from "./output.js";
 
 /** What `crow run` adds to the agent's `/help`. */
 export const REPL_HELP =
-  "In crow run: /exit or Ctrl-D quits; Ctrl-C cancels a running turn, twice at an empty prompt quits.";
+  "In crow run: /exit or Ctrl-D quits; Ctrl-C cancels a running turn, twice at an empty prompt quits. While a turn " +
+  "runs, type and press Enter to steer it (the model reads it before its next step), or Tab to queue the line as " +
+  "the next prompt.";
 
 /** The one-line banner: the model, the directory, how to quit. */
 export function replBanner(model: string | undefined, cwd: string): string {
@@ -21,6 +23,8 @@ export interface ReplContext {
   tty: boolean;
   /** Runs one prompt (the agent answers slash commands too). */
   submitPrompt(text: string): Promise<unknown>;
+  /** The next line queued while a turn ran (Tab), if any: run before a new line is read. */
+  takeQueued?(): string | undefined;
 }
 
 /** Reads and runs prompts; resolves "quit" (/exit, Ctrl-D) or "interrupted" (Ctrl-C twice). */
@@ -42,5 +46,9 @@ export async function runRepl(context: ReplContext): Promise<"quit" | "interrupt
     if (text === "/exit" || text === "/quit") return "quit";
     await context.submitPrompt(line.text);
     if (text === "/help") output.notice(REPL_HELP);
+    // Lines queued during the turns (Tab, or a steer that came after the turn ended), each a turn of its own.
+    for (let next = context.takeQueued?.(); next !== undefined; next = context.takeQueued?.()) {
+      await context.submitPrompt(next);
+    }
   }
 }

@@ -72,6 +72,8 @@ export class TerminalClient {
   /** Updates that arrive before the session is announced (e.g. tool server failures right after session/new). */
   private early: SessionNotification[] | undefined = [];
   private turn: { cancelled: boolean } | undefined;
+  /** Lines typed with Tab while a turn ran (or steers that came too late): the REPL sends them next, in order. */
+  private readonly queued: string[] = [];
   private question: AbortController | undefined;
   /** Updates that arrive while a question is on screen, shown after the answer. */
   private held: SessionNotification[] | undefined;
@@ -136,7 +138,10 @@ export class TerminalClient {
     for (const mention of missing) {
       this.output.notice(`@${mention}: no such file in ${this.options.cwd}; sent as plain text`);
     }
-    const stopKeys = this.keyboard.watchInterrupts(this.interrupt);
+    const stopKeys = this.keyboard.watchTurn(
+      { interrupt: this.interrupt, line: (line, how) => this.typedDuringTurn(line, how) },
+      (text) => this.output.question(text),
+    );
     try {
       const response = await agent.guard(
         agent.agent.request(methods.agent.session.prompt, {
@@ -155,6 +160,39 @@ export class TerminalClient {
       stopKeys();
     }
   };
+
+  /** The prompts queued while turns ran, taken in order (the REPL runs them before reading a new line). */
+  takeQueued(): string | undefined {
+    return this.queued.shift();
+  }
+
+  /**
+   * A line typed while the turn runs: Enter steers the turn (`_session/steering`: the model gets it before its next
+   * request, and it shows where it joined); Tab, or a steer that arrives after the turn decided to end, waits for the
+   * next turn.
+   */
+  private typedDuringTurn(text: string, how: "steer" | "queue"): void {
+    const agent = this.agent;
+    if (how === "queue" || !agent || !this.sessionId) {
+      this.queued.push(text);
+      this.output.notice(`Queued for the next turn: ${text}`);
+      return;
+    }
+    const { blocks } = promptBlocks(text, this.options.cwd, this.options.addDirs);
+    agent.agent
+      .request("_session/steering", {
+        sessionId: this.sessionId,
+        prompt: blocks,
+        _meta: { steering: { idleBehavior: "promptRequired" } },
+      })
+      .then((answer) => {
+        const outcome = (answer as { outcome?: unknown } | null)?.outcome;
+        if (outcome === "injected") return;
+        this.queued.push(text);
+        this.output.notice(`The turn had ended: queued for the next one: ${text}`);
+      })
+      .catch((error: unknown) => this.output.error(`could not steer: ${errorText(error)}`));
+  }
 
   private onUpdate(notification: SessionNotification): void {
     if (this.sessionId !== undefined && notification.sessionId !== this.sessionId) return;

@@ -105,7 +105,7 @@ export class TerminalOutput implements RunOutput {
     if (info.loaded) this.note(`Continuing session ${info.sessionId}.`);
   }
 
-  update(update: SessionUpdate, replay: boolean): void {
+  update(update: SessionUpdate, _replay: boolean): void {
     if (update.sessionUpdate !== "notice" && update.sessionUpdate !== "usage_update") this.retrying = undefined;
     switch (update.sessionUpdate) {
       case "agent_message_chunk":
@@ -119,7 +119,8 @@ export class TerminalOutput implements RunOutput {
         if (update.content.type === "text") this.thought(update.content.text);
         break;
       case "user_message_chunk":
-        if (replay && update.content.type === "text") {
+        // Live, only steers come as user chunks (the prompt was shown as it was sent): shown where the model got them.
+        if (update.content.type === "text") {
           if (this.block !== "user") {
             this.enter("user");
             this.activity.write(this.s.bold(this.s.green("› ")));

@@ -77,6 +77,11 @@ export interface LoadSessionOptions {
   tools?: ToolSetFactory | ToolSet | false;
   askPermission?: (request: PermissionRequest) => Promise<PermissionAnswer>;
   askUser?: UserAsker;
+  /**
+   * Take the session over from another live process that has it open (its lease; without this the load is refused
+   * with a `SessionLeaseError` saying where it is open). That process stops running it.
+   */
+  takeOver?: boolean;
 }
 
 /**
@@ -107,6 +112,9 @@ export type SessionEvent =
 
 /** What `prompt()` yields, in order: the loop's events and the session's events of the turn. */
 export type CrowEvent = LoopEvent | SessionEvent;
+
+/** What became of a steer ({@link CrowSession.steer}). */
+export type SteerOutcome = "injected" | "idle";
 
 /** How a prompt turn ended. */
 export interface PromptResult {
@@ -209,6 +217,14 @@ export interface CrowSession {
 
   /** Runs one turn with `content` as the user message. */
   prompt(content: string | ContentPart[], options?: PromptOptions): PromptRun;
+  /**
+   * Steers the running prompt turn: `content` joins the conversation as the user's message after the running tool
+   * calls have answered, before the turn's next request (a turn about to end makes one more request for it), and a
+   * `message_appended` event announces it then. `"injected"`: the turn took it, and will send it to the model before
+   * it ends unless it is cancelled or fails first (then a notice says it was dropped). `"idle"`: no prompt turn runs
+   * (or the running one has already decided to stop): nothing was queued and nothing starts.
+   */
+  steer(content: string | ContentPart[], options?: { original?: unknown }): SteerOutcome;
   /** Aborts the running turn; false when nothing runs. */
   cancel(): boolean;
   /** Compacts the history now (rejects with `SessionBusyError` while a turn runs, `CompactionError` on failure). */
@@ -286,8 +302,18 @@ export interface Crow {
   ): Promise<SessionRecord>;
   /** A live session by id. */
   session(id: string): CrowSession | undefined;
-  /** Stored sessions, most recently updated first. */
-  listSessions(options?: { cwd?: string; cursor?: string; limit?: number; parentId?: string }): Promise<{
+  /**
+   * Stored sessions, most recently updated first (`topLevel`: no subagent children; `prompted`: only sessions with a
+   * stored message or archive; see the store's `ListSessionsOptions`).
+   */
+  listSessions(options?: {
+    cwd?: string;
+    cursor?: string;
+    limit?: number;
+    parentId?: string;
+    topLevel?: boolean;
+    prompted?: boolean;
+  }): Promise<{
     sessions: SessionRecord[];
     nextCursor?: string;
   }>;

@@ -15,7 +15,7 @@ import {
 import { EventChannel } from "./channel.js";
 import { DEFAULT_MAX_STEPS_PER_TURN } from "./settings.js";
 import { runToolCalls } from "./tool-calls.js";
-import type { LoopConfig, LoopEvent, LoopInput } from "./types.js";
+import type { AppendedMessage, LoopConfig, LoopEvent, LoopInput } from "./types.js";
 
 /**
  * Runs one prompt turn: LLM request, the response's tool calls in parallel, repeat until the model stops calling
@@ -50,6 +50,7 @@ export async function driveLoop(input: LoopInput, config: LoopConfig, emit: (eve
   } catch (error) {
     // Only a bug gets here (every dependency is wrapped); still end with a well-formed stop.
     const message = `internal error in the agent loop: ${errorText(error)}`;
+    config.steering?.close("error");
     emit({
       type: "stop",
       reason: "error",
@@ -117,7 +118,7 @@ class TurnLog {
   }
 
   /** Appends a message (host's `onAppend`, then `message_appended`); resolves when the host has recorded it. */
-  append(message: AssistantMessage | ToolMessage, messageUsage?: Usage, outcome?: ToolOutcome): Promise<void> {
+  append(message: AppendedMessage, messageUsage?: Usage, outcome?: ToolOutcome): Promise<void> {
     this.history.push(message);
     this.appended.push(message);
     let settled: Promise<void> = Promise.resolve();
@@ -168,11 +169,19 @@ async function loopSteps(
     ...(config.sessionId === undefined ? {} : { sessionId: config.sessionId }),
   };
   const log = new TurnLog(input, config, signal, hooks, ctx, emit);
+  const inbox = config.steering;
+  // The inbox closes in the tick the loop decides to stop (before the turn_end hooks are awaited).
+  const stop = (reason: StopReason, error?: LlmError) => {
+    inbox?.close(signal.aborted ? "cancelled" : reason);
+    return log.stop(reason, error);
+  };
 
   for (let step = 1; ; step++) {
-    if (signal.aborted) return log.stop("cancelled");
+    if (signal.aborted) return stop("cancelled");
+    // Steers join after the previous step's tool results, before this request.
+    for (const steer of inbox?.take() ?? []) void log.append(steer);
     const answer = await requestStep(step, log, config, hooks, ctx, signal, emit);
-    if ("stop" in answer) return log.stop(answer.stop, answer.error);
+    if ("stop" in answer) return stop(answer.stop, answer.error);
     const { finishReason, toolCalls } = answer;
     const truncated = finishReason === "length" || finishReason === "content_filter";
     if (toolCalls.length > 0) {
@@ -189,11 +198,12 @@ async function loopSteps(
       };
       await runToolCalls(toolCalls, answer.offered, phase, refuseAll);
     }
-    if (signal.aborted) return log.stop("cancelled");
-    if (finishReason === "length") return log.stop("max_tokens");
-    if (finishReason === "content_filter") return log.stop("refusal");
-    if (toolCalls.length === 0) return log.stop("end_turn");
-    if (step >= maxSteps) return log.stop("max_turn_requests");
+    if (signal.aborted) return stop("cancelled");
+    if (finishReason === "length") return stop("max_tokens");
+    if (finishReason === "content_filter") return stop("refusal");
+    // A steer that arrived while the model answered gets its request: the turn is not over until it was seen.
+    if (toolCalls.length === 0 && !inbox?.waiting()) return stop("end_turn");
+    if (step >= maxSteps) return stop("max_turn_requests");
   }
 }
 

@@ -1,6 +1,6 @@
 import type { HookError, LoopHooks, StopReason } from "../hooks/types.js";
 import type { FinishReason, LlmClient, LlmError } from "../llm/types.js";
-import type { AssistantMessage, ChatMessage, ToolMessage, ToolOutcome, Usage } from "../messages.js";
+import type { AssistantMessage, ChatMessage, ToolMessage, ToolOutcome, Usage, UserMessage } from "../messages.js";
 import type { ToolDisplay, ToolKind, ToolProgress, ToolResult, ToolSet } from "../tools.js";
 import type { LoopSettings } from "./settings.js";
 
@@ -20,7 +20,28 @@ export interface LoopConfig extends LoopSettings {
    * awaits it before running an assistant message's tool calls, so a host that persists here has the calls stored
    * before any tool acts: a crash mid-tool leaves them in the history. Errors are the host's to handle.
    */
-  onAppend?: (message: AssistantMessage | ToolMessage, usage?: Usage, outcome?: ToolOutcome) => void | Promise<void>;
+  onAppend?: (message: AppendedMessage, usage?: Usage, outcome?: ToolOutcome) => void | Promise<void>;
+  /** Messages the user adds while the turn runs (steering); none when omitted. */
+  steering?: TurnInbox;
+}
+
+/** A message the loop appends to the history: the model's, a tool's result, or a steer taken from the inbox. */
+export type AppendedMessage = AssistantMessage | ToolMessage | UserMessage;
+
+/**
+ * The user's messages for a running turn (steering). The loop takes what waits before each request, so a steer joins
+ * the history after the running step's tool calls have all answered (never between a call and its result), and is
+ * in the very next request. A turn that would end while something waits makes one more request instead. When the
+ * loop stops it closes the inbox in the same tick as it decides to stop: a steer is either taken by this turn or
+ * refused as arriving too late, never left behind.
+ */
+export interface TurnInbox {
+  /** Whether messages wait. */
+  waiting(): boolean;
+  /** Every waiting message, in arrival order (they are the loop's from now on). */
+  take(): UserMessage[];
+  /** The turn takes no more: what still waits is dropped (the inbox says so to whoever sent it). */
+  close(reason: StopReason): void;
 }
 
 /** One prompt turn's input: the whole history to send, ending with the new user message. It is not mutated. */
@@ -68,7 +89,8 @@ export type LoopEvent =
   | { type: "tool_call_running"; id: string; args: Record<string, unknown> }
   | { type: "tool_call_progress"; id: string; progress: ToolProgress }
   | { type: "tool_call_done"; id: string; status: ToolCallStatus; result: ToolResult }
-  | { type: "message_appended"; message: AssistantMessage | ToolMessage; usage?: Usage }
+  /** A user message appended mid-turn is a steer (the turn's own prompt is not announced: the host sent it). */
+  | { type: "message_appended"; message: AppendedMessage; usage?: Usage }
   | { type: "hook_error"; error: HookError }
   | {
       type: "stop";

@@ -23,10 +23,11 @@ import { crowHome } from "../home.js";
 import { loopSettings } from "../loop/settings.js";
 import { sessionSlug } from "../store/ids.js";
 import { openStore } from "../store/open.js";
-import { SessionNotFoundError, type Store } from "../store/types.js";
+import { SessionNotFoundError, type SessionRecord, type Store } from "../store/types.js";
 import type { ToolSet } from "../tools.js";
 import { builtinExtensions } from "./builtins.js";
 import { type Checkpointing, setupCheckpoints } from "./checkpointing.js";
+import { RuntimeLeases } from "./leases.js";
 import { stderrLogger } from "./logger.js";
 import { withExtensionProviders } from "./model-routing.js";
 import { openLiveSession, type RecordToOpen, type RuntimeParts } from "./open-session.js";
@@ -85,6 +86,19 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
     })),
   ];
 
+  const live = new Map<string, CrowSessionImpl>();
+  const leases = store
+    ? new RuntimeLeases(
+        store.leases,
+        (id) =>
+          live
+            .get(id)
+            ?.lostTo(
+              `Session ${id} was taken over by another Crow process: this one no longer runs it (load it again to take it back).`,
+            ),
+        say,
+      )
+    : undefined;
   const models = options.models ?? [];
   const threshold = (model: string | undefined): number =>
     thresholdFor(options.compactionThreshold, model, models.find((m) => m.name === model)?.contextWindow);
@@ -97,7 +111,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Crow>
       store,
       logger,
       rewinder: checkpoints.rewinder,
-      live: new Map(),
+      live,
+      leases,
       threshold,
       compactions,
     },
@@ -173,8 +188,11 @@ class Runtime implements Crow {
             additionalDirectories,
             parentId: request.parentId ?? null,
           };
+      // Owned from the start: another process loading it by id while it is open here is refused.
+      if (store) await this.parts.leases?.claim(id);
       tools = await toolsReady;
     } catch (error) {
+      if (store) await this.parts.leases?.release(id);
       // Do not leave spawned servers behind when the session could not be created.
       void toolsReady.then((started) => started?.close?.()).catch(() => undefined);
       throw error;
@@ -195,7 +213,7 @@ class Runtime implements Crow {
   }
 
   async loadSession(id: string, request: LoadSessionOptions = {}): Promise<CrowSession> {
-    const { options, store, live } = this.parts;
+    const { store, live } = this.parts;
     if (!store) throw new Error("this Crow has no store: sessions cannot be loaded");
     const running = live.get(id);
     if (running?.running)
@@ -203,6 +221,19 @@ class Runtime implements Crow {
     if (running) await running.close();
     const stored = await store.getSession(id);
     if (!stored || stored.archivedFrom !== null) throw new MethodError(-32002, `session not found: ${id}`);
+    // One live owner per session: refused while another process has it open (unless taken over).
+    await this.parts.leases?.claim(id, request.takeOver ?? false);
+    try {
+      return await this.openStored(stored, request);
+    } catch (error) {
+      await this.parts.leases?.release(id);
+      throw error;
+    }
+  }
+
+  private async openStored(stored: SessionRecord, request: LoadSessionOptions): Promise<CrowSession> {
+    const { options, store, live } = this.parts;
+    if (!store) throw new Error("this Crow has no store: sessions cannot be loaded");
     const cwd = request.cwd ?? stored.cwd;
     const dirs = request.additionalDirectories;
     const record = await storeDirectories(
@@ -268,7 +299,12 @@ class Runtime implements Crow {
 
   async listSessions(request: Parameters<Crow["listSessions"]>[0] = {}): ReturnType<Crow["listSessions"]> {
     const { store, live } = this.parts;
-    if (!store) return { sessions: [...live.values()].map(recordOf) };
+    if (!store) {
+      const listed = [...live.values()].filter(
+        (s) => !(request.topLevel && s.parentId) && !(request.prompted && s.history.length === 0),
+      );
+      return { sessions: listed.map(recordOf) };
+    }
     return store.listSessions(request);
   }
 
@@ -293,6 +329,7 @@ class Runtime implements Crow {
 
   async close(): Promise<void> {
     await Promise.allSettled([...this.parts.live.values()].map((s) => s.close()));
+    await this.parts.leases?.close();
     // Before the store closes: the collection reads it.
     await this.own.checkpoints.close();
     if (this.own.ownsStore) await this.parts.store?.close();

@@ -4,6 +4,7 @@
  */
 export { parseSlashCommand } from "./commands.js";
 export { createRuntime } from "./crow.js";
+export { LEASE_TTL_MS, SessionLeaseError } from "./leases.js";
 export { stderrLogger } from "./logger.js";
 export * from "./options.js";
 export { defaultSystemPrompt } from "./system-prompt.js";

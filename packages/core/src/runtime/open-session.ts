@@ -13,6 +13,7 @@ import type { LoopSettings } from "../loop/settings.js";
 import type { ChatMessage } from "../messages.js";
 import type { SessionRecord, Store } from "../store/types.js";
 import type { ToolSet } from "../tools.js";
+import type { RuntimeLeases } from "./leases.js";
 import type { RuntimeOptions } from "./options.js";
 import type { Rewinder } from "./rewinder.js";
 import { CrowSessionImpl } from "./session.js";
@@ -53,6 +54,8 @@ export interface RuntimeParts {
   threshold: (model: string | undefined) => number;
   /** Each live session's compaction, as the built-in watcher finds it. */
   compactions: SessionCompactions;
+  /** The sessions' leases in the store (one live owner per session); none without a store. */
+  leases: RuntimeLeases | undefined;
 }
 
 /** Opens a session on `record`: built, registered as live, its extensions' setups run and `session_start` emitted. */
@@ -103,8 +106,10 @@ export async function openLiveSession(
     logger: parts.logger,
     ...(store ? { clearStored: (id: string) => (store as Store).replaceMessages(id, []) } : {}),
     rewinder: parts.rewinder,
-    onClose: (s) => {
-      if (live.get(s.id) === s) live.delete(s.id);
+    onClose: async (s) => {
+      if (live.get(s.id) !== s) return;
+      live.delete(s.id);
+      await parts.leases?.release(s.id);
     },
   });
   if (init.lastPromptTokens !== undefined) session.compaction.observe(init.lastPromptTokens);

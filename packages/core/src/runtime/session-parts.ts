@@ -47,5 +47,6 @@ export interface SessionParts {
   /** `rewind`/`rewindPoints` (rewinder.ts). */
   rewinder: Rewinder;
   /** Called once the session is closed (the runtime forgets it). */
-  onClose: (session: CrowSession) => void;
+  /** Awaited last when the session closes (the runtime forgets it and releases its lease). */
+  onClose: (session: CrowSession) => void | Promise<void>;
 }

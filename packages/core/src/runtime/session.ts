@@ -16,6 +16,7 @@ import {
   type PromptResult,
   type PromptRun,
   SessionBusyError,
+  type SteerOutcome,
 } from "../api/types.js";
 import { askThrough, canAsk, type UserAnswer, type UserQuestion } from "../api/user-question.js";
 import type { RewindPoint, RewindRequest, RewindResult } from "../checkpoints/types.js";
@@ -29,6 +30,7 @@ import type { ExternalSkills } from "../tools.js";
 import { commandList, runCommand } from "./commands.js";
 import { PromptRunImpl } from "./run.js";
 import type { SessionParts } from "./session-parts.js";
+import { droppedNotice, SteerInbox } from "./steering.js";
 import { runPromptTurn, type SessionWork, type TurnModel, withReasoningEffort } from "./turn.js";
 
 export class CrowSessionImpl implements CrowSession {
@@ -49,11 +51,15 @@ export class CrowSessionImpl implements CrowSession {
   private currentTitle: string | null;
   private currentPlan: readonly PlanEntry[] = [];
   private turn: SessionWork | undefined;
+  /** Settles when the running prompt turn has ended and queued its last writes (close waits for it). */
+  private turnEnded: Promise<unknown> = Promise.resolve();
   private writes: Promise<void> = Promise.resolve();
   private readonly listeners = new Set<(event: CrowEvent) => unknown>();
   private readonly reported = new Set<string>();
   private readonly cleanups: Array<() => unknown> = [];
   private closed = false;
+  /** Why the session may not run turns any more (another process took it over), once that happened. */
+  private takenOver: string | undefined;
   /** Warnings and errors published while `start` ran: nobody outside could listen yet, so `problems()` carries them. */
   private readonly openingProblems: string[] = [];
   private starting = false;
@@ -227,6 +233,11 @@ export class CrowSessionImpl implements CrowSession {
     return this.writes;
   }
 
+  steer(content: string | ContentPart[], options: { original?: unknown } = {}): SteerOutcome {
+    const inbox = this.turn?.steering;
+    return inbox instanceof SteerInbox && inbox.push(content, options.original) ? "injected" : "idle";
+  }
+
   cancel(): boolean {
     if (!this.turn) return false;
     this.turn.cancelled = true;
@@ -241,6 +252,7 @@ export class CrowSessionImpl implements CrowSession {
     } catch (error) {
       return PromptRunImpl.refused(error);
     }
+    turn.steering = new SteerInbox((left, reason) => this.notify(droppedNotice(left.length, reason), "warning"));
     // Subscribed before the turn starts: the run (unless `events: false`) keeps every event of it for its iterator.
     const run = new PromptRunImpl(() => this.cancel(), this.subscribe.bind(this), {
       events: options.events ?? true,
@@ -249,7 +261,9 @@ export class CrowSessionImpl implements CrowSession {
     const onAbort = () => this.cancel();
     if (options.signal?.aborted) onAbort();
     options.signal?.addEventListener("abort", onAbort, { once: true });
-    this.startTurn(content, turn, options.original).then(
+    const ended = this.startTurn(content, turn, options.original);
+    this.turnEnded = ended.catch(() => undefined);
+    ended.then(
       (result) => {
         options.signal?.removeEventListener("abort", onAbort);
         run.finish(result);
@@ -352,8 +366,17 @@ export class CrowSessionImpl implements CrowSession {
     return runCommand(this.init.registry, this, name, args);
   }
 
+  /** Another process took the session over (its lease): the running turn stops and no other starts here. */
+  lostTo(message: string): void {
+    this.takenOver = message;
+    this.cancel();
+    this.notify(message, "error");
+  }
+
   /** Marks the session busy for a turn or for work between turns. */
   private begin(busy: string): SessionWork {
+    // Not busy with a turn, but unavailable all the same: the host answers it like a busy session, with this message.
+    if (this.takenOver) throw new SessionBusyError(this.takenOver);
     if (this.turn) throw new SessionBusyError(busy);
     const turn: SessionWork = { controller: new AbortController(), cancelled: false };
     this.turn = turn;
@@ -373,6 +396,8 @@ export class CrowSessionImpl implements CrowSession {
     if (this.closed) return;
     this.closed = true;
     this.cancel();
+    // The cancelled turn still appends what streamed (the partial answer, its calls' results): stored before the end.
+    await this.turnEnded;
     await this.flush();
     await this.bus.emit("session_end", { sessionId: this.id }, this.hookContext());
     for (const cleanup of this.cleanups.reverse()) {
@@ -383,6 +408,6 @@ export class CrowSessionImpl implements CrowSession {
       }
     }
     await this.tools.close();
-    this.init.onClose(this);
+    await this.init.onClose(this);
   }
 }

@@ -13,7 +13,7 @@ import type { HookBus } from "../hooks/bus.js";
 import type { LlmClient, RequestParams } from "../llm/types.js";
 import { driveLoop } from "../loop/loop.js";
 import type { LoopSettings } from "../loop/settings.js";
-import type { LoopEvent } from "../loop/types.js";
+import type { LoopEvent, TurnInbox } from "../loop/types.js";
 import { addUsage, type ChatMessage, type ContentPart, type ToolOutcome, type Usage } from "../messages.js";
 
 /** The configured request params with the session's `reasoning_effort` (a provider field: it goes in `extra`). */
@@ -29,6 +29,8 @@ export function withReasoningEffort(params: RequestParams | undefined, effort: s
 export interface SessionWork {
   controller: AbortController;
   cancelled: boolean;
+  /** A prompt turn's steers (steering.ts); none for work between turns. */
+  steering?: TurnInbox;
 }
 
 /** What a turn needs of its session. */
@@ -147,6 +149,7 @@ async function runLoopOnce(
       hooks: session.bus.loopHooks(),
       signal: turn.controller.signal,
       sessionId: session.id,
+      ...(turn.steering ? { steering: turn.steering } : {}),
       onAppend: (message, usage, outcome) => session.record(message, usage, outcome),
     },
     (event) => {

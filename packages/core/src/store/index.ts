@@ -2,6 +2,7 @@
 export type * from "./checkpoint-types.js";
 export type { EvalRunRecord, EvalStore, EvalTrialDetails, EvalTrialRecord } from "./eval-types.js";
 export { sessionSlug } from "./ids.js";
+export type * from "./lease-types.js";
 export { MIGRATIONS } from "./migrations.js";
 export { type SqliteDriverName, sqliteDriverName } from "./node-sqlite.js";
 export { type OpenStoreOptions, openStore, openTarget } from "./open.js";

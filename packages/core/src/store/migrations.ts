@@ -178,6 +178,27 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable("eval_trials").dropColumn("details").execute();
     },
   },
+  "0009_session_leases": {
+    // Which live process holds a session open (lease-types.ts): a session open in one process is refused to another
+    // until the owner closes it or stops renewing (killed). No foreign key: a lease may outlive its session's row
+    // for the moment a delete takes; it then expires.
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("session_leases")
+        .addColumn("session_id", "text", (c) => c.primaryKey())
+        .addColumn("owner", "text", (c) => c.notNull())
+        .addColumn("host", "text", (c) => c.notNull())
+        .addColumn("pid", "integer", (c) => c.notNull())
+        .addColumn("agent", "text", (c) => c.notNull())
+        .addColumn("expires_at", "text", (c) => c.notNull())
+        .addColumn("acquired_at", "text", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("session_leases_owner").on("session_leases").column("owner").execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropTable("session_leases").execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -46,6 +46,23 @@ export async function listSessions(db: Kysely<Database>, options: ListSessionsOp
   let query = db.selectFrom("sessions").selectAll().where("archived_from", "is", null);
   if (options.cwd !== undefined) query = query.where("cwd", "=", options.cwd);
   if (options.parentId !== undefined) query = query.where("parent_id", "=", options.parentId);
+  if (options.topLevel) query = query.where("parent_id", "is", null);
+  if (options.prompted) {
+    query = query.where((eb) =>
+      eb.or([
+        eb("title", "is not", null),
+        eb.exists(
+          eb.selectFrom("messages").select(sql`1`.as("one")).whereRef("messages.session_id", "=", "sessions.id"),
+        ),
+        eb.exists(
+          eb
+            .selectFrom("sessions as archive")
+            .select(sql`1`.as("one"))
+            .whereRef("archive.archived_from", "=", "sessions.id"),
+        ),
+      ]),
+    );
+  }
   if (options.idPrefix) {
     // LIKE is case-insensitive for ASCII in SQLite only: ids are lower-case, so is the prefix compared.
     const pattern = `${likeLiteral(options.idPrefix.toLowerCase())}%`;

@@ -111,6 +111,18 @@ export interface CheckpointsTable {
   created_at: string;
 }
 
+/** Which live process holds a session open (migration 0009; see lease-types.ts). */
+export interface SessionLeasesTable {
+  session_id: string;
+  owner: string;
+  host: string;
+  pid: number;
+  agent: string;
+  /** ISO-8601 UTC. */
+  expires_at: string;
+  acquired_at: string;
+}
+
 /** Kysely's own bookkeeping tables (`crow_migrations`, `crow_migration_lock`) are not listed. */
 export interface Database {
   prompts: PromptsTable;
@@ -119,4 +131,5 @@ export interface Database {
   eval_runs: EvalRunsTable;
   eval_trials: EvalTrialsTable;
   checkpoints: CheckpointsTable;
+  session_leases: SessionLeasesTable;
 }

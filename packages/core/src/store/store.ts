@@ -14,6 +14,8 @@ import { kyselyEvalStore } from "./eval.js";
 import type { EvalStore } from "./eval-types.js";
 import { appendHistory, copyHistory, replaceHistory } from "./history.js";
 import { sessionSlug } from "./ids.js";
+import type { LeaseStore } from "./lease-types.js";
+import { kyselyLeaseStore } from "./leases.js";
 import { listSessions, listUsage, loadMessagePage, loadToolOutcomes, sessionStats } from "./queries.js";
 import { directoriesColumn, json, MESSAGE_FIELDS, patchColumns, toMessage, toPrompt, toSession } from "./rows.js";
 import type { Database, SessionsTable } from "./schema.js";
@@ -56,6 +58,7 @@ async function freeSessionId(db: Db): Promise<string> {
 export class KyselyStore implements Store {
   readonly evals: EvalStore;
   readonly checkpoints: CheckpointStore;
+  readonly leases: LeaseStore;
 
   constructor(
     readonly db: Kysely<Database>,
@@ -64,6 +67,7 @@ export class KyselyStore implements Store {
   ) {
     this.evals = kyselyEvalStore(db, location);
     this.checkpoints = kyselyCheckpointStore(db, location);
+    this.leases = kyselyLeaseStore(db, location);
   }
 
   /** Runs `fn`, turning driver errors into StoreErrors that name the store. */

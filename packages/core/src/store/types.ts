@@ -11,6 +11,7 @@ import type { ChatMessage, ToolDefinition, ToolOutcome, Usage } from "../message
 import type { ToolDisplay } from "../tools.js";
 import type { CheckpointStore } from "./checkpoint-types.js";
 import type { EvalStore } from "./eval-types.js";
+import type { LeaseStore } from "./lease-types.js";
 
 /** One version of a named prompt template. Versions count from 1 per name; identical content is never stored twice. */
 export interface PromptRecord {
@@ -113,6 +114,13 @@ export interface ListSessionsOptions {
   limit?: number;
   /** Only children of this session. */
   parentId?: string;
+  /** Only sessions no other session spawned (no subagent children): what a user picks to resume. */
+  topLevel?: boolean;
+  /**
+   * Only sessions with something to resume: a title, a stored message or an archive (a session opened and never
+   * prompted, as an editor opens one at each start, is left out).
+   */
+  prompted?: boolean;
   /** Only sessions whose title contains this text (case-insensitive for ASCII letters). */
   titleContains?: string;
   /** Only sessions whose id starts with this text (see `resolveSessionId`). */
@@ -265,6 +273,8 @@ export interface Store {
   readonly evals: EvalStore;
   /** Workspace checkpoint references (`/rewind`). */
   readonly checkpoints: CheckpointStore;
+  /** Which live process holds each open session (one live owner per session). */
+  readonly leases: LeaseStore;
 
   /** Closes the connection(s). */
   close(): Promise<void>;
