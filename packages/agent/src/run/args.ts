@@ -8,7 +8,8 @@ import { EXIT_CODES_HELP, UsageError } from "../base/exit-codes.js";
 
 export const RUN_HELP = `Usage: crow run [prompt…] [options]
 
-Runs a prompt (or a REPL with -i) through the Crow agent in this terminal. The prompt can also be piped on stdin.
+Runs a prompt (or a REPL with -i) through the Crow agent in this terminal. The prompt can also be piped on stdin;
+input piped beside a prompt argument (git diff | crow run "review this") is sent after it, up to 256 KB.
 Mention files as @path or @path#L10:20 to attach them.
 
 Options:

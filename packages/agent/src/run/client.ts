@@ -13,6 +13,7 @@ import { AgentExitedError, type AgentProcess, startAgent } from "./agent-process
 import type { RunOptions } from "./args.js";
 import { Keyboard, type KeyboardInput } from "./keyboard.js";
 import { JsonOutput, type RunOutput } from "./output.js";
+import { type PipedInput, pipedBlock, pipedNotice, readPipedInput } from "./piped-input.js";
 import { PreflightError, preflight } from "./preflight.js";
 import { connectAgent } from "./remote-agent.js";
 import { replBanner, runRepl } from "./repl.js";
@@ -49,6 +50,11 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
 interface Prepared {
   /** The prompt given as an argument or on stdin (none with `-i` or `--rewind` alone). */
   first: string | undefined;
+  /**
+   * Input piped beside a prompt argument (`git diff | crow run "review this"`), being read while the agent starts;
+   * sent after the prompt as a delimited block.
+   */
+  piped: Promise<PipedInput> | undefined;
   /** This machine's configuration (none for a remote agent: it has its own). */
   config: AgentConfig | undefined;
   /** Shown once the arguments are known good (after --model, --thought, -s are applied): errors about them come first. */
@@ -106,10 +112,17 @@ async function prepareRun(options: RunOptions, io: RunIO, output: RunOutput): Pr
     first = await readAll(io.stdin);
     if (!first.trim()) return usage(output, "the prompt on stdin is empty");
   }
+  // With a prompt argument, piped input is the material it is about; a terminal on stdin, -i (REPL lines) and
+  // --rewind (the picker's answer) keep stdin for themselves.
+  const piped =
+    options.prompt !== undefined && !options.interactive && !options.rewind && !io.stdin.isTTY
+      ? readPipedInput(io.stdin)
+      : undefined;
+  piped?.catch(() => {});
   // A remote agent has its own configuration: nothing of this machine's is read.
-  if (options.connect) return { first, config: undefined, notices: [] };
+  if (options.connect) return { first, piped, config: undefined, notices: [] };
   try {
-    return { first, ...(await preflight(options, io.env)) };
+    return { first, piped, ...(await preflight(options, io.env)) };
   } catch (error) {
     if (error instanceof UsageError) return usage(output, error.message);
     if (error instanceof PreflightError) {
@@ -125,7 +138,7 @@ async function runSession(
   client: TerminalClient,
   agent: AgentProcess,
   options: RunOptions,
-  { first, config, notices }: Prepared,
+  { first, piped, config, notices }: Prepared,
   { keyboard, output, tty }: { keyboard: Keyboard; output: RunOutput; tty: boolean },
 ): Promise<number> {
   let code: number = EXIT.ok;
@@ -151,7 +164,11 @@ async function runSession(
   await configure(agent, opened.sessionId, options, opened.modes, opened.configOptions);
   for (const notice of notices) output.notice(notice);
   if (options.rewind) await pickRewind(agent, opened.sessionId, keyboard, output);
-  if (first !== undefined) code = await client.submitPrompt(first);
+  const input = await piped;
+  const note = input && pipedNotice(input);
+  if (note) output.notice(note);
+  const attached = input && input.bytes > 0 && !input.quiet ? pipedBlock(input) : undefined;
+  if (first !== undefined) code = await client.submitPrompt(first, attached);
   if (client.refusedNoTty > 0 && code === EXIT.ok && !options.interactive) {
     const calls = client.refusedNoTty === 1 ? "1 tool call was" : `${client.refusedNoTty} tool calls were`;
     output.error(

@@ -127,12 +127,14 @@ export class TerminalClient {
   };
 
   /** Sends `text` as one turn of the session; resolves with the turn's exit code. */
-  readonly submitPrompt = async (text: string): Promise<number> => {
+  /** Sends one prompt; `attached` (piped input) follows the text as a text block of its own, mentions unparsed. */
+  readonly submitPrompt = async (text: string, attached?: string): Promise<number> => {
     const agent = this.agent as AgentProcess;
     const state = { cancelled: false };
     this.turn = state;
     this.output.turnStart(text);
     const { blocks, missing } = promptBlocks(text, this.options.cwd, this.options.addDirs);
+    if (attached !== undefined) blocks.splice(1, 0, { type: "text", text: attached });
     for (const mention of missing) {
       this.output.notice(`@${mention}: no such file in ${this.options.cwd}; sent as plain text`);
     }

@@ -1,0 +1,82 @@
+/**
+ * What a new user met on a fourth first contact (issue #52), each as the user meets it: the built `crow` in a
+ * private HOME against the mock LLM.
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { describe, test } from "node:test";
+import { CROW_BIN, textReply } from "@crow/testkit";
+import { runCrow, runProcess, useRunFixture } from "./run-helpers.js";
+
+const DIFF = [
+  "diff --git a/package.json b/package.json",
+  "--- a/package.json",
+  "+++ b/package.json",
+  '-    "@types/node": "^20.0.0"',
+  '+    "@types/node": "^22.0.0"',
+].join("\n");
+
+describe("first contact, round four", { timeout: 180_000 }, () => {
+  const fx = useRunFixture();
+
+  test('git diff | crow run "review this" --json: the model gets the prompt and the piped diff, in a delimited block', async () => {
+    fx.mock.script(
+      textReply("Looks fine.").expect((req) => {
+        const last = req.body.messages.at(-1);
+        assert.equal(last?.role, "user");
+        const text = String(last?.content);
+        assert.ok(text.startsWith("review this\n\n"), text);
+        assert.ok(text.includes(`<stdin>\n${DIFF}\n</stdin>`), text);
+      }),
+    );
+    // A real shell pipe, as in the README's example; "@types/node" in the diff is not taken for an @mention.
+    const script = 'printf "%s\\n" "$2" | "$0" "$1" run -c "$3" "review this" --json';
+    const run = await runProcess("sh", ["-c", script, process.execPath, CROW_BIN, DIFF, fx.ws.dir], { env: fx.env });
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /Looks fine\./);
+    assert.doesNotMatch(run.stdout, /"notice"/);
+    fx.mock.assertDone();
+  });
+
+  test("a piped input over 256 KB: its beginning is sent, the cut said to the model and to the user", async () => {
+    const line = `${"x".repeat(99)}\n`;
+    const input = line.repeat(4000); // 400 000 bytes
+    fx.mock.script(
+      textReply("Read it.").expect((req) => {
+        const text = String(req.body.messages.at(-1)?.content);
+        assert.ok(text.startsWith("summarize\n\n"));
+        assert.match(text, /\n\[the input was 391 KB: only its first 256 KB are above\]$/);
+        assert.ok(text.length < 270 * 1024, `${text.length} characters sent`);
+      }),
+    );
+    const run = await runCrow(["-c", fx.ws.dir, "summarize"], { env: fx.env, input });
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /stdin: 391 KB piped, the first 256 KB sent to the model/);
+    fx.mock.assertDone();
+  });
+
+  test("a prompt with an empty stdin (</dev/null, a closed pipe): the prompt alone, nothing added", async () => {
+    fx.mock.script(textReply("Hi.").expect((req) => assert.equal(req.body.messages.at(-1)?.content, "hello")));
+    const run = await runCrow(["-c", fx.ws.dir, "hello"], { env: fx.env, input: "" });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, "Hi.\n");
+    fx.mock.assertDone();
+  });
+
+  test("a prompt with a stdin left open and silent (a script's socket): a notice after 3 s, then the prompt alone", async () => {
+    fx.mock.script(textReply("Hi.").expect((req) => assert.equal(req.body.messages.at(-1)?.content, "hello")));
+    const child = spawn(process.execPath, [CROW_BIN, "run", "-c", fx.ws.dir, "hello"], {
+      env: fx.env,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (t: string) => (stdout += t));
+    child.stderr.setEncoding("utf8").on("data", (t: string) => (stderr += t));
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    assert.equal(code, 0, stderr);
+    assert.equal(stdout, "Hi.\n");
+    assert.match(stderr, /nothing arrived on stdin in 3 s: running the prompt without it/);
+    fx.mock.assertDone();
+  });
+});
