@@ -60,7 +60,7 @@ describe("crow run in a pseudo-terminal", { timeout: 120_000 }, () => {
     await run.waitFor(/Still here\.\n[\s\S]*crow› $/, mark);
     run.write("\x04");
     assert.equal(await run.exited, 0);
-    assert.match(run.text, /Session (\S+)\. Continue with: crow run -s \1 "<prompt>"/);
+    assert.match(run.text, /Session (\S+)\. Continue with: crow run -s \1(?: -c \S+)? "<prompt>"/);
     mock.assertDone();
   });
 

@@ -53,7 +53,7 @@ describe("crow run (subprocess, no TTY)", { timeout: 300_000 }, () => {
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stdout, "Hello **there**.\n");
     assert.match(run.stderr, /\[thinking\] The user greets me\./);
-    assert.match(run.stderr, /Session (\S+)\. Continue with: crow run -s \1 "<prompt>"/);
+    assert.match(run.stderr, /Session (\S+)\. Continue with: crow run -s \1(?: -c \S+)? "<prompt>"/);
     assert.doesNotMatch(run.stdout + run.stderr, ANSI);
     mock.assertDone();
   });

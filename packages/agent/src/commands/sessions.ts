@@ -9,6 +9,7 @@ import type { SessionRecord, Store } from "@crow/core";
 import { stripControls } from "@crow/mcp/control-text";
 import { configuredToken, TokenError } from "../acp-net/token.js";
 import { UsageError } from "../base/exit-codes.js";
+import { shellWord } from "../base/shell-word.js";
 import { ConfigError, loadConfig } from "../config/index.js";
 import { markdownTranscript } from "./transcript.js";
 
@@ -322,15 +323,10 @@ async function fork(
   io.out(`${created.id}\n`);
   io.err(
     `Forked ${id} as ${created.id} (${messages} message${messages === 1 ? "" : "s"}, working directory ${created.cwd}).\n` +
-      `Continue it with: crow run -s ${created.id} -c ${shellWord(created.cwd)}\n` +
-      "(or load it from an editor's session list).\n",
+      `Continue it with: crow run -s ${created.id} -c ${shellWord(created.cwd)} "<prompt>"\n` +
+      "(or -i in place of the prompt for a REPL, or load it from an editor's session list).\n",
   );
   return 0;
-}
-
-/** A path as one shell word (single-quoted unless plainly safe), for a command line to copy. */
-function shellWord(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 function truncate(text: string, max: number): string {

@@ -52,7 +52,7 @@ export interface RunOptions {
   /** `--rewind`: the picker before anything else (needs `session`). */
   rewind: boolean;
   /** `--connect`: the remote agent and its token (then `cwd` and `addDirs` are paths there, unchecked here). */
-  connect?: { url: URL; token: string };
+  connect?: { url: URL; token: string; tokenFile?: string };
 }
 
 export type ParsedRun = { help: true } | { help: false; options: RunOptions };
@@ -116,7 +116,7 @@ function remoteAgent(
         "--connect needs the token the server printed: put it in a file for --token-file FILE, or set CROW_ACP_TOKEN",
       );
     }
-    return { url: remoteUrl(url), token };
+    return { url: remoteUrl(url), token, ...(tokenFile !== undefined ? { tokenFile: path.resolve(tokenFile) } : {}) };
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw new UsageError((error as Error).message);

@@ -8,6 +8,7 @@
 import { methods } from "@agentclientprotocol/sdk";
 import { errorText } from "@crow/core";
 import { UsageError } from "../base/exit-codes.js";
+import { shellWord } from "../base/shell-word.js";
 import type { AgentConfig } from "../config/index.js";
 import { AgentExitedError, type AgentProcess, startAgent } from "./agent-process.js";
 import type { RunOptions } from "./args.js";
@@ -99,8 +100,20 @@ function outputFor(options: RunOptions, io: RunIO, tty: boolean): RunOutput {
       color: !io.env.NO_COLOR,
       columns: () => io.stdout.columns ?? 80,
       cwd: options.cwd,
+      continueArgs: continueArgs(options),
     }),
   );
+}
+
+/** The options, besides `-s ID`, a pasted "Continue with" command needs to reach this session again. */
+function continueArgs(options: RunOptions): string {
+  const words: string[] = [];
+  if (options.connect) {
+    words.push("--connect", options.connect.url.href);
+    if (options.connect.tokenFile !== undefined) words.push("--token-file", options.connect.tokenFile);
+  }
+  if (options.cwd !== process.cwd()) words.push("-c", options.cwd);
+  return words.map((word) => ` ${shellWord(word)}`).join("");
 }
 
 /** The prompt and the configuration, or the exit code of a run that stops before starting the agent. */
