@@ -4,8 +4,12 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, test } from "node:test";
-import { CROW_BIN, textReply } from "@crow/testkit";
+import { CROW_BIN, reply, textReply } from "@crow/testkit";
 import { runCrow, runProcess, useRunFixture } from "./run-helpers.js";
 
 const DIFF = [
@@ -78,5 +82,47 @@ describe("first contact, round four", { timeout: 180_000 }, () => {
     assert.equal(stdout, "Hi.\n");
     assert.match(stderr, /nothing arrived on stdin in 3 s: running the prompt without it/);
     fx.mock.assertDone();
+  });
+
+  test("the user's tools in a PATH folder under /tmp run in the sandboxed shell (their node too); a hidden one is named", async () => {
+    const tools = mkdtempSync(path.join(tmpdir(), "crow-path-tools-"));
+    try {
+      const bin = path.join(tools, "bin");
+      mkdirSync(bin);
+      writeFileSync(path.join(bin, "mytool"), "#!/bin/sh\necho mytool-ran\n");
+      writeFileSync(path.join(bin, "node"), "#!/bin/sh\necho v99.0.0-the-users-node\n");
+      for (const name of ["mytool", "node"]) chmodSync(path.join(bin, name), 0o755);
+      // A folder in Crow's checkpoints (hidden from the shell: copies of workspaces) on PATH too.
+      const secret = path.join(fx.home.dir, "checkpoints", "bin");
+      mkdirSync(secret, { recursive: true });
+      // A service's unix socket in that folder: mounted with it, it stays out of reach (as /tmp kept it).
+      const server = createServer(() => {});
+      await new Promise<void>((resolve) => server.listen(path.join(bin, "agent.sock"), resolve));
+      const env = { ...fx.env, PATH: `${bin}:${secret}:/tmp:${fx.env.PATH ?? "/usr/bin:/bin"}` };
+      fx.mock.script(
+        reply().toolCall("terminal", {
+          command: `mytool; node --version; if [ -S ${bin}/agent.sock ]; then echo socket-reachable; else echo socket-covered; fi`,
+        }),
+        textReply("ran").expect((req) => {
+          const result = String(req.body.messages.at(-1)?.content);
+          assert.match(result, /mytool-ran/);
+          assert.match(result, /socket-covered/);
+          assert.match(result, /v99\.0\.0-the-users-node/);
+          assert.doesNotMatch(result, /command not found/);
+        }),
+      );
+      const run = await runCrow(["-c", fx.ws.dir, "--yes", "run mytool"], { env });
+      server.close();
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stderr, /\/tmp \(\/tmp is the sandbox's own, private one\)/);
+      assert.match(
+        run.stderr,
+        /Sandbox: the shell's PATH lacks \S+\/checkpoints\/bin \(it lies in \S+\/checkpoints, which/,
+      );
+      assert.doesNotMatch(run.stderr, new RegExp(`lacks[^\n]*${bin}`));
+      fx.mock.assertDone();
+    } finally {
+      rmSync(tools, { recursive: true, force: true });
+    }
   });
 });

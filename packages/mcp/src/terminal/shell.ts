@@ -155,7 +155,7 @@ export class Shell {
       mkdirSync(privateTmp, { mode: 0o700 });
       argv = [
         available.bwrap,
-        ...bwrapArgs(policy, { cwd, privateTmp, commandDir: this.dir }),
+        ...bwrapArgs(policy, { cwd, privateTmp, commandDir: this.dir, ...(env.PATH ? { searchPath: env.PATH } : {}) }),
         available.bash,
         ...flags,
       ];
