@@ -4,6 +4,7 @@
  * (`/evals/compare?a=RUN[:VARIANT]&b=RUN[:VARIANT]`: the tasks of both, the flips and the paired interval).
  */
 import type { EvalRunRecord, EvalTrialRecord, Store } from "@crow/core";
+import { counted } from "../base/plural.js";
 import { type Comparison, compareTrials, summarize, type VariantSummary, variantsOf } from "../eval/summary.js";
 import { html, layout, q, type SafeHtml, when } from "./html.js";
 
@@ -33,7 +34,7 @@ function trialDetails(trial: EvalTrialRecord): SafeHtml {
   return html`<section class="trial ${trial.passed ? "pass" : "fail"}" id="${trialAnchor(trial)}" data-task="${trial.task}">
 <h3>${trial.task} · ${trial.variant} · #${trial.trial}: ${trial.passed ? "passed" : "failed"} (reward ${trial.reward})</h3>
 ${trial.error ? html`<p class="trial-error">${trial.error}</p>` : ""}
-<p class="trial-facts">time ${secs(trial.wallMs)} (setup ${secs(d?.phaseMs?.setup)}, agent ${secs(d?.phaseMs?.agent)}, verifier ${secs(d?.phaseMs?.verifier)})${trial.cost === null ? "" : ` · cost ${cost(trial.cost)}`} · ${trial.requests} requests · ${trial.toolCalls} tool calls${
+<p class="trial-facts">time ${secs(trial.wallMs)} (setup ${secs(d?.phaseMs?.setup)}, agent ${secs(d?.phaseMs?.agent)}, verifier ${secs(d?.phaseMs?.verifier)})${trial.cost === null ? "" : ` · cost ${cost(trial.cost)}`} · ${counted(trial.requests, "request")} · ${counted(trial.toolCalls, "tool call")}${
     d?.rewards
       ? ` · rewards ${Object.entries(d.rewards)
           .map(([n, v]) => `${n} ${v}`)
