@@ -101,7 +101,7 @@ export async function openLiveSession(
       }),
     loop: parts.loop,
     logger: parts.logger,
-    ...(store ? { clearStored: (id: string) => (store as Store).replaceMessages(id, []) } : {}),
+    ...(store ? { clearStored: (id: string) => (store as Store).replaceMessages(id, [], { kind: "clear" }) } : {}),
     rewinder: parts.rewinder,
     onClose: (s) => {
       if (live.get(s.id) === s) live.delete(s.id);

@@ -11,6 +11,6 @@ export function sessionSlug(): string {
 }
 
 /** A slug for an archive of `sessionId` (compaction, `/clear`): recognisable, unique. */
-export function archiveSlug(sessionId: string): string {
-  return `${sessionId}~archive-${randomBytes(4).toString("hex")}`;
+export function archiveSlug(sessionId: string, kind: "archive" | "clear" | "rewind" = "archive"): string {
+  return `${sessionId}~${kind}-${randomBytes(4).toString("hex")}`;
 }
