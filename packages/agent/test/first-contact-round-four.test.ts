@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { CROW_BIN, reply, textReply } from "@crow/testkit";
-import { runCrow, runProcess, useRunFixture } from "./run-helpers.js";
+import { PtyRun, runCrow, runProcess, useRunFixture } from "./run-helpers.js";
 
 const DIFF = [
   "diff --git a/package.json b/package.json",
@@ -123,6 +123,20 @@ describe("first contact, round four", { timeout: 180_000 }, () => {
       fx.mock.assertDone();
     } finally {
       rmSync(tools, { recursive: true, force: true });
+    }
+  });
+
+  test("crow run -i --mode ask: 'Mode: ask' is said once, before the REPL's prompt", async () => {
+    const run = new PtyRun(["-i", "--mode", "ask", "-c", fx.ws.dir], fx.env, fx.ws.dir);
+    try {
+      await run.waitFor(/crow› $/);
+      run.write("\x04");
+      assert.equal(await run.exited, 0);
+      const text = run.text;
+      assert.equal(text.match(/Mode: ask/g)?.length, 1, text);
+      assert.ok(text.indexOf("Mode: ask") < text.indexOf("crow›"), text);
+    } finally {
+      run.kill();
     }
   });
 });

@@ -89,6 +89,8 @@ function parse() {
         "token-file": { type: "string" },
         "no-auth": { type: "boolean" },
         "allowed-host": { type: "string", multiple: true },
+        // The other spelling (crow acp --listen's first one), accepted alike.
+        "allow-host": { type: "string", multiple: true },
         cwd: { type: "string" },
         "soft-timeout": { type: "string" },
         sandbox: { type: "string" },
@@ -127,7 +129,7 @@ function tokenFromFile(file: string): string {
 type Args = ReturnType<typeof parse>;
 
 /** The flags that only `--http` takes. */
-const HTTP_FLAGS = ["host", "port", "token", "token-file", "no-auth", "allowed-host"] as const;
+const HTTP_FLAGS = ["host", "port", "token", "token-file", "no-auth", "allowed-host", "allow-host"] as const;
 
 /**
  * Reads the process's arguments (and CROW_TERMINAL_SOFT_TIMEOUT, CROW_MCP_TOKEN): what to serve, and how. Applies
@@ -221,7 +223,9 @@ function httpInvocation(args: Args, options: ServerOptions): Invocation {
       host: args.host ?? "127.0.0.1",
       port,
       ...(token ? { token } : {}),
-      ...(args["allowed-host"] ? { allowedHosts: args["allowed-host"] } : {}),
+      ...(args["allowed-host"] || args["allow-host"]
+        ? { allowedHosts: [...(args["allowed-host"] ?? []), ...(args["allow-host"] ?? [])] }
+        : {}),
     },
     showToken: token !== undefined && given === undefined,
   };

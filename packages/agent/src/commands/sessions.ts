@@ -108,6 +108,8 @@ function parse(argv: string[], env: NodeJS.ProcessEnv) {
       token: { type: "string" },
       "token-file": { type: "string" },
       "allowed-host": { type: "string", multiple: true },
+      // The other spelling (crow acp --listen's first one), accepted alike.
+      "allow-host": { type: "string", multiple: true },
     },
     strict: true,
     allowPositionals: true,
@@ -147,6 +149,7 @@ function serveOptions(
     token?: string;
     "token-file"?: string;
     "allowed-host"?: string[];
+    "allow-host"?: string[];
   },
   env: NodeJS.ProcessEnv,
 ) {
@@ -173,7 +176,9 @@ function serveOptions(
     ...(values.open ? { open: true } : {}),
     ...(token ? { token } : {}),
     ...(values.token !== undefined ? { tokenOnCommandLine: true } : {}),
-    ...(values["allowed-host"] ? { allowedHosts: values["allowed-host"] } : {}),
+    ...(values["allowed-host"] || values["allow-host"]
+      ? { allowedHosts: [...(values["allowed-host"] ?? []), ...(values["allow-host"] ?? [])] }
+      : {}),
   };
 }
 

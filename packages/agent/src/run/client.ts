@@ -175,6 +175,12 @@ async function runSession(
   });
   client.opened();
   await configure(agent, opened.sessionId, options, opened.modes, opened.configOptions);
+  // The agent's own current_mode_update may arrive after the REPL's prompt is drawn ("Mode: ask" below "crow›"):
+  // shown now, in order; the terminal output says a mode once, so the agent's later update adds nothing. (The JSON
+  // stream gets the agent's update as it comes.)
+  if (options.mode && !options.json) {
+    output.update({ sessionUpdate: "current_mode_update", currentModeId: options.mode }, false);
+  }
   for (const notice of notices) output.notice(notice);
   if (options.rewind) await pickRewind(agent, opened.sessionId, keyboard, output);
   const input = await piped;
