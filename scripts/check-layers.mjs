@@ -33,8 +33,9 @@ const rules = {
   // agent applies to every process it starts and crow-mcp to its shell.
   // And the sandbox's policy type and availability probe (the agent picks each session's policy).
   // And the control-sequence stripper `crow run` passes the model's text through before drawing it.
+  // And the command-line parsing every command of both executables shares (readable unknown-option errors).
   agent: [
-    /^@crow\/(mcp|testkit)(\/(?!(read-format|edit|process|line-transport|guarded-fetch|child-env|sandbox|control-text)$).*)?$/,
+    /^@crow\/(mcp|testkit)(\/(?!(read-format|edit|process|line-transport|guarded-fetch|child-env|sandbox|control-text|parse-args)$).*)?$/,
   ],
   // The process plumbing both executables' entries load before anything else knows nothing of the server.
   "mcp/src/process": [/^\.\.\//],

@@ -288,7 +288,7 @@ describe("crow eval", () => {
       [["run", suite, "--prompt", "./broken.njk"], /--prompt \.\/broken\.njk: /],
       [["run", suite, "--oracle", "--model", "mock-model"], /--oracle runs no model/],
       [["run", suite, "--trials", "0"], /--trials takes a whole number ≥ 1 \(got 0\)/],
-      [["run", suite, "--bogus"], /Unknown option '--bogus'/],
+      [["run", suite, "--bogus"], /unknown option --bogus/],
       [["report", "no-such-run"], /no eval run no-such-run in .*crow eval list shows the recent ones/],
       [["compare", "no-such-run"], /compare takes two runs/],
       [["frobnicate"], /unknown command "frobnicate"/],

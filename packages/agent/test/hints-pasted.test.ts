@@ -103,5 +103,15 @@ describe("pasted hints on this machine", () => {
     const after = await crowSkills(["list"], { cwd: project, ...homes });
     assert.match(after.stdout, /notes {2}project/);
     assert.doesNotMatch(after.stdout, /untrusted/);
+
+    // A local source has no commit: `update` names what it holds by digest, not "(?)".
+    const update = await crowSkills(["update"], { cwd: project, ...homes });
+    assert.equal(update.code, 0, update.stderr);
+    assert.match(update.stdout, /^notes: up to date \(sha256 [0-9a-f]{12}\)$/m);
+    writeFileSync(path.join(source, "SKILL.md"), skillMd("notes", "Write better notes."));
+    const changed = await crowSkills(["update", "--yes"], { cwd: project, ...homes });
+    assert.equal(changed.code, 0, changed.stderr);
+    assert.match(changed.stdout, /^notes: sha256 [0-9a-f]{12} → sha256 [0-9a-f]{12}: /m);
+    assert.doesNotMatch(update.stdout + changed.stdout, /\?/);
   });
 });

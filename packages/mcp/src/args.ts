@@ -6,8 +6,8 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import type { HttpServerOptions } from "./http.js";
+import { parseArgs } from "./parse-args.js";
 import { sandboxAvailability } from "./sandbox/bwrap.js";
 import type { ServerOptions } from "./server.js";
 import { VERSION } from "./version.js";

@@ -1,5 +1,5 @@
 /** The command line of `crow acp --listen` (see listen.ts). */
-import { parseArgs } from "node:util";
+import { parseArgs } from "@crow/mcp/parse-args";
 import { loadAcpConfigOrExit } from "../acp/load-config.js";
 import { configuredToken, newToken, TokenError } from "./token.js";
 

@@ -4,9 +4,9 @@
  */
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import type { SessionRecord, Store } from "@crow/core";
 import { stripControls } from "@crow/mcp/control-text";
+import { parseArgs } from "@crow/mcp/parse-args";
 import { configuredToken, TokenError } from "../acp-net/token.js";
 import { UsageError } from "../base/exit-codes.js";
 import { shellWord } from "../base/shell-word.js";

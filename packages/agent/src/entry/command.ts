@@ -1,6 +1,6 @@
 // The crow command line: what `crow <command>` does, once the process is set up (process-setup.ts).
 import { existsSync } from "node:fs";
-import { parseArgs } from "node:util";
+import { parseArgs } from "@crow/mcp/parse-args";
 import { loadAcpConfig, loadAcpConfigOrExit } from "../acp/load-config.js";
 import { EXIT_CODES_HELP } from "../base/exit-codes.js";
 import { log } from "../base/log.js";

@@ -1,7 +1,7 @@
 /** Command line of `crow run`. */
 import { statSync } from "node:fs";
 import path from "node:path";
-import { parseArgs } from "node:util";
+import { parseArgs } from "@crow/mcp/parse-args";
 import { remoteUrl } from "../acp-net/connect.js";
 import { configuredToken } from "../acp-net/token.js";
 import { EXIT_CODES_HELP, UsageError } from "../base/exit-codes.js";

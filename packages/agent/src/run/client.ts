@@ -195,6 +195,12 @@ async function runSession(
     );
     code = EXIT.error;
   }
+  // The exit-code table's "nothing done because you said no": every tool call asked about was refused.
+  const { no, yes } = client.keyboardAnswers;
+  if (no > 0 && yes === 0 && code === EXIT.ok && !options.interactive) {
+    output.error(`nothing done: you said no to ${no === 1 ? "the tool call" : `all ${no} tool calls`} it asked for`);
+    code = EXIT.error;
+  }
   if (options.interactive) {
     const select = opened.configOptions?.find((o) => o.category === "model");
     output.notice(replBanner(options.model ?? (select ? String(select.currentValue) : undefined), options.cwd));

@@ -64,6 +64,8 @@ export class TerminalClient {
   answered: boolean;
   /** Tool calls refused because they needed a yes and no terminal could ask: the run then fails (exit 1). */
   refusedNoTty = 0;
+  /** Permission questions answered at the keyboard with a no, and with a yes (a run where all were no did nothing). */
+  readonly keyboardAnswers = { no: 0, yes: 0 };
   /** Whether a person answers questions here: the agent is told it may ask only then (else it declines them). */
   readonly canAsk: boolean;
   /** What the agent calls back (ACP client methods): pass to `startAgent`/`connectAgent`, then `attach` the agent. */
@@ -232,6 +234,8 @@ export class TerminalClient {
       return CANCELLED;
     }
     output.permissionAnswer(request, answer.name, "keyboard");
+    if (answer.kind === "reject_once" || answer.kind === "reject_always") this.keyboardAnswers.no++;
+    else this.keyboardAnswers.yes++;
     this.release();
     return selected(answer);
   }
