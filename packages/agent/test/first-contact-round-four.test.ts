@@ -9,7 +9,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
-import { CROW_BIN, reply, textReply } from "@crow/testkit";
+import { CROW_BIN, reply, startMockLlm, textReply } from "@crow/testkit";
 import { PtyRun, runCrow, runProcess, useRunFixture } from "./run-helpers.js";
 
 const DIFF = [
@@ -137,6 +137,23 @@ describe("first contact, round four", { timeout: 180_000 }, () => {
       assert.ok(text.indexOf("Mode: ask") < text.indexOf("crow›"), text);
     } finally {
       run.kill();
+    }
+  });
+
+  test("OPENAI_BASE_URL alone, --model nope: refused before anything runs, naming the endpoint's models", async () => {
+    const two = await startMockLlm({ models: ["alpha-7b", "beta-13b"] });
+    try {
+      const run = await runCrow(["-c", fx.ws.dir, "--model", "nope", "hi"], {
+        env: { ...fx.env, CROW_MODEL: "", OPENAI_BASE_URL: two.url },
+      });
+      assert.equal(run.code, 2, run.stderr);
+      assert.match(
+        run.stderr,
+        /^crow: Unknown model "nope": http:\/\/127\.0\.0\.1:\d+\/v1 offers 2 models \(alpha-7b, beta-13b\); pass one of them to --model\./,
+      );
+      assert.equal(two.requests.length, 0, "no chat request was sent");
+    } finally {
+      await two.close();
     }
   });
 });
