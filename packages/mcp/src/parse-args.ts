@@ -17,11 +17,15 @@ export function argsErrorText(error: unknown): string {
   return `unknown option ${option} (a value that starts with '-' goes after '--', as in: -- ${option})`;
 }
 
-/** parseArgs, throwing an Error with {@link argsErrorText}'s message. */
+/**
+ * parseArgs, throwing Node's own error (its class and its `code`, `ERR_PARSE_ARGS_…`, which callers test) with
+ * {@link argsErrorText}'s message.
+ */
 export function parseArgs<T extends ParseArgsConfig>(config: T): ReturnType<typeof nodeParseArgs<T>> {
   try {
     return nodeParseArgs(config);
   } catch (error) {
-    throw new Error(argsErrorText(error), { cause: error });
+    if (error instanceof Error) error.message = argsErrorText(error);
+    throw error;
   }
 }
