@@ -98,15 +98,26 @@ describe("first contact, round four", { timeout: 180_000 }, () => {
       // A service's unix socket in that folder: mounted with it, it stays out of reach (as /tmp kept it).
       const server = createServer(() => {});
       await new Promise<void>((resolve) => server.listen(path.join(bin, "agent.sock"), resolve));
-      const env = { ...fx.env, PATH: `${bin}:${secret}:/tmp:${fx.env.PATH ?? "/usr/bin:/bin"}` };
+      // A PATH folder that holds the temporary directory (where crow-mcp's socket and each shell's private /tmp
+      // live) is not mounted: it is named in the notice instead.
+      const temp = path.join(tools, "tmp");
+      mkdirSync(temp);
+      writeFileSync(path.join(temp, "host-only.txt"), "host-only-content\n");
+      const env = {
+        ...fx.env,
+        TMPDIR: temp,
+        PATH: `${bin}:${secret}:/tmp:${tools}:${fx.env.PATH ?? "/usr/bin:/bin"}`,
+      };
       fx.mock.script(
         reply().toolCall("terminal", {
-          command: `mytool; node --version; if [ -S ${bin}/agent.sock ]; then echo socket-reachable; else echo socket-covered; fi`,
+          command: `mytool; node --version; if [ -S ${bin}/agent.sock ]; then echo socket-reachable; else echo socket-covered; fi; cat ${temp}/host-only.txt || echo temp-hidden`,
         }),
         textReply("ran").expect((req) => {
           const result = String(req.body.messages.at(-1)?.content);
           assert.match(result, /mytool-ran/);
           assert.match(result, /socket-covered/);
+          assert.match(result, /temp-hidden/);
+          assert.doesNotMatch(result, /host-only-content/);
           assert.match(result, /v99\.0\.0-the-users-node/);
           assert.doesNotMatch(result, /command not found/);
         }),
@@ -115,6 +126,7 @@ describe("first contact, round four", { timeout: 180_000 }, () => {
       server.close();
       assert.equal(run.code, 0, run.stderr);
       assert.match(run.stderr, /\/tmp \(\/tmp is the sandbox's own, private one\)/);
+      assert.ok(run.stderr.includes(`${tools} (it holds ${temp}, private to each sandboxed shell)`), run.stderr);
       assert.match(
         run.stderr,
         /Sandbox: the shell's PATH lacks \S+\/checkpoints\/bin \(it lies in \S+\/checkpoints, which/,

@@ -46,7 +46,7 @@ export async function readPipedInput(stream: NodeJS.ReadableStream): Promise<Pip
   const kept: Buffer[] = [];
   let keptBytes = 0;
   let bytes = 0;
-  const done = new Promise<boolean>((resolve, reject) => {
+  const done = new Promise<boolean>((resolve) => {
     stream.on("data", (chunk: Buffer | string) => {
       const buffer = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
       bytes += buffer.length;
@@ -57,7 +57,8 @@ export async function readPipedInput(stream: NodeJS.ReadableStream): Promise<Pip
       }
     });
     stream.once("end", () => resolve(false));
-    stream.once("error", reject);
+    // A stdin that cannot be read (closed, a directory) is no input: the prompt goes alone.
+    stream.once("error", () => resolve(false));
   });
   let quiet = false;
   if (isShellPipeOrFile()) await done;
