@@ -119,7 +119,7 @@ export async function evalRunPage(store: Store, run: EvalRunRecord): Promise<str
   const summaries = variants.map((v) => summarize(v, trials));
   const total = trials.reduce((sum, t) => sum + (t.cost ?? 0), 0);
   const body = html`<h1>Eval run ${run.id}${run.name ? html` <span class="id">${run.name}</span>` : ""}</h1>
-<p>Suite ${run.suite} · started <time>${when(run.createdAt)}</time> · ${trials.length} trials recorded, ${trials.filter((t) => t.passed).length} passed${total > 0 ? ` · cost ${total.toFixed(4)}` : ""}</p>
+<p>Suite ${run.suite} · started <time>${when(run.createdAt)}</time> · ${counted(trials.length, "trial")} recorded, ${trials.filter((t) => t.passed).length} passed${total > 0 ? ` · cost ${total.toFixed(4)}` : ""}</p>
 ${summaryTable(summaries)}
 <h2>Tasks × variants</h2>
 ${matrix(variants.map((v) => ({ label: v, trials: trials.filter((t) => t.variant === v) })))}

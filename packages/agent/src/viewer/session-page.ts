@@ -83,7 +83,7 @@ ${
     : html`<ol class="compactions">${folds.map(
         (
           f,
-        ) => html`<li class="compaction"><div class="before-after"><span class="before">before: <a href="/s/${q(f.archive.id)}">${f.messagesBefore} messages</a></span> → <span class="after">${f.rewoundTo !== undefined ? (f.rewoundTo === 0 ? "rewound to the start" : `rewound: kept the first ${counted(f.rewoundTo, "message")}`) : f.summary === undefined ? "cleared" : "after: first message, summary, latest request"}</span> <time>${when(f.at)}</time></div>
+        ) => html`<li class="compaction"><div class="before-after"><span class="before">before: <a href="/s/${q(f.archive.id)}">${counted(f.messagesBefore, "message")}</a></span> → <span class="after">${f.rewoundTo !== undefined ? (f.rewoundTo === 0 ? "rewound to the start" : `rewound: kept the first ${counted(f.rewoundTo, "message")}`) : f.summary === undefined ? "cleared" : "after: first message, summary, latest request"}</span> <time>${when(f.at)}</time></div>
 ${f.summary !== undefined ? html`<details class="compaction-summary" open><summary>summary</summary><div class="md">${markdown(f.summary)}</div></details>` : ""}</li>`,
       )}</ol>`
 }
