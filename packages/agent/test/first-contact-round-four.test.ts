@@ -3,8 +3,9 @@
  * private HOME against the mock LLM.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -167,5 +168,47 @@ describe("first contact, round four", { timeout: 180_000 }, () => {
     } finally {
       await two.close();
     }
+  });
+
+  test("a shell pipe slow to start: waited for, said after 3 s, and its input still reaches the model", async () => {
+    fx.mock.script(
+      textReply("Got it.").expect((req) => {
+        const text = String(req.body.messages.at(-1)?.content);
+        assert.ok(text.includes("<stdin>\nlate output\n</stdin>"), text);
+      }),
+    );
+    // A named pipe stands for a build that prints nothing for a while: its writer (this test) writes only once crow
+    // has said it is waiting, whatever the machine's speed.
+    const fifo = path.join(fx.home.dir, "slow-pipe");
+    execFileSync("mkfifo", [fifo]);
+    const child = spawn(
+      "sh",
+      ["-c", 'exec "$0" "$1" run -c "$2" "why did it fail" < "$3"', process.execPath, CROW_BIN, fx.ws.dir, fifo],
+      {
+        env: fx.env,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let stdout = "";
+    let stderr = "";
+    let said = () => {};
+    const waiting = new Promise<void>((resolve) => (said = resolve));
+    child.stdout.setEncoding("utf8").on("data", (t: string) => (stdout += t));
+    child.stderr.setEncoding("utf8").on("data", (t: string) => {
+      stderr += t;
+      if (/waiting for the input piped on stdin/.test(stderr)) said();
+    });
+    const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
+    const writer = await open(fifo, "w");
+    await waiting;
+    await writer.write("late output\n");
+    await writer.close();
+    assert.equal(await closed, 0, stderr);
+    assert.match(
+      stderr,
+      /waiting for the input piped on stdin \(nothing in 3 s yet\); if there is none, run with <\/dev\/null/,
+    );
+    assert.equal(stdout, "Got it.\n");
+    fx.mock.assertDone();
   });
 });

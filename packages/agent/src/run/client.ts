@@ -14,7 +14,7 @@ import { AgentExitedError, type AgentProcess, startAgent } from "./agent-process
 import type { RunOptions } from "./args.js";
 import { Keyboard, type KeyboardInput } from "./keyboard.js";
 import { JsonOutput, type RunOutput } from "./output.js";
-import { type PipedInput, pipedBlock, pipedNotice, readPipedInput } from "./piped-input.js";
+import { type PipedInput, pipedBlock, pipedNotice, readPipedInput, WAITING_NOTICE } from "./piped-input.js";
 import { PreflightError, preflight } from "./preflight.js";
 import { connectAgent } from "./remote-agent.js";
 import { replBanner, runRepl } from "./repl.js";
@@ -129,7 +129,7 @@ async function prepareRun(options: RunOptions, io: RunIO, output: RunOutput): Pr
   // --rewind (the picker's answer) keep stdin for themselves.
   const piped =
     options.prompt !== undefined && !options.interactive && !options.rewind && !io.stdin.isTTY
-      ? readPipedInput(io.stdin)
+      ? readPipedInput(io.stdin, () => output.notice(WAITING_NOTICE))
       : undefined;
   piped?.catch(() => {});
   // A remote agent has its own configuration: nothing of this machine's is read.

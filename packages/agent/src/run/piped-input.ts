@@ -42,7 +42,11 @@ function isShellPipeOrFile(): boolean {
  * the writer is not cut off with SIGPIPE). A stream other than a shell pipe or a file that stays silent for
  * {@link QUIET_STDIN_MS} is given up on (`quiet`).
  */
-export async function readPipedInput(stream: NodeJS.ReadableStream): Promise<PipedInput> {
+export async function readPipedInput(
+  stream: NodeJS.ReadableStream,
+  /** Called once when a shell pipe has given nothing for {@link QUIET_STDIN_MS} (the run goes on waiting). */
+  onWaiting?: () => void,
+): Promise<PipedInput> {
   const kept: Buffer[] = [];
   let keptBytes = 0;
   let bytes = 0;
@@ -61,8 +65,14 @@ export async function readPipedInput(stream: NodeJS.ReadableStream): Promise<Pip
     stream.once("error", () => resolve(false));
   });
   let quiet = false;
-  if (isShellPipeOrFile()) await done;
-  else {
+  if (isShellPipeOrFile()) {
+    // A slow writer (`make 2>&1 | crow run …`) is waited for; a pipe nobody writes to is said, so no run hangs mute.
+    const waiting = setTimeout(() => {
+      if (bytes === 0) onWaiting?.();
+    }, QUIET_STDIN_MS);
+    await done;
+    clearTimeout(waiting);
+  } else {
     let timer: NodeJS.Timeout | undefined;
     const silent = new Promise<boolean>((resolve) => {
       timer = setTimeout(() => resolve(bytes === 0), QUIET_STDIN_MS);
@@ -87,6 +97,9 @@ export function pipedBlock(input: PipedInput): string {
   const body = input.text.endsWith("\n") ? input.text : `${input.text}\n`;
   return `The input piped to this command on stdin:\n<stdin>\n${body}</stdin>${cut}`;
 }
+
+/** What the user is told while a shell pipe beside the prompt has given nothing yet. */
+export const WAITING_NOTICE = `waiting for the input piped on stdin (nothing in ${QUIET_STDIN_MS / 1000} s yet); if there is none, run with </dev/null`;
 
 /** What the user is told about the piped input, if anything (a cut or a silent stdin given up on). */
 export function pipedNotice(input: PipedInput): string | undefined {
