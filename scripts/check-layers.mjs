@@ -34,9 +34,10 @@ const rules = {
   // And the sandbox's policy type and availability probe (the agent picks each session's policy).
   // And the control-sequence stripper `crow run` passes the model's text through before drawing it.
   // And the language servers' settings, lookup and diagnostics shape (`@crow/mcp/lsp`: config.yaml's
-  // `language_servers`, `crow doctor`'s list, the diagnostics shown under a diff), never the servers themselves.
+  // `language_servers`, `crow doctor`'s list, the diagnostics shown under a diff), never the servers themselves;
+  // and the command-line parsing every command of both executables shares (readable unknown-option errors).
   agent: [
-    /^@crow\/(mcp|testkit)(\/(?!(read-format|edit|process|line-transport|guarded-fetch|child-env|sandbox|control-text|lsp)$).*)?$/,
+    /^@crow\/(mcp|testkit)(\/(?!(read-format|edit|process|line-transport|guarded-fetch|child-env|sandbox|control-text|lsp|parse-args)$).*)?$/,
   ],
   // The process plumbing both executables' entries load before anything else knows nothing of the server.
   "mcp/src/process": [/^\.\.\//],

@@ -1,6 +1,6 @@
 /**
  * A finished edit over a spawned `crow acp`, as an editor shows it: the diff once (the diff block), and the text the
- * model got without the same diff again.
+ * model got without the same diff again, and no rawOutput repeating both.
  */
 import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
@@ -29,6 +29,8 @@ describe("crow acp: a finished edit's diff", () => {
     );
     assert.match(text.join(""), /^Successfully edited .*f\.txt\nReplaced 1 occurrence \(exact match\)\.$/);
     assert.doesNotMatch(text.join(""), /^[-+]{3} |@@/m);
+    // Nor beside it in rawOutput, which clients such as acpx print too (the text and the diff again).
+    assert.equal(finished.rawOutput, undefined, JSON.stringify(finished.rawOutput));
     mock.assertDone();
   });
 });

@@ -83,7 +83,7 @@ describe("crow acp --listen: the front door", () => {
       name: "a foreign Host (DNS rebinding)",
       headers: () => ({ ...bearer(), Host: "attacker.example:80" }),
       status: 403,
-      says: /Host "attacker\.example:80" is not served here.*--allow-host attacker\.example/,
+      says: /Host "attacker\.example:80" is not served here.*--allowed-host attacker\.example/,
     },
     {
       name: "a foreign Origin (a web page)",
@@ -195,5 +195,18 @@ describe("crow acp --listen: the token", () => {
     } finally {
       await close();
     }
+  });
+});
+
+describe("crow acp --listen: --allowed-host (the spelling of sessions serve and crow-mcp) and --allow-host", () => {
+  const f = listenFixture({ args: ["--allowed-host", "one.example", "--allow-host", "two.example"] });
+
+  test("each spelling lets its Host in; another Host is still refused", async () => {
+    const bearer = { Authorization: `Bearer ${f.server.token}` };
+    for (const host of ["one.example", "two.example"]) {
+      const response = await post(f.server.url, { ...bearer, Host: host });
+      assert.equal(response.status, 200, `${host}: ${response.body}`);
+    }
+    assert.equal((await post(f.server.url, { ...bearer, Host: "three.example" })).status, 403);
   });
 });

@@ -144,6 +144,8 @@ describe("crow eval", () => {
       home,
     });
     assert.equal(worse.code, 1, worse.stdout + worse.stderr);
+    // Titled in the order given: `crow eval compare A B` is "A vs B".
+    assert.ok(worse.stdout.startsWith(`# ${runId}:${careful} vs ${runId}:${sloppy}\n`), worse.stdout);
     assert.match(worse.stdout, /Regressed \(passed in fewer of its trials in B than in A\): t1, t2, t3, t4/);
     assert.match(worse.stdout, /Fixed \(passed in more of its trials in B than in A\): none/);
     assert.match(worse.stdout, /REGRESSION/);
@@ -286,7 +288,7 @@ describe("crow eval", () => {
       [["run", suite, "--prompt", "./broken.njk"], /--prompt \.\/broken\.njk: /],
       [["run", suite, "--oracle", "--model", "mock-model"], /--oracle runs no model/],
       [["run", suite, "--trials", "0"], /--trials takes a whole number ≥ 1 \(got 0\)/],
-      [["run", suite, "--bogus"], /Unknown option '--bogus'/],
+      [["run", suite, "--bogus"], /unknown option --bogus/],
       [["report", "no-such-run"], /no eval run no-such-run in .*crow eval list shows the recent ones/],
       [["compare", "no-such-run"], /compare takes two runs/],
       [["frobnicate"], /unknown command "frobnicate"/],

@@ -1,6 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} is config.yaml syntax in these strings
 import assert from "node:assert/strict";
 import { spawn as spawnProcess } from "node:child_process";
+import { existsSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { after, before, describe, test } from "node:test";
 import { CROW_BIN, type MockLlm, startMockLlm, type TempWorkspace, tempWorkspace } from "@crow/testkit";
@@ -91,6 +92,14 @@ describe("crow init by flags", () => {
         ["big", "org/big-model"],
       ],
     );
+  });
+
+  test("no key and no SearXNG: config.yaml alone, no 1-byte .env left behind", async () => {
+    n++;
+    const run = await runInit([`--provider=mock=${mock.url}`, "--model=mock-model"], env());
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^Wrote \S*config\.yaml\.$/m);
+    assert.equal(existsSync(ws.path(`home${n}/.env`)), false);
   });
 
   test("refuses to replace config.yaml without --force; --force replaces it and merges .env", async () => {

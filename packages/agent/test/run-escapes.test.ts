@@ -81,7 +81,8 @@ describe("crow run strips the model's control sequences", { timeout: 120_000 }, 
       const question = await run.waitFor(/Allow write: \S*notes-\.md\?[\s\S]*› $/);
       assert.ok(question.includes("+ab"), question);
       run.write("n");
-      assert.equal(await run.exited, 0, run.output);
+      // Said no to its only tool call: nothing done (exit 1, the exit-code table).
+      assert.equal(await run.exited, 1, run.output);
       assert.doesNotMatch(run.output, LEAKED, JSON.stringify(run.output));
     } finally {
       run.kill();

@@ -42,7 +42,9 @@ describe("crow run: the permission question shows the proposed change", { timeou
     const second = await run.waitFor(/Reject › $/, mark);
     assert.match(second, /\? Allow edit: .*list\.txt\?\n {3}one\n {2}-two\n {2}\+2\n {3}three\n/);
     run.write("n");
-    assert.equal(await run.exited, 0);
+    // No to both: nothing done (exit 1, the exit-code table), and said.
+    assert.equal(await run.exited, 1);
+    assert.match(run.text, /crow: nothing done: you said no to all 2 tool calls it asked for/);
     assert.equal(await ws.read("notes.txt"), "old line\n");
     assert.equal(await ws.read("list.txt"), "one\ntwo\nthree\n");
     mock.assertDone();

@@ -60,7 +60,7 @@ describe("crow run in a pseudo-terminal", { timeout: 120_000 }, () => {
     await run.waitFor(/Still here\.\n[\s\S]*crow› $/, mark);
     run.write("\x04");
     assert.equal(await run.exited, 0);
-    assert.match(run.text, /Session (\S+)\. Continue with: crow run -s \1 "<prompt>"/);
+    assert.match(run.text, /Session (\S+)\. Continue with: crow run -s \1(?: -c \S+)? "<prompt>"/);
     mock.assertDone();
   });
 
@@ -138,7 +138,9 @@ describe("crow run in a pseudo-terminal", { timeout: 120_000 }, () => {
     const question = await reject.waitFor(/Reject › $/);
     assert.match(question, /\? Allow edit: .*greeting\.txt\?\n {2}-hello\n {2}\+goodbye\n/);
     reject.write("n");
-    assert.equal(await reject.exited, 0);
+    // The exit-code table's "nothing done because you said no": 1, and said.
+    assert.equal(await reject.exited, 1);
+    assert.match(reject.text, /crow: nothing done: you said no to the tool call it asked for\n/);
     assert.match(reject.text, /Reject › Reject\n/);
     assert.match(reject.text, /✗ edit: .*greeting\.txt\n/);
     assert.equal(await ws.read("greeting.txt"), "hello\n");
@@ -160,7 +162,7 @@ describe("crow run in a pseudo-terminal", { timeout: 120_000 }, () => {
     assert.equal(asked.match(/asked-once/g)?.length, 1, asked);
     assert.doesNotMatch(question, /```/);
     run.write("n");
-    assert.equal(await run.exited, 0);
+    assert.equal(await run.exited, 1);
     mock.assertDone();
   });
 

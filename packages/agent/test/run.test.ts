@@ -53,7 +53,7 @@ describe("crow run (subprocess, no TTY)", { timeout: 300_000 }, () => {
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stdout, "Hello **there**.\n");
     assert.match(run.stderr, /\[thinking\] The user greets me\./);
-    assert.match(run.stderr, /Session (\S+)\. Continue with: crow run -s \1 "<prompt>"/);
+    assert.match(run.stderr, /Session (\S+)\. Continue with: crow run -s \1(?: -c \S+)? "<prompt>"/);
     assert.doesNotMatch(run.stdout + run.stderr, ANSI);
     mock.assertDone();
   });
@@ -295,7 +295,10 @@ describe("crow run (subprocess, no TTY)", { timeout: 300_000 }, () => {
     test("bad flags, a bad --cwd, an unknown mode, an empty prompt: exit 2", async () => {
       const flag = await runCrow(["--frobnicate", "hi"], { env });
       assert.equal(flag.code, 2);
-      assert.match(flag.stderr, /crow run: Unknown option '--frobnicate'.*\nRun 'crow run --help' for usage\./);
+      assert.match(
+        flag.stderr,
+        /crow run: unknown option --frobnicate \(a value that starts with '-' goes after '--', as in: -- --frobnicate\)\nRun 'crow run --help' for usage\./,
+      );
       const cwd = await runCrow(["-c", ws.path("no/such/dir"), "hi"], { env });
       assert.equal(cwd.code, 2);
       assert.match(cwd.stderr, /--cwd .*no\/such\/dir: no such directory/);

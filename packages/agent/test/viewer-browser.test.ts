@@ -272,4 +272,21 @@ describe("the viewer in chromium", () => {
     await screenshot("live");
     mock.assertDone();
   });
+
+  test("at 1280 px the cwd column wraps a long path only after a '/', never inside a folder's name", async () => {
+    const cwd = `${ws.dir}/a-rather-long-project-name-with-dashes/and-another-deep-folder-name/packages/agent-tools`;
+    const session = await store.createSession({ cwd, title: "Long path" });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${viewer.origin}/?cwd=${encodeURIComponent(cwd)}`);
+    const cell = page.locator(`tr[data-id="${session.id}"] td.cwd`);
+    assert.equal((await cell.textContent())?.trim(), cwd);
+    const lines = (await cell
+      .locator(".seg")
+      .evaluateAll((segs) => segs.map((s) => s.getClientRects().length))) as number[];
+    assert.ok(lines.length >= 6, `${lines.length} segments`);
+    assert.ok(
+      lines.every((n) => n === 1),
+      `a folder name broken across lines: ${lines.join(",")}`,
+    );
+  });
 });

@@ -129,4 +129,23 @@ describe("viewer: checkpoint marks on the timeline", () => {
       assert.match(await res.text(), /^<svg /);
     }
   });
+
+  test("a /rewind to the first message, then a new prompt: 'rewound to the start', not 'cleared' nor a summary", async () => {
+    await viewer?.close();
+    const ws = path.join(dir, "ws-rewound-start");
+    await mkdir(ws);
+    const session = await crow.newSession({ cwd: ws });
+    mock.script(textReply("first answer"), textReply("again"));
+    await session.prompt("first").result;
+    const [first] = await session.rewindPoints();
+    assert.ok(first);
+    await session.rewind({ seq: first.seq, scope: "conversation" });
+    await session.prompt("start over").result;
+    const store = crow.store;
+    assert.ok(store);
+    viewer = await startViewer({ store, token: false });
+    const page = await (await fetch(new URL(`/s/${session.id}`, viewer.url))).text();
+    assert.match(page, /<span class="after">rewound to the start<\/span>/);
+    assert.doesNotMatch(page, /<span class="after">(cleared|after: first message)/);
+  });
 });

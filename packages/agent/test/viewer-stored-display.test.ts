@@ -36,6 +36,30 @@ describe("crow sessions serve: an edit shows the diff the live session showed", 
       assert.match(diff, /<span class="d-add">\+violets are green<\/span>/);
       assert.match(diff, /<span class="d-context"> roses are red<\/span>/);
       assert.doesNotMatch(diff, /<span class="d-remove">-blue<\/span>/);
+      // Shown once: the result's text keeps its first lines, not the diff it repeats for the model.
+      assert.equal(call.match(/-violets are blue/g)?.length, 1, call);
+      assert.match(call, /<pre class="result">Successfully edited [^<]*poem\.txt\nReplaced 1 occurrence[^<]*<\/pre>/);
+    } finally {
+      await viewer.close();
+      await store.close();
+    }
+  });
+
+  test("a terminal command that exited 127 is badged 'exit 127', not a green 'ok'", async () => {
+    const { sessionId } = await fx.agent.newSession(fx.ws.dir);
+    fx.mock.script(
+      reply().toolCall("terminal", { command: "no-such-command-crow" }, { id: "call_t" }),
+      textReply("It is not installed."),
+    );
+    assert.equal((await fx.agent.prompt(sessionId, "run it")).stopReason, "end_turn");
+    const store = await openStore(path.join(fx.crowHome, "crow.db"));
+    const viewer = await startViewer({ store, token: false });
+    try {
+      const page = await (await fetch(`${viewer.url.replace(/\/$/, "")}/s/${sessionId}`)).text();
+      const call = /<details class="tool[^"]*" data-call-id="call_t"[\s\S]*?<\/details>/.exec(page)?.[0] ?? "";
+      assert.match(call, /^<details class="tool status-error"/);
+      assert.match(call, /<span class="badge error">exit 127<\/span>/);
+      assert.doesNotMatch(call, /badge ok/);
     } finally {
       await viewer.close();
       await store.close();

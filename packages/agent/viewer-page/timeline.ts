@@ -80,6 +80,8 @@ export function followTimeline(id: string, live: boolean, onChange: () => Promis
     const change = JSON.parse((event as MessageEvent<string>).data) as Change;
     const count = document.querySelector(".totals .count");
     if (count) count.textContent = String(change.messages);
+    const word = document.querySelector(".totals .count-word");
+    if (word) word.textContent = change.messages === 1 ? "message" : "messages";
     const updated = document.querySelector("time.updated");
     if (updated) updated.textContent = `${change.updatedAt.slice(0, 10)} ${change.updatedAt.slice(11, 16)}`;
     if (change.title) {

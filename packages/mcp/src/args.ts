@@ -6,8 +6,8 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import type { HttpServerOptions } from "./http.js";
+import { parseArgs } from "./parse-args.js";
 import { sandboxAvailability } from "./sandbox/bwrap.js";
 import type { ServerOptions } from "./server.js";
 import { VERSION } from "./version.js";
@@ -92,6 +92,8 @@ function parse() {
         "token-file": { type: "string" },
         "no-auth": { type: "boolean" },
         "allowed-host": { type: "string", multiple: true },
+        // The other spelling (crow acp --listen's first one), accepted alike.
+        "allow-host": { type: "string", multiple: true },
         cwd: { type: "string" },
         "soft-timeout": { type: "string" },
         sandbox: { type: "string" },
@@ -130,7 +132,7 @@ function tokenFromFile(file: string): string {
 type Args = ReturnType<typeof parse>;
 
 /** The flags that only `--http` takes. */
-const HTTP_FLAGS = ["host", "port", "token", "token-file", "no-auth", "allowed-host"] as const;
+const HTTP_FLAGS = ["host", "port", "token", "token-file", "no-auth", "allowed-host", "allow-host"] as const;
 
 /**
  * Reads the process's arguments (and CROW_TERMINAL_SOFT_TIMEOUT, CROW_MCP_TOKEN): what to serve, and how. Applies
@@ -224,7 +226,9 @@ function httpInvocation(args: Args, options: ServerOptions): Invocation {
       host: args.host ?? "127.0.0.1",
       port,
       ...(token ? { token } : {}),
-      ...(args["allowed-host"] ? { allowedHosts: args["allowed-host"] } : {}),
+      ...(args["allowed-host"] || args["allow-host"]
+        ? { allowedHosts: [...(args["allowed-host"] ?? []), ...(args["allow-host"] ?? [])] }
+        : {}),
     },
     showToken: token !== undefined && given === undefined,
   };

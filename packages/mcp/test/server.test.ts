@@ -27,7 +27,7 @@ describe("crow-mcp binary", () => {
     const run = spawnSync(process.execPath, [CROW_MCP_BIN, "--htp"], { encoding: "utf8" });
     assert.equal(run.status, 2);
     assert.equal(run.stdout, "");
-    assert.match(run.stderr, /Unknown option '--htp'/);
+    assert.match(run.stderr, /crow-mcp: unknown option --htp\n/);
   });
 
   test("--port without --http is refused", () => {

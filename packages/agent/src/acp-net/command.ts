@@ -1,16 +1,16 @@
 /** The command line of `crow acp --listen` (see listen.ts). */
-import { parseArgs } from "node:util";
+import { parseArgs } from "@crow/mcp/parse-args";
 import { loadAcpConfigOrExit } from "../acp/load-config.js";
 import { checkListenToken, configuredToken, newToken, TokenError, tokenFileWarning } from "./token.js";
 
-export const LISTEN_HELP = `Usage: crow acp --listen [HOST:]PORT [--token-file FILE] [--allow-host NAME]…
+export const LISTEN_HELP = `Usage: crow acp --listen [HOST:]PORT [--token-file FILE] [--allowed-host NAME]…
 
 Serves ACP over the network (Streamable HTTP and WebSocket at /acp, several clients at once), instead of stdio.
   --listen [HOST:]PORT   where to listen (host 127.0.0.1 when only a port is given; port 0 picks a free one)
   --token-file FILE      the token clients must send as 'Authorization: Bearer <token>' (its first line, at least
                          32 characters; keep the file mode 600); or set CROW_ACP_TOKEN. Without either, a random
                          token is made and printed on stderr.
-  --allow-host NAME      also accept NAME in the Host and Origin headers (repeatable; localhost, 127.0.0.1, ::1
+  --allowed-host NAME    also accept NAME in the Host and Origin headers (repeatable; localhost, 127.0.0.1, ::1
                          and the address listened on always are)
 Off loopback, put a reverse proxy with TLS in front (crow speaks plain HTTP). See docs/remote-acp.md.`;
 
@@ -25,13 +25,21 @@ export async function runAcpListen(args: readonly string[]): Promise<number> {
       "the token is never taken on the command line (every user of this machine can read it there): use --token-file FILE or CROW_ACP_TOKEN",
     );
   }
-  let values: { listen?: string; "token-file"?: string; "allow-host"?: string[]; help?: boolean };
+  let values: {
+    listen?: string;
+    "token-file"?: string;
+    "allowed-host"?: string[];
+    "allow-host"?: string[];
+    help?: boolean;
+  };
   try {
     values = parseArgs({
       args: [...args],
       options: {
         listen: { type: "string" },
         "token-file": { type: "string" },
+        // The spelling of `crow sessions serve` and crow-mcp; --allow-host, this command's first one, still works.
+        "allowed-host": { type: "string", multiple: true },
         "allow-host": { type: "string", multiple: true },
         help: { type: "boolean", short: "h" },
       },
@@ -45,7 +53,7 @@ export async function runAcpListen(args: readonly string[]): Promise<number> {
     process.stdout.write(`${LISTEN_HELP}\n`);
     return 0;
   }
-  if (values.listen === undefined) return usage("--token-file and --allow-host only apply with --listen");
+  if (values.listen === undefined) return usage("--token-file and --allowed-host only apply with --listen");
   const { parseListenAddress, runListen } = await import("./listen.js");
   let address: ReturnType<typeof parseListenAddress>;
   let given: string | undefined;
@@ -67,7 +75,7 @@ export async function runAcpListen(args: readonly string[]): Promise<number> {
       ...address,
       token: given ?? newToken(),
       generated: given === undefined,
-      allowHosts: values["allow-host"] ?? [],
+      allowHosts: [...(values["allowed-host"] ?? []), ...(values["allow-host"] ?? [])],
     });
   } catch (error) {
     const code = (error as { code?: unknown }).code;

@@ -33,7 +33,7 @@ export function frontDoor(host: string, token: string, allowHosts: readonly stri
     if (!name || !hosts.has(name)) {
       return {
         status: 403,
-        reason: `Host "${req.headers.host ?? ""}" is not served here: connect to the address crow acp --listen printed, or start it with --allow-host ${name ?? "NAME"}.`,
+        reason: `Host "${req.headers.host ?? ""}" is not served here: connect to the address crow acp --listen printed, or start it with --allowed-host ${name ?? "NAME"}.`,
       };
     }
     const origin = req.headers.origin;
@@ -42,7 +42,7 @@ export function frontDoor(host: string, token: string, allowHosts: readonly stri
       if (!from || !hosts.has(from)) {
         return {
           status: 403,
-          reason: `Origin "${origin}" may not use this agent: only pages served from an allowed host may (start crow acp --listen with --allow-host ${from ?? "NAME"} to allow it).`,
+          reason: `Origin "${origin}" may not use this agent: only pages served from an allowed host may (start crow acp --listen with --allowed-host ${from ?? "NAME"} to allow it).`,
         };
       }
     }

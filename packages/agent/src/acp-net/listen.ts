@@ -35,7 +35,7 @@ export function parseListenAddress(text: string): ListenAddress {
 
 export interface ListenOptions extends ListenAddress {
   token: string;
-  /** Host names also accepted in Host and Origin headers (`--allow-host`). */
+  /** Host names also accepted in Host and Origin headers (`--allowed-host`). */
   allowHosts: readonly string[];
 }
 

@@ -39,7 +39,7 @@ export function compactionUpdates(
           title: "Conversation compacted",
           description: `${compactedText(event.messagesBefore, event.messagesAfter, event.archiveId)} (${WHY[event.reason]})`,
         },
-        `[Compacted the conversation because ${WHY[event.reason]}: ${event.messagesBefore} messages → ${event.messagesAfter}.]\n\n`,
+        `[Compacted the conversation because ${WHY[event.reason]}: ${event.messagesBefore} message${event.messagesBefore === 1 ? "" : "s"} → ${event.messagesAfter}.]\n\n`,
       )
     : noticeUpdates(
         capabilities,

@@ -189,8 +189,8 @@ function withoutTextDiff(text: string): string {
 
 /**
  * `tool_call_update` (completed/failed) with the result's content: the display's diff/terminal content first (the
- * editor renders those best), then the text the model got (without a diff the diff block already shows; `rawOutput`
- * keeps it whole). Blocked and cancelled calls are `failed`.
+ * editor renders those best), then the text the model got (without a diff the diff block already shows). `rawOutput`
+ * is the whole text, except beside a diff block (see below). Blocked and cancelled calls are `failed`.
  */
 export function toolCallFinished(toolCallId: string, status: ToolCallStatus, result: ToolResult): SessionUpdate {
   // The editor shows the diff as a diff block: the same diff in the text after it would be shown twice.
@@ -204,7 +204,11 @@ export function toolCallFinished(toolCallId: string, status: ToolCallStatus, res
     content,
   };
   if (result.display?.locations?.length) update.locations = result.display.locations;
-  if (typeof result.content === "string") update.rawOutput = { content: result.content, isError: !!result.isError };
+  // rawOutput is shown by clients too (acpx prints it beside the content): with a diff block, the content already
+  // says it all, so no rawOutput repeats the text and the diff a third time.
+  if (typeof result.content === "string" && !result.display?.diff) {
+    update.rawOutput = { content: result.content, isError: !!result.isError };
+  }
   // The text above already says them; `crow run` draws them under the diff from this.
   if (result.display?.diagnostics) update._meta = { [DIAGNOSTICS_META_KEY]: result.display.diagnostics };
   return update;

@@ -118,22 +118,26 @@ export class ConfigExists extends Error {
 
 /**
  * Writes config.yaml (refusing to replace one unless `overwrite`) and merges the plan's variables into `.env`
- * (other lines kept), creating the config directory. Returns the paths written.
+ * (other lines kept), creating the config directory. Returns the paths written: `dotenv` only when the plan has
+ * variables (no empty `.env` is left behind).
  */
 export async function writePlan(
   plan: InitPlan,
   home: string,
   overwrite: boolean,
-): Promise<{ config: string; dotenv: string }> {
+): Promise<{ config: string; dotenv?: string }> {
   const files = configFiles(home);
   if (existsSync(files.config) && !overwrite) {
     throw new ConfigExists(files.config);
   }
   const { yaml, env } = renderPlan(plan, home);
   await mkdir(home, { recursive: true, mode: 0o700 });
-  const previous = existsSync(files.dotenv) ? await readFile(files.dotenv, "utf8") : "";
-  await writeFile(files.dotenv, updateDotenv(previous, env), { mode: 0o600 });
-  await chmod(files.dotenv, 0o600);
+  const secrets = Object.keys(env).length > 0;
+  if (secrets) {
+    const previous = existsSync(files.dotenv) ? await readFile(files.dotenv, "utf8") : "";
+    await writeFile(files.dotenv, updateDotenv(previous, env), { mode: 0o600 });
+    await chmod(files.dotenv, 0o600);
+  }
   await writeFile(files.config, yaml);
-  return files;
+  return secrets ? files : { config: files.config };
 }

@@ -8,7 +8,7 @@
  * API keys are never printed and never written to config.yaml.
  */
 import { existsSync } from "node:fs";
-import { parseArgs } from "node:util";
+import { parseArgs } from "@crow/mcp/parse-args";
 import { UsageError } from "../base/exit-codes.js";
 import { configFiles, crowHome, displayPath } from "../config/index.js";
 import { listModels, type ModelList } from "../config/list-models.js";
@@ -134,11 +134,11 @@ async function planFromFlags(
 }
 
 /** What was written, without secrets. */
-function summary(plan: InitPlan, files: { config: string; dotenv: string }, shown: (file: string) => string): string {
+function summary(plan: InitPlan, files: { config: string; dotenv?: string }, shown: (file: string) => string): string {
   const keys = plan.providers.filter((p) => p.apiKey).map((p) => keyVariable(p.name));
   if (plan.postgres && /:[^:@/]+@/.test(plan.postgres)) keys.push("POSTGRES_PASSWORD");
   const lines = [
-    `Wrote ${shown(files.config)} and ${shown(files.dotenv)}${keys.length > 0 ? ` (secrets: ${keys.join(", ")})` : ""}.`,
+    `Wrote ${shown(files.config)}${files.dotenv ? ` and ${shown(files.dotenv)}` : ""}${keys.length > 0 ? ` (secrets: ${keys.join(", ")})` : ""}.`,
     `  providers: ${plan.providers.map((p) => `${p.name} (${p.baseURL})`).join(", ")}`,
     `  models:    ${plan.models.map((m) => (m.name === m.id ? m.name : `${m.name} = ${m.id}`)).join(", ")}`,
     `  store:     ${plan.postgres ? "PostgreSQL" : "SQLite"}${plan.searxngUrl ? `; SearXNG at ${plan.searxngUrl}` : ""}`,

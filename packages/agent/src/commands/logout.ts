@@ -2,7 +2,7 @@
  * `crow logout`: removes the API keys `crow init` saved in `.env` (see config/saved-keys.ts) and says which. What
  * an editor's ACP `logout` does too.
  */
-import { parseArgs } from "node:util";
+import { parseArgs } from "@crow/mcp/parse-args";
 import { ConfigError, describeLogout, displayPath, loadConfig, removeSavedKeys } from "../config/index.js";
 
 export const LOGOUT_HELP = `Usage: crow logout

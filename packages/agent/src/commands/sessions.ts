@@ -4,11 +4,12 @@
  */
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import type { SessionRecord, SessionStats, Store } from "@crow/core";
 import { stripControls } from "@crow/mcp/control-text";
+import { parseArgs } from "@crow/mcp/parse-args";
 import { configuredToken, TokenError } from "../acp-net/token.js";
 import { UsageError } from "../base/exit-codes.js";
+import { shellWord } from "../base/shell-word.js";
 import { ConfigError, loadConfig } from "../config/index.js";
 import { markdownTranscript } from "./transcript.js";
 
@@ -107,6 +108,8 @@ function parse(argv: string[], env: NodeJS.ProcessEnv) {
       token: { type: "string" },
       "token-file": { type: "string" },
       "allowed-host": { type: "string", multiple: true },
+      // The other spelling (crow acp --listen's first one), accepted alike.
+      "allow-host": { type: "string", multiple: true },
     },
     strict: true,
     allowPositionals: true,
@@ -146,6 +149,7 @@ function serveOptions(
     token?: string;
     "token-file"?: string;
     "allowed-host"?: string[];
+    "allow-host"?: string[];
   },
   env: NodeJS.ProcessEnv,
 ) {
@@ -172,7 +176,9 @@ function serveOptions(
     ...(values.open ? { open: true } : {}),
     ...(token ? { token } : {}),
     ...(values.token !== undefined ? { tokenOnCommandLine: true } : {}),
-    ...(values["allowed-host"] ? { allowedHosts: values["allowed-host"] } : {}),
+    ...(values["allowed-host"] || values["allow-host"]
+      ? { allowedHosts: [...(values["allowed-host"] ?? []), ...(values["allow-host"] ?? [])] }
+      : {}),
   };
 }
 
@@ -355,15 +361,10 @@ async function fork(
   io.out(`${created.id}\n`);
   io.err(
     `Forked ${id} as ${created.id} (${messages} message${messages === 1 ? "" : "s"}, working directory ${created.cwd}).\n` +
-      `Continue it with: crow run -s ${created.id} -c ${shellWord(created.cwd)}\n` +
-      "(or load it from an editor's session list).\n",
+      `Continue it with: crow run -s ${created.id} -c ${shellWord(created.cwd)} "<prompt>"\n` +
+      "(or -i in place of the prompt for a REPL, or load it from an editor's session list).\n",
   );
   return 0;
-}
-
-/** A path as one shell word (single-quoted unless plainly safe), for a command line to copy. */
-function shellWord(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 function truncate(text: string, max: number): string {

@@ -2,8 +2,9 @@
  * `OPENAI_BASE_URL` alone (no `CROW_MODEL`, no models in config.yaml): when the endpoint's `GET /models` lists
  * exactly one model, that is the model, and a one-line notice says so. Anything else (no answer, several models)
  * leaves the models as they were and records why (`noModelBecause`: "cannot reach …", the models it offers), which
- * the "no model" message then says. A model named on the command line (`crow run --model`) is taken as is, as
- * `CROW_MODEL` would be, without asking the endpoint.
+ * the "no model" message then says. A model named on the command line (`crow run --model`) is taken as
+ * `CROW_MODEL` would be, once the endpoint's listing (when it has one) shows it: else `noModelBecause` names the
+ * models it offers.
  */
 
 import { ENV_PROVIDER, envModels } from "./env.js";
@@ -15,6 +16,11 @@ const LIST_TIMEOUT_MS = 5000;
 
 /** How many of an endpoint's models a message names. */
 const NAMED = 8;
+
+/** The first {@link NAMED} of `ids`, then "…" for the rest. */
+function named(ids: readonly string[]): string {
+  return ids.slice(0, NAMED).join(", ") + (ids.length > NAMED ? ", …" : "");
+}
 
 /**
  * Adopts the endpoint's only model (or `requested`, the model the command line names) when `config` has the
@@ -37,11 +43,19 @@ export async function adoptSingleModel(
     config.model = model.name;
     return true;
   };
+  const listed = await listModels(provider.baseURL, provider.apiKey, LIST_TIMEOUT_MS);
   if (requested !== undefined) {
+    // Checked against what the endpoint lists, when it lists anything: a typo is said now, with the choices, not
+    // as the provider's 404 after the session opened. An endpoint without a listing takes the name as given.
+    if (listed.ok && listed.ids.length > 0 && !listed.ids.includes(requested)) {
+      config.noModelBecause =
+        `Unknown model "${requested}": ${provider.baseURL} offers ${listed.ids.length} ` +
+        `model${listed.ids.length === 1 ? "" : "s"} (${named(listed.ids)}); pass one of them to --model.`;
+      return undefined;
+    }
     adopt(requested);
     return undefined;
   }
-  const listed = await listModels(provider.baseURL, provider.apiKey, LIST_TIMEOUT_MS);
   if (!listed.ok) {
     const error = listed.error.charAt(0).toUpperCase() + listed.error.slice(1);
     config.noModelBecause =
@@ -50,7 +64,7 @@ export async function adoptSingleModel(
     return undefined;
   }
   if (listed.ids.length !== 1) {
-    const names = listed.ids.slice(0, NAMED).join(", ") + (listed.ids.length > NAMED ? ", …" : "");
+    const names = named(listed.ids);
     config.noModelBecause =
       listed.ids.length === 0
         ? `No model configured: ${provider.baseURL} lists no models; set CROW_MODEL to the model to use.`

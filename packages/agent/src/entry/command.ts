@@ -1,6 +1,6 @@
 // The crow command line: what `crow <command>` does, once the process is set up (process-setup.ts).
 import { existsSync } from "node:fs";
-import { parseArgs } from "node:util";
+import { parseArgs } from "@crow/mcp/parse-args";
 import { loadAcpConfig, loadAcpConfigOrExit } from "../acp/load-config.js";
 import { EXIT_CODES_HELP } from "../base/exit-codes.js";
 import { log } from "../base/log.js";
@@ -52,7 +52,7 @@ config.yaml and .env in CROW_HOME, or OPENAI_BASE_URL and CROW_MODEL in the edit
 the editor is offered 'crow init' (Terminal Auth). Check the setup with 'crow doctor'.
 
 Over the network instead (a build box, a devcontainer; clients connect with e.g. 'crow run --connect URL'):
-  crow acp --listen [HOST:]PORT [--token-file FILE] [--allow-host NAME]…
+  crow acp --listen [HOST:]PORT [--token-file FILE] [--allowed-host NAME]…
 serves ACP over Streamable HTTP and WebSocket at /acp; see docs/remote-acp.md.`;
 
 const CONFIGURED_COMMANDS = new Set(["acp", "run", "sessions", "init", "logout", "eval", "doctor"]);

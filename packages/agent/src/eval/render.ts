@@ -60,7 +60,7 @@ export function renderComparison(comparison: Comparison): string {
   const c = comparison;
   const signed = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)} pts`;
   const lines = [
-    `# ${c.b} vs ${c.a}`,
+    `# ${c.a} vs ${c.b}`,
     "",
     `Tasks compared: ${c.tasks}`,
     `Pass rate: ${pct(c.passRateA)} → ${pct(c.passRateB)} (${signed(c.difference)}, 95 % paired bootstrap ${signed(c.interval[0])} … ${signed(c.interval[1])})`,

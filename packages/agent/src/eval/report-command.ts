@@ -1,6 +1,7 @@
 /** `crow eval report RUN`, `crow eval compare A B`, `crow eval status RUN` and `crow eval list`. */
-import { parseArgs } from "node:util";
+
 import type { EvalRunRecord, EvalTrialRecord, Store } from "@crow/core";
+import { parseArgs } from "@crow/mcp/parse-args";
 import type { AgentConfig } from "../config/index.js";
 import { renderComparison, renderReport } from "./render.js";
 import { EvalUsageError, type StoredRunConfig } from "./stored-run.js";

@@ -5,8 +5,8 @@
  */
 import { randomBytes } from "node:crypto";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import type { Crow, EvalRunRecord, EvalTrialRecord, Store } from "@crow/core";
+import { parseArgs } from "@crow/mcp/parse-args";
 import { type AgentConfig, adoptSingleModel, findModel, providerProblem } from "../config/index.js";
 import { createCrow } from "../sdk/create-crow.js";
 import { createProgress } from "./progress.js";

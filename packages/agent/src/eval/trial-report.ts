@@ -3,6 +3,7 @@
  * of each phase, the Dockerfile steps it ran with, and the end of what the verifier and the solver printed.
  */
 import type { EvalTrialRecord } from "@crow/core";
+import { counted } from "../base/plural.js";
 
 const seconds = (ms: number | undefined) => (ms === undefined ? "–" : `${(ms / 1000).toFixed(1)} s`);
 
@@ -26,7 +27,7 @@ export function renderTrial(trial: EvalTrialRecord): string {
     "",
     `- error: ${trial.error ?? "none"}`,
     `- time: ${seconds(trial.wallMs)} (setup ${seconds(phases?.setup)}, agent ${seconds(phases?.agent)}, verifier ${seconds(phases?.verifier)})`,
-    `- session: ${trial.sessionId ?? "none (oracle)"} · stop: ${trial.stopReason ?? "–"} · ${trial.requests} requests, ${trial.toolCalls} tool calls (${trial.toolErrors} failed)${trial.cost === null ? "" : ` · cost ${trial.cost.toFixed(4)}`}`,
+    `- session: ${trial.sessionId ?? "none (oracle)"} · stop: ${trial.stopReason ?? "–"} · ${counted(trial.requests, "request")}, ${counted(trial.toolCalls, "tool call")} (${trial.toolErrors} failed)${trial.cost === null ? "" : ` · cost ${trial.cost.toFixed(4)}`}`,
   ];
   if (d?.rewards) {
     lines.push(

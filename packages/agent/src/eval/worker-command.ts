@@ -1,6 +1,7 @@
 /** `crow eval worker [--concurrency n]`: works off queued trials (see queue.ts) until Ctrl-C or SIGTERM. */
-import { parseArgs } from "node:util";
+
 import type { Store } from "@crow/core";
+import { parseArgs } from "@crow/mcp/parse-args";
 import type { AgentConfig } from "../config/index.js";
 import { adoptEndpointModel } from "./run-command.js";
 import { EvalUsageError, QUEUE_NEEDS_POSTGRES } from "./stored-run.js";

@@ -1,14 +1,15 @@
 /** Command line of `crow run`. */
 import { statSync } from "node:fs";
 import path from "node:path";
-import { parseArgs } from "node:util";
+import { parseArgs } from "@crow/mcp/parse-args";
 import { remoteUrl } from "../acp-net/connect.js";
 import { configuredToken } from "../acp-net/token.js";
 import { EXIT_CODES_HELP, UsageError } from "../base/exit-codes.js";
 
 export const RUN_HELP = `Usage: crow run [prompt…] [options]
 
-Runs a prompt (or a REPL with -i) through the Crow agent in this terminal. The prompt can also be piped on stdin.
+Runs a prompt (or a REPL with -i) through the Crow agent in this terminal. The prompt can also be piped on stdin;
+input piped beside a prompt argument (git diff | crow run "review this") is sent after it, up to 256 KB.
 Mention files as @path or @path#L10:20 to attach them.
 
 Options:
@@ -51,7 +52,7 @@ export interface RunOptions {
   /** `--rewind`: the picker before anything else (needs `session`). */
   rewind: boolean;
   /** `--connect`: the remote agent and its token (then `cwd` and `addDirs` are paths there, unchecked here). */
-  connect?: { url: URL; token: string };
+  connect?: { url: URL; token: string; tokenFile?: string };
 }
 
 export type ParsedRun = { help: true } | { help: false; options: RunOptions };
@@ -115,7 +116,7 @@ function remoteAgent(
         "--connect needs the token the server printed: put it in a file for --token-file FILE, or set CROW_ACP_TOKEN",
       );
     }
-    return { url: remoteUrl(url), token };
+    return { url: remoteUrl(url), token, ...(tokenFile !== undefined ? { tokenFile: path.resolve(tokenFile) } : {}) };
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw new UsageError((error as Error).message);

@@ -8,11 +8,13 @@
 import { methods } from "@agentclientprotocol/sdk";
 import { errorText } from "@crow/core";
 import { UsageError } from "../base/exit-codes.js";
+import { shellWord } from "../base/shell-word.js";
 import type { AgentConfig } from "../config/index.js";
 import { AgentExitedError, type AgentProcess, startAgent } from "./agent-process.js";
 import type { RunOptions } from "./args.js";
 import { Keyboard, type KeyboardInput } from "./keyboard.js";
 import { JsonOutput, type RunOutput } from "./output.js";
+import { type PipedInput, pipedBlock, pipedNotice, readPipedInput, WAITING_NOTICE } from "./piped-input.js";
 import { PreflightError, preflight } from "./preflight.js";
 import { connectAgent } from "./remote-agent.js";
 import { replBanner, runRepl } from "./repl.js";
@@ -49,6 +51,11 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
 interface Prepared {
   /** The prompt given as an argument or on stdin (none with `-i` or `--rewind` alone). */
   first: string | undefined;
+  /**
+   * Input piped beside a prompt argument (`git diff | crow run "review this"`), being read while the agent starts;
+   * sent after the prompt as a delimited block.
+   */
+  piped: Promise<PipedInput> | undefined;
   /** This machine's configuration (none for a remote agent: it has its own). */
   config: AgentConfig | undefined;
   /** Shown once the arguments are known good (after --model, --thought, -s are applied): errors about them come first. */
@@ -93,8 +100,20 @@ function outputFor(options: RunOptions, io: RunIO, tty: boolean): RunOutput {
       color: !io.env.NO_COLOR,
       columns: () => io.stdout.columns ?? 80,
       cwd: options.cwd,
+      continueArgs: continueArgs(options),
     }),
   );
+}
+
+/** The options, besides `-s ID`, a pasted "Continue with" command needs to reach this session again. */
+function continueArgs(options: RunOptions): string {
+  const words: string[] = [];
+  if (options.connect) {
+    words.push("--connect", options.connect.url.href);
+    if (options.connect.tokenFile !== undefined) words.push("--token-file", options.connect.tokenFile);
+  }
+  if (options.cwd !== process.cwd()) words.push("-c", options.cwd);
+  return words.map((word) => ` ${shellWord(word)}`).join("");
 }
 
 /** The prompt and the configuration, or the exit code of a run that stops before starting the agent. */
@@ -106,10 +125,17 @@ async function prepareRun(options: RunOptions, io: RunIO, output: RunOutput): Pr
     first = await readAll(io.stdin);
     if (!first.trim()) return usage(output, "the prompt on stdin is empty");
   }
+  // With a prompt argument, piped input is the material it is about; a terminal on stdin, -i (REPL lines) and
+  // --rewind (the picker's answer) keep stdin for themselves.
+  const piped =
+    options.prompt !== undefined && !options.interactive && !options.rewind && !io.stdin.isTTY
+      ? readPipedInput(io.stdin, () => output.notice(WAITING_NOTICE))
+      : undefined;
+  piped?.catch(() => {});
   // A remote agent has its own configuration: nothing of this machine's is read.
-  if (options.connect) return { first, config: undefined, notices: [] };
+  if (options.connect) return { first, piped, config: undefined, notices: [] };
   try {
-    return { first, ...(await preflight(options, io.env)) };
+    return { first, piped, ...(await preflight(options, io.env)) };
   } catch (error) {
     if (error instanceof UsageError) return usage(output, error.message);
     if (error instanceof PreflightError) {
@@ -125,7 +151,7 @@ async function runSession(
   client: TerminalClient,
   agent: AgentProcess,
   options: RunOptions,
-  { first, config, notices }: Prepared,
+  { first, piped, config, notices }: Prepared,
   { keyboard, output, tty }: { keyboard: Keyboard; output: RunOutput; tty: boolean },
 ): Promise<number> {
   let code: number = EXIT.ok;
@@ -149,14 +175,30 @@ async function runSession(
   });
   client.opened();
   await configure(agent, opened.sessionId, options, opened.modes, opened.configOptions);
+  // The agent's own current_mode_update may arrive after the REPL's prompt is drawn ("Mode: ask" below "crow›"):
+  // shown now, in order; the terminal output says a mode once, so the agent's later update adds nothing. (The JSON
+  // stream gets the agent's update as it comes.)
+  if (options.mode && !options.json) {
+    output.update({ sessionUpdate: "current_mode_update", currentModeId: options.mode }, false);
+  }
   for (const notice of notices) output.notice(notice);
   if (options.rewind) await pickRewind(agent, opened.sessionId, keyboard, output);
-  if (first !== undefined) code = await client.submitPrompt(first);
+  const input = await piped;
+  const note = input && pipedNotice(input);
+  if (note) output.notice(note);
+  const attached = input && input.bytes > 0 && !input.quiet ? pipedBlock(input) : undefined;
+  if (first !== undefined) code = await client.submitPrompt(first, attached);
   if (client.refusedNoTty > 0 && code === EXIT.ok && !options.interactive) {
     const calls = client.refusedNoTty === 1 ? "1 tool call was" : `${client.refusedNoTty} tool calls were`;
     output.error(
       `${calls} refused: permission was needed and, with no terminal, nobody could be asked. Run crow in a terminal to answer, or allow such calls with --yes (or --mode code).`,
     );
+    code = EXIT.error;
+  }
+  // The exit-code table's "nothing done because you said no": every tool call asked about was refused.
+  const { no, yes } = client.keyboardAnswers;
+  if (no > 0 && yes === 0 && code === EXIT.ok && !options.interactive) {
+    output.error(`nothing done: you said no to ${no === 1 ? "the tool call" : `all ${no} tool calls`} it asked for`);
     code = EXIT.error;
   }
   if (options.interactive) {

@@ -64,6 +64,8 @@ export class TerminalClient {
   answered: boolean;
   /** Tool calls refused because they needed a yes and no terminal could ask: the run then fails (exit 1). */
   refusedNoTty = 0;
+  /** Permission questions answered at the keyboard with a no, and with a yes (a run where all were no did nothing). */
+  readonly keyboardAnswers = { no: 0, yes: 0 };
   /** Whether a person answers questions here: the agent is told it may ask only then (else it declines them). */
   readonly canAsk: boolean;
   /** What the agent calls back (ACP client methods): pass to `startAgent`/`connectAgent`, then `attach` the agent. */
@@ -129,12 +131,14 @@ export class TerminalClient {
   };
 
   /** Sends `text` as one turn of the session; resolves with the turn's exit code. */
-  readonly submitPrompt = async (text: string): Promise<number> => {
+  /** Sends one prompt; `attached` (piped input) follows the text as a text block of its own, mentions unparsed. */
+  readonly submitPrompt = async (text: string, attached?: string): Promise<number> => {
     const agent = this.agent as AgentProcess;
     const state = { cancelled: false };
     this.turn = state;
     this.output.turnStart(text);
     const { blocks, missing } = promptBlocks(text, this.options.cwd, this.options.addDirs);
+    if (attached !== undefined) blocks.splice(1, 0, { type: "text", text: attached });
     for (const mention of missing) {
       this.output.notice(`@${mention}: no such file in ${this.options.cwd}; sent as plain text`);
     }
@@ -268,6 +272,8 @@ export class TerminalClient {
       return CANCELLED;
     }
     output.permissionAnswer(request, answer.name, "keyboard");
+    if (answer.kind === "reject_once" || answer.kind === "reject_always") this.keyboardAnswers.no++;
+    else this.keyboardAnswers.yes++;
     this.release();
     return selected(answer);
   }

@@ -40,6 +40,11 @@ export interface TerminalOutputOptions {
   columns: () => number;
   /** The session's working directory (diff paths are shown relative to it). */
   cwd: string;
+  /**
+   * What the "Continue with" hint needs besides `-s ID` to reach the same session from the same shell (`--connect
+   * URL`, `--token-file FILE`, `-c DIR`), each a shell word, with a leading space; empty when nothing.
+   */
+  continueArgs?: string;
 }
 
 interface ToolState {
@@ -223,7 +228,7 @@ export class TerminalOutput implements RunOutput {
     if (!sessionId) return;
     const usage = this.usage ? ` (context ${this.usage.used}/${this.usage.size} tokens)` : "";
     this.options.stderr.write(
-      `${this.s.dim(`Session ${sessionId}${usage}. Continue with: crow run -s ${sessionId} "<prompt>"`)}\n`,
+      `${this.s.dim(`Session ${sessionId}${usage}. Continue with: crow run -s ${sessionId}${this.options.continueArgs ?? ""} "<prompt>"`)}\n`,
     );
   }
 

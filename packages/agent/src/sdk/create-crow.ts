@@ -8,6 +8,7 @@
  *   for await (const event of session.prompt("Fix the failing test")) …
  */
 import { mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import {
   type Crow,
@@ -20,7 +21,7 @@ import {
   type RuntimeOptions,
   type ToolSetFactory,
 } from "@crow/core";
-import type { SandboxPolicy } from "@crow/mcp/sandbox";
+import { pathNotice, pathVisibility, type SandboxPolicy } from "@crow/mcp/sandbox";
 import { log } from "../base/log.js";
 import { compactionThresholdOf } from "../config/compaction.js";
 import { type AgentConfig, configFiles, createModelRouter, loadConfig } from "../config/index.js";
@@ -83,6 +84,14 @@ export function toolRouterFactory(config: AgentConfig, options: ToolRouterFactor
       builtin && config.sandbox.enabled !== "off"
         ? broadRootsNotice([cwd, ...additionalDirectories, ...config.sandbox.writable])
         : undefined;
+    const sandbox = () => {
+      const policy = sandboxPolicy(settings, mode?.() ?? config.mode, [cwd, ...additionalDirectories], sessionId);
+      return options.adjustSandbox ? options.adjustSandbox(policy) : policy;
+    };
+    // The user's PATH folders the sandboxed shell cannot see (its own /tmp, Crow's keys): said once, with why.
+    const hiddenPath = builtin
+      ? pathNotice(pathVisibility(sandbox(), process.env.PATH, { keep: [tmpdir()] }))
+      : undefined;
     return createToolRouter({
       cwd,
       configServers: config.mcpServers,
@@ -91,10 +100,7 @@ export function toolRouterFactory(config: AgentConfig, options: ToolRouterFactor
       ...(config.deferTools === false ? { deferTools: false } : {}),
       ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
       ...(options.client ? { client: options.client(sessionId) } : {}),
-      sandbox: () => {
-        const policy = sandboxPolicy(settings, mode?.() ?? config.mode, [cwd, ...additionalDirectories], sessionId);
-        return options.adjustSandbox ? options.adjustSandbox(policy) : policy;
-      },
+      sandbox,
       // In ask mode a command the sandbox blocked can run once outside it, if the user says so: never silently, and
       // never under `sandbox: required`, which allows no unconfined command at all.
       sandboxEscape: async (call, why, signal) => {
@@ -112,6 +118,7 @@ export function toolRouterFactory(config: AgentConfig, options: ToolRouterFactor
       },
       ...(notice ? { sandboxNotice: notice } : {}),
       ...(broad ? { workspaceNotice: broad } : {}),
+      ...(hiddenPath ? { pathNotice: hiddenPath } : {}),
       // The servers' questions go to the session's user (or are declined with the reason when nobody can answer).
       ...(askUser ? { user: { askUser, ...(completeUserQuestion ? { completeUserQuestion } : {}) } } : {}),
     });

@@ -65,7 +65,7 @@ export async function runAdd(context: SkillsContext, options: AddOptions): Promi
       !(await isProjectTrusted(options.scope.base, { home: context.home, env: context.env }))
     ) {
       context.err(
-        `this project (${options.scope.base}) is not trusted yet: its skills reach the model once you run \`crow skills trust\` here`,
+        `this project (${options.scope.base}) is not trusted yet: its skills stay unused until you run \`crow skills trust\` here`,
       );
     }
     return 0;

@@ -3,7 +3,7 @@
  * `.well-known/agent-skills` indexes into the standard folders, with a lockfile, spec validation and a yes-gate for
  * skills that run code. See docs/skills.md.
  */
-import { parseArgs } from "node:util";
+import { parseArgs } from "@crow/mcp/parse-args";
 import { runAdd } from "./add.js";
 import { Refused, type SkillsIo, skillsContext } from "./context.js";
 import { SourceError, SourceUsageError } from "./errors.js";

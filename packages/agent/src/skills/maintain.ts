@@ -46,8 +46,9 @@ export async function runUpdate(context: SkillsContext, scope: Scope, name: stri
     const { fetched, skill } = await fetchLocked(context, skillName, entry);
     try {
       const fresh = await digestFolder(skill.dir, await secretInodes(context.home));
-      const from = entry.resolved ? short(entry.resolved) : "?";
-      const to = fetched.resolved ? short(fetched.resolved) : "?";
+      // A source without a commit or version (a local folder) is named by its content's digest.
+      const from = entry.resolved ? short(entry.resolved) : `sha256 ${short(entry.computedHash)}`;
+      const to = fetched.resolved ? short(fetched.resolved) : `sha256 ${short(fresh.digest)}`;
       if (fresh.digest === entry.computedHash) {
         context.out(`${skillName}: up to date (${to})`);
         continue;

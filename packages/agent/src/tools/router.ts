@@ -163,6 +163,7 @@ class Router implements ToolRouter {
     return [
       ...(this.options.sandboxNotice ? [this.options.sandboxNotice] : []),
       ...(this.options.workspaceNotice ? [this.options.workspaceNotice] : []),
+      ...(this.options.pathNotice ? [this.options.pathNotice] : []),
       ...this.connections
         .filter((c) => c.state === "failed")
         .map((c) => `MCP server "${c.name}" failed to start: ${c.error ?? "unknown error"}`),

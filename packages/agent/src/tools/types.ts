@@ -45,6 +45,8 @@ export interface ToolRouterOptions {
   sandboxNotice?: string;
   /** A warning about the session's writable directories to show when it opens (they take in / or the home). */
   workspaceNotice?: string;
+  /** The PATH folders the sandboxed shell cannot see, and why, to show when the session opens. */
+  pathNotice?: string;
   /**
    * Asks the user whether a command the sandbox blocked may run once outside it (`why`: the sandbox's note);
    * resolves true to run it. Absent, or resolving false: the blocked result stands. The agent offers it in `ask` mode.

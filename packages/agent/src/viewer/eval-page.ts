@@ -4,6 +4,7 @@
  * (`/evals/compare?a=RUN[:VARIANT]&b=RUN[:VARIANT]`: the tasks of both, the flips and the paired interval).
  */
 import type { EvalRunRecord, EvalTrialRecord, Store } from "@crow/core";
+import { counted } from "../base/plural.js";
 import { type Comparison, compareTrials, summarize, type VariantSummary, variantsOf } from "../eval/summary.js";
 import { html, layout, q, type SafeHtml, when } from "./html.js";
 
@@ -33,7 +34,7 @@ function trialDetails(trial: EvalTrialRecord): SafeHtml {
   return html`<section class="trial ${trial.passed ? "pass" : "fail"}" id="${trialAnchor(trial)}" data-task="${trial.task}">
 <h3>${trial.task} · ${trial.variant} · #${trial.trial}: ${trial.passed ? "passed" : "failed"} (reward ${trial.reward})</h3>
 ${trial.error ? html`<p class="trial-error">${trial.error}</p>` : ""}
-<p class="trial-facts">time ${secs(trial.wallMs)} (setup ${secs(d?.phaseMs?.setup)}, agent ${secs(d?.phaseMs?.agent)}, verifier ${secs(d?.phaseMs?.verifier)})${trial.cost === null ? "" : ` · cost ${cost(trial.cost)}`} · ${trial.requests} requests · ${trial.toolCalls} tool calls${
+<p class="trial-facts">time ${secs(trial.wallMs)} (setup ${secs(d?.phaseMs?.setup)}, agent ${secs(d?.phaseMs?.agent)}, verifier ${secs(d?.phaseMs?.verifier)})${trial.cost === null ? "" : ` · cost ${cost(trial.cost)}`} · ${counted(trial.requests, "request")} · ${counted(trial.toolCalls, "tool call")}${
     d?.rewards
       ? ` · rewards ${Object.entries(d.rewards)
           .map(([n, v]) => `${n} ${v}`)
@@ -118,7 +119,7 @@ export async function evalRunPage(store: Store, run: EvalRunRecord): Promise<str
   const summaries = variants.map((v) => summarize(v, trials));
   const total = trials.reduce((sum, t) => sum + (t.cost ?? 0), 0);
   const body = html`<h1>Eval run ${run.id}${run.name ? html` <span class="id">${run.name}</span>` : ""}</h1>
-<p>Suite ${run.suite} · started <time>${when(run.createdAt)}</time> · ${trials.length} trials recorded, ${trials.filter((t) => t.passed).length} passed${total > 0 ? ` · cost ${total.toFixed(4)}` : ""}</p>
+<p>Suite ${run.suite} · started <time>${when(run.createdAt)}</time> · ${counted(trials.length, "trial")} recorded, ${trials.filter((t) => t.passed).length} passed${total > 0 ? ` · cost ${total.toFixed(4)}` : ""}</p>
 ${summaryTable(summaries)}
 <h2>Tasks × variants</h2>
 ${matrix(variants.map((v) => ({ label: v, trials: trials.filter((t) => t.variant === v) })))}

@@ -148,11 +148,14 @@ export async function compactions(store: Store, session: SessionRecord): Promise
       !second.message.tool_calls?.length
         ? (second.message.content ?? undefined)
         : undefined;
+    // The archive's id says what made it (store ids.ts); older archives are told apart by their shape alone.
+    const rewound = archive.id.includes("~rewind-") || (kept >= 2 && !archive.id.includes("~clear-"));
+    const cleared = archive.id.includes("~clear-");
     out.push({
       archive,
       messagesBefore: await store.countMessages(archive.id),
-      ...(summary ? { summary } : {}),
-      ...(kept >= 2 ? { rewoundTo: kept } : {}),
+      ...(summary && !rewound && !cleared ? { summary } : {}),
+      ...(rewound ? { rewoundTo: kept } : {}),
       at: archive.updatedAt,
     });
   }

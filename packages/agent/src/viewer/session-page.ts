@@ -5,6 +5,7 @@
  * subagent tree.
  */
 import type { SessionRecord, Store } from "@crow/core";
+import { counted } from "../base/plural.js";
 import type { MarkLoader } from "./checkpoint-marks.js";
 import { trialFact, trialOfSession } from "./eval-page.js";
 import { compact, html, layout, money, q, type SafeHtml, when } from "./html.js";
@@ -61,7 +62,7 @@ export async function sessionPage(
 ${session.archivedFrom ? html`<p class="banner">This is an archive: the history a compaction or /clear replaced.</p>` : ""}
 ${facts(session)}
 ${trial ? html`<p class="eval-trial">eval trial ${trialFact(trial)}</p>` : ""}
-<p class="totals"><span class="count">${s?.messages ?? 0}</span> messages · ${s?.requests ?? 0} LLM requests · ${compact(s?.promptTokens ?? 0)} prompt + ${compact(s?.completionTokens ?? 0)} completion tokens${cost !== undefined ? ` · ${money(cost, price?.currency)}` : ""} <span class="live-state"></span></p>
+<p class="totals"><span class="count">${s?.messages ?? 0}</span> <span class="count-word">${s?.messages === 1 ? "message" : "messages"}</span> · ${counted(s?.requests ?? 0, "LLM request")} · ${compact(s?.promptTokens ?? 0)} prompt + ${compact(s?.completionTokens ?? 0)} completion tokens${cost !== undefined ? ` · ${money(cost, price?.currency)}` : ""} <span class="live-state"></span></p>
 <div class="columns">
 <section class="timeline-column">
 <div id="timeline" class="timeline">${first.html}</div>
@@ -82,7 +83,7 @@ ${
     : html`<ol class="compactions">${folds.map(
         (
           f,
-        ) => html`<li class="compaction"><div class="before-after"><span class="before">before: <a href="/s/${q(f.archive.id)}">${f.messagesBefore} messages</a></span> → <span class="after">${f.rewoundTo !== undefined ? `rewound: kept the first ${f.rewoundTo} messages` : f.summary === undefined ? "cleared" : "after: first message, summary, latest request"}</span> <time>${when(f.at)}</time></div>
+        ) => html`<li class="compaction"><div class="before-after"><span class="before">before: <a href="/s/${q(f.archive.id)}">${counted(f.messagesBefore, "message")}</a></span> → <span class="after">${f.rewoundTo !== undefined ? (f.rewoundTo === 0 ? "rewound to the start" : `rewound: kept the first ${counted(f.rewoundTo, "message")}`) : f.summary === undefined ? "cleared" : "after: first message, summary, latest request"}</span> <time>${when(f.at)}</time></div>
 ${f.summary !== undefined ? html`<details class="compaction-summary" open><summary>summary</summary><div class="md">${markdown(f.summary)}</div></details>` : ""}</li>`,
       )}</ol>`
 }

@@ -15,6 +15,16 @@ export interface SessionsQuery {
 
 const PAGE = 50;
 
+/**
+ * A path that wraps only after a "/" (a `<wbr>` there), never inside a folder's name: each name is a `.seg` the
+ * column's CSS keeps on one line (a browser would otherwise break after a "-" in `crow-run-home-x`).
+ */
+function pathBreaks(dir: string) {
+  return dir
+    .split("/")
+    .map((part, i) => html`${i === 0 ? "" : html`/<wbr>`}${part ? html`<span class="seg">${part}</span>` : ""}`);
+}
+
 function row(session: SessionRecord, stats: Awaited<ReturnType<Store["sessionStats"]>>, prices: Prices) {
   const s = stats.get(session.id);
   const price = priceOf(prices, session);
@@ -25,7 +35,7 @@ function row(session: SessionRecord, stats: Awaited<ReturnType<Store["sessionSta
 <td><input type="checkbox" name="id" value="${session.id}" aria-label="compare ${session.id}"></td>
 <td class="title"><a href="/s/${q(session.id)}">${session.title ?? "(untitled)"}</a><div class="id">${session.id}</div>
 ${session.parentId ? html`<div class="parent">subagent of <a href="/s/${q(session.parentId)}">${session.parentId}</a></div>` : ""}</td>
-<td class="cwd"><a href="/?cwd=${q(session.cwd)}">${session.cwd}</a></td>
+<td class="cwd"><a href="/?cwd=${q(session.cwd)}">${pathBreaks(session.cwd)}</a></td>
 <td>${session.model ?? ""}</td>
 <td>${session.promptId ?? ""}</td>
 <td class="num">${s?.messages ?? 0}</td>

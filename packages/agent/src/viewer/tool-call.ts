@@ -70,21 +70,29 @@ function diff(file: string, before: string | null, after: string): SafeHtml {
  * The arguments block and a one-line summary for the header. A change the store kept the diff of (`shown`: the whole
  * file before and after, as the live session showed it) is that diff; older rows get it from the arguments.
  */
-function describeArgs(call: ToolCall, shown?: ToolDisplay): { summary: string; body: SafeHtml; terminal?: boolean } {
+function describeArgs(
+  call: ToolCall,
+  shown?: ToolDisplay,
+): { summary: string; body: SafeHtml; terminal?: boolean; isDiff?: boolean } {
   const args = callArguments(call);
   if (shown?.diff) {
     const { path, oldText, newText } = shown.diff;
-    return { summary: (args && (str(args.file_path) ?? str(args.path))) ?? path, body: diff(path, oldText, newText) };
+    return {
+      summary: (args && (str(args.file_path) ?? str(args.path))) ?? path,
+      body: diff(path, oldText, newText),
+      isDiff: true,
+    };
   }
   if (!args) return { summary: "", body: html`<pre class="args">${call.function.arguments}</pre>` };
   const file = str(args.file_path) ?? str(args.path);
   const oldText = str(args.old_string);
   const newText = str(args.new_string);
   if (file !== undefined && oldText !== undefined && newText !== undefined) {
-    return { summary: file, body: diff(file, oldText === "" ? null : oldText, newText) };
+    return { summary: file, body: diff(file, oldText === "" ? null : oldText, newText), isDiff: true };
   }
   const content = str(args.content);
-  if (file !== undefined && content !== undefined) return { summary: file, body: diff(file, null, content) };
+  if (file !== undefined && content !== undefined)
+    return { summary: file, body: diff(file, null, content), isDiff: true };
   const command = str(args.command);
   if (command !== undefined) {
     return {
@@ -111,15 +119,30 @@ function subagentLink(text: string): SafeHtml | undefined {
   return id ? html`<a class="subagent-link" href="/s/${q(id)}">subagent session ${id}</a>` : undefined;
 }
 
+/** `text` up to a unified diff it ends with ("--- a", "+++ b", "@@" lines on), trimmed; unchanged without one. */
+function withoutDiff(text: string): string {
+  const at = /(^|\n)--- [^\n]*\n\+\+\+ [^\n]*\n@@ /.exec(text);
+  return at ? text.slice(0, at.index).trimEnd() : text;
+}
+
 /** A tool call with its result (undefined: still running, or lost). */
 export function renderToolCall(call: ToolCall, result: CallResult | undefined): SafeHtml {
-  const { summary, body, terminal } = describeArgs(call, result?.display);
+  const { summary, body, terminal, isDiff } = describeArgs(call, result?.display);
   const parts = result ? contentParts(result.content) : undefined;
-  const status: CallStatus = !parts ? "running" : isErrorResult(parts.text, result?.isError) ? "error" : "ok";
+  // The card shows the change as a diff already: the unified diff the result repeats for the model is left out.
+  if (parts && isDiff) parts.text = withoutDiff(parts.text);
+  // A command that ran and failed is not a tool error (the model reads its output), but it did not go "ok" either.
+  const exit = terminal && parts ? /\[Command failed with exit code (-?\d+)\]\s*$/.exec(parts.text)?.[1] : undefined;
+  const status: CallStatus = !parts
+    ? "running"
+    : isErrorResult(parts.text, result?.isError) || exit !== undefined
+      ? "error"
+      : "ok";
+  const badge = exit !== undefined ? `exit ${exit}` : status;
   const resultClass = terminal ? "result terminal" : "result";
   const shortSummary = summary.length > 120 ? `${summary.slice(0, 119)}…` : summary;
   return html`<details class="tool status-${status}" data-call-id="${call.id}" data-tool="${call.function.name}" ${status === "error" ? "open" : ""}>
-<summary><span class="tool-name">${call.function.name}</span> <span class="tool-summary">${shortSummary}</span> <span class="badge ${status}">${status}</span> <span class="duration">${duration(result?.durationMs)}</span></summary>
+<summary><span class="tool-name">${call.function.name}</span> <span class="tool-summary">${shortSummary}</span> <span class="badge ${status}">${badge}</span> <span class="duration">${duration(result?.durationMs)}</span></summary>
 <div class="tool-body"><div class="label">arguments</div>${body}
 ${
   parts

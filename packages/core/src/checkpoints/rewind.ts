@@ -213,7 +213,7 @@ export async function rewindSession(
         ...(usage ? { usage } : {}),
         ...(outcome ? { outcome } : {}),
       }));
-      archiveId = await deps.store.replaceMessages(target.id, kept, { checkpointsFrom: seq });
+      archiveId = await deps.store.replaceMessages(target.id, kept, { checkpointsFrom: seq, kind: "rewind" });
     }
     target.history.splice(seq);
   }

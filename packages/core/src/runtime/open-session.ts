@@ -104,7 +104,7 @@ export async function openLiveSession(
       }),
     loop: parts.loop,
     logger: parts.logger,
-    ...(store ? { clearStored: (id: string) => (store as Store).replaceMessages(id, []) } : {}),
+    ...(store ? { clearStored: (id: string) => (store as Store).replaceMessages(id, [], { kind: "clear" }) } : {}),
     rewinder: parts.rewinder,
     onClose: async (s) => {
       if (live.get(s.id) !== s) return;

@@ -94,7 +94,7 @@ export async function replaceHistory(
   const row = await trx.selectFrom("sessions").selectAll().where("id", "=", sessionId).executeTakeFirst();
   if (!row) throw new SessionNotFoundError(sessionId);
   const at = now();
-  const archiveId = archiveSlug(sessionId);
+  const archiveId = archiveSlug(sessionId, options.kind);
   await trx
     .insertInto("sessions")
     .values({ ...row, id: archiveId, archived_from: sessionId, updated_at: at })

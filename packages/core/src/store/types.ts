@@ -186,6 +186,11 @@ export interface ReplaceOptions {
    */
   checkpointsFrom?: number;
   /**
+   * What replaced the history, kept in the archive's id (`…~clear-…`, `…~rewind-…`; a compaction's is `…~archive-…`)
+   * so the viewer can say which it was: a `/clear` and a rewind to the first message both keep nothing.
+   */
+  kind?: "clear" | "rewind";
+  /**
    * Checkpoints that stay with the new history, renumbered (a compaction keeps the first and the last user message):
    * each one whose seq is in `[from, to)` moves to `seq` and belongs to the user message there (`promptHash`); the
    * archive gets a copy of it as it was. The others go to the archive as `checkpointsFrom` says.

@@ -10,11 +10,13 @@
  * terminal is the shell's own PTY, which only crow-mcp reads, so a typed-in line lands in the same sandboxed shell.
  */
 import { lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { bindArgs, rootArgs, sealRootArgs } from "./binds.js";
 import { laterPaths } from "./later.js";
+import { pathMountArgs, pathVisibility } from "./path-dirs.js";
 import type { SandboxPolicy } from "./policy.js";
-import { hostSocketBinds, privateRuntimeDirs } from "./walls.js";
+import { exposedSocketBinds, hostSocketBinds, privateRuntimeDirs } from "./walls.js";
 import { inside } from "./which.js";
 
 export {
@@ -108,6 +110,8 @@ export interface BwrapLayout {
   privateTmp: string;
   /** Host directory the shell must read (its command file), mounted read-only at the same path. */
   commandDir: string;
+  /** The shell's PATH: its folders in the sandbox's private places are mounted read-only (path-dirs.ts). */
+  searchPath?: string;
 }
 
 /** bwrap's arguments (up to and including `--`) confining a command by `policy`. */
@@ -115,16 +119,24 @@ export function bwrapArgs(policy: SandboxPolicy, layout: BwrapLayout): string[] 
   const args = [...rootArgs(policy), "--dev", "/dev", "--proc", "/proc", "--bind", layout.privateTmp, "/tmp"];
   // Before the binds below: a workspace or the command's directory under /run must stay visible.
   if (!policy.network) args.push(...privateRuntimeDirs());
-  // The workspace stays visible even when it lives under /tmp (which the private /tmp hides).
-  const cwd = real(layout.cwd) ?? layout.cwd;
-  args.push("--ro-bind", cwd, cwd);
+  // The user's tools on PATH under /tmp (or /run) stay runnable, read-only; before the workspace binds, so a PATH
+  // folder that holds a workspace root does not cover the root's writable bind.
   const roots = writableRoots(policy);
+  const cwd = real(layout.cwd) ?? layout.cwd;
+  const onPath = pathVisibility(policy, layout.searchPath, {
+    shown: [cwd, ...roots],
+    keep: [tmpdir(), layout.commandDir],
+  });
+  args.push(...pathMountArgs(onPath));
+  // The workspace stays visible even when it lives under /tmp (which the private /tmp hides).
+  args.push("--ro-bind", cwd, cwd);
   for (const root of roots) args.push("--bind", root, root);
   for (const protectedPath of protectedPaths(policy, roots)) args.push("--ro-bind", protectedPath, protectedPath);
   // After the protected paths: a bind is recursive, so a workspace shown at /app keeps its read-only .git.
   args.push(...bindArgs(policy, roots));
   args.push("--ro-bind", layout.commandDir, layout.commandDir);
   if (!policy.network) args.push(...hostSocketBinds(roots));
+  args.push(...exposedSocketBinds([...new Set(onPath.mounts.map((m) => m.source))], roots));
   for (const hidden of policy.hidden ?? []) {
     const resolved = real(hidden);
     if (!resolved) continue;

@@ -10,6 +10,7 @@ export {
 } from "./bwrap.js";
 export { explainBlocked } from "./explain.js";
 export { checkOpenedReadable, checkReadable, showsHiddenContent } from "./hidden.js";
+export { type HiddenPathEntry, type PathVisibility, pathNotice, pathVisibility } from "./path-dirs.js";
 export {
   describePolicy,
   parseSandboxPolicy,

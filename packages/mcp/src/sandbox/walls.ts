@@ -26,29 +26,47 @@ export function privateRuntimeDirs(): string[] {
 /** One line of /proc/net/unix: `Num: RefCount Protocol Flags Type St Inode Path`; the path may hold spaces. */
 const SOCKET_LINE = /^\s*\S+:\s+(?:\S+\s+){6}(\/.*)$/;
 
-/**
- * bwrap arguments covering every unix socket bound to a file on the host (as /proc/net/unix lists them when the
- * shell starts) outside /tmp (private already), the runtime directories (see above) and the writable roots: each is
- * replaced by /dev/null, so a connect() there is refused. A socket bound later, or by a relative path, is not seen.
- */
-export function hostSocketBinds(writableRoots: readonly string[]): string[] {
+/** The real paths of the unix sockets bound to files on the host, as /proc/net/unix lists them now. */
+function boundSockets(): string[] {
   let table: string;
   try {
     table = readFileSync("/proc/net/unix", "utf8");
   } catch {
     return [];
   }
-  const covered = ["/tmp", ...RUNTIME_DIRS, ...writableRoots];
   const sockets = new Set<string>();
   for (const line of table.split("\n")) {
     const bound = SOCKET_LINE.exec(line)?.[1];
     if (bound === undefined) continue;
     try {
       const real = realpathSync(bound);
-      if (!covered.some((dir) => inside(real, dir)) && lstatSync(real).isSocket()) sockets.add(real);
+      if (lstatSync(real).isSocket()) sockets.add(real);
     } catch {
       // Gone, or in another mount namespace: nothing to cover here.
     }
   }
-  return [...sockets].flatMap((socket) => ["--ro-bind", "/dev/null", socket]);
+  return [...sockets];
+}
+
+/**
+ * bwrap arguments covering every unix socket bound to a file on the host (as /proc/net/unix lists them when the
+ * shell starts) outside /tmp (private already), the runtime directories (see above) and the writable roots: each is
+ * replaced by /dev/null, so a connect() there is refused. A socket bound later, or by a relative path, is not seen.
+ */
+export function hostSocketBinds(writableRoots: readonly string[]): string[] {
+  const covered = ["/tmp", ...RUNTIME_DIRS, ...writableRoots];
+  return boundSockets()
+    .filter((socket) => !covered.some((dir) => inside(socket, dir)))
+    .flatMap((socket) => ["--ro-bind", "/dev/null", socket]);
+}
+
+/**
+ * bwrap arguments covering the unix sockets in `exposed` (host folders mounted into the private /tmp or /run: the
+ * PATH's, path-dirs.ts) outside the writable roots, network on or off: those places hid them before.
+ */
+export function exposedSocketBinds(exposed: readonly string[], writableRoots: readonly string[]): string[] {
+  if (exposed.length === 0) return [];
+  return boundSockets()
+    .filter((socket) => exposed.some((dir) => inside(socket, dir)) && !writableRoots.some((dir) => inside(socket, dir)))
+    .flatMap((socket) => ["--ro-bind", "/dev/null", socket]);
 }

@@ -162,7 +162,7 @@ export class Shell {
       this.planted = plantGuards(policy, writableRoots(policy));
       argv = [
         available.bwrap,
-        ...bwrapArgs(policy, { cwd, privateTmp, commandDir: this.dir }),
+        ...bwrapArgs(policy, { cwd, privateTmp, commandDir: this.dir, ...(env.PATH ? { searchPath: env.PATH } : {}) }),
         available.bash,
         ...flags,
       ];
