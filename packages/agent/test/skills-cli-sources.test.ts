@@ -185,6 +185,11 @@ test(".well-known index on loopback: installed when digests match; one wrong dig
   assert.equal(run.code, 0, run.stderr);
   assert.deepEqual(readdirSync(dirs.skills), ["changelog"]);
   assert.deepEqual(readFileSync(path.join(dirs.skills, "changelog", "SKILL.md")), good);
+  // A bare host is tried as a .well-known host first.
+  const host = await fresh("wk-host");
+  const bare = await crowSkills(["add", base, "--skill", "changelog"], host);
+  assert.equal(bare.code, 0, bare.stderr);
+  assert.deepEqual(readdirSync(host.skills), ["changelog"]);
 });
 
 test("off-spec but safe: installed under its normalised name with notices; no description: reported, not installed", async () => {

@@ -243,3 +243,28 @@ test("list names the sources the CLI's global lock (~/.agents/.skill-lock.json, 
     /^internal-comms {2}global {2}\/tmp\/skills2\/cli-run\/proj-local\/vendor\/anthropics-skills {2}valid/m,
   );
 });
+
+test("a lockfile the CLI rewrote after restoring Crow's: Crow restores it to the same hashes", async () => {
+  const dir = project();
+  mkdirSync(path.join(dir, "vendor"));
+  cpSync(path.join(ECOSYSTEM, "bbrowning-marketplace"), path.join(dir, "vendor", "bbrowning-marketplace"), {
+    recursive: true,
+  });
+  const text = readFileSync(path.join(CLI_LOCKS, "skills-lock.roundtrip.json"), "utf8").replaceAll(
+    CLI_REPOS,
+    `file://${ws.path("repos")}/`,
+  );
+  writeFileSync(path.join(dir, "skills-lock.json"), text);
+  const run = await crowSkills(["install", "--yes"], { cwd: dir, ...homes() });
+  assert.equal(run.code, 0, run.stderr);
+  const cli = JSON.parse(text) as { skills: Record<string, Entry> };
+  assert.equal(installed(dir).length, 8);
+  const mine = lockOf(dir);
+  for (const [key, entry] of Object.entries(cli.skills)) {
+    assert.equal(mine.skills[key]?.computedHash, entry.computedHash, key);
+  }
+  assert.equal(
+    mine.skills["Reviewing Pull Requests"]?.source,
+    "./vendor/bbrowning-marketplace/bbrowning-claude/skills/pr-review",
+  );
+});

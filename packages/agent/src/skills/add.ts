@@ -188,6 +188,12 @@ export async function installSkill(
   const keys = keysOf(lock, skill.name);
   const previous = keys.map((key) => lock.skills[key]).find((entry) => entry !== undefined);
   for (const link of skill.links) context.err(`skill ${skill.name}: ${link} is a link; not installed`);
+  const prefix = skill.path === "" ? "" : `${skill.path}/`;
+  for (const entry of skill.from.skipped ?? []) {
+    if (entry.startsWith(prefix)) {
+      context.err(`skill ${skill.name}: ${entry.slice(prefix.length)} is a link or not a regular file; not installed`);
+    }
+  }
   const secrets = await secretInodes(context.home);
   const digest = await inSkillsFolder(scope, true, (dir) => installFolder(skill.dir, dir, skill.name, secrets));
   if (!digest) throw new SourceError(`${scope.skillsDir} could not be made`);

@@ -158,6 +158,8 @@ export interface FetchedSource {
   top: string;
   root: string;
   resolved?: string;
+  /** Entries of the fetched tree left out (links, special files), relative to `top`: reported with their skill. */
+  skipped?: string[];
   /** What the user should know about how it was fetched (a bare host fetched with git after no index). */
   note?: string;
   /** Removes the temporary folder (local sources have none). */
@@ -192,9 +194,10 @@ export async function fetchSource(spec: SourceSpec, options: FetchOptions): Prom
   const dispose = () => rm(temp, { recursive: true, force: true });
   try {
     let resolved: string;
+    let skipped: string[] = [];
     if (spec.type === "git" || spec.type === "github" || spec.type === "gitlab") {
       resolved = await gitCommit(spec.location, options.exact ?? spec.ref, options);
-      await gitExtract(spec.location, resolved, temp, options);
+      skipped = await gitExtract(spec.location, resolved, temp, options);
     } else if (spec.type === "npm") {
       resolved = await fetchNpm(spec.location, options.exact ?? spec.ref, temp, options.env);
     } else {
@@ -209,7 +212,7 @@ export async function fetchSource(spec: SourceSpec, options: FetchOptions): Prom
         return { ...fetched, note: `${spec.location}: ${error.message}; fetched ${spec.orGit} with git instead` };
       }
     }
-    return { spec, top: temp, root: path.join(temp, spec.subpath ?? ""), resolved, dispose };
+    return { spec, top: temp, root: path.join(temp, spec.subpath ?? ""), resolved, skipped, dispose };
   } catch (error) {
     await dispose();
     throw error;
