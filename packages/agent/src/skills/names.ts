@@ -7,6 +7,7 @@
  * normalised. The normalised name always passes core's `nameProblem` (checks.ts `skillNameProblem`) before it
  * becomes a path.
  */
+import { normaliseSkillName } from "@crow/core";
 import { skillNameProblem } from "./checks.js";
 
 function shown(value: string): string {
@@ -29,10 +30,8 @@ export function folderName(name: string): { name: string; rule?: string } | { re
   if (/[/\\\u0000-\u001f\u007f]/.test(name)) return refuse("has a path separator or a control character");
   if (/^\s*[.-]/.test(name)) return refuse('starts with "." or "-"');
   if (skillNameProblem(name) === undefined) return { name };
-  const normalised = name
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "");
+  // Core's rule, so the loader recognises the folder as this name's (and says nothing at session start).
+  const normalised = normaliseSkillName(name);
   if (normalised === "") return refuse("has no letter or digit");
   const problem = skillNameProblem(normalised);
   if (problem) return refuse(`is ${normalised.length} characters long once normalised (at most 64)`);
