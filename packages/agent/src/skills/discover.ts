@@ -168,14 +168,15 @@ interface MarketplacePlugin {
 }
 
 async function fromMarketplace(file: string, source: FetchedSource, options: FetchOptions, discovery: Discovery) {
+  const shown = shownPath(source, file);
   let market: { plugins?: unknown; metadata?: { pluginRoot?: unknown } };
   const text = (await readDocument(file)) ?? "";
   try {
     market = JSON.parse(text) as typeof market;
   } catch {
-    throw new SourceError(`${file} is not valid JSON`);
+    throw new SourceError(`${shown} is not valid JSON`);
   }
-  if (!Array.isArray(market.plugins)) throw new SourceError(`${file} has no "plugins" list`);
+  if (!Array.isArray(market.plugins)) throw new SourceError(`${shown} has no "plugins" list`);
   // Relative plugin sources are relative to the marketplace's root: the folder holding `.claude-plugin/`.
   const fileDir = path.dirname(file);
   const base = /^\.(claude-)?plugin$/.test(path.basename(fileDir)) ? path.dirname(fileDir) : fileDir;
@@ -186,14 +187,14 @@ async function fromMarketplace(file: string, source: FetchedSource, options: Fet
     if (typeof where === "string" && !/^[a-z]+:/i.test(where)) {
       const dir = path.resolve(base, pluginRoot, where);
       if (path.relative(base, dir).startsWith("..")) {
-        throw new SourceError(`${file}: plugin ${name}'s source ${where} points outside the marketplace`);
+        throw new SourceError(`${shown}: plugin ${name}'s source ${where} points outside the marketplace`);
       }
-      if (!existsSync(dir)) throw new SourceError(`${file}: plugin ${name}'s folder ${where} does not exist`);
+      if (!existsSync(dir)) throw new SourceError(`${shown}: plugin ${name}'s folder ${where} does not exist`);
       await fromPlugin(dir, source, discovery, name, entry.skills);
       continue;
     }
     const remote = remoteSource(where, (field, why) => {
-      throw new SourceError(`${path.basename(file)}: plugin '${name}' field ${field}: ${why} (${file})`);
+      throw new SourceError(`${path.basename(file)}: plugin '${name}' field ${field}: ${why} (${shown})`);
     });
     if (!remote) {
       discovery.notes.push(`plugin ${name}: source ${JSON.stringify(where)} is not a kind Crow installs from; skipped`);
