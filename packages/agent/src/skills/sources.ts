@@ -130,7 +130,7 @@ function githubSpec(raw: string, repo: string, subpath: string | undefined, ref:
   };
 }
 
-/** Refuses a SOURCE whose `#ref` or `@ref` git would misread (see checks.ts). */
+/** Refuses a SOURCE whose `#ref` git would misread (see checks.ts). */
 function checkRef(raw: string, ref: string): void {
   const problem = refProblem(ref);
   if (problem) throw new SourceUsageError(`the ref of SOURCE ${raw}: ${problem}`);
