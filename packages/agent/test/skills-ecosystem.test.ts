@@ -115,6 +115,8 @@ test("a marketplace of plugins with source ./ and skills lists: each skill once,
   const line = run.stderr.split("\n").find((l) => l.startsWith("  claude-api")) ?? "";
   assert.ok(line.length < 160 && line.endsWith("…"), line);
   assert.doesNotMatch(run.stderr, /two skills are named/);
+  // template/ is in no plugin: said, not offered (the CLI installs it too: 18).
+  assert.match(run.stderr, /:template\/SKILL\.md is in no plugin of the marketplace: not offered/);
 });
 
 test("Title Case and name ≠ folder: installed under the normalised declared name, one notice each, locked as the CLI keys them", async () => {

@@ -77,6 +77,16 @@ export async function discoverSkills(source: FetchedSource, options: FetchOption
     else if (!skill.refused) byName.set(skill.name, skill);
     return true;
   });
+  // A marketplace offers what its plugins list; a skill folder in its tree that no plugin lists is said, not offered.
+  if (marketplaceFile && marketplaceFile !== root) {
+    for (const skill of await walkSkills(source)) {
+      if (!byDir.has(skill.dir)) {
+        discovery.notes.push(
+          `${skill.shown} is in no plugin of the marketplace: not offered (give its folder as the SOURCE to install it)`,
+        );
+      }
+    }
+  }
   if (discovery.skills.length === 0) {
     throw new SourceError(
       `no skills in ${source.spec.source}: expected <name>/SKILL.md folders, a plugin or a marketplace`,
