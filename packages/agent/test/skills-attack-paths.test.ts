@@ -95,6 +95,28 @@ test("install: a lock entry whose `path` climbs out of its source is refused, na
   assert.equal(existsSync(path.join(project, ".agents")), false);
 });
 
+test("install: lock keys are declared names now, but none that is unsafe becomes a path; skillPath cannot climb", async () => {
+  const { project, config } = repository();
+  const source = path.join(project, "vendor", "notes");
+  mkdirSync(source, { recursive: true });
+  writeFileSync(path.join(source, "SKILL.md"), skillMd("notes", "Take notes."));
+  const entry = { source, sourceType: "local", computedHash: folderDigest(source), skillPath: "SKILL.md" };
+  // Each of these would normalise to something harmless (`git`, `rf`, `a-b`); they are refused instead.
+  for (const key of ["../../.git", ".git", "..", "-rf", "a/b", "A\\B", "Notes\u0000x", "   "]) {
+    writeFileSync(path.join(project, "skills-lock.json"), JSON.stringify({ version: 1, skills: { [key]: entry } }));
+    const run = await crowSkills(["install"], { cwd: project, ...homes() });
+    assert.equal(run.code, 1, `${JSON.stringify(key)}: ${run.stderr}`);
+    assert.match(run.stderr, /field name: .*is not a skill name/, key);
+  }
+  const outside = { ...entry, source: path.join(project, "vendor"), skillPath: "../../outside/secret-skill/SKILL.md" };
+  writeFileSync(path.join(project, "skills-lock.json"), JSON.stringify({ version: 1, skills: { notes: outside } }));
+  const climbed = await crowSkills(["install"], { cwd: project, ...homes() });
+  assert.equal(climbed.code, 1, climbed.stderr);
+  assert.match(climbed.stderr, /entry 'notes' field skillPath: .*climbs out/);
+  assertGitIntact(project, config);
+  assert.equal(existsSync(path.join(project, ".agents")), false);
+});
+
 test("add: .agents (or .agents/skills) swapped for a link to elsewhere is refused, nothing written through it", async () => {
   const { project } = repository();
   const skill = ws.path("plain/tidy");

@@ -17,7 +17,8 @@ interface Lock {
       sourceType: string;
       computedHash: string;
       resolved?: string;
-      path: string;
+      skillPath: string;
+      sourceUrl?: string;
       files: Record<string, string>;
     }
   >;
@@ -78,7 +79,8 @@ test("add from a file:// git URL installs into the project, locks commit and dig
   assert.equal(entry?.source, url);
   assert.equal(entry?.sourceType, "git");
   assert.equal(entry?.resolved, firstCommit);
-  assert.equal(entry?.path, "skills/pdf-tools");
+  assert.equal(entry?.skillPath, "skills/pdf-tools/SKILL.md");
+  assert.equal(entry?.sourceUrl, url, "the skills CLI's sourceUrl of a git source");
   assert.equal(entry?.computedHash, folderDigest(installed));
   const auditLog = readFileSync(path.join(homes().crowHome, "skills-audit.log"), "utf8").trim().split("\n");
   const record = JSON.parse(auditLog.at(-1) ?? "{}") as Record<string, string>;
@@ -187,8 +189,13 @@ test("a marketplace file whose plugin lives in a git repository: fetched with gi
   const lock = readJson(path.join(homes().home, ".agents", "skills-lock.json")) as Lock;
   const entry = lock.skills["release-notes"];
   assert.deepEqual(
-    { source: entry?.source, sourceType: entry?.sourceType, path: entry?.path, resolved: entry?.resolved },
-    { source: url, sourceType: "git", path: "skills/release-notes", resolved: git(work, "rev-parse", "HEAD") },
+    { source: entry?.source, sourceType: entry?.sourceType, skillPath: entry?.skillPath, resolved: entry?.resolved },
+    {
+      source: url,
+      sourceType: "git",
+      skillPath: "skills/release-notes/SKILL.md",
+      resolved: git(work, "rev-parse", "HEAD"),
+    },
   );
   assert.ok(existsSync(path.join(homes().home, ".agents", "skills", "release-notes", "SKILL.md")));
 });

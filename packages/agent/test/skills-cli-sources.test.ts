@@ -135,8 +135,8 @@ test("a marketplace listing two plugins: --all installs both plugins' skills; fi
   const run = await crowSkills(["add", ws.path("market"), "--all"], dirs);
   assert.equal(run.code, 0, run.stderr);
   assert.deepEqual(readdirSync(dirs.skills).sort(), ["api-docs", "sql-migrations"]);
-  const lock = readJson(dirs.lock) as { skills: Record<string, { path: string }> };
-  assert.equal(lock.skills["sql-migrations"]?.path, "plugins/db/skills/sql-migrations");
+  const lock = readJson(dirs.lock) as { skills: Record<string, { skillPath: string }> };
+  assert.equal(lock.skills["sql-migrations"]?.skillPath, "plugins/db/skills/sql-migrations/SKILL.md");
 });
 
 test(".well-known index on loopback: installed when digests match; one wrong digest refuses it all, nothing written", async () => {
@@ -185,23 +185,37 @@ test(".well-known index on loopback: installed when digests match; one wrong dig
   assert.equal(run.code, 0, run.stderr);
   assert.deepEqual(readdirSync(dirs.skills), ["changelog"]);
   assert.deepEqual(readFileSync(path.join(dirs.skills, "changelog", "SKILL.md")), good);
+  // A bare host is tried as a .well-known host first.
+  const host = await fresh("wk-host");
+  const bare = await crowSkills(["add", base, "--skill", "changelog"], host);
+  assert.equal(bare.code, 0, bare.stderr);
+  assert.deepEqual(readdirSync(host.skills), ["changelog"]);
 });
 
-test("an invalid skill is refused with each problem's path and field", async () => {
+test("off-spec but safe: installed under its normalised name with notices; no description: reported, not installed", async () => {
   const file = await ws.write(
     "invalid/pdf-tools/SKILL.md",
     skillMd("pdf_tools", "d", "metadata:\n  version: 2\ncompatibility: \n"),
   );
+  const broken = await ws.write("invalid/no-description/SKILL.md", "---\nname: no-description\n---\nBody.\n");
   const dirs = await fresh("invalid");
-  const run = await crowSkills(["add", ws.path("invalid")], dirs);
-  assert.equal(run.code, 1);
+  const run = await crowSkills(["add", ws.path("invalid"), "--all"], dirs);
+  assert.equal(run.code, 0, run.stderr);
   assert.ok(
-    run.stderr.includes(`${file}: name: "pdf_tools" has characters`) || run.stderr.includes(`${file}: name:`),
+    run.stderr.includes(`notice: ${file}: installed as pdf-tools: its name "pdf_tools" breaks a rule`),
     run.stderr,
   );
-  assert.ok(run.stderr.includes(`${file}: metadata.version: must be a string, not a number`), run.stderr);
-  assert.match(run.stderr, /nothing installed/);
-  assert.equal(existsSync(dirs.skills), false);
+  assert.ok(run.stderr.includes(`notice: ${file}: metadata.version: must be a string, not a number`), run.stderr);
+  assert.ok(run.stderr.includes(`not installed: ${broken}: description: missing`), run.stderr);
+  assert.match(run.stderr, /installed 1 of 2/);
+  assert.deepEqual(readdirSync(dirs.skills), ["pdf-tools"]);
+  // Asked for by name, the one that cannot be installed is a failure (exit 1).
+  const named = await crowSkills(
+    ["add", ws.path("invalid"), "--skill", "no-description"],
+    await fresh("invalid-named"),
+  );
+  assert.equal(named.code, 1, named.stderr);
+  assert.match(named.stderr, /nothing installed/);
 });
 
 test("skills that ship scripts or ask for allowed-tools need --yes without a terminal (exit 2); links are never copied", async () => {

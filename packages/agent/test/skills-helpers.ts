@@ -75,7 +75,10 @@ export function skillMd(name: string, description: string, extra = "", body = "D
   return `---\nname: ${name}\ndescription: ${description}\n${extra}---\n${body}`;
 }
 
-/** sha256 over each file's relative path then bytes, in code-unit path order: the lockfile's `computedHash`. */
+/**
+ * sha256 over each file's relative path then bytes, paths sorted with `localeCompare`: the lockfile's `computedHash`,
+ * as the `skills` CLI 1.7.4 computes it (its `computeSkillFolderHash`).
+ */
 export function folderDigest(dir: string): string {
   const files: string[] = [];
   const walk = (rel: string) => {
@@ -87,7 +90,7 @@ export function folderDigest(dir: string): string {
   };
   walk("");
   const hash = createHash("sha256");
-  for (const file of files.sort()) {
+  for (const file of files.sort((a, b) => a.localeCompare(b))) {
     hash.update(file);
     hash.update(readFileSync(path.join(dir, file)));
   }

@@ -15,12 +15,47 @@ test("GitHub shorthand, git URLs, npm, .well-known, local paths and bare reposit
       source: "anthropics/skills",
       location: "https://github.com/anthropics/skills.git",
     });
-    assert.deepEqual(parseSource("anthropics/skills/skills/pdf@v1.2", cwd), {
+    assert.deepEqual(parseSource("anthropics/skills/skills/pdf#v1.2", cwd), {
       type: "github",
       source: "anthropics/skills",
       location: "https://github.com/anthropics/skills.git",
       ref: "v1.2",
       subpath: "skills/pdf",
+    });
+    // `owner/repo@skill` names a skill as the skills CLI reads it; a ref goes after #, both as `#ref@skill`.
+    assert.deepEqual(parseSource("vercel-labs/agent-skills@vercel-react-best-practices", cwd), {
+      type: "github",
+      source: "vercel-labs/agent-skills",
+      location: "https://github.com/vercel-labs/agent-skills.git",
+      skill: "vercel-react-best-practices",
+    });
+    assert.deepEqual(parseSource("vercel-labs/agent-skills#v2@deploy-to-vercel", cwd), {
+      type: "github",
+      source: "vercel-labs/agent-skills",
+      location: "https://github.com/vercel-labs/agent-skills.git",
+      ref: "v2",
+      skill: "deploy-to-vercel",
+    });
+    assert.throws(() => parseSource("anthropics/skills/skills/pdf@v1.2", cwd), /write a ref with #/);
+    // GitHub's /tree/<ref>/<path> URLs, as a browser shows them.
+    assert.deepEqual(parseSource("https://github.com/anthropics/skills/tree/main/skills/pdf", cwd), {
+      type: "github",
+      source: "anthropics/skills",
+      location: "https://github.com/anthropics/skills.git",
+      ref: "main",
+      subpath: "skills/pdf",
+    });
+    assert.deepEqual(parseSource("https://github.com/anthropics/skills", cwd), {
+      type: "github",
+      source: "anthropics/skills",
+      location: "https://github.com/anthropics/skills.git",
+    });
+    // A bare host: its .well-known index first, git when it has none.
+    assert.deepEqual(parseSource("https://skills.example.com/", cwd), {
+      type: "well-known",
+      source: "https://skills.example.com/.well-known/agent-skills/index.json",
+      location: "https://skills.example.com/.well-known/agent-skills/index.json",
+      orGit: "https://skills.example.com",
     });
     assert.deepEqual(parseSource("https://gitlab.com/a/b.git#main", cwd), {
       type: "git",

@@ -14,8 +14,11 @@ import { resolveScope } from "./scope.js";
 export const SKILLS_HELP = `Usage: crow skills <command> [options]
 
   add SOURCE [--skill NAME…|--all] [--yes]   install skills from SOURCE:
-        owner/repo[/path][@ref]              a GitHub repository (cloned with git)
+        owner/repo[/path][#ref]              a GitHub repository (cloned with git); also its
+                                             https://github.com/owner/repo/tree/<ref>/<path> URL
+        owner/repo@skill[#ref]               one skill of it (as the skills CLI reads @)
         https://…, file://…, git@…[#ref]     any git repository (also a local bare repository's path)
+        https://host                         its .well-known/agent-skills index, else git
         npm:<name>[@version]                 an npm package (npm_config_registry is honoured)
         ./path                               a skill folder, a plugin (plugin.json) or a marketplace
         https://host/.well-known/agent-skills/index.json   an Agent Skills Discovery index (digests checked)
@@ -30,9 +33,11 @@ export const SKILLS_HELP = `Usage: crow skills <command> [options]
 Options:
   --project            install into <project>/.agents/skills, lockfile <project>/skills-lock.json
   --global             install into ~/.agents/skills, lockfile ~/.agents/skills-lock.json
+                       (skills-lock.json is the skills CLI's format; either tool restores the other's)
                        (default: --project inside a git repository, else --global)
   --skill NAME         the skill to install from a source with several (repeatable); --all for every one
-  --yes                install skills that ship scripts or ask for allowed-tools without asking
+  --yes                install skills that ship scripts or ask for allowed-tools, or replace a skill not
+                       installed from this source, without asking
 Installs and updates are recorded with their sha256 in the lockfile and in <crow home>/skills-audit.log.`;
 
 /** Runs `crow skills` with its arguments (after `skills`); resolves to the exit code. */

@@ -1,4 +1,5 @@
 /** What every `crow skills` subcommand works with: its streams, environment, folders, and the yes/selection prompts. */
+import path from "node:path";
 import { projectRoot } from "@crow/core";
 import { crowHome } from "../config/home.js";
 import type { FoundSkill } from "./discover.js";
@@ -66,9 +67,22 @@ async function ask(context: SkillsContext, question: string): Promise<string> {
   }
 }
 
+/** `text` on one line, cut to `width` characters with an ellipsis (lists show a description this way). */
+export function oneLine(text: string, width = 100): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > width ? `${line.slice(0, width - 1)}…` : line;
+}
+
+/** Whether `wanted` (a name the user typed) means `skill`: its installed name, declared name or folder, any case. */
+function means(skill: FoundSkill, wanted: string): boolean {
+  const w = wanted.toLowerCase();
+  return [skill.name, skill.declared, path.basename(skill.dir)].some((n) => n.toLowerCase() === w);
+}
+
 /**
- * The skills to install among `found`: those `names` gives (each must exist), all with `all` or when there is one;
- * else the list is shown and, on a terminal, the user picks; without a terminal it is a usage error (exit 2).
+ * The skills to install among `found`: those `names` gives (each must exist; matched as {@link means} says), all with
+ * `all` or when there is one; else the list is shown and, on a terminal, the user picks; without a terminal it is a
+ * usage error (exit 2).
  */
 export async function selectSkills(
   context: SkillsContext,
@@ -77,19 +91,19 @@ export async function selectSkills(
   all: boolean,
 ): Promise<FoundSkill[]> {
   if (names.length > 0) {
-    const missing = names.filter((n) => !found.some((s) => s.name === n));
+    const missing = names.filter((n) => !found.some((s) => means(s, n)));
     if (missing.length > 0) {
       throw new Refused(
         `no skill named ${missing.join(", ")} in this source; it has: ${found.map((s) => s.name).join(", ")}`,
         2,
       );
     }
-    return found.filter((s) => names.includes(s.name));
+    return found.filter((s) => names.some((n) => means(s, n)));
   }
   if (all || found.length === 1) return found;
   context.err(`This source has ${found.length} skills:`);
   for (const skill of found)
-    context.err(`  ${skill.name}${skill.plugin ? ` (plugin ${skill.plugin})` : ""}  ${skill.description}`);
+    context.err(`  ${skill.name}${skill.plugin ? ` (plugin ${skill.plugin})` : ""}  ${oneLine(skill.description)}`);
   if (!context.terminal) {
     throw new Refused("several skills and no terminal to ask: pass --skill NAME (repeatable) or --all", 2);
   }
@@ -98,6 +112,30 @@ export async function selectSkills(
   const picked = answer.split(/[\s,]+/).filter(Boolean);
   if (picked.length === 0) throw new Refused("nothing picked; nothing installed", 1);
   return selectSkills(context, found, picked, false);
+}
+
+/**
+ * Splits the chosen skills into those that install and those that cannot: each notice is printed once per skill
+ * (a normalised name, a spec departure), each refused skill with its reason. Refuses (exit 1) when none can.
+ */
+export function installable(context: SkillsContext, skills: readonly FoundSkill[]): FoundSkill[] {
+  const ok: FoundSkill[] = [];
+  for (const skill of skills) {
+    if (skill.refused) {
+      context.err(`not installed: ${skill.shown}: ${skill.refused}`);
+      continue;
+    }
+    for (const notice of skill.notices) context.err(`notice: ${skill.shown}: ${notice}`);
+    ok.push(skill);
+  }
+  if (ok.length === 0) throw new Refused("no skill of this source can be installed (see above); nothing installed", 1);
+  return ok;
+}
+
+/** Asks a yes/no question on the terminal; true for y or yes. */
+export async function askYes(context: SkillsContext, question: string): Promise<boolean> {
+  const answer = (await ask(context, question)).trim().toLowerCase();
+  return answer === "y" || answer === "yes";
 }
 
 /**
@@ -113,22 +151,7 @@ export async function confirmRuns(context: SkillsContext, skills: readonly Found
   if (!context.terminal) {
     throw new Refused(`${which} can run code: read it, then pass --yes to install it; nothing installed`, 2);
   }
-  const answer = (await ask(context, `Install ${which} anyway? [y/N]`)).trim().toLowerCase();
-  if (answer !== "y" && answer !== "yes") throw new Refused("nothing installed", 1);
-}
-
-/** Refuses skills that break the Agent Skills spec, each problem with its file and field. */
-export function refuseInvalid(context: SkillsContext, skills: readonly FoundSkill[]): void {
-  let invalid = false;
-  for (const skill of skills) {
-    for (const problem of skill.problems) {
-      context.err(
-        `${problem.file}: ${problem.field}: ${problem.message}${problem.severity === "warning" ? " (warning)" : ""}`,
-      );
-      if (problem.severity === "error") invalid = true;
-    }
-  }
-  if (invalid) throw new Refused("invalid skills (see above) are not installed; nothing installed", 1);
+  if (!(await askYes(context, `Install ${which} anyway? [y/N]`))) throw new Refused("nothing installed", 1);
 }
 
 export { SourceError };

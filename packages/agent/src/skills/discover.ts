@@ -1,9 +1,10 @@
 /**
  * The skills inside a fetched source: a folder that is itself a skill, an Agent Plugins plugin (`plugin.json` +
  * `skills/<name>/SKILL.md`), a marketplace listing plugins (Claude Code's `.claude-plugin/marketplace.json` shape:
- * `plugins[].source` a relative path, `{source: "github", repo}` or `{source: "url"|"git", url}`), or any tree
- * holding `<name>/SKILL.md` folders. Each skill is checked against the Agent Skills spec and inspected for what it
- * may run (scripts, `allowed-tools`).
+ * `plugins[].source` a relative path, `{source: "github", repo}` or `{source: "url"|"git", url}`, each plugin's
+ * `skills` list naming its skill folders), or any tree holding `<name>/SKILL.md` folders. Each skill is named by
+ * names.ts's one rule, checked against the Agent Skills spec (what breaks it but is safe is a notice, not a refusal)
+ * and inspected for what it may run (scripts, `allowed-tools`).
  */
 import { existsSync } from "node:fs";
 import { readdir } from "node:fs/promises";
@@ -12,12 +13,21 @@ import { checkSkillSpec, type SpecProblem } from "@crow/core";
 import { githubRepoProblem, gitUrlProblem, innerPathProblem, refProblem } from "./checks.js";
 import { SourceError } from "./errors.js";
 import { readDocument, skillFiles } from "./files.js";
+import { declaredName, folderName } from "./names.js";
 import { type FetchedSource, type FetchOptions, fetchSource, parseSource } from "./sources.js";
 
 /** One skill found in a source. */
 export interface FoundSkill {
-  /** The name it installs as: its frontmatter `name` (its folder name when that is missing). */
+  /** The folder it installs as: its declared name, normalised (names.ts); its source folder's name when refused. */
   name: string;
+  /** Its frontmatter `name` as declared (the lockfile key, as the `skills` CLI writes it). */
+  declared: string;
+  /** Why it cannot be installed (no frontmatter, no description, an unsafe name, a duplicate), if so. */
+  refused?: string;
+  /** What the user should know about it that does not stop the install (a normalised name, spec departures). */
+  notices: string[];
+  /** How messages name its SKILL.md: the source and the path inside it, never a temporary folder. */
+  shown: string;
   description: string;
   /** Its folder, absolute. */
   dir: string;
@@ -56,15 +66,26 @@ export async function discoverSkills(source: FetchedSource, options: FetchOption
   if (marketplaceFile) await fromMarketplace(marketplaceFile, source, options, discovery);
   else if (PLUGINS.some((p) => existsSync(path.join(root, p)))) await fromPlugin(root, source, discovery);
   else await walk(root, source, discovery, 0);
-  const seen = new Map<string, FoundSkill>();
-  for (const skill of discovery.skills) {
-    const earlier = seen.get(skill.name);
-    if (earlier) {
-      throw new SourceError(
-        `two skills are named "${skill.name}" in ${source.spec.source}: ${earlier.dir} and ${skill.dir}`,
-      );
+  // The same folder reached twice (a plugin's list and a walk) is one skill; two folders with one name: the first wins.
+  const byDir = new Set<string>();
+  const byName = new Map<string, FoundSkill>();
+  discovery.skills = discovery.skills.filter((skill) => {
+    if (byDir.has(skill.dir)) return false;
+    byDir.add(skill.dir);
+    const earlier = skill.refused ? undefined : byName.get(skill.name);
+    if (earlier) skill.refused = `${earlier.shown} is also named ${skill.name}; only that one is installed`;
+    else if (!skill.refused) byName.set(skill.name, skill);
+    return true;
+  });
+  // A marketplace offers what its plugins list; a skill folder in its tree that no plugin lists is said, not offered.
+  if (marketplaceFile && marketplaceFile !== root) {
+    for (const skill of await walkSkills(source)) {
+      if (!byDir.has(skill.dir)) {
+        discovery.notes.push(
+          `${skill.shown} is in no plugin of the marketplace: not offered (give its folder as the SOURCE to install it)`,
+        );
+      }
     }
-    seen.set(skill.name, skill);
   }
   if (discovery.skills.length === 0) {
     throw new SourceError(
@@ -73,6 +94,13 @@ export async function discoverSkills(source: FetchedSource, options: FetchOption
   }
   discovery.skills.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return discovery;
+}
+
+/** Every skill folder under the source's root (a plain walk: no marketplace, no plugin lists). */
+export async function walkSkills(source: FetchedSource): Promise<FoundSkill[]> {
+  const discovery: Discovery = { skills: [], notes: [], extra: [] };
+  await walk(source.root, source, discovery, 0);
+  return discovery.skills;
 }
 
 async function walk(dir: string, source: FetchedSource, discovery: Discovery, depth: number, plugin?: string) {
@@ -89,16 +117,29 @@ async function walk(dir: string, source: FetchedSource, discovery: Discovery, de
   }
 }
 
-async function fromPlugin(dir: string, source: FetchedSource, discovery: Discovery): Promise<void> {
+/**
+ * The skills of the plugin in `dir`: those its manifest's (or its marketplace entry's) `skills` list names (each a
+ * skill folder or a folder of them, relative to the plugin), else those under `skills/`. Labelled by `label` (the
+ * marketplace's name for it), else the manifest's `name`, else the folder's.
+ */
+async function fromPlugin(
+  dir: string,
+  source: FetchedSource,
+  discovery: Discovery,
+  label?: string,
+  listed?: unknown,
+): Promise<void> {
   const manifest = PLUGINS.map((p) => path.join(dir, p)).find(existsSync);
-  let name = path.basename(dir);
+  let name = label ?? (dir === source.top ? source.spec.source : path.basename(dir));
+  let list = listed;
   if (manifest) {
     const text = (await readDocument(manifest)) ?? "";
     try {
-      const parsed = JSON.parse(text) as { name?: unknown };
-      if (typeof parsed.name === "string") name = parsed.name;
+      const parsed = JSON.parse(text) as { name?: unknown; skills?: unknown };
+      if (typeof parsed.name === "string" && label === undefined) name = parsed.name;
+      list ??= parsed.skills;
     } catch {
-      throw new SourceError(`${manifest} is not valid JSON`);
+      throw new SourceError(`${shownPath(source, manifest)} is not valid JSON`);
     }
   }
   for (const mcp of ["mcp.json", ".mcp.json"]) {
@@ -108,24 +149,44 @@ async function fromPlugin(dir: string, source: FetchedSource, discovery: Discove
       );
     }
   }
-  const skillsDir = path.join(dir, "skills");
-  if (existsSync(skillsDir)) await walk(skillsDir, source, discovery, 1, name);
+  const paths = typeof list === "string" ? [list] : Array.isArray(list) ? list : [];
+  if (paths.length === 0) {
+    const skillsDir = path.join(dir, "skills");
+    if (existsSync(skillsDir)) await walk(skillsDir, source, discovery, 1, name);
+    return;
+  }
+  for (const entry of paths) {
+    const rel = typeof entry === "string" ? entry.replace(/^\.\/+/, "").replace(/\/+$/, "") : undefined;
+    const why = rel === undefined ? "is not a string" : innerPathProblem(rel);
+    if (why !== undefined || rel === undefined) {
+      discovery.notes.push(`plugin ${name}: skills entry ${JSON.stringify(entry)} ${why ?? ""}; skipped`);
+      continue;
+    }
+    const target = path.join(dir, rel);
+    if (!existsSync(target)) {
+      discovery.notes.push(`plugin ${name}: ${shownPath(source, target)} (in its skills list) does not exist; skipped`);
+      continue;
+    }
+    await walk(target, source, discovery, 1, name);
+  }
 }
 
 interface MarketplacePlugin {
   name?: unknown;
   source?: unknown;
+  skills?: unknown;
 }
 
 async function fromMarketplace(file: string, source: FetchedSource, options: FetchOptions, discovery: Discovery) {
+  const shown = shownPath(source, file);
   let market: { plugins?: unknown; metadata?: { pluginRoot?: unknown } };
   const text = (await readDocument(file)) ?? "";
   try {
     market = JSON.parse(text) as typeof market;
   } catch {
-    throw new SourceError(`${file} is not valid JSON`);
+    throw new SourceError(`${shown} is not valid JSON`);
   }
-  if (!Array.isArray(market.plugins)) throw new SourceError(`${file} has no "plugins" list`);
+  if (!Array.isArray(market.plugins)) throw new SourceError(`${shown} has no "plugins" list`);
   // Relative plugin sources are relative to the marketplace's root: the folder holding `.claude-plugin/`.
   const fileDir = path.dirname(file);
   const base = /^\.(claude-)?plugin$/.test(path.basename(fileDir)) ? path.dirname(fileDir) : fileDir;
@@ -136,14 +197,14 @@ async function fromMarketplace(file: string, source: FetchedSource, options: Fet
     if (typeof where === "string" && !/^[a-z]+:/i.test(where)) {
       const dir = path.resolve(base, pluginRoot, where);
       if (path.relative(base, dir).startsWith("..")) {
-        throw new SourceError(`${file}: plugin ${name}'s source ${where} points outside the marketplace`);
+        throw new SourceError(`${shown}: plugin ${name}'s source ${where} points outside the marketplace`);
       }
-      if (!existsSync(dir)) throw new SourceError(`${file}: plugin ${name}'s folder ${where} does not exist`);
-      await fromPlugin(dir, source, discovery);
+      if (!existsSync(dir)) throw new SourceError(`${shown}: plugin ${name}'s folder ${where} does not exist`);
+      await fromPlugin(dir, source, discovery, name, entry.skills);
       continue;
     }
     const remote = remoteSource(where, (field, why) => {
-      throw new SourceError(`${path.basename(file)}: plugin '${name}' field ${field}: ${why} (${file})`);
+      throw new SourceError(`${path.basename(file)}: plugin '${name}' field ${field}: ${why} (${shown})`);
     });
     if (!remote) {
       discovery.notes.push(`plugin ${name}: source ${JSON.stringify(where)} is not a kind Crow installs from; skipped`);
@@ -151,7 +212,7 @@ async function fromMarketplace(file: string, source: FetchedSource, options: Fet
     }
     const fetched = await fetchSource(parseSource(remote, base), options);
     discovery.extra.push(fetched);
-    await fromPlugin(fetched.root, fetched, discovery);
+    await fromPlugin(fetched.root, fetched, discovery, name, entry.skills);
   }
 }
 
@@ -182,16 +243,46 @@ function remoteSource(where: unknown, refuse: (field: string, why: string) => ne
   return undefined;
 }
 
-/** Reads one skill folder: its spec problems and what in it may run. */
+/** How messages name `abs` inside `from`: a local path as it is, else the source and the path inside it. */
+export function shownPath(from: FetchedSource, abs: string): string {
+  if (from.spec.type === "local") return abs;
+  const rel = path.relative(from.top, abs).split(path.sep).join("/");
+  return `${from.spec.source}${from.resolved ? `@${from.resolved.slice(0, 12)}` : ""}:${rel || "."}`;
+}
+
+/**
+ * Reads one skill folder: its installed name (names.ts's rule), what stops it from being installed (no frontmatter,
+ * no name or description, an unsafe name), the spec departures that do not (notices), and what in it may run.
+ */
 export async function inspect(dir: string, from: FetchedSource, plugin?: string): Promise<FoundSkill> {
   const file = path.join(dir, "SKILL.md");
+  const shown = shownPath(from, file);
   const text = await readDocument(file);
-  if (text === undefined) throw new SourceError(`${file} disappeared while it was read`);
-  const declared = /^---[\s\S]*?^name:\s*["']?([^"'\n]+?)["']?\s*$/m.exec(text)?.[1];
+  if (text === undefined) throw new SourceError(`${shown} disappeared while it was read`);
   const folder = path.basename(dir);
-  // A source that is one skill (or a `.well-known` entry) installs under its declared name.
-  const name = declared && from.root === dir ? declared : folder;
-  const spec = checkSkillSpec(text, name);
+  const spec = checkSkillSpec(text, folder);
+  const declared = spec.name === undefined ? folder : declaredName(spec.name);
+  const named = folderName(declared);
+  const name = "name" in named ? named.name : folder;
+  const blocking = spec.problems.find(
+    (p) =>
+      p.severity === "error" &&
+      (p.field === "frontmatter" ||
+        (p.field === "name" && spec.name === undefined) ||
+        (p.field === "description" && !spec.description)),
+  );
+  const refused = blocking
+    ? `${blocking.field}: ${blocking.message}`
+    : "refused" in named
+      ? `name: ${named.refused}`
+      : undefined;
+  const notices: string[] = [];
+  if ("name" in named && named.rule)
+    notices.push(`installed as ${name}: its name "${declared}" breaks a rule: ${named.rule}`);
+  for (const problem of spec.problems) {
+    if (problem === blocking || problem.field === "name") continue;
+    notices.push(`${problem.field}: ${problem.message}`);
+  }
   const { files, links } = await skillFiles(dir);
   const runs: string[] = [];
   if (files.some((f) => f.rel.startsWith("scripts/"))) runs.push("ships a scripts/ folder");
@@ -200,6 +291,10 @@ export async function inspect(dir: string, from: FetchedSource, plugin?: string)
   if (spec.allowedTools) runs.push(`asks for allowed-tools: ${spec.allowedTools}`);
   return {
     name,
+    declared,
+    ...(refused ? { refused } : {}),
+    notices,
+    shown,
     description: spec.description ?? "",
     dir,
     path: path.relative(from.top, dir).split(path.sep).join("/"),

@@ -25,7 +25,10 @@ export interface SkillFile {
   executable: boolean;
 }
 
-/** The folder's files, sorted by `rel` (code-unit order), and the links that were left out. */
+/**
+ * The folder's files, sorted by `rel` with `localeCompare` (the `skills` CLI's order, so `computedHash` is
+ * byte-identical: `examples/a.md`, `LICENSE.txt`, `SKILL.md`), and the links that were left out.
+ */
 export async function skillFiles(dir: string): Promise<{ files: SkillFile[]; links: string[] }> {
   const files: SkillFile[] = [];
   const links: string[] = [];
@@ -44,13 +47,13 @@ export async function skillFiles(dir: string): Promise<{ files: SkillFile[]; lin
     }
   }
   await walk("");
-  files.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+  files.sort((a, b) => a.rel.localeCompare(b.rel));
   return { files, links: links.sort() };
 }
 
 /** A folder's content digest and each file's own sha256 (hex), by relative path. */
 export interface FolderDigest {
-  /** sha256 (hex) over every file's relative path then its bytes, files in code-unit order of their paths. */
+  /** sha256 (hex) over every file's relative path then its bytes, files in `localeCompare` order of their paths. */
   digest: string;
   files: Record<string, string>;
 }
@@ -121,7 +124,7 @@ export async function digestFolder(
   return digest.done();
 }
 
-/** A {@link FolderDigest} built file by file, in code-unit order of the paths. */
+/** A {@link FolderDigest} built file by file, in the order of {@link skillFiles}. */
 class FolderDigester {
   private readonly whole = createHash("sha256");
   private readonly each: Record<string, string> = {};

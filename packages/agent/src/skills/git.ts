@@ -109,12 +109,15 @@ export async function gitCommit(url: string, ref: string | undefined, options: G
   }
 }
 
-/** Writes the tree of `commit` (fetched by {@link gitCommit}) into `dir`. */
-export async function gitExtract(url: string, commit: string, dir: string, options: GitOptions) {
+/**
+ * Writes the tree of `commit` (fetched by {@link gitCommit}) into `dir`; resolves to the entries left out (links,
+ * anything not a file or folder), as tar.ts reports them.
+ */
+export async function gitExtract(url: string, commit: string, dir: string, options: GitOptions): Promise<string[]> {
   checkOperands(url, undefined);
   const problem = commitProblem(commit);
   if (problem) throw new SourceError(`refused to run git: ${problem}`);
   const repo = await cacheRepo(url, options);
   const tar = await git(["-C", repo, "archive", "--format=tar", "--", commit], options);
-  await unpackTar(tar, dir, `${url} at ${commit.slice(0, 12)}`);
+  return unpackTar(tar, dir, `${url} at ${commit.slice(0, 12)}`);
 }

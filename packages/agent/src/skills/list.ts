@@ -16,9 +16,10 @@ import {
   untrustProject,
 } from "@crow/core";
 import { openSource, short } from "./add.js";
-import { fetchOptions, Refused, type SkillsContext } from "./context.js";
+import { fetchOptions, oneLine, Refused, type SkillsContext } from "./context.js";
 import { digestFolder, readDocument } from "./files.js";
-import { type LockEntry, readLock } from "./lock.js";
+import { type LockEntry, readCliGlobalLock, readLock } from "./lock.js";
+import { folderName } from "./names.js";
 import { globalScope, projectScope } from "./scope.js";
 import { fetchSource, parseSource } from "./sources.js";
 
@@ -48,7 +49,13 @@ async function roots(context: SkillsContext): Promise<{ roots: Root[]; project: 
   const global = globalScope(context.env);
   const list: Root[] = [
     { dir: path.join(context.home, "skills"), scope: "crow", trusted: true },
-    { dir: global.skillsDir, scope: "global", lock: (await readLock(global.lockFile)).skills, trusted: true },
+    {
+      dir: global.skillsDir,
+      scope: "global",
+      // The `skills` CLI's global lock (read only) names the sources of what it installed; Crow's own lock wins.
+      lock: { ...(await readCliGlobalLock(context.env)), ...byFolder((await readLock(global.lockFile)).skills) },
+      trusted: true,
+    },
   ];
   const root = await projectRoot(context.cwd);
   const inProject = existsSync(path.join(root, ".git")) || existsSync(path.join(root, ".agents", "skills"));
@@ -57,9 +64,30 @@ async function roots(context: SkillsContext): Promise<{ roots: Root[]; project: 
   const scope = projectScope(root);
   list.push(
     { dir: path.join(root, ".crow", "skills"), scope: "project", trusted },
-    { dir: scope.skillsDir, scope: "project", lock: (await readLock(scope.lockFile)).skills, trusted },
+    { dir: scope.skillsDir, scope: "project", lock: byFolder((await readLock(scope.lockFile)).skills), trusted },
   );
   return { roots: list, project: root };
+}
+
+/** Lock entries by the folder their skill installs in (a key is a declared name: names.ts). */
+function byFolder(skills: Record<string, LockEntry>): Record<string, LockEntry> {
+  const out: Record<string, LockEntry> = {};
+  for (const [key, entry] of Object.entries(skills)) {
+    const named = folderName(key);
+    if ("name" in named) out[named.name] = entry;
+  }
+  return out;
+}
+
+/**
+ * A spec problem as a list shows it: what keeps a skill from loading (no frontmatter, no name or description) stays
+ * an error; what the loader works around (a name it normalises, a long description it cuts) is a warning.
+ */
+function listedSeverity(problem: { field: string; message: string; severity: string }, described: boolean): string {
+  if (problem.severity !== "error") return problem.severity;
+  if (problem.field === "frontmatter" || (problem.field === "description" && !described)) return "error";
+  if (problem.field === "name" && /missing|must be a string/.test(problem.message)) return "error";
+  return "warning";
 }
 
 export async function listSkills(context: SkillsContext): Promise<ListedSkill[]> {
@@ -85,11 +113,14 @@ export async function listSkills(context: SkillsContext): Promise<ListedSkill[]>
       }
       if (text === undefined && unreadable === undefined) continue;
       const spec = text === undefined ? { problems: [] } : checkSkillSpec(text, name);
-      const problems = unreadable ? [{ severity: "error", field: "SKILL.md", message: unreadable }] : spec.problems;
+      const described = "description" in spec && Boolean(spec.description);
+      const problems = unreadable
+        ? [{ severity: "error", field: "SKILL.md", message: unreadable }]
+        : spec.problems.map((p) => ({ ...p, severity: listedSeverity(p, described) }));
       const locked = root.lock?.[name];
-      const modified = locked
+      const modified = locked?.computedHash
         ? await digestFolder(dir).then(
-            (d) => d.digest !== locked.computedHash,
+            (d) => d.digest !== locked?.computedHash,
             () => true,
           )
         : false;
@@ -173,7 +204,9 @@ async function printHits(
     return 1;
   }
   for (const hit of hits) {
-    context.out(`${hit.skill.name}  ${hit.score.toFixed(2)}  ${hit.skill.description}  ${where(hit.skill.dir)}`);
+    context.out(
+      `${hit.skill.name}  ${hit.score.toFixed(2)}  ${oneLine(hit.skill.description)}  ${where(hit.skill.dir)}`,
+    );
   }
   return 0;
 }

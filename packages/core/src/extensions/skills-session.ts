@@ -96,7 +96,13 @@ export async function openSessionSkills(
   loaded: SessionSkills,
   rerank: SkillRerank | undefined,
 ): Promise<{ state: SessionSkillState; close: () => void }> {
-  reportProblems(log, session, loaded.problems, "Some skills could not be loaded");
+  reportProblems(
+    log,
+    session,
+    loaded.problems,
+    "Some skills could not be loaded",
+    "Some skills were loaded with a correction",
+  );
   if (loaded.untrusted) notifyUntrusted(session, loaded.untrusted);
   const index = await createSkillIndex(loaded.skills);
   const state: SessionSkillState = {
@@ -184,12 +190,33 @@ function describeProblems(problems: readonly SkillProblem[]): string {
   return problems.map((p) => `- ${p.path}: ${p.message}`).join("\n");
 }
 
-/** Logs every problem; tells the user about errors and warnings (overrides are only logged). */
-function reportProblems(log: Logger, session: CrowSession, problems: readonly SkillProblem[], title: string): void {
+/**
+ * Logs every problem; tells the user about errors and warnings (overrides and notes are only logged), in one notice.
+ * With `warningTitle`, warnings (a skill loaded all the same, e.g. under its folder's name) have their own heading,
+ * so a skill that loaded is never said to have failed.
+ */
+function reportProblems(
+  log: Logger,
+  session: CrowSession,
+  problems: readonly SkillProblem[],
+  title: string,
+  warningTitle?: string,
+): void {
   if (problems.length === 0) return;
   log.info(`session ${session.id}: skill problems:\n${describeProblems(problems)}`);
   const shown = problems.filter((p) => p.severity !== "info");
-  if (shown.length > 0) session.notify(`${title}:\n${describeProblems(shown)}`, "warning");
+  if (shown.length === 0) return;
+  if (!warningTitle) {
+    session.notify(`${title}:\n${describeProblems(shown)}`, "warning");
+    return;
+  }
+  const errors = shown.filter((p) => p.severity === "error");
+  const warnings = shown.filter((p) => p.severity !== "error");
+  const parts = [
+    ...(errors.length > 0 ? [`${title}:\n${describeProblems(errors)}`] : []),
+    ...(warnings.length > 0 ? [`${warningTitle}:\n${describeProblems(warnings)}`] : []),
+  ];
+  session.notify(parts.join("\n"), "warning");
 }
 
 /** Resolves when `promise` settles, `ms` pass, or `signal` aborts, whichever comes first. */

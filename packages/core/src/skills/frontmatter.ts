@@ -27,6 +27,8 @@ export interface ParsedSkill {
   metadata?: SkillMetadata;
   errors: string[];
   warnings: string[];
+  /** What is worth logging but not telling the user (a name installers normalise to the folder's, as expected). */
+  notes?: string[];
 }
 
 const NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -39,6 +41,18 @@ export function nameProblem(name: string): string | undefined {
     return "must use lowercase letters, digits and single hyphens, and not start or end with a hyphen";
   }
   return undefined;
+}
+
+/**
+ * `name` made a spec name the way installers make it (the `skills` CLI and `crow skills`): lower case, every run of
+ * other characters one hyphen, no hyphen at either end (`Reviewing Pull Requests` → `reviewing-pull-requests`). May
+ * be empty or too long: callers check it with {@link nameProblem}.
+ */
+export function normaliseSkillName(name: string): string {
+  return name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "");
 }
 
 /** Splits `---\nyaml\n---\nbody`; undefined when the text does not open with a frontmatter block. */
@@ -62,6 +76,7 @@ export function splitFrontmatter(text: string): { yaml: string; body: string } |
 export function parseSkill(text: string, folder: string): ParsedSkill {
   const errors: string[] = [];
   const warnings: string[] = [];
+  const notes: string[] = [];
   const parts = splitFrontmatter(text);
   if (!parts) {
     return {
@@ -97,6 +112,9 @@ export function parseSkill(text: string, folder: string): ParsedSkill {
     const problem = nameProblem(fields.name);
     if (folderProblem) {
       errors.push(`the folder name "${folder}" ${folderProblem}; rename the folder to a valid skill name`);
+    } else if (problem && normaliseSkillName(fields.name) === folder) {
+      // Installed under its normalised name (crow skills, the skills CLI): nothing the user needs to hear again.
+      notes.push(`name "${fields.name}" ${problem}; loaded as "${folder}", its normalised name and folder`);
     } else if (problem) {
       warnings.push(`name "${fields.name}" ${problem}; using the folder name "${folder}"`);
     } else if (fields.name !== folder) {
@@ -122,6 +140,7 @@ export function parseSkill(text: string, folder: string): ParsedSkill {
     },
     errors,
     warnings,
+    notes,
   };
 }
 

@@ -7,7 +7,13 @@ export { defaultSkillCacheDir, SkillEmbeddingCache, type SkillEmbeddingStore, ty
 export { CHUNKER_VERSION, chunkSkill } from "./dense.js";
 export { type Embedder, type OpenAiEmbedderOptions, openAiEmbedder, type Vector } from "./embedder.js";
 export { externalSkill, loadedSkill } from "./external.js";
-export { nameProblem, type ParsedSkill, parseSkill, type SkillMetadata } from "./frontmatter.js";
+export {
+  nameProblem,
+  normaliseSkillName,
+  type ParsedSkill,
+  parseSkill,
+  type SkillMetadata,
+} from "./frontmatter.js";
 export {
   loadSkills,
   projectSkillRoots,

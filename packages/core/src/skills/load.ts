@@ -166,6 +166,7 @@ async function loadSkill(
   const parsed = parseSkill(content, folder);
   for (const message of parsed.errors) problems.push({ severity: "error", path: file, message });
   for (const message of parsed.warnings) problems.push({ severity: "warning", path: file, message });
+  for (const message of parsed.notes ?? []) problems.push({ severity: "info", path: file, message });
   if (!parsed.metadata) return undefined;
   const files = await listFiles(dir);
   if (files.length > MAX_FILES) {

@@ -38,6 +38,8 @@ export interface SpecResult {
   allowedTools?: string;
   /** The `description`, when it is a string. */
   description?: string;
+  /** The `name`, when it is a non-empty string (whether or not it is a valid name). */
+  name?: string;
 }
 
 /** Checks `text` (a SKILL.md) of the folder named `folder` against every rule of the specification. */
@@ -122,6 +124,7 @@ export function checkSkillSpec(text: string, folder: string): SpecResult {
     problems,
     ...(typeof allowed === "string" && allowed.trim() !== "" ? { allowedTools: allowed.trim() } : {}),
     ...(typeof description === "string" ? { description: description.trim() } : {}),
+    ...(typeof name === "string" && name !== "" ? { name } : {}),
   };
 }
 
