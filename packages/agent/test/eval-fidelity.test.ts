@@ -138,6 +138,36 @@ mkdir /tests/build && cp /tests/input.txt /tests/build/ && echo changed >> /test
     assert.match(String(mock.requests.at(-1)?.body.messages[0]?.content), /^You work in \/app\.$/m);
   });
 
+  test("the default system prompt names /app (or the WORKDIR), never the trial's host path", async () => {
+    const suite = path.join(suites, "default-prompt");
+    await files(path.join(suite, "plain"), {
+      "instruction.md": "Nothing to do.\n",
+      "environment/notes.txt": "a file the tree shows\n",
+      "tests/test.sh": "echo 1 > /logs/verifier/reward.txt\n",
+    });
+    await files(path.join(suite, "workdir"), {
+      "instruction.md": "Nothing to do.\n",
+      "environment/Dockerfile": "FROM ubuntu:24.04\nWORKDIR /app/src\n",
+      "tests/test.sh": "echo 1 > /logs/verifier/reward.txt\n",
+    });
+    mock.script(reply().text("Done."), reply().text("Done."));
+    const result = await runEval(["run", suite, "--json"], { mockUrl: mock.url, home });
+    assert.equal(result.code, 0, result.stderr);
+    mock.assertDone();
+    const prompts = mock.requests.slice(-2).map((request) => String(request.body.messages[0]?.content));
+    assert.equal(prompts.length, 2);
+    for (const prompt of prompts) {
+      assert.doesNotMatch(prompt, /crow-eval-|\/tmp\//, "no host path of the trial's workspace");
+    }
+    const plain = prompts.find((prompt) => prompt.includes("notes.txt"));
+    assert.ok(plain, prompts.join("\n---\n"));
+    assert.match(plain, /^Workspace: \/app \(/m);
+    assert.match(plain, /^Tree:\n\/app\/\n└── notes\.txt$/m);
+    const workdir = prompts.find((prompt) => prompt !== plain);
+    assert.match(workdir ?? "", /^Workspace: \/app\/src \(/m);
+    assert.match(workdir ?? "", /^Tree:\n\/app\/\n└── src\/$/m, "the tree is /app's, from its root");
+  });
+
   test("nothing to peek at: a copy of the solution elsewhere on disk is out of the agent's and the scripts' reach", async () => {
     // Copies of the suite's answer where a person or another checkout might keep them.
     // /srv only where the tests may write there (as root, as CI runs them); /var/tmp everywhere.

@@ -288,6 +288,10 @@ function runnableTasks(tasks: readonly EvalTask[]): EvalTask[] {
   for (const task of tasks) {
     const say = (text: string) => process.stderr.write(`crow eval: ${task.name}: ${text}\n`);
     if (task.ignored.length > 0) say(`task.toml fields not applied here: ${task.ignored.join(", ")}`);
+    for (const removed of task.removed) say(`task.toml: ${removed}`);
+    if (task.steps.length > 0) {
+      say(`${task.steps.length} steps (${task.steps.map((s) => s.name).join(", ")}), reward: ${task.rewardStrategy}`);
+    }
     if (task.docker && !task.docker.ok) {
       say(`skipped: ${task.docker.reason}`);
       continue;

@@ -1,13 +1,19 @@
 /**
  * A suite in Harbor's (Terminal-Bench 2.0) task format: a directory of task directories, each with `instruction.md`
  * (the prompt), `task.toml` (task-schema.ts says which fields apply), `environment/` (the
- * files the workspace starts with), `tests/test.sh` (the verifier) and optionally `solution/solve.sh` (the oracle).
+ * files the workspace starts with), `tests/test.sh` (the verifier) and optionally `solution/solve.sh` (the oracle);
+ * or, for a multi-step task, `[[steps]]` with a `steps/<name>/` each (steps.ts).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
+import { type ArtifactSpec, artifactSpecs } from "./artifacts.js";
 import { type DockerPlan, planDockerfile } from "./dockerfile.js";
-import { ignoredFields, resolveEnvTemplates } from "./task-schema.js";
-import { parseToml, type TomlTable, type TomlValue } from "./toml.js";
+import { type EvalStep, loadSteps, type RewardStrategy, rewardStrategy } from "./steps.js";
+import { SuiteError, seconds, stringTable, table } from "./task-fields.js";
+import { ignoredFields, networkOf, removedFields } from "./task-schema.js";
+import { parseToml, type TomlTable } from "./toml.js";
+
+export { SuiteError } from "./task-fields.js";
 
 /** Harbor's defaults when task.toml sets no timeout. */
 const DEFAULT_AGENT_TIMEOUT_SEC = 600;
@@ -29,50 +35,29 @@ export interface EvalTask {
   solution: string | undefined;
   /** The suite's directory (hidden from the agent and every task script). */
   suiteDir: string;
-  /** `[environment] allow_internet` (Harbor's default: true): the network of the agent's shell and every script. */
+  /**
+   * The `[environment]` network baseline (`network_mode`, or the older `allow_internet`; Harbor's default public):
+   * the network of the Dockerfile's RUN steps at setup.
+   */
   allowInternet: boolean;
+  /** The agent's shell and web tools, and the oracle's solve.sh: `[agent] network_mode`, else the baseline. */
+  agentInternet: boolean;
+  /** The verifier's network: `[verifier] network_mode`, else the `[environment]` baseline. */
+  verifierInternet: boolean;
+  /** `[[steps]]` (steps.ts): empty for a single-step task. */
+  steps: EvalStep[];
+  /** `multi_step_reward_strategy` (multi-step tasks). */
+  rewardStrategy: RewardStrategy;
+  /** `artifacts`: paths collected into the trial's record after the verifier (artifacts.ts). */
+  artifacts: ArtifactSpec[];
   /** The `env` tables of task.toml: `[environment.env]` (every phase), `[solution.env]`, `[verifier.env]`. */
   env: { environment: Record<string, string>; solution: Record<string, string>; verifier: Record<string, string> };
   /** `[environment] build_timeout_sec` (Harbor's default 600): the time the Dockerfile's steps get at setup. */
   buildTimeoutSec: number;
   /** task.toml's fields that have no effect here (reported when a run starts), e.g. `environment.cpus`. */
   ignored: string[];
-}
-
-/** A suite or task that cannot be used; the message says which file and what to do. */
-export class SuiteError extends Error {
-  override name = "SuiteError";
-}
-
-function table(value: TomlValue | undefined): TomlTable {
-  return value !== undefined && typeof value === "object" && !Array.isArray(value) && !(value instanceof Date)
-    ? value
-    : {};
-}
-
-function seconds(value: TomlValue | undefined, fallback: number, where: string): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !(value > 0)) throw new SuiteError(`${where} must be a positive number of seconds`);
-  return value;
-}
-
-/** An `env` table of task.toml, its `${NAME}` / `${NAME:-default}` values resolved as Harbor does. */
-function stringTable(value: TomlValue | undefined, where: string): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, entry] of Object.entries(table(value))) {
-    if (typeof entry === "object" && !(entry instanceof Date))
-      throw new SuiteError(`${where}.${key} must be a string, number or boolean`);
-    env[key] = String(entry);
-  }
-  return resolveEnvTemplates(
-    env,
-    process.env,
-    (name, key) =>
-      new SuiteError(
-        `${where}.${key} is \${${name}}, but ${name} is not set in crow eval's environment: export it, or give a ` +
-          `default as \${${name}:-value}`,
-      ),
-  );
+  /** What to say about keys Harbor's schema removed (reported when a run starts, with what replaced them). */
+  removed: string[];
 }
 
 /**
@@ -97,45 +82,57 @@ function planEnvironment(environmentDir: string, environment: TomlTable): Docker
 /** Reads one task directory of the suite in `suiteDir`. */
 export function loadTask(dir: string, suiteDir = dir): EvalTask {
   const name = path.basename(dir);
-  const instructionFile = path.join(dir, "instruction.md");
-  if (!existsSync(instructionFile)) throw new SuiteError(`task ${name}: ${instructionFile} is missing`);
-  const testFile = path.join(dir, "tests", "test.sh");
-  if (!existsSync(testFile)) throw new SuiteError(`task ${name}: ${testFile} is missing (the verifier)`);
   const tomlFile = path.join(dir, "task.toml");
   const toml = existsSync(tomlFile) ? parseToml(readFileSync(tomlFile, "utf8"), tomlFile) : {};
+  const instructionFile = path.join(dir, "instruction.md");
+  const testFile = path.join(dir, "tests", "test.sh");
+  const environment = table(toml.environment);
+  const verifierEnv = stringTable(table(toml.verifier).env, `${tomlFile} [verifier.env]`);
+  const agentTimeoutSec = seconds(
+    table(toml.agent).timeout_sec,
+    DEFAULT_AGENT_TIMEOUT_SEC,
+    `${tomlFile} [agent] timeout_sec`,
+  );
+  const verifierTimeoutSec = seconds(
+    table(toml.verifier).timeout_sec,
+    DEFAULT_VERIFIER_TIMEOUT_SEC,
+    `${tomlFile} [verifier] timeout_sec`,
+  );
+  // A multi-step task has its prompts and verifiers per step; the task's own are optional then.
+  const steps = loadSteps(dir, toml, tomlFile, { agentTimeoutSec, verifierTimeoutSec, verifierEnv });
+  if (steps.length === 0) {
+    if (!existsSync(instructionFile)) throw new SuiteError(`task ${name}: ${instructionFile} is missing`);
+    if (!existsSync(testFile)) throw new SuiteError(`task ${name}: ${testFile} is missing (the verifier)`);
+  }
   const environmentDir = path.join(dir, "environment");
   const solution = path.join(dir, "solution", "solve.sh");
+  const invalid = (text: string) => new SuiteError(`${tomlFile}: ${text}`);
+  const baseline = networkOf(environment.network_mode, environment.allow_internet !== false, "[environment]", invalid);
   return {
     name,
     dir,
-    instruction: readFileSync(instructionFile, "utf8"),
-    agentTimeoutSec: seconds(
-      table(toml.agent).timeout_sec,
-      DEFAULT_AGENT_TIMEOUT_SEC,
-      `${tomlFile} [agent] timeout_sec`,
-    ),
-    verifierTimeoutSec: seconds(
-      table(toml.verifier).timeout_sec,
-      DEFAULT_VERIFIER_TIMEOUT_SEC,
-      `${tomlFile} [verifier] timeout_sec`,
-    ),
+    instruction: existsSync(instructionFile) ? readFileSync(instructionFile, "utf8") : "",
+    agentTimeoutSec,
+    verifierTimeoutSec,
     metadata: table(toml.metadata),
     environmentDir: existsSync(environmentDir) ? environmentDir : undefined,
-    docker: planEnvironment(environmentDir, table(toml.environment)),
+    docker: planEnvironment(environmentDir, environment),
     solution: existsSync(solution) ? solution : undefined,
     suiteDir,
-    allowInternet: table(toml.environment).allow_internet !== false,
+    allowInternet: baseline,
+    agentInternet: networkOf(table(toml.agent).network_mode, baseline, "[agent]", invalid),
+    verifierInternet: networkOf(table(toml.verifier).network_mode, baseline, "[verifier]", invalid),
+    steps,
+    rewardStrategy: rewardStrategy(toml.multi_step_reward_strategy, tomlFile),
+    artifacts: artifactSpecs(toml.artifacts, tomlFile),
     env: {
-      environment: stringTable(table(toml.environment).env, `${tomlFile} [environment.env]`),
+      environment: stringTable(environment.env, `${tomlFile} [environment.env]`),
       solution: stringTable(table(toml.solution).env, `${tomlFile} [solution.env]`),
-      verifier: stringTable(table(toml.verifier).env, `${tomlFile} [verifier.env]`),
+      verifier: verifierEnv,
     },
-    buildTimeoutSec: seconds(
-      table(toml.environment).build_timeout_sec,
-      600,
-      `${tomlFile} [environment] build_timeout_sec`,
-    ),
+    buildTimeoutSec: seconds(environment.build_timeout_sec, 600, `${tomlFile} [environment] build_timeout_sec`),
     ignored: ignoredFields(toml),
+    removed: removedFields(toml),
   };
 }
 

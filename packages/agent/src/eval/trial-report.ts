@@ -1,6 +1,7 @@
 /**
  * One trial told in full (`crow eval report RUN --trial TASK`): its outcome and error, its named rewards, the time
- * of each phase, the Dockerfile steps it ran with, and the end of what the verifier and the solver printed.
+ * of each phase, the Dockerfile steps it ran with, the end of what the verifier and the solver printed, a multi-step
+ * task's steps and the artifacts collected.
  */
 import type { EvalTrialRecord } from "@crow/core";
 import { counted } from "../base/plural.js";
@@ -38,7 +39,20 @@ export function renderTrial(trial: EvalTrialRecord): string {
   }
   if (d?.attempt) lines.push(`- attempt ${d.attempt.number} on ${d.attempt.worker}`);
   if (d?.emulated) lines.push(`- environment emulated from its Dockerfile: ${d.emulated.join(" · ")}`);
-  return `${lines.join("\n")}\n${fenced("verifier output (tests/test.sh)", d?.verifierOutput)}${fenced("setup output (the Dockerfile's steps)", d?.setupOutput)}${fenced("solver output (solve.sh)", d?.solverOutput)}`;
+  const steps = (d?.steps ?? []).map(
+    (step) =>
+      `\n### step ${step.name}: reward ${step.reward}${step.rewards ? ` (${JSON.stringify(step.rewards)})` : ""}\n\n` +
+      `- error: ${step.error ?? "none"}${step.stopped ? `\n- stopped: ${step.stopped}` : ""}\n` +
+      `- session: ${step.sessionId ?? "none (oracle)"}\n` +
+      fenced("verifier output", step.verifierOutput) +
+      fenced("solver output", step.solverOutput),
+  );
+  const artifacts = (d?.artifacts ?? []).map(
+    (artifact) =>
+      `\n- artifact ${artifact.source} → ${artifact.destination}${artifact.note ? `: ${artifact.note}` : ""}` +
+      (artifact.content === undefined ? "" : fenced(artifact.destination, artifact.content)),
+  );
+  return `${lines.join("\n")}\n${steps.join("")}${fenced("verifier output (tests/test.sh)", d?.verifierOutput)}${fenced("setup output (the Dockerfile's steps)", d?.setupOutput)}${fenced("solver output (solve.sh)", d?.solverOutput)}${artifacts.join("")}`;
 }
 
 /**

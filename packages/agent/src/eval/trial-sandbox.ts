@@ -168,6 +168,7 @@ function sandboxOptions(mounts: TrialMounts, sandbox: ScriptSandbox): string[] {
   // /logs itself is scratch space, as in a container (a test may write there); only its two folders are kept.
   args.push("--bind", mounts.app, CONTAINER.app, "--tmpfs", CONTAINER.logs);
   args.push("--bind", path.join(mounts.logs, "agent"), `${CONTAINER.logs}/agent`);
+  args.push("--bind", path.join(mounts.logs, "artifacts"), `${CONTAINER.logs}/artifacts`);
   const verifierLogs = path.join(mounts.logs, "verifier");
   args.push(sandbox.phase === "verifier" ? "--bind" : "--ro-bind", verifierLogs, `${CONTAINER.logs}/verifier`);
   // The verifier's /tests: this run's own copy, writable (a test may build there), as Harbor copies tests in.

@@ -7,7 +7,7 @@
  * The reward files are read from the host only as regular files, without following links, and small: the sandbox
  * has exited (with everything it started) before they are read, so nothing can change them meanwhile.
  */
-import { closeSync, constants, fstatSync, mkdirSync, openSync, readSync, rmSync } from "node:fs";
+import { closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readSync, rmSync } from "node:fs";
 import path from "node:path";
 import { workdirOf } from "./setup.js";
 import type { EvalTask } from "./suite.js";
@@ -93,26 +93,43 @@ function tail(output: string): string {
   return trimmed ? `: ${trimmed.slice(-500)}` : "";
 }
 
-/** Runs the verifier of `task` in `workspace`. */
-export async function verify(task: EvalTask, workspace: TrialWorkspace, signal?: AbortSignal): Promise<Verdict> {
-  // Each run gets its own writable /tests, copied in its sandbox from the task's (read-only there), as Harbor copies.
+/** What one verifier run of a multi-step task's step uses instead of the task's own. */
+export interface VerifierPart {
+  timeoutSec: number;
+  env: Readonly<Record<string, string>>;
+  /** The step's tests/, copied over the task's in /tests (its files win). */
+  stepTests: string | undefined;
+}
+
+/** Runs the verifier of `task` (or of one of its steps, `part`) in `workspace`. */
+export async function verify(
+  task: EvalTask,
+  workspace: TrialWorkspace,
+  signal?: AbortSignal,
+  part?: VerifierPart,
+): Promise<Verdict> {
+  // Each run gets its own writable /tests, copied in its sandbox from the task's (read-only there), as Harbor copies;
+  // and no reward file of an earlier run (a step's) is left to be read as this one's.
   rmSync(workspace.testsCopy, { recursive: true, force: true });
   mkdirSync(workspace.testsCopy);
-  const sandbox = {
-    phase: "verifier" as const,
-    network: task.allowInternet,
-    cwd: workdirOf(task),
-    staged: { tests: workspace.tests },
-  };
-  const copyThenTest = `cp -R --preserve=mode,timestamps -- "$0"/. ${CONTAINER.tests}/ && exec bash ${CONTAINER.tests}/test.sh`;
-  const outcome = await runInTrial(workspace, sandbox, ["bash", "-c", copyThenTest, `${STAGE}/tests`], {
-    env: workspace.scriptEnv({ ...task.env.environment, ...task.env.verifier }),
-    timeoutMs: task.verifierTimeoutSec * 1000,
+  const verifierLogs = path.join(workspace.logs, "verifier");
+  rmSync(verifierLogs, { recursive: true, force: true });
+  mkdirSync(verifierLogs);
+  const staged: Record<string, string> = {};
+  if (existsSync(workspace.tests)) staged.tests = workspace.tests;
+  if (part?.stepTests) staged.step = part.stepTests;
+  const sandbox = { phase: "verifier" as const, network: task.verifierInternet, cwd: workdirOf(task), staged };
+  const copyThenTest = `for d in "$@"; do cp -R --preserve=mode,timestamps -- "$d"/. ${CONTAINER.tests}/ || exit; done; exec bash ${CONTAINER.tests}/test.sh`;
+  const timeoutSec = part?.timeoutSec ?? task.verifierTimeoutSec;
+  const sources = Object.keys(staged).map((name) => `${STAGE}/${name}`);
+  const outcome = await runInTrial(workspace, sandbox, ["bash", "-c", copyThenTest, "verify", ...sources], {
+    env: workspace.scriptEnv({ ...task.env.environment, ...(part?.env ?? task.env.verifier) }),
+    timeoutMs: timeoutSec * 1000,
     ...(signal ? { signal } : {}),
   });
   const ran = { output: outcome.output, ms: outcome.ms };
   if (outcome.timedOut) {
-    const error = `verifier timed out after ${task.verifierTimeoutSec}s${tail(outcome.output)}`;
+    const error = `verifier timed out after ${timeoutSec}s${tail(outcome.output)}`;
     return { reward: 0, rewards: null, error, ...ran };
   }
   const reward = readReward(workspace.logs);

@@ -4,6 +4,7 @@
  *   <tmp>/crow-eval-XXXX/app/              the workspace (the agent's cwd), /app: filled at setup (setup.ts)
  *   <tmp>/crow-eval-XXXX/logs/agent/       /logs/agent
  *   <tmp>/crow-eval-XXXX/logs/verifier/    /logs/verifier: where test.sh writes reward.txt or reward.json
+ *   <tmp>/crow-eval-XXXX/logs/artifacts/   /logs/artifacts: what any script leaves there is kept (artifacts.ts)
  *   <tmp>/crow-eval-XXXX/tests/            /tests for the verifier: the task's tests/, copied afresh for each run
  *   <tmp>/crow-eval-XXXX/shims/            /.crow-eval/bin, first on PATH: `python`, `pip` (python images only)
  *
@@ -36,6 +37,8 @@ export function createTrialWorkspace(task: EvalTask, hidden: readonly string[] =
   const logs = path.join(root, "logs");
   mkdirSync(path.join(logs, "verifier"), { recursive: true });
   mkdirSync(path.join(logs, "agent"), { recursive: true });
+  // /logs/artifacts: Harbor's convention directory, collected after the trial (artifacts.ts).
+  mkdirSync(path.join(logs, "artifacts"), { recursive: true });
   // Filled at setup (setup.ts): a copy of environment/, or what its Dockerfile puts in /app.
   mkdirSync(app, { recursive: true });
   // A python image's `python` and `pip`: links to the host's python3 and pip3 that trials see.

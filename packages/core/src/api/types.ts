@@ -48,6 +48,14 @@ export interface ModelInfo {
   contextWindow?: number;
 }
 
+/** The names a system prompt gives the workspace and the root of its tree (see `NewSessionOptions.promptPaths`). */
+export interface PromptPaths {
+  /** The template's `workspace`: where relative paths start. */
+  workspace: string;
+  /** The first line of the tree (the directory `cwd` is, as the tools see it). */
+  treeRoot: string;
+}
+
 /** Options of `Crow.newSession`. */
 export interface NewSessionOptions {
   /** Absolute working directory. */
@@ -66,6 +74,12 @@ export interface NewSessionOptions {
   askUser?: UserAsker;
   /** A fixed system prompt for this session. */
   systemPrompt?: string;
+  /**
+   * How the rendered system prompt names the session's paths when its tools see them elsewhere than the host (an
+   * eval trial: the workspace is `/app` or the image's WORKDIR, the tree's root `/app`, as in Harbor's container).
+   * The tree and AGENTS.md are still read from `cwd`; the stored prompt arguments carry these names. Default: `cwd`.
+   */
+  promptPaths?: PromptPaths;
 }
 
 /** Options of `Crow.loadSession`. */

@@ -96,6 +96,8 @@ export interface PromptArgsOptions {
   extraArgs?: Record<string, unknown>;
   /** Files whose text never goes into the prompt (Crow's `.env` and config.yaml), see {@link readAgentsMd}. */
   hidden?: readonly string[];
+  /** How the prompt names the workspace and the tree's root when the session's tools see `cwd` elsewhere. */
+  shownPaths?: { workspace: string; treeRoot: string };
 }
 
 /** The template variable `additional_directories`: one `- /path` line per directory ("" for none). */
@@ -106,12 +108,12 @@ export function directoriesArg(dirs: readonly string[]): string {
 /** The arguments a system prompt for `cwd` is rendered with (reads the tree and AGENTS.md now). */
 export async function systemPromptArgs(cwd: string, options: PromptArgsOptions = {}): Promise<PromptArgs> {
   const [tree, agents] = await Promise.all([
-    directoryTree(cwd, options.tree),
+    directoryTree(cwd, options.shownPaths ? { ...options.tree, rootLabel: options.shownPaths.treeRoot } : options.tree),
     readAgentsMd(cwd, AGENTS_MD_MAX_CHARS, options.hidden),
   ]);
   return {
     ...options.extraArgs,
-    workspace: cwd,
+    workspace: options.shownPaths?.workspace ?? cwd,
     additional_directories: directoriesArg(options.additionalDirectories ?? []),
     display_tree: tree.text,
     agents_content: agents ?? NO_AGENTS_MD,

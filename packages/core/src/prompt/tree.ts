@@ -54,6 +54,8 @@ export interface TreeOptions {
   maxEntries?: number;
   /** Most entries listed per directory (default 60). */
   maxPerDirectory?: number;
+  /** The root's name on the first line (default `root`): where the session's tools see it (an eval trial's /app). */
+  rootLabel?: string;
 }
 
 export interface DirectoryTree {
@@ -157,7 +159,8 @@ export async function directoryTree(root: string, options: TreeOptions = {}): Pr
     });
     level = next.map(({ child }) => child);
   }
-  const lines = [`${root.endsWith("/") ? root : `${root}/`}`];
+  const label = options.rootLabel ?? root;
+  const lines = [`${label.endsWith("/") ? label : `${label}/`}`];
   draw(top, "", lines);
   if (truncated) lines.push(`(tree truncated at ${maxEntries} entries, ${maxPerDirectory} per directory)`);
   return { text: lines.join("\n"), entries: listed, truncated };

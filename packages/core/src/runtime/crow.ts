@@ -162,10 +162,13 @@ class Runtime implements Crow {
     try {
       prompt = request.systemPrompt
         ? { systemPrompt: request.systemPrompt, promptId: null, promptArgs: null }
-        : await sessionSystemPrompt(options.systemPrompt, request.cwd, additionalDirectories, {
-            ...this.parts,
-            home: this.own.home,
-          });
+        : await sessionSystemPrompt(
+            options.systemPrompt,
+            request.cwd,
+            additionalDirectories,
+            { ...this.parts, home: this.own.home },
+            request.promptPaths,
+          );
       record = store
         ? await store.createSession({
             id,

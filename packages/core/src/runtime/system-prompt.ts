@@ -31,12 +31,17 @@ export interface SessionSystemPrompt {
   warning?: string;
 }
 
-/** The system prompt of a new session in `cwd`, as the runtime's `systemPrompt` option says. */
+/**
+ * The system prompt of a new session in `cwd`, as the runtime's `systemPrompt` option says; `shownPaths` are the
+ * names the built-in or user template gives the workspace and the tree's root (`NewSessionOptions.promptPaths`); a
+ * function option gets `cwd` as before.
+ */
 export async function sessionSystemPrompt(
   choice: SystemPromptOption | undefined,
   cwd: string,
   additionalDirectories: readonly string[],
   runtime: { registry: ExtensionRegistry; home: string; store: Store | undefined; logger: Logger },
+  shownPaths?: { workspace: string; treeRoot: string },
 ): Promise<SessionSystemPrompt> {
   const { registry, home, store, logger } = runtime;
   choice ??= {};
@@ -53,6 +58,7 @@ export async function sessionSystemPrompt(
     ...(store ? { store } : {}),
     ...(skillsHint ? { skillsHint } : {}),
     ...(choice.hidden ? { hidden: choice.hidden } : {}),
+    ...(shownPaths ? { shownPaths } : {}),
     extraArgs,
   });
   if (prepared.warning) logger.warn(prepared.warning);

@@ -55,6 +55,35 @@ export interface EvalTrialDetails {
   emulated?: string[];
   /** The worker that ran it and the attempt (queued runs). */
   attempt?: { worker: string; number: number };
+  /** A multi-step task's steps that ran, in order (the trial's reward rolls theirs up). */
+  steps?: EvalStepDetails[];
+  /** Files the trial left that the task asked to keep (`artifacts`, `/logs/artifacts/`). */
+  artifacts?: EvalArtifact[];
+}
+
+/** One step of a multi-step trial. */
+export interface EvalStepDetails {
+  name: string;
+  reward: number;
+  rewards?: Record<string, number>;
+  /** Why the agent's (or the oracle's) part or the verifier failed, when one did. */
+  error: string | null;
+  /** The session of this step's agent (each step is a fresh session); null for the oracle. */
+  sessionId: string | null;
+  verifierOutput?: string;
+  solverOutput?: string;
+  /** Set on the step whose reward fell below its `min_reward`: the trial stopped after it. */
+  stopped?: string;
+}
+
+/** One collected artifact: its text (bounded), or why it is not there. */
+export interface EvalArtifact {
+  /** The path in the trial. */
+  source: string;
+  /** Where the task files it (relative). */
+  destination: string;
+  content?: string;
+  note?: string;
 }
 
 /** Runs and trials. Methods reject with {@link StoreError}. */

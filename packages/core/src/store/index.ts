@@ -1,6 +1,13 @@
 /** The session store (SQLite or PostgreSQL through Kysely). `openStore(uri)` is the entry point. */
 export type * from "./checkpoint-types.js";
-export type { EvalRunRecord, EvalStore, EvalTrialDetails, EvalTrialRecord } from "./eval-types.js";
+export type {
+  EvalArtifact,
+  EvalRunRecord,
+  EvalStepDetails,
+  EvalStore,
+  EvalTrialDetails,
+  EvalTrialRecord,
+} from "./eval-types.js";
 export { sessionSlug } from "./ids.js";
 export type * from "./lease-types.js";
 export { MIGRATIONS } from "./migrations.js";
