@@ -6,13 +6,13 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { openStore } from "@crow/core";
 import { type CapturedRequest, type MockLlm, reply, startMockLlm } from "@crow/testkit";
-import { runEval, runIdOf } from "./eval-helpers.js";
+import { files, runEval, runIdOf } from "./eval-helpers.js";
 
 const toolResults = (request: CapturedRequest | undefined) =>
   (request?.body.messages ?? []).filter((m) => m.role === "tool").map((m) => String(m.content));
@@ -26,13 +26,6 @@ function trialOf(stdout: string): { details?: Record<string, unknown> } {
 
 const REWARD_IF = (check: string) =>
   `#!/bin/bash\nif ${check}; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n`;
-
-async function files(dir: string, content: Record<string, string>): Promise<void> {
-  for (const [file, text] of Object.entries(content)) {
-    await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
-    await writeFile(path.join(dir, file), text);
-  }
-}
 
 describe("crow eval: Harbor's container, without Docker", () => {
   let mock: MockLlm;

@@ -5,20 +5,13 @@
  * what each trial's scripts printed and how long each phase took kept in the store.
  */
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { openStore } from "@crow/core";
 import { type MockLlm, startMockLlm } from "@crow/testkit";
-import { runEval, runIdOf } from "./eval-helpers.js";
-
-async function files(dir: string, content: Record<string, string>): Promise<void> {
-  for (const [file, text] of Object.entries(content)) {
-    await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
-    await writeFile(path.join(dir, file), text);
-  }
-}
+import { files, runEval, runIdOf } from "./eval-helpers.js";
 
 describe("crow eval: Harbor's task schema and Dockerfiles", () => {
   let mock: MockLlm;

@@ -4,9 +4,18 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { CROW_BIN } from "@crow/testkit";
 import { runEnv } from "./run-helpers.js";
+
+/** Writes `content` (path relative to `dir` → text) under `dir`, making folders as needed. */
+export async function files(dir: string, content: Record<string, string>): Promise<void> {
+  for (const [file, text] of Object.entries(content)) {
+    await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
+    await writeFile(path.join(dir, file), text);
+  }
+}
 
 export interface TaskSpec {
   /** Shell lines of tests/test.sh after `cd "$EVAL_APP_DIR"` (write the reward yourself, or use `check`). */

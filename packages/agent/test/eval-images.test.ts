@@ -14,17 +14,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { type CapturedRequest, type MockLlm, reply, startMockLlm } from "@crow/testkit";
-import { runEval } from "./eval-helpers.js";
+import { files, runEval } from "./eval-helpers.js";
 
 const toolResults = (request: CapturedRequest | undefined) =>
   (request?.body.messages ?? []).filter((m) => m.role === "tool").map((m) => String(m.content));
-
-async function files(dir: string, content: Record<string, string>): Promise<void> {
-  for (const [file, text] of Object.entries(content)) {
-    await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
-    await writeFile(path.join(dir, file), text);
-  }
-}
 
 const REWARD_IF = (check: string) =>
   `#!/bin/bash\nif ${check}; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n`;

@@ -4,12 +4,12 @@
  * `network_mode`, and a removed key named with what replaced it.
  */
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { type MockLlm, reply, startMockLlm } from "@crow/testkit";
-import { runEval, runIdOf } from "./eval-helpers.js";
+import { files, runEval, runIdOf } from "./eval-helpers.js";
 
 interface StepDetail {
   name: string;
@@ -36,13 +36,6 @@ function trialOf(stdout: string): Trial {
   const line = stdout.split("\n").find((l) => l.includes('"type":"trial"'));
   assert.ok(line, stdout);
   return JSON.parse(line) as Trial;
-}
-
-async function files(dir: string, content: Record<string, string>): Promise<void> {
-  for (const [file, text] of Object.entries(content)) {
-    await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
-    await writeFile(path.join(dir, file), text);
-  }
 }
 
 const REWARD_IF = (check: string) =>
