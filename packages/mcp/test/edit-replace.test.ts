@@ -8,6 +8,7 @@ import {
   replace,
   replacementDiff,
   restoreShape,
+  withoutResultDiff,
 } from "../src/edit/index.js";
 import { CASCADE_CASES as cascade } from "./edit-cases.js";
 
@@ -191,5 +192,28 @@ describe("replacementDiff", () => {
     const diff = replacementDiff("f", before, outcome.content, outcome.replacements, { maxLines: 20 });
     assert.equal(diff.split("\n").length, 2 + 20 + 1);
     assert.match(diff, /diff cut: \d+ more lines/);
+  });
+});
+
+describe("withoutResultDiff: a result's text for displays that show the diff themselves", () => {
+  const diff = "@@ -1,2 +1,2 @@\n a\n-b\n+c";
+  test("edit's result as it is now (no header: the first line names the file), diagnostics kept", () => {
+    const text = `Successfully edited /w/f.ts\nReplaced 1 occurrence (exact match).\n\n${diff}\n\n1 new error:\nf.ts:2:1 error TS1: x`;
+    assert.equal(
+      withoutResultDiff(text),
+      "Successfully edited /w/f.ts\nReplaced 1 occurrence (exact match).\n1 new error:\nf.ts:2:1 error TS1: x",
+    );
+    assert.equal(
+      withoutResultDiff(`Successfully edited /w/f.ts\nReplaced 1 occurrence.\n\n${diff}`),
+      "Successfully edited /w/f.ts\nReplaced 1 occurrence.",
+    );
+  });
+  test("results stored before, with the ---/+++ header, and text without a diff", () => {
+    assert.equal(
+      withoutResultDiff(`Successfully edited f\n\n--- f\n+++ f\n${diff}\n… (diff cut: 3 more lines)`),
+      "Successfully edited f",
+    );
+    const plain = "Successfully edited f\n\n@@ is not a hunk here";
+    assert.equal(withoutResultDiff(plain), plain);
   });
 });

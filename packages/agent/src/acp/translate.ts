@@ -26,6 +26,7 @@ import type {
   ToolResult,
   Usage,
 } from "@crow/core";
+import { withoutResultDiff } from "@crow/mcp/edit";
 import { DIAGNOSTICS_META_KEY } from "@crow/mcp/lsp";
 
 /** Streamed text of the agent: its answer or its reasoning, with the id of the message it belongs to. */
@@ -172,22 +173,6 @@ export function resultContent(content: string | ContentPart[]): ToolCallContent[
 }
 
 /**
- * A result's text without its unified diff (after a blank line, from `--- `/`+++ ` to the last line that starts as a
- * diff line does), if it has one; what follows the diff (the diagnostics of a write or edit) stays.
- */
-function withoutTextDiff(text: string): string {
-  const at = text.search(/\n\n--- [^\n]*\n\+\+\+ /);
-  if (at < 0) return text;
-  const lines = text.slice(at + 2).split("\n");
-  // Past the two header lines, every line of a diff starts with a space, +, -, @@ or \ ("\ No newline"), or is the
-  // note that it was cut.
-  let end = 2;
-  while (end < lines.length && /^(?:[ +\-\\]|@@|… \(diff cut|$)/.test(lines[end] ?? "")) end++;
-  const rest = lines.slice(end).join("\n");
-  return rest === "" ? text.slice(0, at) : `${text.slice(0, at)}\n${rest}`;
-}
-
-/**
  * `tool_call_update` (completed/failed) with the result's content: the display's diff/terminal content first (the
  * editor renders those best), then the text the model got (without a diff the diff block already shows). `rawOutput`
  * is the whole text, except beside a diff block (see below). Blocked and cancelled calls are `failed`.
@@ -195,7 +180,7 @@ function withoutTextDiff(text: string): string {
 export function toolCallFinished(toolCallId: string, status: ToolCallStatus, result: ToolResult): SessionUpdate {
   // The editor shows the diff as a diff block: the same diff in the text after it would be shown twice.
   const text =
-    result.display?.diff && typeof result.content === "string" ? withoutTextDiff(result.content) : result.content;
+    result.display?.diff && typeof result.content === "string" ? withoutResultDiff(result.content) : result.content;
   const content: ToolCallContent[] = [...displayContent(result.display), ...resultContent(text)];
   const update: SessionUpdate = {
     sessionUpdate: "tool_call_update",

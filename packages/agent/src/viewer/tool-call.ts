@@ -5,6 +5,7 @@
  * (`file_path` + `old_string`/`new_string`, `file_path` + `content`, `command`) render the same.
  */
 import { type ContentPart, callArguments, type ToolCall, type ToolDisplay } from "@crow/core";
+import { withoutResultDiff } from "@crow/mcp/edit";
 import { unifiedDiff } from "../run/diff.js";
 import { html, q, type SafeHtml } from "./html.js";
 
@@ -119,18 +120,12 @@ function subagentLink(text: string): SafeHtml | undefined {
   return id ? html`<a class="subagent-link" href="/s/${q(id)}">subagent session ${id}</a>` : undefined;
 }
 
-/** `text` up to a unified diff it ends with ("--- a", "+++ b", "@@" lines on), trimmed; unchanged without one. */
-function withoutDiff(text: string): string {
-  const at = /(^|\n)--- [^\n]*\n\+\+\+ [^\n]*\n@@ /.exec(text);
-  return at ? text.slice(0, at.index).trimEnd() : text;
-}
-
 /** A tool call with its result (undefined: still running, or lost). */
 export function renderToolCall(call: ToolCall, result: CallResult | undefined): SafeHtml {
   const { summary, body, terminal, isDiff } = describeArgs(call, result?.display);
   const parts = result ? contentParts(result.content) : undefined;
   // The card shows the change as a diff already: the unified diff the result repeats for the model is left out.
-  if (parts && isDiff) parts.text = withoutDiff(parts.text);
+  if (parts && isDiff) parts.text = withoutResultDiff(parts.text);
   // A command that ran and failed is not a tool error (the model reads its output), but it did not go "ok" either.
   const exit = terminal && parts ? /\[Command failed with exit code (-?\d+)\]\s*$/.exec(parts.text)?.[1] : undefined;
   const status: CallStatus = !parts

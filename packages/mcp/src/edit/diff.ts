@@ -140,3 +140,20 @@ function range(from: number, to: number): string {
   const count = to - from;
   return `${count === 0 ? from : from + 1},${count}`;
 }
+
+/**
+ * A write or edit result's text without the unified diff it repeats for the model, for displays that show the diff
+ * on their own (the editor's diff block, the viewer's card). The diff follows a blank line and starts at its
+ * `--- `/`+++ ` header or, as edit writes it now (the first line names the file), at its first `@@` line; it runs to
+ * the last line shaped as a diff line (a space, +, -, @@, "\" or the note that it was cut). What follows it (the
+ * language server's diagnostics) stays. Text without a diff is returned unchanged.
+ */
+export function withoutResultDiff(text: string): string {
+  const at = text.search(/\n\n(?:--- [^\n]*\n\+\+\+ [^\n]*\n)?@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@/);
+  if (at < 0) return text;
+  const lines = text.slice(at + 2).split("\n");
+  let end = lines[0]?.startsWith("--- ") ? 2 : 0;
+  while (end < lines.length && /^(?:[ +\-\\]|@@|… \(diff cut|$)/.test(lines[end] ?? "")) end++;
+  const rest = lines.slice(end).join("\n");
+  return rest === "" ? text.slice(0, at) : `${text.slice(0, at)}\n${rest}`;
+}

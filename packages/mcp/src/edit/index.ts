@@ -15,7 +15,7 @@ export {
 } from "./apply.js";
 export { FUZZY_WORK_LIMIT, runAsync, runSync, type Work, WorkBudget, WorkBudgetExhausted } from "./budget.js";
 export { type Closest, closestLines, formatClosest } from "./closest.js";
-export { type ReplacementDiffOptions, replacementDiff } from "./diff.js";
+export { type ReplacementDiffOptions, replacementDiff, withoutResultDiff } from "./diff.js";
 export {
   DIFF_META_KEY,
   DRY_RUN_META_KEY,
