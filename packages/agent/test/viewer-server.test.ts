@@ -82,8 +82,11 @@ for (const backend of backends) {
     });
 
     test("the sessions page lists sessions with their figures, filters by title and cwd", async () => {
+      // An editor opens a session at each start: one never prompted has nothing to show and is not listed.
+      const unprompted = await store.createSession({ cwd });
       const all = await get(`${base()}/`);
       assert.equal(all.status, 200);
+      assert.ok(!all.body.includes(unprompted.id), "a never-prompted session is not listed");
       assert.match(all.headers["content-security-policy"] as string, /script-src 'self'/);
       for (const title of ["Fix the parser bug", "Explain closures", "Describe the image"])
         assert.ok(all.body.includes(title));

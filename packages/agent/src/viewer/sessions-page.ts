@@ -49,6 +49,8 @@ ${session.parentId ? html`<div class="parent">subagent of <a href="/s/${q(sessio
 export async function sessionsPage(store: Store, query: SessionsQuery, prices: Prices): Promise<string> {
   const page = await store.listSessions({
     limit: PAGE,
+    // A never-prompted session (an editor or `acpx sessions new` opens one at each start) has nothing to show.
+    prompted: true,
     ...(query.cwd ? { cwd: query.cwd } : {}),
     ...(query.q ? { titleContains: query.q } : {}),
     ...(query.cursor ? { cursor: query.cursor } : {}),
