@@ -33,7 +33,11 @@ describe("crow acp: plans (the todo tool)", () => {
           .expect((req) => {
             const tool = req.body.tools?.find((t) => t.function.name === "todo");
             assert.ok(tool, "the model is offered the todo tool");
-            assert.match(String(req.body.messages[0]?.content), /multi-step work/, "the system prompt says when");
+            assert.match(
+              String(req.body.messages[0]?.content),
+              /three or more steps, keep a plan with `todo`/,
+              "the system prompt says when",
+            );
           }),
         reply()
           .toolCall("todo", { todos: SECOND })
