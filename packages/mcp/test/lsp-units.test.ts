@@ -1,8 +1,12 @@
 // The pure parts of the language-server diagnostics: which language a file is, what counts as new, how it reads.
 import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, test } from "node:test";
 import { type Diagnostic, formatSection, summarizeChange } from "../src/lsp/diagnostics.js";
 import { languageOf, languagesFor, parseLspSettings } from "../src/lsp/languages.js";
+import { serverSearchPath } from "../src/lsp/launch.js";
 
 const d = (file: string, message: string, line = 1, severity: Diagnostic["severity"] = "error"): Diagnostic => ({
   file,
@@ -94,5 +98,27 @@ describe("what a change did", () => {
       /^Diagnostics \(typescript\) this change introduced: 30 errors, 8 warnings\na\.ts:1:1 error E: error 0 /,
     );
     assert.match(text, /\(\d+ more not shown\)$/);
+  });
+});
+
+describe("serverSearchPath: what a confined server must see", () => {
+  test("the node_modules tree a .bin link points into, then the session's PATH (its node)", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "crow-lsp-path-"));
+    try {
+      mkdirSync(path.join(dir, "node_modules", ".bin"), { recursive: true });
+      mkdirSync(path.join(dir, "node_modules", "srv", "lib"), { recursive: true });
+      writeFileSync(path.join(dir, "node_modules", "srv", "lib", "cli.mjs"), "");
+      symlinkSync("../srv/lib/cli.mjs", path.join(dir, "node_modules", ".bin", "srv"));
+      const real = realpathSync(dir);
+      assert.equal(
+        serverSearchPath(path.join(dir, "node_modules", ".bin", "srv"), "/opt/node/bin:/usr/bin"),
+        `${path.join(real, "node_modules")}:/opt/node/bin:/usr/bin`,
+      );
+      // A server installed on its own (no node_modules): its folder.
+      writeFileSync(path.join(dir, "gopls"), "");
+      assert.equal(serverSearchPath(path.join(dir, "gopls"), undefined), real);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

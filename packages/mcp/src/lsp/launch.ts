@@ -6,7 +6,7 @@
  * the user would start it. Either way its environment is the shell's: the secrets scrubbed (child-env.ts).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, realpathSync, rmSync } from "node:fs";
 import path from "node:path";
 import { childEnvironment } from "../child-env.js";
 import { bwrapArgs, inside, sandboxAvailability, writableRoots } from "../sandbox/bwrap.js";
@@ -24,6 +24,26 @@ export function serverPolicy(policy: SandboxPolicy): SandboxPolicy | undefined {
     ...(policy.hidden ? { hidden: [...policy.hidden] } : {}),
     ...(policy.binds ? { binds: policy.binds.map((b) => ({ ...b })) } : {}),
   };
+}
+
+/**
+ * The folders a confined server must read besides the workspace, as a PATH for the sandbox's PATH rules (which mount
+ * those of them lying in its private places — /tmp, /run — read-only, and never a hidden one): the `node_modules`
+ * tree the server was installed in (its `.bin` entry is a link into it, and it loads its packages from there) or else
+ * its own folder, then the session's PATH (its interpreter: `#!/usr/bin/env node`). Without them a server installed
+ * under /tmp could not start confined ("execvp …: No such file or directory").
+ */
+export function serverSearchPath(executable: string, searchPath: string | undefined): string {
+  let real = executable;
+  try {
+    real = realpathSync(executable);
+  } catch {
+    // Not there: the start fails and says so.
+  }
+  const parts = real.split(path.sep);
+  const top = parts.indexOf("node_modules");
+  const home = top > 0 ? parts.slice(0, top + 1).join(path.sep) : path.dirname(real);
+  return [home, ...(searchPath ? [searchPath] : [])].join(path.delimiter);
 }
 
 /** A started server process, and how to remove what was made for it. */
@@ -59,7 +79,8 @@ export function launchServer(
   const privateTmp = path.join(dir, "tmp");
   mkdirSync(privateTmp, { mode: 0o700 });
   Object.assign(env, { TMPDIR: "/tmp", XDG_CACHE_HOME: "/tmp/.cache" });
-  const argv = [...bwrapArgs(confined, { cwd: root, privateTmp, commandDir: privateTmp }), executable, ...args];
+  const layout = { cwd: root, privateTmp, commandDir: privateTmp, searchPath: serverSearchPath(executable, env.PATH) };
+  const argv = [...bwrapArgs(confined, layout), executable, ...args];
   const child = spawn(available.bwrap, argv, { cwd: root, env, stdio: ["pipe", "pipe", "pipe"] });
   return { child, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
