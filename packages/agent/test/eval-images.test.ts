@@ -53,10 +53,20 @@ describe("crow eval: what stands in for a task's image", () => {
       "solution/solve.sh": "true\n",
       "tests/test.sh": REWARD_IF("! command -v /.crow-eval/bin/python"),
     });
-    const oracle = await runEval(["run", suite, "--oracle", "--json"], { mockUrl: mock.url, home });
+    // A pyenv-like python3 first on crow eval's PATH, under /tmp: the trial has a /tmp of its own, so `python` must
+    // not point there (it did: "python: command not found" in every script).
+    const shimDir = await mkdtemp(path.join(tmpdir(), "crow-eval-pyshim-"));
+    await files(shimDir, { python3: '#!/bin/sh\nexec /usr/bin/python3 "$@"\n' });
+    await chmod(path.join(shimDir, "python3"), 0o755);
+    const oracle = await runEval(["run", suite, "--oracle", "--json"], {
+      mockUrl: mock.url,
+      home,
+      env: { PATH: `${shimDir}${path.delimiter}${process.env.PATH}` },
+    }).finally(() => rm(shimDir, { recursive: true, force: true }));
     assert.equal(oracle.code, 0, `${oracle.stdout}\n${oracle.stderr}`);
     assert.equal(oracle.stdout.match(/"passed":true/g)?.length, 2, oracle.stdout);
     assert.match(oracle.stdout, /FROM python:3\.13-slim-bookworm \(the host's tools; python → \S*python3/);
+    assert.ok(!oracle.stdout.includes(`python → ${shimDir}`), oracle.stdout);
 
     mock.script(
       reply().toolCall("terminal", {

@@ -32,6 +32,12 @@ const SHOWN_TOP = new Set([
   "run",
 ]);
 
+/**
+ * The top-level folders a trial has of its own (a private tmpfs, its own /proc and /dev): what the host keeps there is
+ * out of its view as much as a home is (a pyenv-like `python3` under /tmp on the host's PATH is not the trial's).
+ */
+const SANDBOX_OWN = ["/tmp", "/run", "/dev", "/proc"];
+
 /** Entries of /var shown: package databases and caches (and the links /var/run, /var/lock). */
 const SHOWN_VAR = new Set(["lib", "cache", "run", "lock"]);
 
@@ -91,7 +97,7 @@ export const SHIMS = "/.crow-eval/bin";
  * and `pip3` on `PATH` that a trial sees (not one under a home it does not: a pyenv there is out of view).
  */
 export function pythonShims(searchPath: string | undefined): Array<{ name: string; target: string }> {
-  const unseen = unseenHostPaths([]);
+  const unseen = [...unseenHostPaths([]), ...SANDBOX_OWN];
   const visible = (dir: string) => !unseen.some((u) => dir === u || dir.startsWith(`${u}/`));
   const find = (command: string) => {
     for (const dir of (searchPath ?? "").split(":")) {
