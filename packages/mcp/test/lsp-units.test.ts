@@ -1,6 +1,6 @@
 // The pure parts of the language-server diagnostics: which language a file is, what counts as new, how it reads.
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
@@ -102,21 +102,28 @@ describe("what a change did", () => {
 });
 
 describe("serverSearchPath: what a confined server must see", () => {
-  test("the node_modules tree a .bin link points into, then the session's PATH (its node)", () => {
+  test("the node_modules tree it was found in, then the session's PATH (its node); a server of its own: its folder", () => {
+    assert.equal(
+      serverSearchPath("/tmp/tree/node_modules/.bin/srv", "/w", "/opt/node/bin:/usr/bin"),
+      "/tmp/tree/node_modules:/opt/node/bin:/usr/bin",
+    );
+    assert.equal(serverSearchPath("/tmp/tools/gopls", "/w", undefined), "/tmp/tools");
+  });
+
+  test("a link planted in the workspace opens nothing: found inside the workspace, only PATH is added", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "crow-lsp-path-"));
     try {
-      mkdirSync(path.join(dir, "node_modules", ".bin"), { recursive: true });
-      mkdirSync(path.join(dir, "node_modules", "srv", "lib"), { recursive: true });
-      writeFileSync(path.join(dir, "node_modules", "srv", "lib", "cli.mjs"), "");
-      symlinkSync("../srv/lib/cli.mjs", path.join(dir, "node_modules", ".bin", "srv"));
-      const real = realpathSync(dir);
-      assert.equal(
-        serverSearchPath(path.join(dir, "node_modules", ".bin", "srv"), "/opt/node/bin:/usr/bin"),
-        `${path.join(real, "node_modules")}:/opt/node/bin:/usr/bin`,
+      // The session's link from its workspace to a tree elsewhere under /tmp (another project's, another user's).
+      mkdirSync(path.join(dir, "elsewhere", "node_modules", "srv"), { recursive: true });
+      writeFileSync(path.join(dir, "elsewhere", "node_modules", "srv", "cli.mjs"), "");
+      mkdirSync(path.join(dir, "ws", "node_modules", ".bin"), { recursive: true });
+      symlinkSync(
+        path.join(dir, "elsewhere", "node_modules", "srv", "cli.mjs"),
+        path.join(dir, "ws", "node_modules", ".bin", "srv"),
       );
-      // A server installed on its own (no node_modules): its folder.
-      writeFileSync(path.join(dir, "gopls"), "");
-      assert.equal(serverSearchPath(path.join(dir, "gopls"), undefined), real);
+      const found = path.join(dir, "ws", "node_modules", ".bin", "srv");
+      assert.equal(serverSearchPath(found, path.join(dir, "ws"), "/usr/bin"), "/usr/bin");
+      assert.equal(serverSearchPath(found, path.join(dir, "ws"), undefined), "");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

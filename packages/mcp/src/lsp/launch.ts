@@ -6,7 +6,7 @@
  * the user would start it. Either way its environment is the shell's: the secrets scrubbed (child-env.ts).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, realpathSync, rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { childEnvironment } from "../child-env.js";
 import { bwrapArgs, inside, sandboxAvailability, writableRoots } from "../sandbox/bwrap.js";
@@ -32,18 +32,18 @@ export function serverPolicy(policy: SandboxPolicy): SandboxPolicy | undefined {
  * tree the server was installed in (its `.bin` entry is a link into it, and it loads its packages from there) or else
  * its own folder, then the session's PATH (its interpreter: `#!/usr/bin/env node`). Without them a server installed
  * under /tmp could not start confined ("execvp …: No such file or directory").
+ *
+ * The folder is taken from the path the server was found at, never from where a link leads: a server found in the
+ * workspace adds nothing (the workspace is shown, and a link the session planted there must not open another folder
+ * to it); one found in the workspace's parents or on PATH lies where the session cannot write.
  */
-export function serverSearchPath(executable: string, searchPath: string | undefined): string {
-  let real = executable;
-  try {
-    real = realpathSync(executable);
-  } catch {
-    // Not there: the start fails and says so.
-  }
-  const parts = real.split(path.sep);
+export function serverSearchPath(executable: string, root: string, searchPath: string | undefined): string {
+  const rest = searchPath ? [searchPath] : [];
+  if (inside(path.resolve(executable), path.resolve(root))) return rest.join(path.delimiter);
+  const parts = path.resolve(executable).split(path.sep);
   const top = parts.indexOf("node_modules");
-  const home = top > 0 ? parts.slice(0, top + 1).join(path.sep) : path.dirname(real);
-  return [home, ...(searchPath ? [searchPath] : [])].join(path.delimiter);
+  const home = top > 0 ? parts.slice(0, top + 1).join(path.sep) : path.dirname(path.resolve(executable));
+  return [home, ...rest].join(path.delimiter);
 }
 
 /** A started server process, and how to remove what was made for it. */
@@ -79,7 +79,12 @@ export function launchServer(
   const privateTmp = path.join(dir, "tmp");
   mkdirSync(privateTmp, { mode: 0o700 });
   Object.assign(env, { TMPDIR: "/tmp", XDG_CACHE_HOME: "/tmp/.cache" });
-  const layout = { cwd: root, privateTmp, commandDir: privateTmp, searchPath: serverSearchPath(executable, env.PATH) };
+  const layout = {
+    cwd: root,
+    privateTmp,
+    commandDir: privateTmp,
+    searchPath: serverSearchPath(executable, root, env.PATH),
+  };
   const argv = [...bwrapArgs(confined, layout), executable, ...args];
   const child = spawn(available.bwrap, argv, { cwd: root, env, stdio: ["pipe", "pipe", "pipe"] });
   return { child, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
