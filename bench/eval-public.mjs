@@ -55,6 +55,9 @@ const short = (text, n = 110) => {
   return one.length > n ? `${one.slice(0, n - 1)}…` : one;
 };
 
+/** A line of a setup's output that names a cause. */
+const FIRST_CAUSE = /fatal:|error:|could not resolve|not found|no such file|permission denied|unable to/i;
+
 /** The outcome of one task: its oracle trial's verdict, or why it did not run. */
 function classify(events, stderr, code) {
   const trial = events.find((e) => e.type === "trial");
@@ -69,7 +72,14 @@ function classify(events, stderr, code) {
   }
   if (trial.passed) return { outcome: "passed", reason: `reward ${trial.reward}` };
   const error = trial.error ?? "";
-  if (error.startsWith("setup:")) return { outcome: "skipped-at-setup", reason: error.slice(6) };
+  if (error.startsWith("setup:")) {
+    // The first error line of the setup's output says more than its end (a failed clone, then what it broke).
+    const first = (trial.details?.setupOutput ?? "").split("\n").find((l) => FIRST_CAUSE.test(l));
+    return {
+      outcome: "skipped-at-setup",
+      reason: first ? `${first.trim()} (${error.slice(6).trim()})` : error.slice(6),
+    };
+  }
   if (trial.error) return { outcome: "failed", reason: error };
   return { outcome: "failed", reason: `reward ${trial.reward}: ${trial.details?.verifierOutput?.slice(-200) ?? ""}` };
 }
