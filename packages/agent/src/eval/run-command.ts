@@ -23,6 +23,7 @@ import { type EvalTask, loadSuite } from "./suite.js";
 import { summarize, variantsOf } from "./summary.js";
 import { evalConfig } from "./trial-sandbox.js";
 import { listOption, resolveVariants, type Variant, VariantError } from "./variants.js";
+import { separateVerifiers } from "./verifier-env.js";
 
 export const RUN_HELP = `Usage: crow eval run SUITE [options]
        crow eval run --resume RUN [--concurrency n] [--json]
@@ -296,6 +297,15 @@ function runnableTasks(tasks: readonly EvalTask[]): EvalTask[] {
       say(`skipped: ${task.docker.reason}`);
       continue;
     }
+    const verifiers = separateVerifiers(task);
+    const cannot = verifiers.find((v) => !v.ok);
+    if (cannot && !cannot.ok) {
+      say(`skipped: ${cannot.reason}`);
+      continue;
+    }
+    for (const v of verifiers) if (v.ok) say(`verifier runs in a separate environment: ${v.what}`);
+    const workdirs = task.steps.filter((s) => s.workdir).map((s) => s.name);
+    if (workdirs.length > 0) say(`steps with a workdir/ (copied in, its setup.sh run first): ${workdirs.join(", ")}`);
     if (task.docker) say(`environment emulated from its Dockerfile (${task.docker.emulated.length} instruction(s))`);
     runnable.push(task);
   }

@@ -4,13 +4,21 @@
  * /tests: the step's files win, its `test.sh` too when it has one) and `solution/solve.sh` (the oracle's).
  *
  * A trial runs the steps one after another in the one workspace: each step is a fresh agent session on the step's
- * instruction (Harbor shares the environment, not the context), then the step's verifier. A step whose reward falls
+ * instruction (Harbor shares the environment, not the context), then the step's verifier. A step's `workdir/` (and its
+ * `setup.sh`) and collect hooks are hooks.ts's. A step whose reward falls
  * below its `min_reward` (a number, or per named reward) ends the trial there. The trial's reward is the mean of the
  * steps that ran (`multi_step_reward_strategy = "mean"`, Harbor's default; a named reward a step lacks counts 0) or
  * the last one's (`"final"`).
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import {
+  type CollectHook,
+  collectHooks,
+  stepWorkdir,
+  type VerifierEnvironmentSpec,
+  verifierEnvironmentSpec,
+} from "./hook-fields.js";
 import { SuiteError, seconds, stringTable, table } from "./task-fields.js";
 import type { TomlTable, TomlValue } from "./toml.js";
 
@@ -27,6 +35,12 @@ export interface EvalStep {
   solutionDir: string | undefined;
   /** Below it the trial stops after this step: one number, or a minimum per named reward. */
   minReward: number | Record<string, number> | undefined;
+  /** `steps/<name>/workdir`, copied into the working directory before the step (its `setup.sh` run): hooks.ts. */
+  workdir: string | undefined;
+  /** `[[steps.verifier.collect]]`, run after the task's own (hooks.ts). */
+  collect: CollectHook[];
+  /** `[steps.verifier]` `environment_mode` / `environment` (verifier-env.ts): undefined inherits the task's. */
+  verifierEnvironment: VerifierEnvironmentSpec | undefined;
 }
 
 export type RewardStrategy = "mean" | "final";
@@ -92,6 +106,9 @@ export function loadSteps(dir: string, toml: TomlTable, tomlFile: string, defaul
       testsDir: hasTests ? testsDir : undefined,
       solutionDir: existsSync(path.join(solutionDir, "solve.sh")) ? solutionDir : undefined,
       minReward: minReward(step.min_reward, where),
+      workdir: stepWorkdir(stepDir),
+      collect: collectHooks(verifier.collect, `${where} [[steps.verifier.collect]]`),
+      verifierEnvironment: verifierEnvironmentSpec(verifier, `${where} [steps.verifier]`),
     };
   });
 }

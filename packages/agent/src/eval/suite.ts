@@ -8,6 +8,12 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { type ArtifactSpec, artifactSpecs } from "./artifacts.js";
 import { type DockerPlan, planDockerfile } from "./dockerfile.js";
+import {
+  type CollectHook,
+  collectHooks,
+  type VerifierEnvironmentSpec,
+  verifierEnvironmentSpec,
+} from "./hook-fields.js";
 import { type EvalStep, loadSteps, type RewardStrategy, rewardStrategy } from "./steps.js";
 import { SuiteError, seconds, stringTable, table } from "./task-fields.js";
 import { ignoredFields, networkOf, removedFields } from "./task-schema.js";
@@ -54,6 +60,10 @@ export interface EvalTask {
   env: { environment: Record<string, string>; solution: Record<string, string>; verifier: Record<string, string> };
   /** `[environment] build_timeout_sec` (Harbor's default 600): the time the Dockerfile's steps get at setup. */
   buildTimeoutSec: number;
+  /** `[[verifier.collect]]`: commands run after the agent's part, before the verifier (hooks.ts). */
+  collect: CollectHook[];
+  /** `[verifier] environment_mode` / `[verifier.environment]` (verifier-env.ts); undefined: shared. */
+  verifierEnvironment: VerifierEnvironmentSpec | undefined;
   /** task.toml's fields that have no effect here (reported when a run starts), e.g. `environment.cpus`. */
   ignored: string[];
   /** What to say about keys Harbor's schema removed (reported when a run starts, with what replaced them). */
@@ -131,6 +141,8 @@ export function loadTask(dir: string, suiteDir = dir): EvalTask {
       verifier: verifierEnv,
     },
     buildTimeoutSec: seconds(environment.build_timeout_sec, 600, `${tomlFile} [environment] build_timeout_sec`),
+    collect: collectHooks(table(toml.verifier).collect, `${tomlFile} [[verifier.collect]]`),
+    verifierEnvironment: verifierEnvironmentSpec(table(toml.verifier), `${tomlFile} [verifier]`),
     ignored: ignoredFields(toml),
     removed: removedFields(toml),
   };

@@ -5,7 +5,8 @@
  * Applied: `[agent] timeout_sec`, `[verifier] timeout_sec` and `env`, `[solution] env`, `[environment]` `env` and
  * `build_timeout_sec` (the Dockerfile steps at setup); the network: `network_mode` of `[environment]` (the baseline),
  * `[agent]` (the agent's and the oracle's phase) and `[verifier]`, or the older `[environment] allow_internet`;
- * `[[steps]]` and `multi_step_reward_strategy` (steps.ts); `artifacts` (artifacts.ts). Informational: `version` /
+ * `[[steps]]` and `multi_step_reward_strategy` (steps.ts); `artifacts` (artifacts.ts); `[[verifier.collect]]`
+ * (hooks.ts); `[verifier] environment_mode` and `[verifier.environment]` (verifier-env.ts). Informational: `version` /
  * `schema_version`, `source`, `[task]` (name, description, `authors`, keywords) and `[metadata]`. Removed keys
  * (`multi_step_reward_mode`, gone in 1.3) are named with what replaced them.
  */
@@ -30,7 +31,7 @@ const KNOWN: Record<string, readonly string[] | "any"> = {
   task: "any",
   metadata: "any",
   agent: ["timeout_sec", "network_mode"],
-  verifier: ["timeout_sec", "env", "network_mode"],
+  verifier: ["timeout_sec", "env", "network_mode", "collect", "environment_mode", "environment"],
   solution: ["env"],
   environment: ["allow_internet", "network_mode", "env", "build_timeout_sec", "docker_image"],
 };
@@ -39,7 +40,7 @@ const KNOWN: Record<string, readonly string[] | "any"> = {
 const STEP_KNOWN: Record<string, readonly string[] | "any"> = {
   "": ["name", "min_reward", "agent", "verifier"],
   agent: ["timeout_sec"],
-  verifier: ["timeout_sec", "env"],
+  verifier: ["timeout_sec", "env", "collect", "environment_mode", "environment"],
 };
 
 /** Keys Harbor's schema removed, and what to write instead: said, not silently ignored. */

@@ -77,7 +77,9 @@ function agentPolicy(policy: SandboxPolicy, task: EvalTask, workspace: TrialWork
   const keep = [workspace.root, tmpdir(), ...policy.writable, ...policy.readOnly].map(realOrSelf);
   return {
     ...policy,
-    hidden: [...(policy.hidden ?? []), ...workspace.hidden, ...unseenHostPaths(keep)],
+    // The host's temporary directory too, for the file tools (the shell's /tmp is its own already): other trials'
+    // workspaces and any copy of a suite kept there; the trial's own workspace in it stays shown (a writable root).
+    hidden: [...(policy.hidden ?? []), ...workspace.hidden, ...unseenHostPaths(keep), realOrSelf(tmpdir())],
     network: policy.network && task.agentInternet,
     binds: [
       ...(policy.binds ?? []),

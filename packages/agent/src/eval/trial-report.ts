@@ -1,7 +1,7 @@
 /**
  * One trial told in full (`crow eval report RUN --trial TASK`): its outcome and error, its named rewards, the time
  * of each phase, the Dockerfile steps it ran with, the end of what the verifier and the solver printed, a multi-step
- * task's steps and the artifacts collected.
+ * task's steps, what the hooks printed and the artifacts collected.
  */
 import type { EvalTrialRecord } from "@crow/core";
 import { counted } from "../base/plural.js";
@@ -44,6 +44,7 @@ export function renderTrial(trial: EvalTrialRecord): string {
       `\n### step ${step.name}: reward ${step.reward}${step.rewards ? ` (${JSON.stringify(step.rewards)})` : ""}\n\n` +
       `- error: ${step.error ?? "none"}${step.stopped ? `\n- stopped: ${step.stopped}` : ""}\n` +
       `- session: ${step.sessionId ?? "none (oracle)"}\n` +
+      fenced("setup.sh and collect hooks", step.hookOutput) +
       fenced("verifier output", step.verifierOutput) +
       fenced("solver output", step.solverOutput),
   );
@@ -52,7 +53,7 @@ export function renderTrial(trial: EvalTrialRecord): string {
       `\n- artifact ${artifact.source} → ${artifact.destination}${artifact.note ? `: ${artifact.note}` : ""}` +
       (artifact.content === undefined ? "" : fenced(artifact.destination, artifact.content)),
   );
-  return `${lines.join("\n")}\n${steps.join("")}${fenced("verifier output (tests/test.sh)", d?.verifierOutput)}${fenced("setup output (the Dockerfile's steps)", d?.setupOutput)}${fenced("solver output (solve.sh)", d?.solverOutput)}${artifacts.join("")}`;
+  return `${lines.join("\n")}\n${steps.join("")}${fenced("verifier output (tests/test.sh)", d?.verifierOutput)}${fenced("setup output (the Dockerfile's steps)", d?.setupOutput)}${fenced("solver output (solve.sh)", d?.solverOutput)}${fenced("collect hooks", d?.hookOutput)}${artifacts.join("")}`;
 }
 
 /**

@@ -8,14 +8,16 @@
 
 import { type EvalStepDetails, type EvalTrialDetails, type EvalTrialRecord, errorText } from "@crow/core";
 import { collectArtifacts } from "./artifacts.js";
+import { runCollectHooks, runStepSetup } from "./hooks.js";
 import { SetupError, setUpWorkspace } from "./setup.js";
-import { belowMinimum, rollUp } from "./steps.js";
+import { belowMinimum, type EvalStep, rollUp } from "./steps.js";
 import type { EvalTask } from "./suite.js";
 import { type AgentMeasure, NOTHING, runAgent, runOracle, type TrialPart, wholeTask } from "./trial-agent.js";
 import { type TrialContext, TrialInterrupted } from "./trial-context.js";
 import type { Variant } from "./variants.js";
+import { planSeparateVerifier, prepareSeparateVerifier, type SeparateVerifier } from "./verifier-env.js";
 import { PASS_REWARD, type Verdict, verify } from "./verify.js";
-import { createTrialWorkspace } from "./workspace.js";
+import { createTrialWorkspace, type TrialWorkspace } from "./workspace.js";
 
 export { type TrialContext, TrialInterrupted } from "./trial-context.js";
 
@@ -36,6 +38,45 @@ function summed(a: AgentMeasure, b: AgentMeasure): AgentMeasure {
     toolCalls: a.toolCalls + b.toolCalls,
     toolErrors: a.toolErrors + b.toolErrors,
   };
+}
+
+/**
+ * The verifier of `task` (or of its step `spec`): in the trial's workspace, or — Harbor's separate verifier
+ * environment — in a fresh one with the agent's artifacts copied in (verifier-env.ts), removed afterwards.
+ */
+async function verifyWhere(
+  context: TrialContext,
+  task: EvalTask,
+  spec: EvalStep | undefined,
+  workspace: TrialWorkspace,
+  signal: AbortSignal,
+  part: Parameters<typeof verify>[3],
+): Promise<Verdict> {
+  const plan = planSeparateVerifier(task, spec);
+  if (!plan) return verify(task, workspace, signal, part);
+  const started = performance.now();
+  const failed = (error: string): Verdict => ({
+    reward: 0,
+    rewards: null,
+    error,
+    output: "",
+    ms: performance.now() - started,
+  });
+  if (!plan.ok) return failed(plan.reason);
+  let separate: SeparateVerifier;
+  try {
+    separate = await prepareSeparateVerifier(task, plan, workspace, [context.config.home], signal);
+  } catch (error) {
+    if (signal.aborted) throw new TrialInterrupted("the run was cancelled");
+    return failed(`separate verifier environment: ${errorText(error)}`);
+  }
+  try {
+    const verdict = await verify(separate.task, separate.workspace, signal, part);
+    return { ...verdict, output: `${separate.note}\n${verdict.output}` };
+  } finally {
+    if (context.keepWorkspace) process.stderr.write(`crow eval: kept ${separate.workspace.root} (the verifier's)\n`);
+    else separate.remove();
+  }
 }
 
 /** Runs trial `trial` of `task` under `variant`: setup, the agent (or the oracle), the verifier, each timed. */
@@ -78,10 +119,11 @@ export async function runTrial(
     }
     phaseMs.setup = performance.now() - phase;
     // One part (a single-step task), or each step in order: the agent (or the oracle), then that part's verifier.
-    const parts: { part: TrialPart; verifier: Parameters<typeof verify>[3] }[] =
+    const parts: { part: TrialPart; verifier: Parameters<typeof verify>[3]; step?: EvalStep }[] =
       task.steps.length === 0
         ? [{ part: wholeTask(task), verifier: undefined }]
         : task.steps.map((step) => ({
+            step,
             part: {
               step: step.name,
               instruction: step.instruction,
@@ -96,9 +138,23 @@ export async function runTrial(
     const steps: EvalStepDetails[] = [];
     phaseMs.agent = 0;
     phaseMs.verifier = 0;
-    for (const [index, { part, verifier }] of parts.entries()) {
+    for (const [index, { part, verifier, step: spec }] of parts.entries()) {
       const phase = performance.now();
       const ran: { solverOutput?: string } = {};
+      let hookOutput = "";
+      // A step's workdir/ (and its setup.sh) before its agent: a setup.sh that fails ends the trial there, unverified.
+      if (spec?.workdir) {
+        const setup = await runStepSetup(task, workspace, spec.workdir, part.agentTimeoutSec, signal);
+        if (signal.aborted) throw new TrialInterrupted("the run was cancelled");
+        hookOutput = setup.output;
+        if (setup.error) {
+          const failed = `step's setup: ${setup.error}`;
+          steps.push({ name: spec.name, reward: 0, error: failed, sessionId: null, stopped: failed, hookOutput });
+          errors.push(`step ${spec.name}: ${failed}`);
+          phaseMs.agent += performance.now() - phase;
+          break;
+        }
+      }
       let measure: AgentMeasure;
       try {
         measure = variant.oracle
@@ -108,9 +164,12 @@ export async function runTrial(
         if (interrupted(error)) throw new TrialInterrupted("the run was cancelled");
         measure = { ...NOTHING, error: errorText(error) };
       }
+      const hooks = [...task.collect, ...(spec?.collect ?? [])];
+      if (hooks.length > 0) hookOutput += await runCollectHooks(task, workspace, hooks, signal);
+      if (signal.aborted) throw new TrialInterrupted("the run was cancelled");
       phaseMs.agent += performance.now() - phase;
       total = index === 0 ? measure : summed(total, measure);
-      const verdict = await verify(task, workspace, signal, verifier);
+      const verdict = await verifyWhere(context, task, spec, workspace, signal, verifier);
       if (signal.aborted) throw new TrialInterrupted("the run was cancelled");
       phaseMs.verifier += verdict.ms;
       verdicts.push(verdict);
@@ -118,6 +177,7 @@ export async function runTrial(
       if (!part.step) {
         if (ran.solverOutput !== undefined) details.solverOutput = ran.solverOutput;
         details.verifierOutput = verdict.output;
+        if (hookOutput) details.hookOutput = hookOutput;
         if (error) errors.push(error);
         continue;
       }
@@ -129,6 +189,7 @@ export async function runTrial(
         verifierOutput: verdict.output,
         ...(verdict.rewards ? { rewards: verdict.rewards } : {}),
         ...(ran.solverOutput !== undefined ? { solverOutput: ran.solverOutput } : {}),
+        ...(hookOutput ? { hookOutput } : {}),
       };
       steps.push(step);
       if (error) errors.push(`step ${part.step}: ${error}`);

@@ -59,6 +59,8 @@ export interface EvalTrialDetails {
   steps?: EvalStepDetails[];
   /** Files the trial left that the task asked to keep (`artifacts`, `/logs/artifacts/`). */
   artifacts?: EvalArtifact[];
+  /** What the collect hooks (`[[verifier.collect]]`) printed, after the agent's part. */
+  hookOutput?: string;
 }
 
 /** One step of a multi-step trial. */
@@ -72,8 +74,10 @@ export interface EvalStepDetails {
   sessionId: string | null;
   verifierOutput?: string;
   solverOutput?: string;
-  /** Set on the step whose reward fell below its `min_reward`: the trial stopped after it. */
+  /** Set on the step whose reward fell below its `min_reward` (or whose setup.sh failed): the trial stopped after it. */
   stopped?: string;
+  /** What the step's `workdir/setup.sh` and its collect hooks printed. */
+  hookOutput?: string;
 }
 
 /** One collected artifact: its text (bounded), or why it is not there. */

@@ -35,12 +35,23 @@ export function hostRootArgs(skip: ReadonlySet<string>): string[] {
   return args;
 }
 
+/**
+ * The top-level entries of the host's `/` a rebuilt root leaves out because the policy hides them (`/home`, `/srv`,
+ * `/work`…, as `crow eval` does): absent, not empty — an empty folder would still say the host has one by that name.
+ * None without binds: the host's `/` is then bound whole, and a hidden entry becomes an empty one on it.
+ */
+export function leftOutOfRoot(policy: SandboxPolicy): Set<string> {
+  if ((policy.binds ?? []).length === 0) return new Set();
+  return new Set((policy.hidden ?? []).filter((entry) => path.dirname(entry) === "/" && entry !== "/"));
+}
+
 /** bwrap's arguments for the sandbox's `/`: the host's, read-only; with binds, rebuilt so the targets can exist. */
 export function rootArgs(policy: SandboxPolicy): string[] {
   const binds = policy.binds ?? [];
   if (binds.length === 0) return ["--ro-bind", "/", "/"];
   const replaced = binds.map((b) => b.target.split("/")[1] ?? "");
-  return hostRootArgs(new Set([...OWN, ...replaced]));
+  const hidden = [...leftOutOfRoot(policy)].map((entry) => entry.slice(1));
+  return hostRootArgs(new Set([...OWN, ...replaced, ...hidden]));
 }
 
 /** bwrap's arguments mounting the binds (after the writable roots: a source inside one is writable). */

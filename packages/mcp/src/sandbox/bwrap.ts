@@ -12,7 +12,7 @@
 import { lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { bindArgs, rootArgs, sealRootArgs } from "./binds.js";
+import { bindArgs, leftOutOfRoot, rootArgs, sealRootArgs } from "./binds.js";
 import { laterPaths } from "./later.js";
 import { pathMountArgs, pathVisibility } from "./path-dirs.js";
 import type { SandboxPolicy } from "./policy.js";
@@ -137,9 +137,16 @@ export function bwrapArgs(policy: SandboxPolicy, layout: BwrapLayout): string[] 
   args.push("--ro-bind", layout.commandDir, layout.commandDir);
   if (!policy.network) args.push(...hostSocketBinds(roots));
   args.push(...exposedSocketBinds([...new Set(onPath.mounts.map((m) => m.source))], roots));
+  // A hidden path in the host's temporary directory is out of view already (the shell's /tmp is its own) unless a
+  // bind above brings its place back: mounting over it would only leave its name in the private /tmp.
+  const hostTmp = real(tmpdir());
+  const bound = [cwd, ...roots, layout.commandDir, ...onPath.mounts.map((m) => m.target)];
+  const leftOut = leftOutOfRoot(policy);
   for (const hidden of policy.hidden ?? []) {
+    if (leftOut.has(hidden)) continue;
     const resolved = real(hidden);
     if (!resolved) continue;
+    if (hostTmp && inside(resolved, hostTmp) && !bound.some((place) => inside(resolved, place))) continue;
     if (statSync(resolved).isDirectory()) args.push("--tmpfs", resolved, "--remount-ro", resolved);
     else args.push("--ro-bind", "/dev/null", resolved);
   }

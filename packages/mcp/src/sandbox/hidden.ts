@@ -5,6 +5,7 @@
  * files, and its own /proc shows no host process), so a tool must not be the way around it.
  */
 import { readdirSync, readFileSync, realpathSync, type Stats, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { inside } from "./bwrap.js";
 import type { SandboxPolicy } from "./policy.js";
@@ -19,6 +20,15 @@ function realOrResolved(entry: string): string {
   } catch {
     return path.resolve(entry);
   }
+}
+
+/**
+ * The places a policy shows the shell — its writable roots and its binds' sources — as real paths. A hidden directory
+ * that holds one hides everything in it but that place: `crow eval` hides the host's whole temporary directory from
+ * the file tools (other trials' workspaces live there) while the trial's own workspace, inside it, stays theirs.
+ */
+function shownPlaces(policy: SandboxPolicy): string[] {
+  return [...policy.writable, ...(policy.binds ?? []).map((bind) => bind.source)].map(realOrResolved);
 }
 
 /** Whether the file `a` describes is `entry` by device and inode (a hard link has a path of its own). */
@@ -68,10 +78,16 @@ function refusal(file: string, target: string, stats: Stats | undefined, policy:
   if (PROCESS_ENVIRONMENT.test(target)) {
     return `Error: ${shown} was not read: a process's environment can hold API keys and is hidden from tools while the sandbox is on. Ask the user for the variable you need.`;
   }
-  const hidden = (policy.hidden ?? []).find(
-    (entry) => inside(target, realOrResolved(entry)) || (stats !== undefined && sameInode(stats, entry)),
-  );
+  const places = shownPlaces(policy);
+  const hidden = (policy.hidden ?? []).find((entry) => {
+    if (stats !== undefined && sameInode(stats, entry)) return true;
+    const real = realOrResolved(entry);
+    return inside(target, real) && !places.some((p) => p !== real && inside(p, real) && inside(target, p));
+  });
   if (hidden === undefined) return undefined;
+  if (realOrResolved(hidden) === realOrResolved(tmpdir())) {
+    return `Error: ${shown} was not read: the host's temporary directory is hidden from tools in this sandbox (the shell's /tmp is a private one, which the file tools do not reach). Use the terminal for files under /tmp.`;
+  }
   return `Error: ${shown} was not read: it is one of Crow's own files (provider keys or session transcripts) and is hidden from tools (${hidden}). Ask the user for what you need from it.`;
 }
 
@@ -79,7 +95,8 @@ function refusal(file: string, target: string, stats: Stats | undefined, policy:
 const MAX_HIDDEN_FILES = 100;
 const MAX_HIDDEN_SIZE = 64 * 1024;
 
-function hiddenContents(entry: string, out: string[]): void {
+function hiddenContents(entry: string, out: string[], shown: readonly string[]): void {
+  if (shown.includes(entry)) return;
   let stats: Stats;
   try {
     stats = statSync(entry);
@@ -101,7 +118,7 @@ function hiddenContents(entry: string, out: string[]): void {
     }
     for (const name of names) {
       if (out.length >= MAX_HIDDEN_FILES) return;
-      hiddenContents(path.join(entry, name), out);
+      hiddenContents(path.join(entry, name), out, shown);
     }
   }
 }
@@ -116,7 +133,8 @@ function hiddenContents(entry: string, out: string[]): void {
 export function showsHiddenContent(text: string, policy: SandboxPolicy): boolean {
   if (policy.mode === "off" || !policy.hidden?.length) return false;
   const contents: string[] = [];
-  for (const entry of policy.hidden) hiddenContents(entry, contents);
+  const shown = shownPlaces(policy);
+  for (const entry of policy.hidden) hiddenContents(realOrResolved(entry), contents, shown);
   const normalized = text.replace(/\r\n/g, "\n");
   return contents.some((content) => {
     const core = content.replace(/\r\n/g, "\n").trim();
