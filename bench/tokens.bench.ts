@@ -10,7 +10,10 @@
 //
 // Printed for each agent: the first request's bytes and the whole task's, and for the first request its system
 // prompt and each tool definition (JSON bytes as sent). The first request is what every request resends: its tools
-// and system prompt are the static prefix a provider can cache.
+// and system prompt are the static prefix a provider can cache. Then where the whole task's bytes went: that prefix
+// resent with every request, the tool results, the assistant's calls, the rest (the user's prompt, the envelope).
+// With PI_BIN, each Crow build is checked against pi's bytes (whole task and first request): one over pi's is said
+// and makes the run exit 1 — the budget issue 49 set. `npm test` holds fixed byte budgets too (request-budget.test.ts).
 import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -160,7 +163,11 @@ interface Measure {
   systemBytes: number;
   toolsBytes: number;
   perTool: Record<string, number>;
+  /** The whole task's bytes by what they carried, summed over all requests (JSON as sent). */
+  task: { prefix: number; toolResults: number; assistant: number; rest: number };
 }
+
+const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value ?? null));
 
 function measureOf(requests: readonly CapturedRequest[]): Measure {
   const first = requests[0];
@@ -168,8 +175,18 @@ function measureOf(requests: readonly CapturedRequest[]): Measure {
   const system = first.body.messages.filter((m) => m.role === "system" || m.role === "developer");
   const perTool: Record<string, number> = {};
   for (const tool of first.body.tools ?? []) perTool[tool.function.name] = Buffer.byteLength(JSON.stringify(tool));
+  const task = { prefix: 0, toolResults: 0, assistant: 0, rest: 0 };
+  for (const { body, bytes } of requests) {
+    const of = (role: string) => body.messages.filter((m) => m.role === role).reduce((sum, m) => sum + jsonBytes(m), 0);
+    const prefix = jsonBytes(body.tools ?? []) + of("system") + of("developer");
+    task.prefix += prefix;
+    task.toolResults += of("tool");
+    task.assistant += of("assistant");
+    task.rest += bytes - prefix - of("tool") - of("assistant");
+  }
   return {
     requests: requests.length,
+    task,
     firstBytes: first.bytes,
     totalBytes: requests.reduce((sum, r) => sum + r.bytes, 0),
     systemBytes: system.reduce((sum, m) => sum + Buffer.byteLength(String(m.content ?? "")), 0),
@@ -214,6 +231,22 @@ export async function run(): Promise<void> {
     );
     const tools = Object.entries(m.perTool).sort((a, b) => b[1] - a[1]);
     console.log(`  ${"".padEnd(12)} tools: ${tools.map(([t, b]) => `${t} ${kb(b)}`).join(", ")}`);
+    const { prefix, toolResults, assistant, rest } = m.task;
+    console.log(
+      `  ${"".padEnd(12)} whole task: prefix resent ${kb(prefix)}, tool results ${kb(toolResults)}, assistant ${kb(assistant)}, rest ${kb(rest)}`,
+    );
+  }
+  const piMeasure = results.pi;
+  if (piMeasure) {
+    for (const [name, m] of Object.entries(results)) {
+      if (name === "pi") continue;
+      const over = m.totalBytes > piMeasure.totalBytes || m.firstBytes > piMeasure.firstBytes;
+      const pct = (a: number, b: number) => `${((100 * a) / b).toFixed(1)} %`;
+      console.log(
+        `  ${name} / pi: whole task ${pct(m.totalBytes, piMeasure.totalBytes)}, first request ${pct(m.firstBytes, piMeasure.firstBytes)}: ${over ? "OVER pi's bytes" : "within pi's bytes"}`,
+      );
+      if (over) process.exitCode = 1;
+    }
   }
   writeReport("tokens", { rounds: ROUNDS, results });
 }

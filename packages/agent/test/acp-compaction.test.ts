@@ -84,7 +84,7 @@ describe("crow acp: compaction, /clear and the system prompt", () => {
     const sent = String(fx.mock.requests.at(-1)?.body.messages[0]?.content);
     assert.ok(sent.includes(fx.ws.dir));
     assert.match(sent, /Use tabs, never spaces\./, "AGENTS.md is in the prompt");
-    assert.match(sent, /└── main\.ts/, "the directory tree is in the prompt");
+    assert.match(sent, /\n {4}main\.ts\n/, "the directory tree is in the prompt");
     const record = await store.getSession(sessionId);
     assert.ok(record);
     assert.match(record.promptId ?? "", /^system_prompt@\d+$/);

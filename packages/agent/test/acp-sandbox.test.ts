@@ -50,7 +50,7 @@ describe("crow acp: commands run in the sandbox chosen by the session's mode", (
       reply().toolCall("terminal", { command: "echo evil > .git/hooks/pre-commit" }),
       textReply("done").expect((req) => {
         const [made, etc, hook] = toolResults(req);
-        assert.match(made ?? "", /^made\n/);
+        assert.equal(made, "made", "a success is its output alone");
         assert.match(etc ?? "", /Read-only file system/);
         assert.match(etc ?? "", /\[Sandbox: writing \/etc\/crow-acp-sandbox was blocked/);
         assert.match(hook ?? "", /Read-only file system/);
@@ -72,7 +72,7 @@ describe("crow acp: commands run in the sandbox chosen by the session's mode", (
       textReply("read only").expect((req) => {
         const [log, writes, write] = toolResults(req);
         assert.match(log ?? "", /first/);
-        assert.match(log ?? "", /exit code 0/);
+        assert.doesNotMatch(log ?? "", /Command failed/);
         assert.match(writes ?? "", /Read-only file system/);
         assert.match(writes ?? "", /this session is read-only/);
         assert.match(write ?? "", /read-only mode/);
@@ -145,7 +145,8 @@ describe("crow acp: commands run in the sandbox chosen by the session's mode", (
           const [first, second] = toolResults(req);
           assert.match(first ?? "", /Read-only file system/);
           assert.match(first ?? "", /Ran once outside the sandbox, with the user's permission/);
-          assert.match(first ?? "", /exit code 0/);
+          // The escape succeeded: its part is the command's output alone (here none).
+          assert.match(first ?? "", /Later commands run in the sandbox again\.\]\n\(no output\)$/);
           assert.match(second ?? "", /Read-only file system/);
           assert.doesNotMatch(second ?? "", /Ran once outside/);
         }),
@@ -183,7 +184,7 @@ describe("crow acp: commands run in the sandbox chosen by the session's mode", (
       assert.equal(off.configOptions.find((o) => o.id === "sandbox")?.currentValue, false);
       fx.mock.script(
         reply().toolCall("terminal", { command: `echo unconfined > ${outside}/a.txt` }),
-        textReply("ok").expect((req) => assert.match(toolResults(req).at(-1) ?? "", /exit code 0/)),
+        textReply("ok").expect((req) => assert.equal(toolResults(req).at(-1), "(no output)")),
       );
       await fx.agent.prompt(sessionId, "write outside");
       assert.equal(await readFile(path.join(outside, "a.txt"), "utf8"), "unconfined\n");

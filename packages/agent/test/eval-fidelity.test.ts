@@ -155,10 +155,10 @@ mkdir /tests/build && cp /tests/input.txt /tests/build/ && echo changed >> /test
     const plain = prompts.find((prompt) => prompt.includes("notes.txt"));
     assert.ok(plain, prompts.join("\n---\n"));
     assert.match(plain, /^Workspace: \/app \(/m);
-    assert.match(plain, /^Tree:\n\/app\/\n└── notes\.txt$/m);
+    assert.match(plain, /^Tree:\n\/app\/\n {2}notes\.txt$/m);
     const workdir = prompts.find((prompt) => prompt !== plain);
     assert.match(workdir ?? "", /^Workspace: \/app\/src \(/m);
-    assert.match(workdir ?? "", /^Tree:\n\/app\/\n└── src\/$/m, "the tree is /app's, from its root");
+    assert.match(workdir ?? "", /^Tree:\n\/app\/\n {2}src\/$/m, "the tree is /app's, from its root");
   });
 
   test("nothing to peek at: a copy of the solution elsewhere on disk is out of the agent's and the scripts' reach", async () => {

@@ -92,10 +92,13 @@ describe("directory tree", () => {
     assert.equal(tree.truncated, false);
     const lines = tree.text.split("\n");
     assert.equal(lines[0], `${root}/`);
-    assert.match(tree.text, /├── pkg\/\n│ {3}├── \.gitignore\n│ {3}└── kept\.txt/);
-    assert.match(tree.text, /src\/\n│ {3}├── lib\/\n│ {3}│ {3}├── deep\/\n/);
-    assert.match(tree.text, /util\.ts/);
-    assert.match(tree.text, /└── README\.md$/);
+    // Indented two spaces a level (box drawing cost ~80 % more tokens), directories first, each with a "/".
+    assert.equal(
+      tree.text,
+      [`${root}/`, "  pkg/", "    .gitignore", "    kept.txt", "  src/", "    lib/", "      deep/", "      util.ts"]
+        .concat(["    index.ts", "  .gitignore", "  README.md"])
+        .join("\n"),
+    );
     assert.doesNotMatch(tree.text, /deeper/, "level 4 is not listed");
     for (const hidden of ["node_modules", ".git/", "dist", "app.log", "generated", "local.txt"]) {
       assert.ok(!tree.text.includes(hidden), `${hidden} should be hidden:\n${tree.text}`);
@@ -158,7 +161,7 @@ describe("system prompt template", () => {
     assert.equal(prepared.promptId, null, "no store, no version");
     const text = prepared.systemPrompt;
     assert.ok(text.includes(ws));
-    assert.match(text, /└── main\.go/);
+    assert.match(text, /\n {2}main\.go\n/);
     assert.match(text, /Always run `make test`\./);
     assert.match(text, /2026-03-04/);
     assert.match(text, /absolute paths/);

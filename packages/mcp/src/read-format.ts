@@ -10,11 +10,15 @@ export const DEFAULT_LINE_LIMIT = 2000;
 export const MAX_LINE_LENGTH = 2000;
 
 /**
- * Formats `text` as numbered lines: the line number, a tab, the line (as `cat -n` does, without its padding: the
- * padded `N→` of earlier versions cost a model twice the tokens per line). A final newline ends the last line rather
- * than starting an empty one, and a CR before the newline is not shown.
+ * Formats lines `offset`… (at most `limit`) of `text`. `numbered`: each line as its number, a tab, the line (as
+ * `cat -n` does, without its padding: the padded `N→` of earlier versions cost a model twice the tokens per line);
+ * otherwise the lines as they are. The read tool numbers the lines of a call that passed `offset` or `limit` (a model
+ * working by line numbers: after a diagnostic, a `grep -n`, to cite lines) and gives a whole-file read as it is,
+ * as pi's and Gemini CLI's reads do: there the numbers were about 11 % of a source file's tokens, resent with every
+ * later request. A final newline ends the last line rather than starting an empty one, and a CR before the newline
+ * is not shown. A cut file says which lines it shows and the offset to go on from, numbered or not.
  */
-export function formatLines(text: string, offset: number, limit: number): string {
+export function formatLines(text: string, offset: number, limit: number, numbered = true): string {
   const lines = text.split("\n");
   if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
   const total = lines.length;
@@ -32,7 +36,7 @@ export function formatLines(text: string, offset: number, limit: number): string
       line = `${line.slice(0, MAX_LINE_LENGTH)}... [line truncated]`;
       truncatedLines = true;
     }
-    out.push(`${i + 1}\t${line}`);
+    out.push(numbered ? `${i + 1}\t${line}` : line);
   }
   let result = out.join("\n");
   if (end < total) {

@@ -35,12 +35,17 @@ describe("read and write over stdio", () => {
   test("pages with offset and limit, tab-separated numbers and a next-offset hint", async () => {
     const lines = Array.from({ length: 2500 }, (_, i) => `line ${i + 1}`);
     const file = await ws.write("long.txt", `${lines.join("\n")}\n`);
+    // Without offset or limit: the lines as they are, and where the cut is, by number.
     const first = await read({ file_path: file });
-    assert.ok(first.text.startsWith("1\tline 1\n2\tline 2\n"));
+    assert.ok(first.text.startsWith("line 1\nline 2\n"));
     assert.match(
       first.text,
-      /2000\tline 2000\n\n\[File truncated: showing lines 1-2000 of 2500 total\. Use offset=2001 to continue/,
+      /\nline 2000\n\n\[File truncated: showing lines 1-2000 of 2500 total\. Use offset=2001 to continue/,
     );
+    const numbered = await read({ file_path: file, offset: 1 });
+    assert.ok(numbered.text.startsWith("1\tline 1\n2\tline 2\n"));
+    assert.match(numbered.text, /\n2000\tline 2000\n\n\[File truncated: showing lines 1-2000/);
+    assert.ok((await read({ file_path: file, limit: 2 })).text.startsWith("1\tline 1\n2\tline 2\n\n[File truncated"));
     const page = await read({ file_path: file, offset: 2498, limit: 10 });
     assert.equal(page.text, "2498\tline 2498\n2499\tline 2499\n2500\tline 2500");
     const middle = await read({ file_path: file, offset: 9, limit: 3 });
@@ -55,13 +60,13 @@ describe("read and write over stdio", () => {
   test("truncates lines over 2000 characters and says so", async () => {
     const file = await ws.write("wide.txt", `short\n${"x".repeat(5000)}\n`);
     const result = await read({ file_path: file });
-    assert.ok(result.text.includes(`2\t${"x".repeat(2000)}... [line truncated]`));
+    assert.ok(result.text.includes(`\n${"x".repeat(2000)}... [line truncated]`));
     assert.ok(result.text.endsWith("[Some lines exceeded 2000 characters and were truncated.]"));
   });
 
   test("CRLF files read without stray carriage returns", async () => {
     const file = await ws.write("crlf.txt", "a\r\nb\r\n");
-    assert.equal((await read({ file_path: file })).text, "1\ta\n2\tb");
+    assert.equal((await read({ file_path: file })).text, "a\nb");
   });
 
   test("a UTF-8 character cut at the 8 KiB probe boundary is still text", async () => {

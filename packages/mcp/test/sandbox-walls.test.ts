@@ -56,7 +56,7 @@ describe("sandbox: host unix sockets", {
         command: `${probe(socket)}; ${probe(socket.replace(/^\/run\//, "/var/run/"))}; ${probe(elsewhere)}`,
       });
       assert.doesNotMatch(result.text, /hello from a host service/);
-      assert.match(result.text, /UNREACHABLE ENOENT\nUNREACHABLE ENOENT\nUNREACHABLE ECONNREFUSED\n/);
+      assert.match(result.text, /UNREACHABLE ENOENT\nUNREACHABLE ENOENT\nUNREACHABLE ECONNREFUSED(\n|$)/);
     } finally {
       await mcp.close();
     }
@@ -66,7 +66,7 @@ describe("sandbox: host unix sockets", {
     const mcp = await connectStdio({ cwd: ws.dir, args: ["--sandbox", "workspace-write"] });
     try {
       const result = await callTool(mcp.client, "terminal", { command: `${probe(socket)}; ${probe(elsewhere)}` });
-      assert.match(result.text, /GOT hello from a host service\nGOT hello from a host service\n/);
+      assert.match(result.text, /GOT hello from a host service\nGOT hello from a host service(\n|$)/);
     } finally {
       await mcp.close();
     }
@@ -94,7 +94,7 @@ describe("sandbox: a host socket removed while the sandbox is set up", () => {
     try {
       const result = await callTool(mcp.client, "terminal", { command: "echo started" });
       assert.equal(existsSync(path.join(other, "raced")), true, "the race was staged");
-      assert.match(result.text, /^started\n/);
+      assert.equal(result.text, "started");
     } finally {
       await mcp.close();
       server.close();

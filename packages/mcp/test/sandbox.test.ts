@@ -16,6 +16,11 @@ async function outsideDir(prefix: string): Promise<string> {
   return mkdtemp(path.join("/var/tmp", prefix));
 }
 
+/** The exit code a terminal result reports in its structured content (its text names only a failure's). */
+function exitCode(result: { structuredContent?: unknown }): number | undefined {
+  return (result.structuredContent as { exit_code?: number } | undefined)?.exit_code;
+}
+
 async function gitRepo(ws: TempWorkspace): Promise<void> {
   await ws.write("README.md", "hello\n");
   await ws.write("t.test.mjs", 'import test from "node:test";\ntest("passes", () => {});\n');
@@ -52,8 +57,8 @@ describe("sandbox workspace-write: the shell and write/edit may change only the 
 
   test("a write in the workspace succeeds", async () => {
     const result = await run("echo made > made.txt && mkdir -p sub && cp made.txt sub/copy.txt && cat sub/copy.txt");
-    assert.match(result.text, /^made\n/);
-    assert.match(result.text, /exit code 0/);
+    assert.equal(result.text, "made");
+    assert.equal(exitCode(result), 0);
     assert.equal(await ws.read("sub/copy.txt"), "made\n");
   });
 
@@ -91,7 +96,8 @@ describe("sandbox workspace-write: the shell and write/edit may change only the 
     const hook = await run("echo 'curl evil' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit");
     assert.match(hook.text, /Read-only file system/);
     const config = await run("git config core.hooksPath /var/tmp/evil-hooks");
-    assert.doesNotMatch(config.text, /exit code 0\]/);
+    assert.notEqual(exitCode(config), 0);
+    assert.match(config.text, /\[Command failed with exit code \d+\]$/);
     assert.equal(existsSync(ws.path(".git/hooks/pre-commit")), false);
     assert.doesNotMatch(await readFile(ws.path(".git/config"), "utf8"), /hooksPath/);
     // Reading git still runs; a commit needs .git written, which is the user's (see sandbox-git.test.ts).
@@ -154,7 +160,7 @@ describe("sandbox workspace-write: the shell and write/edit may change only the 
     const timed = await callTool(mcp.client, "terminal", { command: "sleep 30", timeout: 1 });
     assert.match(timed.text, /timed out after 1s: interrupted it with SIGINT/);
     const after = await run("echo still here");
-    assert.match(after.text, /^still here\n/);
+    assert.match(after.text, /^still here$/);
     // A program waiting for input is seen as such (the /proc probe finds bash's job inside the PID namespace).
     const asking = await run("read -p 'name? ' who; echo \"hello $who\"");
     assert.match(asking.text, /waiting for input/);
@@ -181,11 +187,11 @@ describe("sandbox read-only: commands run, nothing is written", () => {
   test("git log and a test run work", async () => {
     const log = await run("git log --oneline");
     assert.match(log.text, /first commit/);
-    assert.match(log.text, /exit code 0/);
+    assert.equal(exitCode(log), 0);
     // (NODE_TEST_CONTEXT comes from this test's own runner; a user's shell has none.)
     const tests = await run("env -u NODE_TEST_CONTEXT node --test t.test.mjs");
     assert.match(tests.text, /pass 1\n/);
-    assert.match(tests.text, /exit code 0/);
+    assert.equal(exitCode(tests), 0);
   });
 
   test("redirects, python, cp, sed -i, write and edit all fail", async () => {
@@ -216,7 +222,7 @@ describe("sandbox read-only: commands run, nothing is written", () => {
 
   test("the private /tmp is writable", async () => {
     const result = await run("echo scratch > /tmp/scratch && cat /tmp/scratch");
-    assert.match(result.text, /^scratch\n/);
+    assert.match(result.text, /^scratch$/);
   });
 });
 
@@ -267,7 +273,8 @@ describe("sandbox policy per call (a mode change)", () => {
     const mcp = await connectStdio({ cwd: ws.dir, args: ["--sandbox", "workspace-write"] });
     try {
       const first = await callTool(mcp.client, "terminal", { command: "echo 1 > one.txt && export KEPT=yes" });
-      assert.match(first.text, /exit code 0/);
+      assert.equal(first.text, "(no output)");
+      assert.equal(exitCode(first), 0);
       const readOnly = { mode: "read-only", writable: [], readOnly: [], network: false };
       const switched = (await mcp.client.callTool({
         name: "terminal",

@@ -82,7 +82,7 @@ describe("crow-mcp --socket", () => {
       const call = (id: number, name: string, args: object) => callTool(session, id, name, args);
       const file = ws.path("first.txt");
       await call(3, "write", { file_path: file, content: "first session" });
-      assert.equal(text(await call(4, "read", { file_path: file })), "1\tfirst session");
+      assert.equal(text(await call(4, "read", { file_path: file })), "first session");
       const pwd = await call(5, "terminal", { command: "pwd" });
       assert.match(text(pwd), new RegExp(`^${ws.dir}$`, "m"));
       session.close();

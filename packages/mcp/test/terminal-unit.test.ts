@@ -148,14 +148,12 @@ describe("OutputBuffer", () => {
 });
 
 describe("footer", () => {
-  test("uses upstream's wording", () => {
-    assert.equal(footer("completed", "/w", 0), "[Current working directory: /w]\n[Command completed with exit code 0]");
+  test("uses upstream's wording, and says nothing of a success where the shell started", () => {
+    assert.equal(footer("completed", "/w", 0), "[Current working directory: /w]");
     assert.equal(footer("completed", "/w", 2), "[Current working directory: /w]\n[Command failed with exit code 2]");
     assert.equal(footer("running", "/w"), "[Current working directory: /w]\n[Process still running (soft timeout)]");
-    assert.equal(footer("completed", "/w", 0, "/w"), "[Command completed with exit code 0]");
-    assert.equal(
-      footer("completed", "/w/sub", 0, "/w"),
-      "[Current working directory: /w/sub]\n[Command completed with exit code 0]",
-    );
+    assert.equal(footer("completed", "/w", 0, "/w"), "");
+    assert.equal(footer("completed", "/w", 2, "/w"), "[Command failed with exit code 2]");
+    assert.equal(footer("completed", "/w/sub", 0, "/w"), "[Current working directory: /w/sub]");
   });
 });

@@ -49,9 +49,9 @@ describe("terminal tool over stdio, against real bash", () => {
 
   test("starts in the workspace; cd, export and a sourced activation script persist between calls", async () => {
     const first = await run({ command: "pwd" });
-    assert.match(first.text, new RegExp(`^${ws.dir}\\n`));
-    // In the directory it started in, the footer leaves the cwd out (the model knows the workspace).
-    assert.doesNotMatch(first.text, /Current working directory/);
+    // In the directory it started in, a success is its output alone: no cwd line (the model knows the workspace), no
+    // status line.
+    assert.equal(first.text, ws.dir);
 
     await ws.write(
       "venv/bin/activate",
@@ -73,23 +73,28 @@ describe("terminal tool over stdio, against real bash", () => {
   });
 
   test("reports exit codes, and $? carries over to the next call", async () => {
-    assert.match((await run({ command: "true" })).text, /\[Command completed with exit code 0\]$/);
+    // A success is its output alone ("(no output)" when there is none); a failure names its code.
+    const ok = await run({ command: "true" });
+    assert.equal(ok.text, "(no output)");
+    assert.deepEqual(ok.structuredContent, { status: "completed", exit_code: 0, cwd: ws.dir });
+    assert.equal((await run({ command: "echo hi" })).text, "hi");
+    assert.equal((await run({ command: "false" })).text, "[Command failed with exit code 1]");
     const failed = await run({ command: "bash -c 'exit 3'" });
     assert.match(failed.text, /\[Command failed with exit code 3\]$/);
     assert.deepEqual(failed.structuredContent, { status: "completed", exit_code: 3, cwd: ws.dir });
-    assert.match((await run({ command: "echo status=$?" })).text, /^status=3\n/);
+    assert.match((await run({ command: "echo status=$?" })).text, /^status=3$/);
     assert.match((await run({ command: "nosuchcommand-xyz" })).text, /command not found[\s\S]*exit code 127\]$/);
   });
 
   test("includes stderr, in order with stdout", async () => {
     const result = await run({ command: "echo to-stdout; echo to-stderr >&2; echo again" });
-    assert.match(result.text, /^to-stdout\nto-stderr\nagain\n/);
+    assert.match(result.text, /^to-stdout\nto-stderr\nagain$/);
   });
 
   test("runs multi-line scripts, heredocs with tabs, and ! literally", async () => {
     const script = "cat <<'EOF' > notes.txt\n\tindented\nwow!\nEOF\nif [ -f notes.txt ]; then\n  cat notes.txt\nfi";
     const result = await run({ command: script });
-    assert.match(result.text, /^\tindented\nwow!\n/);
+    assert.match(result.text, /^\tindented\nwow!$/);
     assert.equal(await ws.read("notes.txt"), "\tindented\nwow!\n");
   });
 
@@ -97,21 +102,20 @@ describe("terminal tool over stdio, against real bash", () => {
     const result = await run({
       command: String.raw`printf '\033[1;32mgreen\033[0m\n'; printf 'down 10%%\rdown 60%%\rdown 100%%\n'; printf '\033]0;title\007done\n'`,
     });
-    assert.match(result.text, /^green\ndown 100%\ndone\n\[Command completed/);
+    assert.equal(result.text, "green\ndown 100%\ndone");
   });
 
   test("passes unicode through intact", async () => {
     const result = await run({ command: "echo 'héllo wörld ✓ 日本語 🎉'; printf 'é%.0s' $(seq 3000) | wc -m" });
-    assert.match(result.text, /^héllo wörld ✓ 日本語 🎉\n3000\n/);
+    assert.match(result.text, /^héllo wörld ✓ 日本語 🎉\n3000$/);
   });
 
   test("caps a 200 000-line output head+tail and says how much was cut", async () => {
     const result = await run({ command: "seq 1 200000" });
     assert.ok(result.text.length < 31_000, `capped, got ${result.text.length} chars`);
     assert.match(result.text, /^1\n2\n3\n/);
-    assert.match(result.text, /\n199999\n200000\n\[Command completed/);
+    assert.match(result.text, /\n199999\n200000$/);
     assert.match(result.text, /\[\.\.\. [\d,]+ characters \([\d,]+ lines\) of output omitted/);
-    assert.match(result.text, /\[Command completed with exit code 0\]$/);
   });
 
   test("a program printing sentinel-looking text does not end the command early", async () => {
@@ -127,7 +131,7 @@ describe("terminal tool over stdio, against real bash", () => {
   test("the nonce is not visible to child processes", async () => {
     // The shell's own variable names (a case-insensitive "crow_n" also matched the caller's CROW_NODE_CACHE).
     const result = await run({ command: "env | grep -c __crow_; env | grep -c PROMPT_COMMAND; true" });
-    assert.match(result.text, /^0\n0\n/);
+    assert.match(result.text, /^0\n0$/);
   });
 
   test("hard timeout: sleep 60 with timeout=1 is interrupted and the next command works", async () => {
@@ -137,14 +141,14 @@ describe("terminal tool over stdio, against real bash", () => {
     assert.doesNotMatch(result.text, /not-reached/);
     assert.match(result.text, /\[Command failed with exit code 130\]$/);
     const next = await run({ command: "echo next" });
-    assert.match(next.text, /^next\n[\s\S]*exit code 0\]$/);
+    assert.equal(next.text, "next", "a success: its output alone");
   });
 
   test("hard timeout: a program ignoring SIGINT is killed with SIGKILL", async () => {
     const result = await run({ command: `bash -c "trap '' INT; sleep 30"`, timeout: 0.5 });
     assert.match(result.text, /ignored SIGINT for 2s, so it was killed with SIGKILL/);
     assert.match(result.text, /\[Command failed with exit code 137\]$/);
-    assert.match((await run({ command: "echo alive" })).text, /^alive\n/);
+    assert.equal((await run({ command: "echo alive" })).text, "alive");
   });
 
   test("soft timeout returns partial output with guidance; '' returns only the rest, nothing lost", async () => {
@@ -162,21 +166,23 @@ describe("terminal tool over stdio, against real bash", () => {
     for (let i = 0; i < 5; i++) {
       const more = await run({ command: "" });
       texts.push(more.text);
-      if (/Command completed/.test(more.text)) break;
+      if ((more.structuredContent as { status?: string } | undefined)?.status === "completed") break;
     }
     const all = texts.join("\n");
     assert.doesNotMatch(all, /part-one/, "already returned output is not repeated");
     assert.match(all, /part-two\n/);
-    assert.match(all, /part-three\n/);
-    assert.match(texts[texts.length - 1] ?? "", /\[Command completed with exit code 0\]$/);
+    assert.match(all, /part-three$/);
+    assert.match(texts[texts.length - 1] ?? "", /part-three$/, "the last result ends with the output: a success");
   });
 
   test("output printed after a soft timeout and before the next call is returned by ''", async () => {
     await runUntil({ command: `echo a; sleep 1.3; echo b; touch ${ws.path("b-printed")}` }, /^a\n/);
     // Nothing asks while b is printed: wait until it has been (the file says so), then ask.
     while (!existsSync(ws.path("b-printed"))) await new Promise((resolve) => setTimeout(resolve, 50));
+    // runUntil stops at the completion (the pattern never matches: a success has no status line).
     const rest = await runUntil({ command: "" }, /\[Command completed/);
-    assert.match(rest.text, /^b\n\[Command completed with exit code 0\]$/);
+    assert.equal(rest.text, "b");
+    assert.equal(rest.structuredContent?.status, "completed");
   });
 
   test("python3 -i driven with is_input", async () => {
@@ -188,7 +194,8 @@ describe("terminal tool over stdio, against real bash", () => {
     const multi = await runUntil({ command: "for i in range(3):\n    print('row', i)\n\n", is_input: true }, /row 2\n/);
     assert.match(multi.text, /row 0\nrow 1\nrow 2\n/);
     const done = await runUntil({ command: "C-d" }, /\[Command completed/);
-    assert.match(done.text, /\[Command completed with exit code 0\]$/);
+    assert.deepEqual(done.structuredContent, { status: "completed", exit_code: 0, cwd: ws.dir });
+    assert.doesNotMatch(done.text, /Command failed|still running/);
   });
 
   test("read x answered with is_input", async () => {
@@ -196,7 +203,8 @@ describe("terminal tool over stdio, against real bash", () => {
     assert.match(asked.text, /^name\? \n/);
     assert.match(asked.text, /\[Process still running/);
     const answered = await runUntil({ command: "Ada", is_input: true }, /\[Command completed/);
-    assert.match(answered.text, /^hello Ada\n[\s\S]*exit code 0\]$/);
+    assert.match(answered.text, /^hello Ada$/m);
+    assert.equal((answered.structuredContent as { exit_code?: number } | undefined)?.exit_code, 0);
   });
 
   test("is_input with nothing running is refused clearly", async () => {
@@ -210,7 +218,7 @@ describe("terminal tool over stdio, against real bash", () => {
     assert.match(looping.text, /^looping\n[\s\S]*still running/);
     const stopped = await runUntil({ command: "C-c" }, /\[Command failed/);
     assert.match(stopped.text, /\[Command failed with exit code 130\]$/);
-    assert.match((await run({ command: "echo after-loop" })).text, /^after-loop\n/);
+    assert.match((await run({ command: "echo after-loop" })).text, /^after-loop$/);
   });
 
   test("C-z suspends the foreground job, which can then be killed", async () => {
@@ -219,7 +227,8 @@ describe("terminal tool over stdio, against real bash", () => {
     assert.match(suspended.text, /Stopped/);
     assert.match(suspended.text, /exit code 148\]$/);
     const killed = await run({ command: "kill -9 %1; wait %1; jobs; echo ok" });
-    assert.match(killed.text, /ok\n[\s\S]*exit code 0\]$/);
+    assert.match(killed.text, /ok$/);
+    assert.doesNotMatch(killed.text, /Command failed/);
   });
 
   test("unknown special keys are refused", async () => {
@@ -230,8 +239,9 @@ describe("terminal tool over stdio, against real bash", () => {
 
   test("a background job does not block completion", async () => {
     const result = await run({ command: "sleep 100 & echo started" });
-    assert.match(result.text, /started\n[\s\S]*exit code 0\]$/);
-    assert.match((await run({ command: "kill $!; wait $!; echo cleaned" })).text, /cleaned\n/);
+    assert.match(result.text, /^started$/m);
+    assert.doesNotMatch(result.text, /Command failed/);
+    assert.match((await run({ command: "kill $!; wait $!; echo cleaned" })).text, /cleaned$/);
   });
 
   test("progress notifications stream output while a command runs", async () => {
@@ -257,7 +267,7 @@ describe("terminal tool over stdio, against real bash", () => {
     await assert.rejects(pending);
     const next = await run({ command: "echo after-cancel" });
     assert.match(next.text, /exit code 130/);
-    assert.match(next.text, /after-cancel\n/);
+    assert.match(next.text, /after-cancel$/);
     assert.doesNotMatch(next.text, /not-reached/);
   });
 
@@ -266,7 +276,7 @@ describe("terminal tool over stdio, against real bash", () => {
     const reset = await run({ command: "", reset: true });
     assert.match(reset.text, /^Terminal reset successfully/);
     const after = await run({ command: 'echo "keep=$KEEP"; pwd' });
-    assert.match(after.text, new RegExp(`^keep=\\n${ws.dir}\\n`));
+    assert.match(after.text, new RegExp(`^keep=\\n${ws.dir}$`));
   });
 
   test("exit ends the shell; the next command starts a new one and says so", async () => {

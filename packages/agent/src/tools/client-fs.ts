@@ -59,7 +59,9 @@ export async function clientRead(
       display,
     };
   }
-  return { content: formatLines(text, offset, limit), display };
+  // Numbered as crow-mcp's read numbers them: when the call gave offset or limit.
+  const numbered = (args.offset ?? args.limit ?? undefined) !== undefined;
+  return { content: formatLines(text, offset, limit, numbered), display };
 }
 
 /** The current text for the diff's old side: the editor's buffer when it can read, else the disk; null if new. */

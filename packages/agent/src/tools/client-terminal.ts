@@ -25,15 +25,14 @@ function cap(text: string): string {
   return `${text.slice(0, half)}\n[... ${omitted} characters omitted ...]\n${text.slice(-half)}`;
 }
 
-/** crow-mcp's footer wording, so the model reads client and MCP terminal results alike. */
-function footer(cwd: string, exitCode: number | null | undefined, signal: string | null | undefined): string {
-  const status =
-    signal && (exitCode === null || exitCode === undefined)
-      ? `[Command terminated by signal ${signal}]`
-      : exitCode === 0
-        ? "[Command completed with exit code 0]"
-        : `[Command failed with exit code ${exitCode ?? -1}]`;
-  return `[Current working directory: ${cwd}]\n${status}`;
+/**
+ * crow-mcp's footer wording, so the model reads client and MCP terminal results alike: nothing for a success (the
+ * output alone), the exit code of a failure, the signal that ended a command. No working-directory line: every
+ * command here starts in the session's cwd, which the system prompt names, so that line never told anything.
+ */
+function footer(exitCode: number | null | undefined, signal: string | null | undefined): string | undefined {
+  if (signal && (exitCode === null || exitCode === undefined)) return `[Command terminated by signal ${signal}]`;
+  return exitCode === 0 ? undefined : `[Command failed with exit code ${exitCode ?? -1}]`;
 }
 
 type Ending = { kind: "exit"; exitCode?: number | null; signal?: string | null } | { kind: "timeout" | "aborted" };
@@ -96,21 +95,23 @@ export async function clientTerminal(
     const exitCode = ending.kind === "exit" ? ending.exitCode : output.exitStatus?.exitCode;
     const signal = ending.kind === "exit" ? ending.signal : output.exitStatus?.signal;
     const text = output.output.replace(/\n+$/, "");
-    const parts = [text === "" ? "(no output)" : cap(text)];
+    // As crow-mcp's: "(no output)" only when the result would otherwise be empty (a silent failure names its code).
+    const parts = text === "" ? [] : [cap(text)];
     if (output.truncated) parts.push(`[The editor kept only the last ${OUTPUT_BYTE_LIMIT / 1024} KB of the output.]`);
     if (ending.kind === "aborted") {
-      return { content: `${parts.join("\n")}\n[Command cancelled: it was killed.]`, isError: true, display };
+      return { content: [...parts, "[Command cancelled: it was killed.]"].join("\n"), isError: true, display };
     }
     if (ending.kind === "timeout") {
       parts.push(`[Command timed out after ${seconds}s and was killed. Pass a larger timeout if it needs longer.]`);
     }
-    parts.push(footer(context.cwd, exitCode, signal ?? (ending.kind === "timeout" ? "SIGKILL" : undefined)));
+    const status = footer(exitCode, signal ?? (ending.kind === "timeout" ? "SIGKILL" : undefined));
+    if (status) parts.push(status);
     if (ending.kind === "exit" && exitCode === 0 && SHELL_STATE.test(command)) {
       parts.push(
         "[Note: each command runs in a fresh shell in the editor's terminal, so directory changes and exported variables do not carry over to the next command. Combine them in one command, e.g. `cd dir && make`.]",
       );
     }
-    return { content: parts.join("\n"), display };
+    return { content: parts.join("\n") || "(no output)", display };
   } finally {
     await terminal.release().catch(() => {});
   }

@@ -27,7 +27,12 @@ describe("tool router with the editor's fs (client bridge)", () => {
     const file = await ws.write("buf.ts", "on disk\n");
     buffers.set(file, "unsaved 1\nunsaved 2\nunsaved 3\n");
     const result = await run(router, "read", { file_path: file });
-    assert.equal(result.text, "1\tunsaved 1\n2\tunsaved 2\n3\tunsaved 3");
+    // A whole file as it is; numbered, as crow-mcp numbers them, when the call gives offset or limit.
+    assert.equal(result.text, "unsaved 1\nunsaved 2\nunsaved 3");
+    assert.equal(
+      (await run(router, "read", { file_path: file, offset: 1 })).text,
+      "1\tunsaved 1\n2\tunsaved 2\n3\tunsaved 3",
+    );
     assert.ok(log.reads.includes(file));
     assert.equal(toolCallData(result.display)?.via, "client");
     assert.deepEqual(toolCallData(result.display)?.locations, [{ path: file }]);
@@ -140,15 +145,20 @@ describe("tool router with the editor's terminal (client bridge)", () => {
       terminalId: terminal.id,
       content: [{ type: "terminal", terminalId: terminal.id }],
     });
-    assert.match(result.text, new RegExp(`${ws.dir}\nout\nerr\n`));
-    assert.match(result.text, /\[Current working directory: .*\]\n\[Command completed with exit code 0\]$/);
+    // A success is its output alone, as crow-mcp's: no cwd line (it is always the session's), no status line.
+    assert.equal(result.text, `${ws.dir}\nout\nerr`);
     assert.equal(toolCallData(result.display)?.terminalId, terminal.id);
   });
 
   test("a failing command reports its exit code in crow-mcp's wording", async () => {
     const result = await run(router, "terminal", { command: "echo bad; exit 3" });
     assert.equal(result.isError, undefined);
-    assert.match(result.text, /bad\n\[Current working directory: .*\]\n\[Command failed with exit code 3\]/);
+    assert.equal(result.text, "bad\n[Command failed with exit code 3]");
+  });
+
+  test("a command that prints nothing says so, and a silent failure still names its code", async () => {
+    assert.equal((await run(router, "terminal", { command: "true" })).text, "(no output)");
+    assert.equal((await run(router, "terminal", { command: "false" })).text, "[Command failed with exit code 1]");
   });
 
   test("the call's timeout kills the command and says so", async () => {
@@ -194,7 +204,7 @@ describe("tool router with the editor's terminal (client bridge)", () => {
   test("output beyond the cap keeps its beginning and end", async () => {
     const result = await run(router, "terminal", { command: "echo FIRST; seq 1 20000; echo LAST" });
     assert.match(result.text, /^FIRST\n/);
-    assert.match(result.text, /LAST\n\[Current working directory/);
+    assert.match(result.text, /\nLAST$/);
     assert.match(result.text, /characters omitted/);
     assert.ok(result.text.length < 31_000);
   });

@@ -55,7 +55,7 @@ describe("tool router over Streamable HTTP (crow-mcp --http)", () => {
     assert.deepEqual(toolCallData(edited.display)?.content, [
       { type: "diff", path: file, oldText: "one\ntwo\n", newText: "one\n2\n" },
     ]);
-    assert.equal((await run(router, "read", { file_path: file })).text, "1\tone\n2\t2");
+    assert.equal((await run(router, "read", { file_path: file })).text, "one\n2");
   });
 
   test("terminal progress is relayed over HTTP", async () => {

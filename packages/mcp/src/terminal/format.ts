@@ -1,5 +1,6 @@
 /**
- * The words of the terminal's results. Footers keep upstream's wording, which models and the agent already know.
+ * The words of the terminal's results. Footers keep upstream's wording, which models and the agent already know, but
+ * only where they tell something: a success is its output alone (as pi's bash does), a failure names its exit code.
  */
 
 /** Upstream's guidance after a soft timeout, plus the is_input option it did not offer. */
@@ -20,18 +21,22 @@ export type CallStatus =
   | "exited";
 
 /**
- * Footer lines appended to every result that concerns a command: the cwd, then the status. The cwd is left out while
- * it is `startCwd` (where the shell started, the workspace the model was told of): resent with every later request,
- * that line was most of an `echo`'s result.
+ * Footer lines appended to a result that concerns a command: the cwd, then the status. The cwd is left out while it
+ * is `startCwd` (where the shell started, the workspace the model was told of), and a command that completed with
+ * exit code 0 gets no status line at all: resent with every later request, those lines were most of an `echo`'s
+ * result. A result without a status line is therefore a success; a failure always says its code, and a command still
+ * running or a shell that exited always says so. A success that printed nothing reads {@link NO_OUTPUT}.
  */
 export function footer(status: CallStatus, cwd: string, exitCode?: number, startCwd?: string): string {
   const lines = cwd === startCwd ? [] : [`[Current working directory: ${cwd}]`];
   if (status === "running") lines.push("[Process still running (soft timeout)]");
   else if (status === "exited") lines.push(`[Shell exited with code ${exitCode ?? 0}]`);
-  else if (exitCode === 0) lines.push("[Command completed with exit code 0]");
-  else lines.push(`[Command failed with exit code ${exitCode ?? -1}]`);
+  else if (exitCode !== 0) lines.push(`[Command failed with exit code ${exitCode ?? -1}]`);
   return lines.join("\n");
 }
+
+/** The whole result of a command that completed, printed nothing and left the cwd where it was. */
+export const NO_OUTPUT = "(no output)";
 
 /** Joins non-empty parts with blank-line-free newlines, the way results are assembled. */
 export function joinParts(...parts: Array<string | undefined>): string {

@@ -5,7 +5,7 @@
  * of a new command while one still runs.
  */
 import { explainBlocked } from "../sandbox/explain.js";
-import { type CallStatus, exitNote, footer, joinParts, SOFT_TIMEOUT_GUIDANCE, seconds } from "./format.js";
+import { type CallStatus, exitNote, footer, joinParts, NO_OUTPUT, SOFT_TIMEOUT_GUIDANCE, seconds } from "./format.js";
 import type { Shell } from "./shell.js";
 import type { WaitEnd } from "./wait.js";
 
@@ -66,7 +66,8 @@ export function reportWait(shell: Shell, outcome: WaitOutcome): TerminalResponse
     // Noted even when the command as a whole succeeded (`cp x /etc || true`); offered to re-run only when it failed.
     const blocked = explainBlocked(output, shell.policy);
     return {
-      text: joinParts(head, timeoutNote, blocked, footer("completed", shell.cwd, exitCode, outcome.startCwd)),
+      text:
+        joinParts(head, timeoutNote, blocked, footer("completed", shell.cwd, exitCode, outcome.startCwd)) || NO_OUTPUT,
       status: "completed",
       exitCode,
       cwd: shell.cwd,

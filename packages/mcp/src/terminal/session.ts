@@ -1,6 +1,6 @@
 import { log } from "../log.js";
 import { describePolicy, type SandboxPolicy, samePolicy, UNCONFINED } from "../sandbox/policy.js";
-import { exitNote, footer, footerCwd, joinParts, seconds } from "./format.js";
+import { exitNote, footer, footerCwd, joinParts, NO_OUTPUT, seconds } from "./format.js";
 import { foregroundProcessGroup, sendSignal, waitingForTerminalInput } from "./procs.js";
 import { reportWait, stillRunningText, type TerminalResponse, unreported, type WaitMode } from "./report.js";
 import { Shell } from "./shell.js";
@@ -143,7 +143,9 @@ export class TerminalSession {
       const exitCode = shell.finished.exitCode;
       shell.finished = undefined;
       return {
-        text: joinParts(earlier, shell.take().text, footer("completed", shell.cwd, exitCode, this.options.cwd)),
+        text:
+          joinParts(earlier, shell.take().text, footer("completed", shell.cwd, exitCode, this.options.cwd)) ||
+          NO_OUTPUT,
         status: "completed",
         exitCode,
         cwd: shell.cwd,

@@ -20,8 +20,9 @@ export const BINARY_CHECK_SIZE = 8192;
 export const MAX_FILE_SIZE = 10 * 1024 * 1024;
 
 // Lean: what a model needs to call it. Limits and edge cases are in the results and errors that meet them (a cut
-// file says which offset to use next; a binary or huge file's error says to use the terminal).
-const DESCRIPTION = "Read a text file (numbered lines) or an image.";
+// file says which offset to use next; a binary or huge file's error says to use the terminal). The second sentence
+// is how a model gets line numbers when it wants them (read-format.ts says why a whole file comes without).
+const DESCRIPTION = "Read a text file or an image. With offset or limit, lines are numbered.";
 
 const inputSchema = z.strictObject({
   file_path: z.string().describe("Absolute path"),
@@ -29,7 +30,7 @@ const inputSchema = z.strictObject({
   limit: z.number().int().min(1).optional().describe("Lines to read"),
 });
 
-/** Registers `read(file_path, offset=1, limit=2000)`. */
+/** Registers `read(file_path, offset=1, limit=2000)`: lines numbered when `offset` or `limit` is given. */
 export function registerReadTool(server: McpServer, context: ToolContext): void {
   server.registerTool(
     "read",
@@ -48,6 +49,7 @@ export function registerReadTool(server: McpServer, context: ToolContext): void 
         args.limit ?? DEFAULT_LINE_LIMIT,
         context.cwd,
         context.sandbox.current,
+        args.offset !== undefined || args.limit !== undefined,
       );
       afterRead(context, args.file_path, result);
       return result;
@@ -56,7 +58,8 @@ export function registerReadTool(server: McpServer, context: ToolContext): void 
 }
 
 /**
- * The read tool's behaviour, independent of MCP: the result the model sees for one call. Under a sandbox `policy`
+ * The read tool's behaviour, independent of MCP: the result the model sees for one call, its lines `numbered` or not
+ * (see `formatLines`; the tool numbers them when the call gave `offset` or `limit`). Under a sandbox `policy`
  * the files the shell may not read (Crow's provider keys) are refused here too. The file is opened first and every
  * check is made on the open descriptor (what it is, where it really is, its inode), then read from it: a link
  * swapped after the check cannot lead the read elsewhere.
@@ -67,6 +70,7 @@ export async function readFile(
   limit: number,
   cwd: string,
   policy?: SandboxPolicy,
+  numbered = true,
 ): Promise<CallToolResult> {
   const checked = checkAbsolutePath(filePath, cwd);
   if (!checked.ok) return errorResult(checked.error);
@@ -120,7 +124,7 @@ export async function readFile(
   if (decoded.text.trim() === "") {
     return textResult(`<system-reminder>\nThe file ${file} exists but has empty contents.\n</system-reminder>`);
   }
-  return textResult(formatLines(decoded.text, offset, limit));
+  return textResult(formatLines(decoded.text, offset, limit, numbered));
 }
 
 function tooLarge(size: number): string {
