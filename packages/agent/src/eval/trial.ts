@@ -68,8 +68,9 @@ export async function runTrial(
     });
     const phase = performance.now();
     try {
-      const setup = await setUpWorkspace(task, workspace, signal);
+      const setup = await setUpWorkspace(task, workspace, signal, context.config.home);
       if (setup.output) details.setupOutput = setup.output;
+      if (setup.image) details.emulated = [...(details.emulated ?? []), setup.image];
     } catch (error) {
       if (interrupted(error)) throw new TrialInterrupted("the run was cancelled");
       if (error instanceof SetupError && error.output) details.setupOutput = error.output;
