@@ -23,7 +23,7 @@ import { spawnSync } from "node:child_process";
 import { realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
-import { hostRootArgs, sandboxAvailability } from "@crow/mcp/sandbox";
+import { hostRootArgs, procWallArgs, sandboxAvailability } from "@crow/mcp/sandbox";
 import type { AgentConfig } from "../config/index.js";
 import { childProcessEnvironment } from "../tools/child-env.js";
 import { type ImageView, inSubmount } from "./image-mounts.js";
@@ -138,7 +138,8 @@ export const STAGE = "/run/crow-eval";
  */
 function viewOptions(hidden: readonly string[], image?: ImageView): string[] {
   const unseen = unseenHostPaths([]);
-  const args = [...rootArgs(unseen, image), "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"];
+  const args = [...rootArgs(unseen, image), "--dev", "/dev", "--proc", "/proc", ...procWallArgs()];
+  args.push("--tmpfs", "/tmp", "--tmpfs", "/run");
   // The home exists, empty, as an image's would.
   const home = homedir();
   if (path.isAbsolute(home) && home !== "/") args.push("--tmpfs", home);
