@@ -53,6 +53,36 @@ export async function imageTask(dir: string, task: ImageTask): Promise<void> {
   }
 }
 
+const WHEEL_SCRIPT = `import base64, hashlib, sys, zipfile
+name, version, out = "crow_probe_wheel", "1.0", sys.argv[1]
+info = f"{name}-{version}.dist-info"
+files = {
+    f"{name}/__init__.py": "VALUE = 'wheel-ok'\\n",
+    f"{info}/METADATA": f"Metadata-Version: 2.1\\nName: crow-probe-wheel\\nVersion: {version}\\n",
+    f"{info}/WHEEL": "Wheel-Version: 1.0\\nGenerator: crow-test\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n",
+}
+record = []
+with zipfile.ZipFile(f"{out}/{name}-{version}-py3-none-any.whl", "w") as wheel:
+    for path, text in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
+        wheel.writestr(path, text)
+        record.append(f"{path},sha256={digest},{len(text.encode())}")
+    record.append(f"{info}/RECORD,,")
+    wheel.writestr(f"{info}/RECORD", "\\n".join(record) + "\\n")
+`;
+
+/** Writes a pure-Python wheel `crow_probe_wheel-1.0-py3-none-any.whl` (module `crow_probe_wheel`, VALUE "wheel-ok") into `dir`. */
+export function probeWheel(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  execFileSync("python3", ["-c", WHEEL_SCRIPT, dir]);
+  return path.join(dir, "crow_probe_wheel-1.0-py3-none-any.whl");
+}
+
+/** Whether the python3 trials see (the system's) has pip: a build's `pip install` needs it. */
+export function systemPythonHasPip(): boolean {
+  return spawnSync("/usr/bin/python3", ["-m", "pip", "--version"], { encoding: "utf8" }).status === 0;
+}
+
 /** The host's mounts (its mount table, as this test process sees it) whose line names `text`. */
 export function hostMountsNaming(text: string): string[] {
   return readFileSync("/proc/self/mountinfo", "utf8")

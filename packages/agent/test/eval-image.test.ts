@@ -7,7 +7,7 @@
  * These run as root (CI does); the not-root case runs as nobody through setpriv.
  */
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -22,6 +22,8 @@ import {
   imageTask,
   packageTheHostLacks,
   probeDeb,
+  probeWheel,
+  systemPythonHasPip,
 } from "./eval-image-helpers.js";
 
 const asRoot = process.getuid?.() === 0;
@@ -139,6 +141,72 @@ describe("crow eval: a task's image built without Docker", { skip: asRoot ? unde
       ),
     );
     assert.match(result.stdout, /"task":"plain".*"passed":true/);
+  });
+
+  // pip sees no index and no wheels but those a task brings: the outcome is the same on every machine.
+  const noIndex = (wheels: string) => ({ PIP_CONFIG_FILE: "/dev/null", PIP_NO_INDEX: "1", PIP_FIND_LINKS: wheels });
+
+  test("RUN pip install of a wheel the task brings: the trial's python imports it, the host's does not", async () => {
+    const suite = path.join(base, "pip");
+    const wheels = path.join(base, "no-wheels");
+    await mkdir(wheels, { recursive: true });
+    const wheel = probeWheel(path.join(base, "wheel"));
+    await imageTask(path.join(suite, "wheel"), {
+      dockerfile: [
+        "FROM python:3.13-slim-bookworm",
+        "WORKDIR /app",
+        "COPY wheels/ /app/wheels/",
+        "RUN pip install --no-index --find-links /app/wheels crow-probe-wheel",
+        "",
+      ].join("\n"),
+      environment: { [`wheels/${path.basename(wheel)}`]: { copy: wheel } },
+      check: `[ "$(python -c 'import crow_probe_wheel; print(crow_probe_wheel.VALUE)')" = wheel-ok ]`,
+    });
+    const result = await runEval(["run", suite, "--oracle", "--json"], {
+      mockUrl: mock.url,
+      home,
+      env: noIndex(wheels),
+    });
+    if (!systemPythonHasPip()) {
+      assert.match(result.stderr, /wheel: skipped: needs the image: .*building it failed: Dockerfile RUN pip install/);
+      return;
+    }
+    assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
+    assert.match(result.stderr, /wheel: image [0-9a-f]{12}: built by this run/);
+    const host = spawnSync("/usr/bin/python3", ["-c", "import crow_probe_wheel"]);
+    assert.notEqual(host.status, 0, "the host's python imports the wheel");
+  });
+
+  test("a published task's pip install that no reachable index has is skipped at setup, the packages named", async () => {
+    // The shape of a public Harbor task's environment/Dockerfile (github.com/Ajam214/terminal-bench2-log-report-fix
+    // at cdc9d65ad499f5bc0b15d1773ca409cef0112c1e, environment/Dockerfile): a pinned python image and pytest pins,
+    // with allow_internet = false in its task.toml.
+    const suite = path.join(base, "published");
+    const wheels = path.join(base, "no-wheels");
+    await mkdir(wheels, { recursive: true });
+    await imageTask(path.join(suite, "log-report"), {
+      dockerfile: [
+        "FROM python:3.12.7-slim@sha256:1c44018d7eb40488f29e7c6ad4991d3200507e14dca71b94fe61011815e98155",
+        "RUN pip install --no-cache-dir pytest==8.4.1 pytest-json-ctrf==0.3.5",
+        "WORKDIR /app",
+        "COPY access.log /app/access.log",
+        "",
+      ].join("\n"),
+      environment: { "access.log": '127.0.0.1 - - [01/Jan/2025:00:00:00 +0000] "GET / HTTP/1.1" 200 1\n' },
+      check: "true",
+    });
+    await imageTask(path.join(suite, "plain"), { dockerfile: "FROM ubuntu:24.04\nWORKDIR /app\n", check: "true" });
+    const result = await runEval(["run", suite, "--oracle", "--json"], {
+      mockUrl: mock.url,
+      home,
+      env: noIndex(wheels),
+    });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(
+      result.stderr,
+      /log-report: skipped: needs the image: pip package\(s\) not in the trial's python3: pytest==8\.4\.1.*pytest-json-ctrf==0\.3\.5.*; building it failed: Dockerfile RUN pip install --no-cache-dir pytest==8\.4\.1 pytest-json-ctrf==0\.3\.5 exited with/s,
+    );
+    assert.doesNotMatch(result.stdout, /"task":"log-report"/, "a trial of the skipped task was run");
   });
 
   test("not as root, a task whose packages the host lacks is skipped, saying building needs root", async () => {
