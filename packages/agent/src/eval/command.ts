@@ -39,8 +39,9 @@ Options of report, compare, status, list: --json (JSON instead of Markdown).
 Each trial runs in a bubblewrap sandbox with Harbor's container paths (no image: the host's tools, read-only):
 /app (the workspace; the agent's tools see it too), /tests (verifier only), /solution (oracle only), /logs
 (/logs/verifier writable by the verifier only); $EVAL_APP_DIR, $EVAL_TESTS_DIR, $EVAL_LOGS_DIR and
-$EVAL_SOLUTION_DIR name them. A Dockerfile in environment/ is emulated (WORKDIR, COPY, ENV, RUN), or the task
-is skipped as needing its image.`;
+$EVAL_SOLUTION_DIR name them. A Dockerfile in environment/ is emulated (WORKDIR, COPY, ENV, RUN); as root, RUN
+steps that install what the host lacks are built into a cached image layer over the host's system directories;
+otherwise the task is skipped as needing its image.`;
 
 const BAD_INPUT = [
   EvalUsageError,

@@ -8,9 +8,13 @@
  * nodejs), a pip package by the trial's python3 (an exact `==` pin too) — and its `apt-get update`/cleanup is dropped
  * with it. A python image's trial gets `python` and `pip` (links to the host's python3 and pip3).
  *
+ * When the host lacks a package a RUN installs (or a RUN installs from files, or names a system directory) and Crow
+ * can build here (root, image-namespace.ts), the plan holds an image instead (image-build.ts): every step up to the
+ * last RUN, as written, built once into a layer over the host's system directories.
+ *
  * Anything else — an image that is not a plain OS or language base, a multi-stage build, `USER`, `COPY --from`, a
- * URL `ADD`, files placed outside /app, a package the host lacks — means the task needs its image: the plan says
- * why, and the run skips the task with that reason rather than run it differently.
+ * URL `ADD`, files placed outside /app, a package the host lacks where Crow cannot build — means the task needs its
+ * image: the plan says why, and the run skips the task with that reason rather than run it differently.
  */
 import path from "node:path";
 import { hostSystemName, imageBuildProblem } from "./image-namespace.js";

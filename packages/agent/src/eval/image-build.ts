@@ -61,6 +61,7 @@ function layeredDirs(): ImageDir[] {
 }
 
 const images = new Map<string, Promise<ServedImage>>();
+const served = new Set<string>();
 let masks: { root: string; used: Set<string> } | undefined;
 
 /** The mask layers (image-secrets.ts), made once per process on the run's tmpfs. */
@@ -136,8 +137,10 @@ function serve(dir: string, key: string): ImageView {
   const dirs: ImageDirs = {};
   for (const name of layeredDirs()) {
     const target = path.join(mounts, key, name);
-    if (!existsSync(target)) {
+    // Known by what this process mounted, not by the directory: one left by a failed mount must not serve empty.
+    if (!served.has(target)) {
       mountOverlay(target, lowerLayers(mounts, name, path.join(dir, key, "upper", name)));
+      served.add(target);
     }
     dirs[name] = target;
   }

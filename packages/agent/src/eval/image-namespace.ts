@@ -62,13 +62,14 @@ export function wantsOwnMountNamespace(command: string, args: readonly string[])
 }
 
 /** The signal numbers of the signals passed on to the command run again. */
-const FORWARDED: Record<string, number> = { SIGTERM: 15, SIGHUP: 1, SIGQUIT: 3 };
+const FORWARDED: Record<string, number> = { SIGINT: 2, SIGTERM: 15, SIGHUP: 1, SIGQUIT: 3 };
 
 /**
- * Runs this very command again (same executable, options and arguments, same terminal) in a private mount
- * namespace and resolves to its exit code. Ctrl-C reaches both processes from the terminal: this one ignores it and
- * waits, the command's own handling decides; SIGTERM, SIGHUP and SIGQUIT are passed on, and should this process die
- * anyway (SIGKILL), the command gets SIGTERM (setpriv --pdeathsig): no run goes on unseen.
+ * Runs this very command again (same executable, options and arguments, same output) in a private mount namespace
+ * and resolves to its exit code. The command runs in a session of its own, so that a signal reaches it once, from
+ * here: Ctrl-C (SIGINT, from the terminal or `kill -INT`), SIGTERM, SIGHUP and SIGQUIT are passed on, and its own
+ * handling decides (the first Ctrl-C stops cleanly, a second at once); should this process die anyway (SIGKILL), the
+ * command gets SIGTERM (setpriv --pdeathsig): no run goes on unseen.
  */
 export function rerunInOwnMountNamespace(): Promise<number> {
   const argv = [process.execPath, ...process.execArgv, ...process.argv.slice(1)];
@@ -76,17 +77,18 @@ export function rerunInOwnMountNamespace(): Promise<number> {
   // setpriv's parent-death signal: should this process be killed (SIGKILL included), the run goes with it.
   const orphanless = spawnSync("setpriv", ["--pdeathsig", "SIGTERM", "true"]).status === 0;
   const command = [...(orphanless ? ["setpriv", "--pdeathsig", "SIGTERM", "--"] : []), ...argv];
-  const child = spawn("unshare", ["--mount", "--propagation", "private", "--", ...command], { stdio: "inherit", env });
-  const ignore = () => {};
+  const child = spawn("unshare", ["--mount", "--propagation", "private", "--", ...command], {
+    stdio: "inherit",
+    env,
+    detached: true,
+  });
   const forwarders = Object.keys(FORWARDED).map((signal) => {
     const forward = () => child.kill(signal as NodeJS.Signals);
     process.on(signal, forward);
     return () => process.off(signal, forward);
   });
-  process.on("SIGINT", ignore);
   return new Promise((resolve) => {
     const done = (code: number) => {
-      process.off("SIGINT", ignore);
       for (const off of forwarders) off();
       resolve(code);
     };
@@ -95,7 +97,7 @@ export function rerunInOwnMountNamespace(): Promise<number> {
       done(1);
     });
     child.on("exit", (code, signal) => {
-      const number = signal === null ? undefined : (FORWARDED[signal] ?? (signal === "SIGINT" ? 2 : 9));
+      const number = signal === null ? undefined : (FORWARDED[signal] ?? 9);
       done(code ?? 128 + (number ?? 1));
     });
   });
