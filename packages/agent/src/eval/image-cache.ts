@@ -23,7 +23,6 @@ import {
   readlinkSync,
   realpathSync,
   rmSync,
-  statSync,
 } from "node:fs";
 import path from "node:path";
 import { ImageError } from "./image-mounts.js";
@@ -223,13 +222,4 @@ export function treeSize(dir: string): number {
     // Partly unreadable: the size is a hint.
   }
   return total;
-}
-
-/** Whether `entry` is a directory (following links). */
-export function isDirectory(entry: string): boolean {
-  try {
-    return statSync(entry).isDirectory();
-  } catch {
-    return false;
-  }
 }
