@@ -101,6 +101,20 @@ for (const as of [
       assert.equal(existsSync(ws.path("ro.txt")), false, text);
     });
 
+    test("the kernel's settings stay out of reach: /proc/sys (core_pattern runs a program as root on the host)", async () => {
+      // Only the values already there are written back: harmless should the wall fail.
+      const text = await run(
+        [
+          'for f in kernel/core_pattern vm/swappiness; do v=$(cat /proc/sys/$f); if (echo "$v" > /proc/sys/$f) 2>/dev/null; then echo ALLOWED: $f; else echo denied: $f; fi; done',
+          "[ -e /proc/sysrq-trigger ] && { (echo > /proc/sysrq-trigger) 2>/dev/null && echo ALLOWED: sysrq || echo denied: sysrq; }",
+          "echo done",
+        ].join("; "),
+      );
+      assert.match(text, /done/);
+      assert.match(text, /denied: kernel\/core_pattern/);
+      assert.doesNotMatch(text, /ALLOWED/, text);
+    });
+
     test("a nested user or mount namespace gives no way around it either", async () => {
       const text = await run(
         [

@@ -5,6 +5,8 @@
 import type { Store } from "@crow/core";
 import { type AgentConfig, ConfigError, loadConfig } from "../config/index.js";
 import { useConfigEnvironment } from "../tools/child-env.js";
+import { ImageError } from "./image-mounts.js";
+import { rerunInOwnMountNamespace, wantsOwnMountNamespace } from "./image-namespace.js";
 import { runEvalCompare, runEvalReport, runEvalStatus } from "./report-command.js";
 import { RUN_HELP, runEvalRun } from "./run-command.js";
 import { EvalUsageError } from "./stored-run.js";
@@ -37,10 +39,20 @@ Options of report, compare, status, list: --json (JSON instead of Markdown).
 Each trial runs in a bubblewrap sandbox with Harbor's container paths (no image: the host's tools, read-only):
 /app (the workspace; the agent's tools see it too), /tests (verifier only), /solution (oracle only), /logs
 (/logs/verifier writable by the verifier only); $EVAL_APP_DIR, $EVAL_TESTS_DIR, $EVAL_LOGS_DIR and
-$EVAL_SOLUTION_DIR name them. A Dockerfile in environment/ is emulated (WORKDIR, COPY, ENV, RUN), or the task
-is skipped as needing its image.`;
+$EVAL_SOLUTION_DIR name them. A Dockerfile in environment/ is emulated (WORKDIR, COPY, ENV, RUN); as root, RUN
+steps that install what the host lacks are built into a cached image layer over the host's system directories;
+otherwise the task is skipped as needing its image.`;
 
-const BAD_INPUT = [EvalUsageError, SuiteError, TomlError, VariantError, ConfigError, TrialSandboxError, ExposeError];
+const BAD_INPUT = [
+  EvalUsageError,
+  SuiteError,
+  TomlError,
+  VariantError,
+  ConfigError,
+  TrialSandboxError,
+  ExposeError,
+  ImageError,
+];
 
 /** `crow eval <args>`; resolves to the exit code. */
 export async function runEval(args: readonly string[]): Promise<number> {
@@ -68,6 +80,9 @@ export async function runEval(args: readonly string[]): Promise<number> {
     process.stdout.write(`${help[command]}\n`);
     return 0;
   }
+  // As root, a command that runs trials does so in a mount namespace of its own, where images are mounted
+  // (image-namespace.ts): the same command, run again there.
+  if (wantsOwnMountNamespace(command, rest)) return rerunInOwnMountNamespace();
   let store: Store | undefined;
   try {
     const config = loadConfig();

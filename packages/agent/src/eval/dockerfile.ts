@@ -8,11 +8,16 @@
  * nodejs), a pip package by the trial's python3 (an exact `==` pin too) — and its `apt-get update`/cleanup is dropped
  * with it. A python image's trial gets `python` and `pip` (links to the host's python3 and pip3).
  *
+ * When the host lacks a package a RUN installs (or a RUN installs from files, or names a system directory) and Crow
+ * can build here (root, image-namespace.ts), the plan holds an image instead (image-build.ts): every step up to the
+ * last RUN, as written, built once into a layer over the host's system directories.
+ *
  * Anything else — an image that is not a plain OS or language base, a multi-stage build, `USER`, `COPY --from`, a
- * URL `ADD`, files placed outside /app, a package the host lacks — means the task needs its image: the plan says
- * why, and the run skips the task with that reason rather than run it differently.
+ * URL `ADD`, files placed outside /app, a package the host lacks where Crow cannot build — means the task needs its
+ * image: the plan says why, and the run skips the task with that reason rather than run it differently.
  */
 import path from "node:path";
+import { hostSystemName, imageBuildProblem } from "./image-namespace.js";
 import { aptMissing, type CheckContext, pipMissing } from "./package-check.js";
 import { CONTAINER, scriptBase } from "./trial-sandbox.js";
 import { pythonShims } from "./trial-view.js";
@@ -21,11 +26,26 @@ export type DockerStep =
   | { kind: "copy"; sources: string[]; dest: string /** ADD: a local tar archive is unpacked. */; add?: true }
   | { kind: "run"; command: string; cwd: string; env: Record<string, string> };
 
+/**
+ * The part of a Dockerfile built into an image layer (image-build.ts) when the host lacks what its RUN steps install
+ * and Crow can build here (root): the steps up to the last RUN, each RUN as written.
+ */
+export interface ImagePlan {
+  steps: DockerStep[];
+  /** The FROM image the host's system stands in for. */
+  from: string;
+  /** Why the layer is built: what the host lacks. */
+  why: string[];
+}
+
 /** What setup does for a task with a Dockerfile, or why it cannot. */
 export type DockerPlan =
   | {
       ok: true;
+      /** The steps setup runs in each trial's workspace (with an image: those after its last RUN). */
       steps: DockerStep[];
+      /** The image layer the trials run over, built once (image-build.ts); none when the host has everything. */
+      image?: ImagePlan;
       /** ENV set by the Dockerfile: every phase's scripts get it. */
       env: Record<string, string>;
       /** The working directory the image ends in (inside /app). */
@@ -107,6 +127,25 @@ const APT_INSTALL = /^(?:\w+=\S+\s+)*(?:sudo\s+)?apt(?:-get)?\s+install\s+(.*)$/
 const PIP_INSTALL = /^(?:python3?\s+-m\s+)?(?:uv\s+)?pip3?\s+install\s+(.*)$/;
 
 /**
+ * A RUN command that may write outside /app, into the system directories an image holds: one naming a path there, a
+ * `make install`, a `dpkg -i`, an `npm install -g`. Where Crow can build an image, such a step goes into one (it would
+ * fail on the read-only host); elsewhere it runs as today.
+ */
+const SYSTEM_WRITE =
+  /(?:^|[\s>=:'"(])\/(?:usr|etc|opt|var)\/|\bmake\s+install\b|\bdpkg\s+(?:-i|--install)\b|\bnpm\s+(?:install|i)\s+(?:-g|--global)\b/;
+
+/** The Debian packages the `apt-get install`s of a RUN command name (`&&`-chained ones; versions left out). */
+export function aptInstallNames(command: string): string[] {
+  return command.split(/\s*&&\s*/).flatMap((part) => {
+    const named = APT_INSTALL.exec(part.trim())?.[1] ?? "";
+    return named
+      .split(/\s+/)
+      .filter((w) => w !== "" && !w.startsWith("-"))
+      .map((w) => w.replace(/^["']|["']$/g, "").replace(/[=:].*$/, ""));
+  });
+}
+
+/**
  * A RUN command without its package installs, or why the host cannot stand in for them. Only `&&`-chained commands
  * are looked at; a package install elsewhere in a command runs as written (and fails on the read-only host).
  */
@@ -158,6 +197,11 @@ export function planDockerfile(text: string): DockerPlan {
   const env: Record<string, string> = {};
   const args: Record<string, string> = {};
   const steps: DockerStep[] = [];
+  // The same steps with every RUN as written, should an image be built; and why it would be.
+  const asWritten: DockerStep[] = [];
+  const why: string[] = [];
+  const runLines: number[] = [];
+  let fromImage = "";
   const emulated: string[] = [];
   let workdir = "/";
   let from = 0;
@@ -173,6 +217,7 @@ export function planDockerfile(text: string): DockerPlan {
         if (from > 1 || more.length > 0) return needs("a multi-stage build");
         if (!BASE_IMAGES.test(image)) return needs(`FROM ${image} is not a plain OS or language base image`);
         python = PYTHON_IMAGE.test(image);
+        fromImage = image;
         const shims = python ? pythonShims(scriptBase().PATH) : [];
         const shown = shims.map((s) => `${s.name} → ${s.target}`).join(", ");
         emulated.push(`${line} (the host's tools${shims.length > 0 ? `; ${shown}` : ""})`);
@@ -207,7 +252,14 @@ export function planDockerfile(text: string): DockerPlan {
         if (paths.some((p) => path.posix.normalize(p).startsWith("..")))
           return needs(`${op} from outside environment/`);
         const to = dest.endsWith("/") ? `${target}/` : target;
-        steps.push({ kind: "copy", sources: paths, dest: to, ...(op === "ADD" ? { add: true as const } : {}) });
+        const copy = {
+          kind: "copy" as const,
+          sources: paths,
+          dest: to,
+          ...(op === "ADD" ? { add: true as const } : {}),
+        };
+        steps.push(copy);
+        asWritten.push(copy);
         emulated.push(line);
         break;
       }
@@ -216,7 +268,19 @@ export function planDockerfile(text: string): DockerPlan {
         const form = words(rest);
         const command = rest.startsWith("[") ? form.map((w) => `'${w.replaceAll("'", "'\\''")}'`).join(" ") : rest;
         const stripped = withoutPackages(command, { env: { ...args, ...env }, python });
-        if ("reason" in stripped) return needs(stripped.reason);
+        asWritten.push({ kind: "run", command, cwd: workdir, env: { ...args, ...env } });
+        runLines.push(emulated.length);
+        if ("reason" in stripped) {
+          // The host lacks it: the RUN steps are built into an image where Crow can (root), else the task needs one.
+          const problem = imageBuildProblem();
+          if (problem !== undefined) return needs(`${stripped.reason} (${problem})`);
+          why.push(stripped.reason);
+          emulated.push(line);
+          break;
+        }
+        if (SYSTEM_WRITE.test(stripped.command) && imageBuildProblem() === undefined) {
+          why.push(`RUN ${stripped.command.slice(0, 80)} may write to the system directories`);
+        }
         if (stripped.command !== "") {
           steps.push({ kind: "run", command: stripped.command, cwd: workdir, env: { ...args, ...env } });
         }
@@ -242,5 +306,15 @@ export function planDockerfile(text: string): DockerPlan {
         return needs(`${op} cannot be reproduced without the image`);
     }
   }
-  return { ok: true, steps, env, workdir: inApp(workdir) ? workdir : CONTAINER.app, emulated, python };
+  const end = { env, workdir: inApp(workdir) ? workdir : CONTAINER.app, python };
+  if (why.length === 0) return { ok: true, steps, emulated, ...end };
+  // An image: every step up to the last RUN goes into its layer as written; the COPY steps after it, into /app.
+  const lastRun = asWritten.findLastIndex((step) => step.kind === "run");
+  for (const index of runLines)
+    emulated[index] = `${emulated[index]?.replace(/ \(packages: the host's\)$/, "")} (in the image)`;
+  emulated.push(
+    `image: ${fromImage} approximated by ${hostSystemName()} (the host's) with a layer of its RUN steps (${why.join("; ")})`,
+  );
+  const image: ImagePlan = { steps: asWritten.slice(0, lastRun + 1), from: fromImage, why };
+  return { ok: true, steps: asWritten.slice(lastRun + 1), image, emulated, ...end };
 }

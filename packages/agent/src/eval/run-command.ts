@@ -9,6 +9,7 @@ import type { Crow, EvalRunRecord, EvalTrialRecord, Store } from "@crow/core";
 import { parseArgs } from "@crow/mcp/parse-args";
 import { type AgentConfig, adoptSingleModel, findModel, providerProblem } from "../config/index.js";
 import { createCrow } from "../sdk/create-crow.js";
+import { withImagesReady } from "./image-prepare.js";
 import { createProgress } from "./progress.js";
 import { renderReport } from "./render.js";
 import { missingTrials, runMissingTrials } from "./runner.js";
@@ -168,7 +169,7 @@ async function resumedRun(
   }
   const run = await store.evals.getRun(runId);
   if (!run) throw new EvalUsageError(`no eval run ${runId} in ${store.location}`);
-  const tasks = runnableTasks(storedTasks(run));
+  const tasks = await readyTasks(runnableTasks(storedTasks(run)), config, values.queue === true);
   const variants = await storedVariants(store, run.config as unknown as StoredRunConfig);
   if (variants.some((v) => !v.oracle)) await adoptEndpointModel(config);
   checkModels(config, variants);
@@ -184,7 +185,7 @@ async function newRun(
 ): Promise<PlannedRun> {
   const [suite, ...extra] = positionals;
   if (!suite || extra.length > 0) throw new EvalUsageError("crow eval run takes one SUITE directory (see --help)");
-  const tasks = runnableTasks(loadSuite(path.resolve(suite), listOption(values.tasks)));
+  const loaded = runnableTasks(loadSuite(path.resolve(suite), listOption(values.tasks)));
   if (values.oracle && (values.model || values.prompt))
     throw new EvalUsageError("--oracle runs no model: drop --model/--prompt");
   const models = listOption(values.model);
@@ -192,6 +193,9 @@ async function newRun(
   const variants: Variant[] = values.oracle
     ? [{ label: "oracle", oracle: true }]
     : await resolveVariants(store, models, listOption(values.prompt), process.cwd(), config.model);
+  const trials = positiveInt(values.trials, 1, "--trials");
+  checkModels(config, variants);
+  const tasks = await readyTasks(loaded, config, values.queue === true);
   const stored: StoredRunConfig = {
     tasks: tasks.map((t) => t.name),
     variants: variants.map((v) => ({
@@ -200,9 +204,8 @@ async function newRun(
       ...(v.prompt ? { promptId: v.prompt.id } : {}),
       ...(v.oracle ? { oracle: true } : {}),
     })),
-    trials: positiveInt(values.trials, 1, "--trials"),
+    trials,
   };
-  checkModels(config, variants);
   const run = await store.evals.createRun({
     id: newRunId(),
     name: values.name ?? null,
@@ -306,11 +309,27 @@ function runnableTasks(tasks: readonly EvalTask[]): EvalTask[] {
     for (const v of verifiers) if (v.ok) say(`verifier runs in a separate environment: ${v.what}`);
     const workdirs = task.steps.filter((s) => s.workdir).map((s) => s.name);
     if (workdirs.length > 0) say(`steps with a workdir/ (copied in, its setup.sh run first): ${workdirs.join(", ")}`);
-    if (task.docker) say(`environment emulated from its Dockerfile (${task.docker.emulated.length} instruction(s))`);
+    if (task.docker?.image) say(`environment from its Dockerfile, ${task.docker.emulated.at(-1)}`);
+    else if (task.docker)
+      say(`environment emulated from its Dockerfile (${task.docker.emulated.length} instruction(s))`);
     runnable.push(task);
   }
   if (runnable.length === 0) throw new EvalUsageError("no task of the suite can run here (each needs its image)");
   return runnable;
+}
+
+/**
+ * The tasks whose image is built or cached (image-prepare.ts), before the run is recorded or resumed; with `--queue`
+ * the workers build them. Throws when none is left.
+ */
+async function readyTasks(tasks: readonly EvalTask[], config: AgentConfig, queue: boolean): Promise<EvalTask[]> {
+  if (queue || !tasks.some((task) => task.docker?.ok && task.docker.image)) return [...tasks];
+  evalConfig(config);
+  const ready = await withImagesReady(tasks, config.home, (task, text) =>
+    process.stderr.write(`crow eval: ${task.name}: ${text}\n`),
+  );
+  if (ready.length === 0) throw new EvalUsageError("no task of the suite can run here (each needs its image)");
+  return ready;
 }
 
 /** `--queue`: the missing trials go to the workers; resolves to the exit code. */

@@ -9,6 +9,8 @@ import { type EvalTrialRecord, renderTemplate, systemPromptArgs, type Usage } fr
 import type { SandboxPolicy } from "@crow/mcp/sandbox";
 import { findModel, usageCost } from "../config/index.js";
 import { toolRouterFactory } from "../sdk/create-crow.js";
+import { inSubmount } from "./image-mounts.js";
+import { privateHostEntries } from "./image-secrets.js";
 import { workdirOf } from "./setup.js";
 import type { EvalTask } from "./suite.js";
 import { type TrialContext, TrialInterrupted } from "./trial-context.js";
@@ -77,12 +79,23 @@ function agentPolicy(policy: SandboxPolicy, task: EvalTask, workspace: TrialWork
   const keep = [workspace.root, tmpdir(), ...policy.writable, ...policy.readOnly].map(realOrSelf);
   return {
     ...policy,
-    // The host's temporary directory too, for the file tools (the shell's /tmp is its own already): other trials'
-    // workspaces and any copy of a suite kept there; the trial's own workspace in it stays shown (a writable root).
-    hidden: [...(policy.hidden ?? []), ...workspace.hidden, ...unseenHostPaths(keep), realOrSelf(tmpdir())],
+    hidden: [
+      ...(policy.hidden ?? []),
+      ...workspace.hidden,
+      ...unseenHostPaths(keep),
+      // The host's temporary directory too, for the file tools (the shell's /tmp is its own already): other trials'
+      // workspaces and any copy of a suite kept there; the trial's own workspace in it stays shown (a writable root).
+      realOrSelf(tmpdir()),
+      // What other users may not read (/etc/shadow…): hidden, or, with an image, emptied by its mask layer.
+      ...privateHostEntries().filter((entry) => !workspace.image || inSubmount(entry, workspace.image.submounts)),
+    ],
     network: policy.network && task.agentInternet,
     binds: [
       ...(policy.binds ?? []),
+      // The task's image over the host's system directories (first: what follows is bound on top of it), with what
+      // the host mounts below them; its mask layer hides what others may not read (image-secrets.ts).
+      ...Object.entries(workspace.image?.dirs ?? {}).map(([dir, source]) => ({ source, target: `/${dir}` })),
+      ...(workspace.image?.submounts ?? []).map((submount) => ({ source: submount, target: submount })),
       { source: workspace.app, target: CONTAINER.app },
       ...(workspace.shims ? [{ source: workspace.shims, target: SHIMS }] : []),
       // CROW_EVAL_EXPOSE: read-only (not inside a writable root), also under /tmp, which the shell has private.

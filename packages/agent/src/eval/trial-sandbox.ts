@@ -13,7 +13,9 @@
  * PID and IPC namespaces, no network unless the task allows it, and — when run as root — no capabilities, so that
  * `apt-get install` or a write outside these paths fails instead of changing the host. The script's variables are set
  * inside the sandbox only: bwrap itself runs with an empty environment, so a task's `LD_PRELOAD` (or any loader or
- * shell start-up variable) is never loaded by a host process. When the script exits, bwrap
+ * shell start-up variable) is never loaded by a host process. A task with an image (image-build.ts) sees its layer over
+ * the host's /usr, /etc, /opt and /var instead, read-only; only the image's build writes there, with the few
+ * capabilities of {@link buildCapabilities}. When the script exits, bwrap
  * (the namespace's init) exits and the kernel kills everything it left running: nothing outlives its phase to
  * rewrite the reward.
  */
@@ -21,14 +23,16 @@ import { spawnSync } from "node:child_process";
 import { realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
-import { hostRootArgs, sandboxAvailability } from "@crow/mcp/sandbox";
+import { hostRootArgs, procWallArgs, sandboxAvailability } from "@crow/mcp/sandbox";
 import type { AgentConfig } from "../config/index.js";
 import { childProcessEnvironment } from "../tools/child-env.js";
+import { type ImageView, inSubmount } from "./image-mounts.js";
+import { privateHostEntries } from "./image-secrets.js";
 import { runScript, type ScriptOutcome } from "./script.js";
 import { ExposeError, exposedPaths, realOrSelf, SHIMS, unseenHostPaths } from "./trial-view.js";
 
-/** Which script runs: each sees only its own paths. */
-export type TrialPhase = "setup" | "solution" | "verifier";
+/** Which script runs: each sees only its own paths (`build`: an image's RUN and COPY steps, image-build.ts). */
+export type TrialPhase = "setup" | "build" | "solution" | "verifier";
 
 /** The host directories of one trial behind the container paths. */
 export interface TrialMounts {
@@ -45,6 +49,8 @@ export interface TrialMounts {
   solution: string;
   /** Host paths no script may see (the suite directory, Crow's home). */
   hidden: readonly string[];
+  /** The task's image (image-build.ts), shown over the host's /usr, /etc, /opt, /var: read-only but for a build. */
+  image?: ImageView;
 }
 
 /** The container paths, as the EVAL_* variables name them too. */
@@ -71,12 +77,21 @@ const OWN_ROOT = ["proc", "dev", "tmp", "run", "app", "tests", "logs", "solution
 /**
  * The host's `/` as a trial sees it, rebuilt on a tmpfs (so the container paths can be created on it): its system
  * directories read-only, the rest left out (trial-view.ts) — top-level entries not there at all, deeper ones (of
- * /var) empty.
+ * /var) empty. With an image, its directories stand in for the host's /usr, /etc, /opt and /var, with what the host
+ * mounts below them (a container's /etc/resolv.conf) bound again, read-only; the private entries of the host
+ * (image-secrets.ts) are then hidden by the image's mask layer, else here.
  */
-function rootArgs(unseen: readonly string[]): string[] {
+function rootArgs(unseen: readonly string[], image: ImageView | undefined): string[] {
   const top = unseen.filter((p) => path.dirname(p) === "/").map((p) => p.slice(1));
   const deeper = unseen.filter((p) => path.dirname(p) !== "/");
-  return [...hostRootArgs(new Set([...OWN_ROOT, ...top])), ...hiddenArgs(deeper)];
+  const replaced = image ? Object.keys(image.dirs) : [];
+  const args = hostRootArgs(new Set([...OWN_ROOT, ...top, ...replaced]));
+  if (!image) return [...args, ...hiddenArgs(deeper), ...hiddenArgs(privateHostEntries())];
+  for (const [dir, source] of Object.entries(image.dirs))
+    args.push(image.writable ? "--bind" : "--ro-bind", source, `/${dir}`);
+  for (const submount of image.submounts) args.push("--ro-bind", submount, submount);
+  const submounts = image.submounts;
+  return [...args, ...hiddenArgs(deeper), ...hiddenArgs(privateHostEntries().filter((e) => inSubmount(e, submounts)))];
 }
 
 /** Whether `entry` lies in one of `unseen` (already out of view: hiding it again would make its parents appear). */
@@ -121,9 +136,10 @@ export const STAGE = "/run/crow-eval";
  * /tmp and /run, an empty home, `hidden` hidden. Every bind added after takes its source from the host as it is:
  * what the view leaves out does not hide it.
  */
-function viewOptions(hidden: readonly string[]): string[] {
+function viewOptions(hidden: readonly string[], image?: ImageView): string[] {
   const unseen = unseenHostPaths([]);
-  const args = [...rootArgs(unseen), "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"];
+  const args = [...rootArgs(unseen, image), "--dev", "/dev", "--proc", "/proc", ...procWallArgs()];
+  args.push("--tmpfs", "/tmp", "--tmpfs", "/run");
   // The home exists, empty, as an image's would.
   const home = homedir();
   if (path.isAbsolute(home) && home !== "/") args.push("--tmpfs", home);
@@ -133,12 +149,31 @@ function viewOptions(hidden: readonly string[]): string[] {
   return args;
 }
 
-/** The end of every trial sandbox's options: the root sealed, own namespaces, no capabilities. */
-function sealOptions(network: boolean, cwd: string): string[] {
+/**
+ * What an image build's RUN steps may do as root, no more: change owners and modes of what they install (dpkg,
+ * useradd), write where only root may (CAP_DAC_OVERRIDE: inside the image's overlay, the sandbox's only writable
+ * system directories), set file capabilities (ping). Never CAP_SYS_ADMIN (mount, remount: the way out), nor
+ * CAP_MKNOD, CAP_SYS_PTRACE, CAP_NET_ADMIN. Switching users (su, runuser in a package's scripts) only without the
+ * network: with the host's network namespace a step could act as any local user toward the host's abstract unix
+ * sockets (an X server, a session bus) that trust the caller's uid.
+ */
+function buildCapabilities(network: boolean): string[] {
+  const caps = ["CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_FSETID", "CAP_SETFCAP"];
+  if (!network) caps.push("CAP_SETUID", "CAP_SETGID");
+  return caps;
+}
+
+/**
+ * The end of every trial sandbox's options: the root sealed, own namespaces, no capabilities (a build: those of
+ * {@link buildCapabilities}; bwrap sets no_new_privs, so no setuid or file-capability program gains more).
+ */
+function sealOptions(network: boolean, cwd: string, phase?: TrialPhase): string[] {
   const args = ["--remount-ro", "/", "--unshare-pid", "--unshare-ipc", "--unshare-uts"];
   if (!network) args.push("--unshare-net");
   // As root the sandbox would keep every capability (remount, chown…): none, so the read-only host stays read-only.
-  args.push("--cap-drop", "ALL", "--die-with-parent", "--new-session", "--chdir", cwd);
+  args.push("--cap-drop", "ALL");
+  if (phase === "build") for (const cap of buildCapabilities(network)) args.push("--cap-add", cap);
+  args.push("--die-with-parent", "--new-session", "--chdir", cwd);
   return args;
 }
 
@@ -164,7 +199,8 @@ export function checkInTrialView(
 }
 
 function sandboxOptions(mounts: TrialMounts, sandbox: ScriptSandbox): string[] {
-  const args = viewOptions(mounts.hidden);
+  if (sandbox.phase === "build" && !mounts.image?.writable) throw new Error("an image build without its overlay");
+  const args = viewOptions(mounts.hidden, mounts.image);
   // /logs itself is scratch space, as in a container (a test may write there); only its two folders are kept.
   args.push("--bind", mounts.app, CONTAINER.app, "--tmpfs", CONTAINER.logs);
   args.push("--bind", path.join(mounts.logs, "agent"), `${CONTAINER.logs}/agent`);
@@ -178,7 +214,7 @@ function sandboxOptions(mounts: TrialMounts, sandbox: ScriptSandbox): string[] {
     args.push("--ro-bind", source, `${STAGE}/${name}`);
   }
   if (mounts.shims) args.push("--ro-bind", mounts.shims, SHIMS);
-  args.push(...sealOptions(sandbox.network, sandbox.cwd ?? CONTAINER.app));
+  args.push(...sealOptions(sandbox.network, sandbox.cwd ?? CONTAINER.app, sandbox.phase));
   return args;
 }
 

@@ -65,7 +65,7 @@ async function verifyWhere(
   if (!plan.ok) return failed(plan.reason);
   let separate: SeparateVerifier;
   try {
-    separate = await prepareSeparateVerifier(task, plan, workspace, [context.config.home], signal);
+    separate = await prepareSeparateVerifier(task, plan, workspace, context.config.home, signal);
   } catch (error) {
     if (signal.aborted) throw new TrialInterrupted("the run was cancelled");
     return failed(`separate verifier environment: ${errorText(error)}`);
@@ -109,8 +109,9 @@ export async function runTrial(
     });
     const phase = performance.now();
     try {
-      const setup = await setUpWorkspace(task, workspace, signal);
+      const setup = await setUpWorkspace(task, workspace, signal, context.config.home);
       if (setup.output) details.setupOutput = setup.output;
+      if (setup.image) details.emulated = [...(details.emulated ?? []), setup.image];
     } catch (error) {
       if (interrupted(error)) throw new TrialInterrupted("the run was cancelled");
       if (error instanceof SetupError && error.output) details.setupOutput = error.output;

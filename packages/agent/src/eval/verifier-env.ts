@@ -142,19 +142,20 @@ export interface SeparateVerifier {
 
 /**
  * Makes the separate verifier's workspace: set up fresh by `plan`, the agent's artifacts copied in. Throws with the
- * setup's reason when it cannot be made (the trial records it as the verifier's failure).
+ * setup's reason when it cannot be made (the trial records it as the verifier's failure). `home` is Crow's home:
+ * hidden from the verifier, and where a task image's cache lives.
  */
 export async function prepareSeparateVerifier(
   task: EvalTask,
   plan: SeparatePlan & { ok: true },
   agentWorkspace: TrialWorkspace,
-  hidden: readonly string[],
+  home: string,
   signal: AbortSignal,
 ): Promise<SeparateVerifier> {
   const verifierTask = asVerifierTask(task, plan);
-  const workspace = createTrialWorkspace(verifierTask, hidden);
+  const workspace = createTrialWorkspace(verifierTask, [home]);
   try {
-    await setUpWorkspace(verifierTask, workspace, signal);
+    await setUpWorkspace(verifierTask, workspace, signal, home);
     const copied = await copyArtifacts(task, agentWorkspace, workspace, signal);
     const note = `[verifier in a separate environment: ${plan.what}; the agent's artifacts copied in]${copied.trim() ? `\n${copied.trim()}` : ""}`;
     return { task: verifierTask, workspace, note, remove: () => workspace.remove() };

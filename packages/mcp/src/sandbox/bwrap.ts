@@ -16,7 +16,7 @@ import { bindArgs, leftOutOfRoot, rootArgs, sealRootArgs } from "./binds.js";
 import { laterPaths } from "./later.js";
 import { pathMountArgs, pathVisibility } from "./path-dirs.js";
 import type { SandboxPolicy } from "./policy.js";
-import { exposedSocketBinds, hostSocketBinds, privateRuntimeDirs } from "./walls.js";
+import { exposedSocketBinds, hostSocketBinds, privateRuntimeDirs, procWallArgs } from "./walls.js";
 import { inside } from "./which.js";
 
 export {
@@ -116,7 +116,8 @@ export interface BwrapLayout {
 
 /** bwrap's arguments (up to and including `--`) confining a command by `policy`. */
 export function bwrapArgs(policy: SandboxPolicy, layout: BwrapLayout): string[] {
-  const args = [...rootArgs(policy), "--dev", "/dev", "--proc", "/proc", "--bind", layout.privateTmp, "/tmp"];
+  const args = [...rootArgs(policy), "--dev", "/dev", "--proc", "/proc", ...procWallArgs()];
+  args.push("--bind", layout.privateTmp, "/tmp");
   // Before the binds below: a workspace or the command's directory under /run must stay visible.
   if (!policy.network) args.push(...privateRuntimeDirs());
   // The user's tools on PATH under /tmp (or /run) stay runnable, read-only; before the workspace binds, so a PATH

@@ -24,3 +24,4 @@ export {
   UNSANDBOXED_META_KEY,
 } from "./policy.js";
 export { checkWritable, checkWritableAt, realTarget } from "./roots.js";
+export { procWallArgs } from "./walls.js";

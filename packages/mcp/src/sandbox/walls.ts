@@ -6,6 +6,27 @@
 import { lstatSync, readFileSync, realpathSync } from "node:fs";
 import { inside } from "./which.js";
 
+/**
+ * bwrap arguments (after `--proc /proc`) making the kernel's settings read-only: run as root, a sandboxed command
+ * keeps uid 0 without capabilities, and most of /proc/sys is writable by uid 0 — kernel.core_pattern names a program
+ * the host's kernel runs as root on the next crash, kernel.modprobe one it runs to load a module — and
+ * /proc/sysrq-trigger reboots. bwrap 0.8 covers /proc/irq and /proc/bus only; these are bound read-only from the
+ * host's /proc (the same settings: they are the kernel's, not the PID namespace's).
+ */
+export function procWallArgs(): string[] {
+  return [
+    "--ro-bind",
+    "/proc/sys",
+    "/proc/sys",
+    "--ro-bind-try",
+    "/proc/sysrq-trigger",
+    "/proc/sysrq-trigger",
+    "--ro-bind-try",
+    "/proc/fs",
+    "/proc/fs",
+  ];
+}
+
 /** Directories replaced by private, empty ones when the network is off (bwrap arguments). */
 const RUNTIME_DIRS = ["/run", "/var/run"];
 
