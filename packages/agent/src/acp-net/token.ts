@@ -5,6 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
+import { errorText } from "@crow/core";
 
 /** A token that cannot be read; the message says which source and what to do. */
 export class TokenError extends Error {}
@@ -23,7 +24,7 @@ export function configuredToken(
     try {
       text = readFileSync(file, "utf8");
     } catch (error) {
-      throw new TokenError(`cannot read --token-file ${file}: ${(error as Error).message}`);
+      throw new TokenError(`cannot read --token-file ${file}: ${errorText(error)}`);
     }
     const token = (text.split("\n")[0] ?? "").trim();
     if (token === "") throw new TokenError(`--token-file ${file} is empty: put the token on its first line`);

@@ -8,6 +8,7 @@
  * API keys are never printed and never written to config.yaml.
  */
 import { existsSync } from "node:fs";
+import { errorText } from "@crow/core";
 import { parseArgs } from "@crow/mcp/parse-args";
 import { UsageError } from "../base/exit-codes.js";
 import { configFiles, crowHome, displayPath } from "../config/index.js";
@@ -193,7 +194,7 @@ export async function runInit(args: string[], io: InitIo = {}): Promise<number> 
   try {
     values = parse().values;
   } catch (error) {
-    errors.write(`crow init: ${(error as Error).message}\nRun 'crow init --help' for usage.\n`);
+    errors.write(`crow init: ${errorText(error)}\nRun 'crow init --help' for usage.\n`);
     return 2;
   }
   if (values.help) {

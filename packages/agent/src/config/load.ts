@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { DEFAULT_MAX_STEPS_PER_TURN, type RetryPolicy } from "@crow/core";
+import { DEFAULT_MAX_STEPS_PER_TURN, errorText, type RetryPolicy } from "@crow/core";
 import { parseDotenv } from "./dotenv.js";
 import { envInteger } from "./env.js";
 import { ConfigError, displayPath, failIn, keyPath } from "./errors.js";
@@ -29,7 +29,7 @@ function readText(file: string, shown: string): string | undefined {
   try {
     return readFileSync(file, "utf8");
   } catch (error) {
-    throw new ConfigError(`${shown}: cannot read: ${(error as Error).message}`);
+    throw new ConfigError(`${shown}: cannot read: ${errorText(error)}`);
   }
 }
 

@@ -17,6 +17,7 @@ import {
   type RequestPermissionResponse,
   type SessionNotification,
 } from "@agentclientprotocol/sdk";
+import { errorText } from "@crow/core";
 import { routeLog } from "../base/log.js";
 import { type AgentConfig, ConfigError } from "../config/index.js";
 import { useConfigEnvironment } from "../tools/child-env.js";
@@ -133,7 +134,7 @@ export function startAgent(
     } catch (error) {
       started(undefined);
       if (error instanceof ConfigError) fail(new AgentExitedError("the agent could not start:", error.message, 2));
-      else fail(new AgentExitedError(`the agent could not start: ${(error as Error).message}`, logTail));
+      else fail(new AgentExitedError(`the agent could not start: ${errorText(error)}`, logTail));
     }
   })();
 

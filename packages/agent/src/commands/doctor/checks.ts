@@ -207,7 +207,7 @@ export async function checkSearxng(config: AgentConfig, env: NodeJS.ProcessEnv):
     await fetch(url, { signal: AbortSignal.timeout(NETWORK_TIMEOUT_MS) });
     return { verdict: "ok", text: `SearXNG answers at ${url} (web_search)` };
   } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
+    const cause = (error as { cause?: { code?: string } }).cause?.code ?? errorText(error);
     return configured
       ? { verdict: "fail", text: `SearXNG at ${url}: ${cause}`, fix: "start SearXNG or correct SEARXNG_URL" }
       : {

@@ -4,7 +4,7 @@
  * (bad setup, as the exit-code table of every command has it) or a usage error.
  */
 import path from "node:path";
-import { parseDbUri } from "@crow/core";
+import { errorText, parseDbUri } from "@crow/core";
 import { parseArgs } from "@crow/mcp/parse-args";
 import { type AgentConfig, adoptSingleModel, ConfigError, crowHome, loadConfig } from "../../config/index.js";
 import {
@@ -58,7 +58,7 @@ export async function runDoctor(args: readonly string[], env: NodeJS.ProcessEnv 
       return 0;
     }
   } catch (error) {
-    process.stderr.write(`crow doctor: ${(error as Error).message}\nRun 'crow doctor --help' for usage.\n`);
+    process.stderr.write(`crow doctor: ${errorText(error)}\nRun 'crow doctor --help' for usage.\n`);
     return 2;
   }
   let failed = false;
