@@ -12,7 +12,9 @@ export class TokenError extends Error {}
 
 /**
  * The configured token (file first, then the environment variable `variable`), or undefined when neither is given.
- * Throws `TokenError`. The viewer (`crow sessions serve`) reads it the same way from `CROW_VIEWER_TOKEN`.
+ * Throws `TokenError`. The viewer (`crow sessions serve`) reads it the same way from `CROW_VIEWER_TOKEN`. Read here,
+ * not by the configuration loader: a secret of one command, never taken from `.env` and kept out of the loaded
+ * configuration, which extensions are given (`crow.config`).
  */
 export function configuredToken(
   file: string | undefined,

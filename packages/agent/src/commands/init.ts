@@ -9,6 +9,7 @@
  */
 import { existsSync } from "node:fs";
 import { errorText } from "@crow/core";
+import { homeDir } from "@crow/core/home";
 import { parseArgs } from "@crow/mcp/parse-args";
 import { UsageError } from "../base/exit-codes.js";
 import { configFiles, crowHome, displayPath } from "../config/index.js";
@@ -202,7 +203,7 @@ export async function runInit(args: string[], io: InitIo = {}): Promise<number> 
     return 0;
   }
   const home = values.home ? crowHome({ ...env, CROW_HOME: values.home }) : crowHome(env);
-  const shown = (file: string) => displayPath(file, env.HOME || undefined);
+  const shown = (file: string) => displayPath(file, homeDir(env));
   try {
     let plan: InitPlan;
     let force = values.force === true;

@@ -3,6 +3,7 @@
  * an editor's ACP `logout` does too.
  */
 import { errorText } from "@crow/core";
+import { homeDir } from "@crow/core/home";
 import { parseArgs } from "@crow/mcp/parse-args";
 import { ConfigError, describeLogout, displayPath, loadConfig, removeSavedKeys } from "../config/index.js";
 
@@ -36,7 +37,7 @@ export async function runLogout(args: string[], io: LogoutIo = {}): Promise<numb
   }
   try {
     const result = await removeSavedKeys(loadConfig(env), env);
-    output.write(`${describeLogout(result, (file) => displayPath(file, env.HOME || undefined))}\n`);
+    output.write(`${describeLogout(result, (file) => displayPath(file, homeDir(env)))}\n`);
     return 0;
   } catch (error) {
     if (error instanceof ConfigError) {

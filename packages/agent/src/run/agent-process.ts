@@ -18,7 +18,7 @@ import {
   type SessionNotification,
 } from "@agentclientprotocol/sdk";
 import { errorText } from "@crow/core";
-import { routeLog } from "../base/log.js";
+import { logRequested, routeLog } from "../base/log.js";
 import { type AgentConfig, ConfigError } from "../config/index.js";
 import { useConfigEnvironment } from "../tools/child-env.js";
 import { startSandboxCheck } from "../tools/sandbox.js";
@@ -89,7 +89,7 @@ export function startAgent(
   env: NodeJS.ProcessEnv = process.env,
 ): AgentProcess {
   let logTail = "";
-  const passThrough = Boolean(env.CROW_LOG);
+  const passThrough = logRequested(env);
   const keep = (text: string) => {
     logTail = (logTail + text).slice(-LOG_TAIL);
     if (passThrough) process.stderr.write(text);
