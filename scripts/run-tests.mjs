@@ -1,6 +1,8 @@
 // Runs every test file of the workspace with node's test runner (TypeScript through tsx) and ends the output with
 // one line "N passed, N failed[, N skipped]". Arguments filter test files by substring, e.g.
 //   node scripts/run-tests.mjs edit terminal
+// `--shuffle` (or CROW_TEST_SHUFFLE=random) runs the files, and the tests inside each file, in a random order and
+// prints its seed; `--shuffle=SEED` (CROW_TEST_SHUFFLE=SEED) replays that order. See scripts/test-shuffle.mjs.
 // The tests run with HOME set to an empty temp directory; anything left in it fails the run (tests leave HOME alone).
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
@@ -8,7 +10,32 @@ import { availableParallelism, homedir, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 
 const root = path.resolve(import.meta.dirname, "..");
-const filters = process.argv.slice(2);
+const SHUFFLE = /^--shuffle(?:=(.*))?$/;
+const filters = process.argv.slice(2).filter((arg) => !SHUFFLE.test(arg));
+
+/**
+ * The shuffle seed (an integer), or undefined for the usual order: the last `--shuffle[=SEED]`, else
+ * CROW_TEST_SHUFFLE. No seed, or `random`, draws one; 0 or `off` is the usual order.
+ */
+function shuffleSeed() {
+  const given = process.argv
+    .slice(2)
+    .map((arg) => SHUFFLE.exec(arg))
+    .filter(Boolean)
+    .map((match) => match[1] || "random")
+    .at(-1);
+  const wanted = given ?? process.env.CROW_TEST_SHUFFLE?.trim();
+  if (!wanted || wanted === "0" || wanted === "off") return undefined;
+  if (wanted === "random") return 1 + Math.floor(Math.random() * 2 ** 31);
+  const seed = Number(wanted);
+  if (!Number.isSafeInteger(seed)) {
+    console.error(`--shuffle / CROW_TEST_SHUFFLE: expected an integer seed or "random", got ${wanted}`);
+    process.exit(2);
+  }
+  return seed;
+}
+const seed = shuffleSeed();
+const replay = `--shuffle=${seed} ${filters.join(" ")}`.trim();
 
 function findTests(dir) {
   const found = [];
@@ -33,6 +60,21 @@ const files = readdirSync(path.join(root, "packages"))
   // Matched against the path inside the repository (the checkout's own path may contain any word).
   .filter((file) => filters.length === 0 || filters.some((f) => path.relative(root, file).includes(f)))
   .sort();
+if (seed !== undefined) {
+  // The files' order too (they run three at a time: which ones share the machine, and HOME, changes with it).
+  let a = seed >>> 0;
+  const random = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  for (let i = files.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [files[i], files[j]] = [files[j], files[i]];
+  }
+  console.log(`shuffled order, seed ${seed} (replay: node scripts/run-tests.mjs ${replay})`);
+}
 
 if (files.length === 0) {
   console.error(`no test files match ${filters.join(" ")}`);
@@ -96,6 +138,7 @@ for (const [index, group] of groups.entries()) {
     [
       "--import",
       "tsx",
+      ...(seed === undefined ? [] : ["--import", path.join(root, "scripts", "test-shuffle.mjs")]),
       "--conditions=@crow/source",
       "--test",
       `--test-concurrency=${process.env.CROW_TEST_CONCURRENCY ?? 3}`,
@@ -109,7 +152,14 @@ for (const [index, group] of groups.entries()) {
     {
       cwd: root,
       stdio: "inherit",
-      env: { ...process.env, ...npmEnv, HOME: home, NODE_COMPILE_CACHE: compileCache, CROW_LSP: lsp },
+      env: {
+        ...process.env,
+        ...npmEnv,
+        HOME: home,
+        NODE_COMPILE_CACHE: compileCache,
+        CROW_LSP: lsp,
+        ...(seed === undefined ? {} : { CROW_TEST_SHUFFLE_SEED: String(seed) }),
+      },
     },
   );
   let part;
@@ -153,5 +203,7 @@ if (leftInHome.length > 0) {
   );
 }
 const failed = counts.failed + (leftInHome.length > 0 ? 1 : 0);
+if (seed !== undefined && failed > 0)
+  console.log(`shuffled with seed ${seed}: replay this order with node scripts/run-tests.mjs ${replay}`);
 console.log(`${counts.passed} passed, ${failed} failed${counts.skipped ? `, ${counts.skipped} skipped` : ""}`);
 process.exit(failed > 0 ? 1 : 0);

@@ -144,6 +144,15 @@ describe("crow doctor", { timeout: 120_000 }, () => {
     assert.doesNotMatch(run.stdout, /language server rust/);
   });
 
+  test(".env's CROW_LSP=off and SEARXNG_URL count, as crow-mcp takes them from there", async () => {
+    const run = await doctor({ CROW_LSP: undefined, SEARXNG_URL: undefined }, (crowHome) =>
+      writeFile(path.join(crowHome, ".env"), `CROW_LSP=off\nSEARXNG_URL=${searxngUrl}\n`, { mode: 0o600 }),
+    );
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.match(run.stdout, /^– language servers: off by CROW_LSP=off /m);
+    assert.match(run.stdout, /^✓ SearXNG answers at http:\/\/127\.0\.0\.1:\d+ \(web_search\)$/m);
+  });
+
   test("OPENAI_BASE_URL alone: the endpoint's only model is the default, as crow run takes it", async () => {
     const run = await doctor({ CROW_MODEL: undefined });
     assert.equal(run.code, 0, run.stdout + run.stderr);

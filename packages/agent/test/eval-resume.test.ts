@@ -67,4 +67,23 @@ describe("crow eval run --resume", () => {
       assert.match(status.stdout, /4\/4 trials recorded, 4 passed, 0 left/);
     });
   }
+
+  test("a run whose stored settings are damaged is refused, naming the run, by --resume and status", async () => {
+    const store = await openStore(path.join(home, "crow.db"));
+    const id = "eval-20000101-000000-dead";
+    try {
+      // As a hand-edited row (or another version's) could hold: trials is not a count.
+      await store.evals.createRun({ id, name: null, suite, config: { tasks: ["t1"], variants: [], trials: "2" } });
+    } finally {
+      await store.close();
+    }
+    for (const args of [
+      ["run", "--resume", id],
+      ["status", id],
+    ]) {
+      const result = await runEval(args, { mockUrl: mock.url, home });
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, new RegExp(`run ${id}: its stored settings are damaged`));
+    }
+  });
 });

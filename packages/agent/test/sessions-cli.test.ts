@@ -148,22 +148,29 @@ function behaves(kind: string, setup: () => Promise<{ home: string; store: Store
     });
 
     test("delete without a terminal requires --yes; with it, removes a session and its history", async () => {
-      const refused = crowSessions(home, ["delete", ids.chat]);
-      assert.equal(refused.code, 2);
-      assert.match(refused.stderr, /asks for confirmation in a terminal; without one, pass --yes/);
-      assert.ok(await store.getSession(ids.chat), "still there");
-      const deleted = crowSessions(home, ["delete", "--yes", ids.chat]);
-      assert.equal(deleted.code, 0, deleted.stderr);
-      assert.equal(deleted.stdout, `deleted ${ids.chat}\n`);
-      assert.equal(await store.getSession(ids.chat), undefined);
-      assert.equal((await store.loadMessages(ids.chat)).length, 0);
-      const again = crowSessions(home, ["delete", "-y", ids.chat]);
-      assert.equal(again.code, 2);
+      // Sessions of its own: the others' (list, show, export) stay whatever order the tests run in.
+      const own = await populate(store, "/deleted");
+      try {
+        const refused = crowSessions(home, ["delete", own.chat]);
+        assert.equal(refused.code, 2);
+        assert.match(refused.stderr, /asks for confirmation in a terminal; without one, pass --yes/);
+        assert.ok(await store.getSession(own.chat), "still there");
+        const deleted = crowSessions(home, ["delete", "--yes", own.chat]);
+        assert.equal(deleted.code, 0, deleted.stderr);
+        assert.equal(deleted.stdout, `deleted ${own.chat}\n`);
+        assert.equal(await store.getSession(own.chat), undefined);
+        assert.equal((await store.loadMessages(own.chat)).length, 0);
+        const again = crowSessions(home, ["delete", "-y", own.chat]);
+        assert.equal(again.code, 2);
+      } finally {
+        for (const id of [own.task, own.chat]) await store.deleteSession(id);
+      }
     });
 
     test("delete in a terminal asks: n keeps the session, y deletes it", async () => {
+      const own = await populate(store, "/asked");
       const answer = async (key: string) => {
-        const pty = spawnPty(process.execPath, [CROW_BIN, "sessions", "delete", ids.task], {
+        const pty = spawnPty(process.execPath, [CROW_BIN, "sessions", "delete", own.task], {
           cols: 120,
           rows: 20,
           env: { ...cleanEnv(), CROW_HOME: home },
@@ -180,13 +187,17 @@ function behaves(kind: string, setup: () => Promise<{ home: string; store: Store
         const code = await new Promise<number>((resolve) => pty.onExit(({ exitCode }) => resolve(exitCode)));
         return { code, output };
       };
-      const kept = await answer("n");
-      assert.match(kept.output, new RegExp(`Delete session ${ids.task} with its history\\? \\[y/N\\]`));
-      assert.equal(kept.code, 1);
-      assert.ok(await store.getSession(ids.task), "kept");
-      const gone = await answer("y");
-      assert.equal(gone.code, 0, gone.output);
-      assert.equal(await store.getSession(ids.task), undefined);
+      try {
+        const kept = await answer("n");
+        assert.match(kept.output, new RegExp(`Delete session ${own.task} with its history\\? \\[y/N\\]`));
+        assert.equal(kept.code, 1);
+        assert.ok(await store.getSession(own.task), "kept");
+        const gone = await answer("y");
+        assert.equal(gone.code, 0, gone.output);
+        assert.equal(await store.getSession(own.task), undefined);
+      } finally {
+        for (const id of [own.task, own.chat]) await store.deleteSession(id);
+      }
     });
 
     test("list and show draw no control sequences from the model's title or text; export keeps them", async () => {
@@ -197,14 +208,19 @@ function behaves(kind: string, setup: () => Promise<{ home: string; store: Store
       ]);
       // biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for escape sequences
       const leaked = /\x1b|\x9b|PWNED|UFdO/;
-      const listed = crowSessions(home, ["list", "--cwd", "/h"]);
-      assert.doesNotMatch(listed.stdout, leaked, JSON.stringify(listed.stdout));
-      assert.match(listed.stdout, /Title here/);
-      const shown = crowSessions(home, ["show", hostile.id]);
-      assert.doesNotMatch(shown.stdout, leaked, JSON.stringify(shown.stdout));
-      assert.match(shown.stdout, /Answer done/);
-      const exported = crowSessions(home, ["export", hostile.id, "--format", "json"]);
-      assert.ok(exported.stdout.includes("\\u001b]52;c;UFdO"), "export is the data as stored");
+      try {
+        const listed = crowSessions(home, ["list", "--cwd", "/h"]);
+        assert.doesNotMatch(listed.stdout, leaked, JSON.stringify(listed.stdout));
+        assert.match(listed.stdout, /Title here/);
+        const shown = crowSessions(home, ["show", hostile.id]);
+        assert.doesNotMatch(shown.stdout, leaked, JSON.stringify(shown.stdout));
+        assert.match(shown.stdout, /Answer done/);
+        const exported = crowSessions(home, ["export", hostile.id, "--format", "json"]);
+        assert.ok(exported.stdout.includes("\\u001b]52;c;UFdO"), "export is the data as stored");
+      } finally {
+        // The list test counts the sessions: leave only the shared two.
+        await store.deleteSession(hostile.id);
+      }
     });
   });
 }

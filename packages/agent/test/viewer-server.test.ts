@@ -216,14 +216,21 @@ for (const backend of backends) {
     });
 
     test("keyset pagination pages through many sessions", async () => {
-      for (let i = 0; i < 55; i++) await store.createSession({ cwd: `${cwd}/many`, title: `bulk ${i}` });
-      const first = await get(`${base()}/?cwd=${encodeURIComponent(`${cwd}/many`)}`);
-      assert.equal(first.body.match(/class="session-row"/g)?.length, 50);
-      const next = /class="next-page" href="([^"]+)"/.exec(first.body)?.[1]?.replace(/&amp;/g, "&");
-      assert.ok(next);
-      const second = await get(`${base()}${next}`);
-      assert.equal(second.body.match(/class="session-row"/g)?.length, 5);
-      assert.ok(!second.body.includes("next-page"));
+      const bulk: string[] = [];
+      for (let i = 0; i < 55; i++)
+        bulk.push((await store.createSession({ cwd: `${cwd}/many`, title: `bulk ${i}` })).id);
+      try {
+        const first = await get(`${base()}/?cwd=${encodeURIComponent(`${cwd}/many`)}`);
+        assert.equal(first.body.match(/class="session-row"/g)?.length, 50);
+        const next = /class="next-page" href="([^"]+)"/.exec(first.body)?.[1]?.replace(/&amp;/g, "&");
+        assert.ok(next);
+        const second = await get(`${base()}${next}`);
+        assert.equal(second.body.match(/class="session-row"/g)?.length, 5);
+        assert.ok(!second.body.includes("next-page"));
+      } finally {
+        // Newer than the fixture's: left in place they would push it off the first page the other tests read.
+        for (const id of bulk) await store.deleteSession(id);
+      }
     });
   });
 }

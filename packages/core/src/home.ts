@@ -1,3 +1,9 @@
+/**
+ * Where the user's and Crow's files live. Each function reads the environment it is given: the agent's
+ * configuration loader (agent config/load.ts) passes the one it loads, so for the agent HOME and CROW_HOME are
+ * settled there. `process.env` is only the default, for SDK hosts that load no configuration (`createCrow` without
+ * `home`, `openStore()`) and for the agent's start before its configuration loads (entry/command.ts).
+ */
 import os from "node:os";
 import path from "node:path";
 

@@ -6,6 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { errorText } from "./error-text.js";
 import type { HttpServerOptions } from "./http.js";
 import { parseArgs } from "./parse-args.js";
 import { sandboxAvailability } from "./sandbox/bwrap.js";
@@ -104,7 +105,7 @@ function parse() {
       allowPositionals: false,
     }).values;
   } catch (error) {
-    fail((error as Error).message);
+    fail(errorText(error));
   }
 }
 
@@ -122,7 +123,7 @@ function tokenFromFile(file: string): string {
   try {
     text = readFileSync(file, "utf8");
   } catch (error) {
-    fail(`cannot read --token-file ${file}: ${(error as Error).message}`);
+    fail(`cannot read --token-file ${file}: ${errorText(error)}`);
   }
   const token = (text.split("\n")[0] ?? "").trim();
   if (token === "") fail(`--token-file ${file} is empty: put the token on its first line`);
@@ -147,7 +148,7 @@ export function readInvocation(): Invocation {
     try {
       process.chdir(args.cwd);
     } catch (error) {
-      fail(`cannot use --cwd ${args.cwd}: ${(error as Error).message}`);
+      fail(`cannot use --cwd ${args.cwd}: ${errorText(error)}`);
     }
   }
   const softTimeoutSeconds =

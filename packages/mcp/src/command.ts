@@ -3,6 +3,7 @@
 import { rmdirSync } from "node:fs";
 import path from "node:path";
 import { fail, type HttpSettings, readInvocation } from "./args.js";
+import { errorText } from "./error-text.js";
 import { log } from "./log.js";
 import { stopLanguageServers } from "./lsp/pool.js";
 import type { ServerOptions } from "./server.js";
@@ -33,7 +34,7 @@ async function serveHttp(options: HttpSettings, showToken: boolean): Promise<voi
   try {
     running = await startHttpServer(options);
   } catch (error) {
-    fail(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
+    fail(`cannot listen on ${host}:${port}: ${errorText(error)}`);
   }
   if (!token) {
     const who = ["127.0.0.1", "localhost", "::1"].includes(host) ? "any user of this machine" : "anyone";
@@ -81,11 +82,11 @@ async function serveSocket(
   const { startSocketServer } = await import("./socket.js");
   let running: Awaited<ReturnType<typeof startSocketServer>>;
   const secret = secretStdin ? secretFromStdin() : undefined;
-  secret?.catch((error: unknown) => log.error((error as Error).message));
+  secret?.catch((error: unknown) => log.error(errorText(error)));
   try {
     running = await startSocketServer(socketPath, { ...options, warmUp: true, ...(secret ? { secret } : {}) });
   } catch (error) {
-    fail(`cannot listen on ${socketPath}: ${(error as Error).message}`);
+    fail(`cannot listen on ${socketPath}: ${errorText(error)}`);
   }
   let stopping = false;
   const stop = (afterClose?: () => void) => {

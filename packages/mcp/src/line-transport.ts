@@ -22,6 +22,7 @@ import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { BoundedLineSplitter, type OversizeLine } from "./bounded-lines.js";
+import { errorText } from "./error-text.js";
 import { describeOversize, oversizeError, oversizeLog } from "./oversize-reply.js";
 
 export { BoundedLineSplitter, type OversizeLine } from "./bounded-lines.js";
@@ -128,7 +129,7 @@ export class LineTransport implements Transport {
     try {
       parsed = JSON.parse(line);
     } catch (error) {
-      this.onerror?.(new Error(`a line that is not JSON (${(error as Error).message}): ${line.slice(0, 200)}`));
+      this.onerror?.(new Error(`a line that is not JSON (${errorText(error)}): ${line.slice(0, 200)}`));
       return;
     }
     if (!isMessage(parsed)) {

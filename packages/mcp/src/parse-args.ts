@@ -4,13 +4,14 @@
  * after '--', as in: -- --nope)". Other messages pass as Node words them. Every Crow command parses through this.
  */
 import { parseArgs as nodeParseArgs, type ParseArgsConfig } from "node:util";
+import { errorText } from "./error-text.js";
 
 /** Node's wording of an unknown option (`Unknown option '--x'.`, then, where positionals are allowed, `To specify …`). */
 const UNKNOWN = /^Unknown option '([^']*)'(\.|$)/;
 
 /** The message of a parseArgs error, with Node's unknown-option sentence replaced (see above). */
 export function argsErrorText(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorText(error);
   const option = UNKNOWN.exec(message)?.[1];
   if (option === undefined) return message;
   if (!message.includes("positional argument")) return `unknown option ${option}`;

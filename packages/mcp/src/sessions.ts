@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { errorText } from "./error-text.js";
 import { jsonRpcError } from "./json-rpc-error.js";
 import { log } from "./log.js";
 import { type CrowMcpServer, createServer, type ServerOptions } from "./server.js";
@@ -79,7 +80,7 @@ export function checkSessionCwd(cwd: string, what: string): { cwd: string } | { 
   try {
     if (!statSync(cwd).isDirectory()) return { error: `${what} ${cwd} is not a directory` };
   } catch (error) {
-    return { error: `${what} ${cwd} cannot be used: ${(error as Error).message}` };
+    return { error: `${what} ${cwd} cannot be used: ${errorText(error)}` };
   }
   return { cwd };
 }

@@ -8,6 +8,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { Socket } from "node:net";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { errorText } from "./error-text.js";
 import { CWD_META_KEY, SECRET_META_KEY, SocketLineTransport } from "./line-transport.js";
 import { log } from "./log.js";
 import { LSP_META_KEY, parseLspSettings } from "./lsp/languages.js";
@@ -114,7 +115,7 @@ export function createSocketSessions(
     crow.server.connect(transport).then(
       () => transport.release(first),
       (error: unknown) => {
-        log.error(`an MCP session could not start: ${(error as Error).message}`);
+        log.error(`an MCP session could not start: ${errorText(error)}`);
         void transport.close();
       },
     );

@@ -12,6 +12,7 @@
 import { chmodSync } from "node:fs";
 import { createServer as createNetServer, type Server, type Socket } from "node:net";
 import path from "node:path";
+import { errorText } from "./error-text.js";
 import { SocketLineTransport } from "./line-transport.js";
 import { log } from "./log.js";
 import type { ServerOptions } from "./server.js";
@@ -63,7 +64,7 @@ export async function startSocketServer(
     (table ??= Promise.all([
       import("./socket-sessions.js").catch((error: unknown) => {
         throw new Error(
-          `crow-mcp could not load its tools (${(error as Error).message}); its installation is incomplete: reinstall crow`,
+          `crow-mcp could not load its tools (${errorText(error)}); its installation is incomplete: reinstall crow`,
         );
       }),
       options.secret,
@@ -80,7 +81,7 @@ export async function startSocketServer(
     socket.once("close", () => connections.delete(socket));
     sessions().then(
       (loaded) => loaded.accept(socket),
-      (error: unknown) => refuseConnection(socket, (error as Error).message),
+      (error: unknown) => refuseConnection(socket, errorText(error)),
     );
   });
   await new Promise<void>((resolve, reject) => {
@@ -102,7 +103,7 @@ export async function startSocketServer(
         // A client that is already asking warms the same code itself; a warm-up would only compete with it.
         if (options.warmUp && !asked) await warmUp(socketPath, await options.secret);
       },
-      (error: unknown) => log.error((error as Error).message),
+      (error: unknown) => log.error(errorText(error)),
     );
   });
   return {

@@ -62,7 +62,9 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const result = await ask(request.params.name, extra.signal);
     return { content: [{ type: "text", text: `answer: ${JSON.stringify(result)}` }] };
   } catch (error) {
-    return { content: [{ type: "text", text: `error: ${(error as Error).message}` }], isError: true };
+    // Not errorText: the testkit imports no Crow package, so the fakes stay independent of the code under test.
+    const message = error instanceof Error ? error.message : String(error);
+    return { content: [{ type: "text", text: `error: ${message}` }], isError: true };
   }
 });
 

@@ -97,6 +97,7 @@ export async function startMockLlm(options: MockLlmOptions = {}): Promise<MockLl
 
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
+      // Not errorText: the testkit imports no Crow package (the fake stays independent of the code under test).
       failures.push(`mock LLM crashed: ${error instanceof Error ? error.message : String(error)}`);
       res.destroy();
     });
@@ -156,7 +157,7 @@ export async function startMockLlm(options: MockLlmOptions = {}): Promise<MockLl
         turn.expect(request);
       } catch (error) {
         failures.push(
-          `request ${request.index}: expectation failed: ${error instanceof Error ? error.message : error}`,
+          `request ${request.index}: expectation failed: ${error instanceof Error ? error.message : String(error)}`,
         );
       }
     }

@@ -1,4 +1,5 @@
 /** The command line of `crow acp --listen` (see listen.ts). */
+import { errorText } from "@crow/core";
 import { parseArgs } from "@crow/mcp/parse-args";
 import { loadAcpConfigOrExit } from "../acp/load-config.js";
 import { checkListenToken, configuredToken, newToken, TokenError, tokenFileWarning } from "./token.js";
@@ -47,7 +48,7 @@ export async function runAcpListen(args: readonly string[]): Promise<number> {
       allowPositionals: false,
     }).values;
   } catch (error) {
-    return usage((error as Error).message);
+    return usage(errorText(error));
   }
   if (values.help) {
     process.stdout.write(`${LISTEN_HELP}\n`);
@@ -80,7 +81,7 @@ export async function runAcpListen(args: readonly string[]): Promise<number> {
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
-      process.stderr.write(`crow acp: cannot listen on ${values.listen}: ${(error as Error).message}\n`);
+      process.stderr.write(`crow acp: cannot listen on ${values.listen}: ${errorText(error)}\n`);
       return 1;
     }
     throw error;

@@ -5,13 +5,16 @@
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
+import { errorText } from "@crow/core";
 
 /** A token that cannot be read; the message says which source and what to do. */
 export class TokenError extends Error {}
 
 /**
  * The configured token (file first, then the environment variable `variable`), or undefined when neither is given.
- * Throws `TokenError`. The viewer (`crow sessions serve`) reads it the same way from `CROW_VIEWER_TOKEN`.
+ * Throws `TokenError`. The viewer (`crow sessions serve`) reads it the same way from `CROW_VIEWER_TOKEN`. Read here,
+ * not by the configuration loader: a secret of one command, never taken from `.env` and kept out of the loaded
+ * configuration, which extensions are given (`crow.config`).
  */
 export function configuredToken(
   file: string | undefined,
@@ -23,7 +26,7 @@ export function configuredToken(
     try {
       text = readFileSync(file, "utf8");
     } catch (error) {
-      throw new TokenError(`cannot read --token-file ${file}: ${(error as Error).message}`);
+      throw new TokenError(`cannot read --token-file ${file}: ${errorText(error)}`);
     }
     const token = (text.split("\n")[0] ?? "").trim();
     if (token === "") throw new TokenError(`--token-file ${file} is empty: put the token on its first line`);

@@ -20,6 +20,7 @@ import {
   methods,
   RequestError,
 } from "@agentclientprotocol/sdk";
+import { homeDir } from "@crow/core/home";
 import { log } from "../base/log.js";
 import {
   type AgentConfig,
@@ -196,7 +197,7 @@ export async function logoutHandler(
     throw error;
   });
   const result = await removeSavedKeys(current);
-  const message = describeLogout(result, (file) => displayPath(file, process.env.HOME || undefined));
+  const message = describeLogout(result, (file) => displayPath(file, homeDir()));
   log.info(`logout: ${message}`);
   if (result.removed.length > 0) {
     const next = await signIn.reload().catch((error: unknown) => {

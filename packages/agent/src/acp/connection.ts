@@ -9,7 +9,7 @@ import {
   type InitializeResponse,
   RequestError,
 } from "@agentclientprotocol/sdk";
-import { type Crow, type CrowSession, errorText, type LlmClient } from "@crow/core";
+import { type Crow, type CrowSession, errorText, type LlmClient, SessionLeaseError } from "@crow/core";
 import { BUILTIN_METHODS } from "@crow/core/methods";
 import { log } from "../base/log.js";
 import type { AgentConfig } from "../config/index.js";
@@ -177,9 +177,8 @@ export class AcpConnection implements SessionConnection {
           }),
     ).catch((error: unknown) => {
       // Open in another live process: the message says where and how to take it over.
-      if (error instanceof Error && error.name === "SessionLeaseError") {
-        const { holder } = error as Error & { holder: unknown };
-        throw new RequestError(-32603, error.message, { openElsewhere: holder });
+      if (error instanceof SessionLeaseError) {
+        throw new RequestError(-32603, error.message, { openElsewhere: error.holder });
       }
       throw error;
     });

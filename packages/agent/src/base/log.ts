@@ -1,9 +1,18 @@
 /**
  * Diagnostics for the agent. stdout belongs to ACP, so every log line goes to stderr. Level comes from CROW_LOG
  * (error | warn | info | debug; default warn).
+ *
+ * CROW_LOG is the one setting read here rather than by the configuration loader (config/load.ts): the log must work
+ * before the configuration loads (its errors are logged) and when it fails to. It is read on every line, so a
+ * `.env` CROW_LOG, which the loaded configuration copies into the environment (tools/child-env.ts), applies from then.
  */
 const LEVELS = { error: 0, warn: 1, info: 2, debug: 3 } as const;
 type Level = keyof typeof LEVELS;
+
+/** Whether CROW_LOG is set at all (`crow run` then shows the agent's log instead of only keeping its tail). */
+export function logRequested(env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(env.CROW_LOG);
+}
 
 function threshold(): number {
   const wanted = process.env.CROW_LOG as Level | undefined;

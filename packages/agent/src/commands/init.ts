@@ -8,6 +8,8 @@
  * API keys are never printed and never written to config.yaml.
  */
 import { existsSync } from "node:fs";
+import { errorText } from "@crow/core";
+import { homeDir } from "@crow/core/home";
 import { parseArgs } from "@crow/mcp/parse-args";
 import { UsageError } from "../base/exit-codes.js";
 import { configFiles, crowHome, displayPath } from "../config/index.js";
@@ -193,7 +195,7 @@ export async function runInit(args: string[], io: InitIo = {}): Promise<number> 
   try {
     values = parse().values;
   } catch (error) {
-    errors.write(`crow init: ${(error as Error).message}\nRun 'crow init --help' for usage.\n`);
+    errors.write(`crow init: ${errorText(error)}\nRun 'crow init --help' for usage.\n`);
     return 2;
   }
   if (values.help) {
@@ -201,7 +203,7 @@ export async function runInit(args: string[], io: InitIo = {}): Promise<number> 
     return 0;
   }
   const home = values.home ? crowHome({ ...env, CROW_HOME: values.home }) : crowHome(env);
-  const shown = (file: string) => displayPath(file, env.HOME || undefined);
+  const shown = (file: string) => displayPath(file, homeDir(env));
   try {
     let plan: InitPlan;
     let force = values.force === true;

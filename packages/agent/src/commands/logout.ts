@@ -2,6 +2,8 @@
  * `crow logout`: removes the API keys `crow init` saved in `.env` (see config/saved-keys.ts) and says which. What
  * an editor's ACP `logout` does too.
  */
+import { errorText } from "@crow/core";
+import { homeDir } from "@crow/core/home";
 import { parseArgs } from "@crow/mcp/parse-args";
 import { ConfigError, describeLogout, displayPath, loadConfig, removeSavedKeys } from "../config/index.js";
 
@@ -26,7 +28,7 @@ export async function runLogout(args: string[], io: LogoutIo = {}): Promise<numb
   try {
     help = parseArgs({ args, options: { help: { type: "boolean", short: "h" } }, strict: true }).values.help;
   } catch (error) {
-    errors.write(`crow logout: ${(error as Error).message}\nRun 'crow logout --help' for usage.\n`);
+    errors.write(`crow logout: ${errorText(error)}\nRun 'crow logout --help' for usage.\n`);
     return 2;
   }
   if (help) {
@@ -35,7 +37,7 @@ export async function runLogout(args: string[], io: LogoutIo = {}): Promise<numb
   }
   try {
     const result = await removeSavedKeys(loadConfig(env), env);
-    output.write(`${describeLogout(result, (file) => displayPath(file, env.HOME || undefined))}\n`);
+    output.write(`${describeLogout(result, (file) => displayPath(file, homeDir(env)))}\n`);
     return 0;
   } catch (error) {
     if (error instanceof ConfigError) {

@@ -5,6 +5,7 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import type { SessionRecord, SessionStats, Store } from "@crow/core";
+import { errorText } from "@crow/core";
 import { stripControls } from "@crow/mcp/control-text";
 import { parseArgs } from "@crow/mcp/parse-args";
 import { configuredToken, TokenError } from "../acp-net/token.js";
@@ -58,7 +59,7 @@ export async function runSessions(argv: string[], io: Partial<Io> = {}): Promise
   try {
     parsed = parse(argv, env);
   } catch (error) {
-    err(`crow sessions: ${(error as Error).message}\n\n${SESSIONS_HELP}\n`);
+    err(`crow sessions: ${errorText(error)}\n\n${SESSIONS_HELP}\n`);
     return 2;
   }
   if (parsed.help) {
@@ -73,8 +74,11 @@ export async function runSessions(argv: string[], io: Partial<Io> = {}): Promise
     store = await openStore(config.dbUri, { baseDir: config.home });
   } catch (error) {
     // A configuration the user must fix is a usage error (2), as for `crow run` and `crow acp`.
-    err(`crow sessions: ${(error as Error).message}\n`);
-    return error instanceof ConfigError || /^Store(Location|Driver)Error$/.test((error as Error).name) ? 2 : 1;
+    err(`crow sessions: ${errorText(error)}\n`);
+    const { StoreDriverError, StoreLocationError } = await import("@crow/core");
+    const usage =
+      error instanceof ConfigError || error instanceof StoreLocationError || error instanceof StoreDriverError;
+    return usage ? 2 : 1;
   }
   try {
     if (parsed.command === "serve") {
@@ -83,7 +87,7 @@ export async function runSessions(argv: string[], io: Partial<Io> = {}): Promise
     }
     return await dispatch(parsed, store, { out, err, env, ...(io.confirm ? { confirm: io.confirm } : {}) });
   } catch (error) {
-    err(`crow sessions: ${(error as Error).message}\n`);
+    err(`crow sessions: ${errorText(error)}\n`);
     return 1;
   } finally {
     await store.close();

@@ -1,5 +1,6 @@
 /** `GET {baseURL}/models` on an OpenAI-compatible provider: the model ids it offers, for `crow init` to pick from. */
 // The dependency-free subpath: crow init and the provider error messages must not load the runtime.
+import { errorText } from "@crow/core";
 import { redactSecrets } from "@crow/core/redact";
 
 export type ModelList = { ok: true; ids: string[] } | { ok: false; error: string };
@@ -11,17 +12,17 @@ export type ModelList = { ok: true; ids: string[] } | { ok: false; error: string
 export async function listModels(baseURL: string, apiKey: string | undefined, timeoutMs = 15_000): Promise<ModelList> {
   const url = `${baseURL.replace(/\/+$/, "")}/models`;
   let response: Response;
+  const signal = AbortSignal.timeout(timeoutMs);
   try {
     response = await fetch(url, {
       headers: { accept: "application/json", ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
-      signal: AbortSignal.timeout(timeoutMs),
+      signal,
     });
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    const reason =
-      (error as Error).name === "TimeoutError"
-        ? `no answer within ${timeoutMs / 1000} s`
-        : (cause?.code ?? cause?.message ?? (error as Error).message);
+    const reason = signal.aborted
+      ? `no answer within ${timeoutMs / 1000} s`
+      : (cause?.code ?? cause?.message ?? errorText(error));
     return { ok: false, error: `cannot reach ${url}: ${reason}` };
   }
   const text = await response.text().catch(() => "");

@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { DEFAULT_MAX_STEPS_PER_TURN, type RetryPolicy } from "@crow/core";
+import { DEFAULT_MAX_STEPS_PER_TURN, errorText, type RetryPolicy } from "@crow/core";
 import { parseDotenv } from "./dotenv.js";
 import { envInteger } from "./env.js";
 import { ConfigError, displayPath, failIn, keyPath } from "./errors.js";
@@ -14,7 +14,7 @@ import { describeProblems, type InterpolationProblem, interpolate } from "./inte
 import { languageServersField } from "./language-servers.js";
 import { type ModelSources, modelList } from "./model-list.js";
 import { type ConfigFile, configFileSchema, issueMessage, type McpServerEntry } from "./schema.js";
-import { variableOrigin } from "./sources.js";
+import { modelFrom, variableOrigin } from "./sources.js";
 import type { AgentConfig, ConfigMcpServer, ExtensionEntry, SkillsConfig } from "./types.js";
 import { upstreamKeyProblems } from "./upstream-keys.js";
 import { yaml } from "./yaml.js";
@@ -29,7 +29,7 @@ function readText(file: string, shown: string): string | undefined {
   try {
     return readFileSync(file, "utf8");
   } catch (error) {
-    throw new ConfigError(`${shown}: cannot read: ${(error as Error).message}`);
+    throw new ConfigError(`${shown}: cannot read: ${errorText(error)}`);
   }
 }
 
@@ -196,12 +196,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
   // MAX_TOKENS is every model's default; a model's own max_tokens (set by fileModels) wins.
   for (const entry of models) if (entry.maxTokens === undefined && file.MAX_TOKENS) entry.maxTokens = file.MAX_TOKENS;
   const notes: string[] = [];
+  const from = model ? modelFrom(env, dotenv, shown ? files.config : undefined, models) : undefined;
+  const searxngUrl = env.SEARXNG_URL?.trim() || dotenv.SEARXNG_URL?.trim();
   return {
     home,
     ...(shown ? { file: files.config } : {}),
     providers,
     models,
     ...(model ? { model } : {}),
+    ...(from ? { modelFrom: from } : {}),
     dbUri: databaseUri(lookup.CROW_DB_URI?.trim() || file.db_uri || lookup.DATABASE_PATH?.trim(), home),
     mcpServers: mcpServers(file.mcpServers, notes),
     ...(file.defer_tools === false ? { deferTools: false } : {}),
@@ -228,6 +231,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     dotenv,
     childEnv: { allow: file.child_env?.allow ?? [] },
     ...languageServersField(file),
+    ...((env.CROW_LSP ?? dotenv.CROW_LSP) === "off" ? { lspOffByEnv: true as const } : {}),
+    ...(searxngUrl ? { searxngUrl } : {}),
     checkpoints: {
       enabled: file.checkpoints?.enabled ?? true,
       maxFileMb: file.checkpoints?.max_file_mb ?? 10,

@@ -7,6 +7,7 @@
  */
 
 import { ENV_PROVIDER, envModels, OPENAI_BASE_URL } from "./env.js";
+import { displayPath } from "./errors.js";
 import type { ConfigFile } from "./schema.js";
 import type { ModelConfig, ProviderConfig } from "./types.js";
 
@@ -132,4 +133,23 @@ export function environmentOverride(
     model: firstId,
     notice: `OPENAI_BASE_URL is set in the environment: model "${firstId}" at ${provider.baseURL}${replaced} (unset OPENAI_BASE_URL to use ${shown})`,
   };
+}
+
+/**
+ * Where the default model's name came from, for people (`crow doctor`): `CROW_MODEL` (the environment's, else
+ * `.env`'s), config.yaml, or the first of `CROW_MODELS`; undefined when no setting names it (`adoptSingleModel` may
+ * then take the endpoint's only model).
+ */
+export function modelFrom(
+  env: Env,
+  dotenv: Readonly<Record<string, string>>,
+  file: string | undefined,
+  models: readonly ModelConfig[],
+): string | undefined {
+  if (env.CROW_MODEL?.trim()) return "CROW_MODEL";
+  if (dotenv.CROW_MODEL?.trim()) return "CROW_MODEL in .env";
+  if (file && models.some((m) => m.provider !== ENV_PROVIDER))
+    return `default_model (or the first model) in ${displayPath(file)}`;
+  if (env.CROW_MODELS?.trim() || dotenv.CROW_MODELS?.trim()) return "the first of CROW_MODELS";
+  return undefined;
 }

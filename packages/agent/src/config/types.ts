@@ -113,6 +113,8 @@ export interface AgentConfig extends LoopSettings {
   models: ModelConfig[];
   /** Name of the model new sessions start with (undefined when no model is configured). */
   model?: string;
+  /** Where {@link model}'s name came from, for people (config/sources.ts `modelFrom`); unset when nothing named it. */
+  modelFrom?: string;
   /** The store URI as configured (`sqlite:///…`, `postgresql://…`, a path); the store parses it against `home`. */
   dbUri: string;
   /** Config `mcpServers` (disabled entries and upstream's `uvx crow-mcp` entry removed: the built-in serves it). */
@@ -145,6 +147,13 @@ export interface AgentConfig extends LoopSettings {
   childEnv: { allow: string[] };
   /** config.yaml's `language_servers`, as the built-in crow-mcp takes them (undefined: its defaults). */
   languageServers?: LspSettings;
+  /**
+   * `CROW_LSP=off` (the environment's, else `.env`'s): crow-mcp, which reads it itself, checks no edits; `crow doctor`
+   * says so.
+   */
+  lspOffByEnv?: true;
+  /** `SEARXNG_URL` (the environment's, else `.env`'s): web_search's SearXNG, read by crow-mcp; `crow doctor` checks it. */
+  searxngUrl?: string;
   /** Things worth a log line at startup (e.g. upstream's crow-mcp entry replaced by the built-in). */
   notes: string[];
   /**

@@ -1,5 +1,6 @@
 // The crow command line: what `crow <command>` does, once the process is set up (process-setup.ts).
 import { existsSync } from "node:fs";
+import { errorText } from "@crow/core";
 import { parseArgs } from "@crow/mcp/parse-args";
 import { loadAcpConfig, loadAcpConfigOrExit } from "../acp/load-config.js";
 import { EXIT_CODES_HELP } from "../base/exit-codes.js";
@@ -112,7 +113,7 @@ export async function runCrow(args: readonly string[]): Promise<number> {
       allowPositionals: true,
     });
   } catch (error) {
-    process.stderr.write(`crow: ${(error as Error).message}\nRun 'crow --help' for usage.\n`);
+    process.stderr.write(`crow: ${errorText(error)}\nRun 'crow --help' for usage.\n`);
     return 2;
   }
   const [command, ...rest] = parsed.positionals;

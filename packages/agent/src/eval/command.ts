@@ -3,6 +3,7 @@
  * Every subcommand opens the configured store (`db_uri`); runs and trials live there with the sessions.
  */
 import type { Store } from "@crow/core";
+import { errorText } from "@crow/core";
 import { type AgentConfig, ConfigError, loadConfig } from "../config/index.js";
 import { useConfigEnvironment } from "../tools/child-env.js";
 import { ImageError } from "./image-mounts.js";
@@ -95,7 +96,7 @@ export async function runEval(args: readonly string[]): Promise<number> {
       BAD_INPUT.some((kind) => error instanceof kind) ||
       (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS");
     if (!bad) throw error;
-    process.stderr.write(`crow eval: ${(error as Error).message}\n`);
+    process.stderr.write(`crow eval: ${errorText(error)}\n`);
     return 2;
   } finally {
     await store?.close();

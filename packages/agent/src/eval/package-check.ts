@@ -5,6 +5,7 @@
  * when dpkg has it installed or its command is there (npm from a vendor's nodejs); a pip distribution when the
  * trial's python3 has it, at the exact version an `==` pin names.
  */
+import { errorText } from "@crow/core";
 import { checkInTrialView, scriptBase, scriptEnvironment } from "./trial-sandbox.js";
 import { pythonShims } from "./trial-view.js";
 
@@ -64,7 +65,7 @@ function missingInTrial(kind: "apt" | "pip", specs: readonly string[], context: 
   try {
     result = checkInTrialView(command, env, shims);
   } catch (error) {
-    return specs.map((spec) => `${spec} (cannot check: ${error instanceof Error ? error.message : String(error)})`);
+    return specs.map((spec) => `${spec} (cannot check: ${errorText(error)})`);
   }
   if (result.status !== 0)
     return specs.map((spec) => `${spec} (the check failed: ${result.stderr.trim().slice(-200)})`);

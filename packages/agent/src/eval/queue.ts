@@ -23,7 +23,7 @@ import {
   WORKER_NAME,
 } from "./attempts.js";
 import type { TrialKey } from "./runner.js";
-import { type StoredRunConfig, storedTasks, storedVariants } from "./stored-run.js";
+import { storedRunConfig, storedTasks, storedVariants } from "./stored-run.js";
 import type { EvalTask } from "./suite.js";
 import { runTrial, TrialInterrupted } from "./trial.js";
 import { evalConfig } from "./trial-sandbox.js";
@@ -249,7 +249,7 @@ async function readPlan(store: Store, runId: string): Promise<RunPlan> {
   const run = await store.evals.getRun(runId);
   if (!run) throw new Error(`eval run ${runId} is not in ${store.location}`);
   const tasks = storedTasks(run);
-  const variants = await storedVariants(store, run.config as unknown as StoredRunConfig);
+  const variants = await storedVariants(store, storedRunConfig(run));
   return {
     run,
     tasks: new Map(tasks.map((t) => [t.name, t])),

@@ -4,7 +4,7 @@ import type { EvalRunRecord, EvalTrialRecord, Store } from "@crow/core";
 import { parseArgs } from "@crow/mcp/parse-args";
 import type { AgentConfig } from "../config/index.js";
 import { renderComparison, renderReport } from "./render.js";
-import { EvalUsageError, type StoredRunConfig } from "./stored-run.js";
+import { EvalUsageError, storedRunConfig } from "./stored-run.js";
 import { compareTrials, summarize, variantsOf } from "./summary.js";
 import { renderTrial, selectTrials } from "./trial-report.js";
 
@@ -91,7 +91,7 @@ export async function runEvalStatus(args: readonly string[], agentConfig: AgentC
   const [id, ...extra] = positionals;
   if (!id || extra.length > 0) throw new EvalUsageError("crow eval status takes one RUN id");
   const run = await findRun(store, id);
-  const config = run.config as unknown as StoredRunConfig;
+  const config = storedRunConfig(run);
   const total = config.tasks.length * config.variants.length * config.trials;
   const trials = await store.evals.listTrials(run.id);
   const passed = trials.filter((t) => t.passed).length;

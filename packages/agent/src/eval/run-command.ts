@@ -17,6 +17,7 @@ import {
   EvalUsageError,
   QUEUE_NEEDS_POSTGRES,
   type StoredRunConfig,
+  storedRunConfig,
   storedTasks,
   storedVariants,
 } from "./stored-run.js";
@@ -119,7 +120,7 @@ export async function runEvalRun(args: readonly string[], config: AgentConfig, s
     ? await resumedRun(values.resume, values, positionals, config, store)
     : await newRun(values, positionals, config, store);
   const { run, tasks, variants } = plan;
-  const trials = (run.config as unknown as StoredRunConfig).trials;
+  const trials = storedRunConfig(run).trials;
   if (values.queue) return enqueueRun(store, config, run, tasks, variants, trials, values);
   const interrupted = await runHere(plan, trials, concurrency, values, config, store);
   if (!values.json) {
@@ -170,7 +171,7 @@ async function resumedRun(
   const run = await store.evals.getRun(runId);
   if (!run) throw new EvalUsageError(`no eval run ${runId} in ${store.location}`);
   const tasks = await readyTasks(runnableTasks(storedTasks(run)), config, values.queue === true);
-  const variants = await storedVariants(store, run.config as unknown as StoredRunConfig);
+  const variants = await storedVariants(store, storedRunConfig(run));
   if (variants.some((v) => !v.oracle)) await adoptEndpointModel(config);
   checkModels(config, variants);
   return { run, tasks, variants };
@@ -210,7 +211,7 @@ async function newRun(
     id: newRunId(),
     name: values.name ?? null,
     suite: path.resolve(suite),
-    config: stored as unknown as Record<string, unknown>,
+    config: stored,
   });
   return { run, tasks, variants };
 }

@@ -3,12 +3,15 @@ import type { EvalRunRecord, Store } from "@crow/core";
 import { type EvalTask, loadSuite } from "./suite.js";
 import type { Variant } from "./variants.js";
 
-/** How a run is described in the store, so `--resume` (and a worker) can run it again. */
-export interface StoredRunConfig {
+/**
+ * How a run is described in the store, so `--resume` (and a worker) can run it again. A type rather than an
+ * interface: it is the record's JSON object (`EvalRunRecord.config`), which a type alias is assignable to.
+ */
+export type StoredRunConfig = {
   tasks: string[];
   variants: Array<{ label: string; model?: string; promptId?: string; oracle?: boolean }>;
   trials: number;
-}
+};
 
 /** Why `--queue` and `crow eval worker` refuse a SQLite store. */
 export const QUEUE_NEEDS_POSTGRES =
@@ -17,6 +20,36 @@ export const QUEUE_NEEDS_POSTGRES =
 /** Bad input to `crow eval`: the message says what was wrong; exit code 2. */
 export class EvalUsageError extends Error {
   override name = "EvalUsageError";
+}
+
+/**
+ * `run`'s stored settings, checked: the store holds JSON any version of Crow (or a hand-edited row) wrote, so a
+ * damaged one is refused here, naming the run, rather than failing deep inside a resumed run or a worker.
+ */
+export function storedRunConfig(run: EvalRunRecord): StoredRunConfig {
+  const { tasks, variants, trials } = run.config;
+  const optional = (value: unknown, type: "string" | "boolean") => value === undefined || typeof value === type;
+  const variant = (v: unknown): boolean => {
+    if (typeof v !== "object" || v === null) return false;
+    const { label, model, promptId, oracle } = v as Record<string, unknown>;
+    return (
+      typeof label === "string" &&
+      optional(model, "string") &&
+      optional(promptId, "string") &&
+      optional(oracle, "boolean")
+    );
+  };
+  if (
+    !Array.isArray(tasks) ||
+    !tasks.every((t) => typeof t === "string") ||
+    !Array.isArray(variants) ||
+    !variants.every(variant) ||
+    !Number.isSafeInteger(trials) ||
+    (trials as number) < 1
+  ) {
+    throw new EvalUsageError(`run ${run.id}: its stored settings are damaged (tasks, variants or trials)`);
+  }
+  return { tasks, variants, trials: trials as number };
 }
 
 /** The variants of a stored run, with their prompt texts read back from the store. */
@@ -37,7 +70,7 @@ export async function storedVariants(store: Store, config: StoredRunConfig): Pro
 
 /** The tasks of a stored run, read from its suite again. */
 export function storedTasks(run: EvalRunRecord): EvalTask[] {
-  const names = (run.config as unknown as StoredRunConfig).tasks;
+  const names = storedRunConfig(run).tasks;
   const tasks = loadSuite(run.suite);
   const missing = names.filter((name) => !tasks.some((t) => t.name === name));
   if (missing.length > 0)

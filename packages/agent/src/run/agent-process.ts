@@ -17,7 +17,8 @@ import {
   type RequestPermissionResponse,
   type SessionNotification,
 } from "@agentclientprotocol/sdk";
-import { routeLog } from "../base/log.js";
+import { errorText } from "@crow/core";
+import { logRequested, routeLog } from "../base/log.js";
 import { type AgentConfig, ConfigError } from "../config/index.js";
 import { useConfigEnvironment } from "../tools/child-env.js";
 import { startSandboxCheck } from "../tools/sandbox.js";
@@ -88,7 +89,7 @@ export function startAgent(
   env: NodeJS.ProcessEnv = process.env,
 ): AgentProcess {
   let logTail = "";
-  const passThrough = Boolean(env.CROW_LOG);
+  const passThrough = logRequested(env);
   const keep = (text: string) => {
     logTail = (logTail + text).slice(-LOG_TAIL);
     if (passThrough) process.stderr.write(text);
@@ -133,7 +134,7 @@ export function startAgent(
     } catch (error) {
       started(undefined);
       if (error instanceof ConfigError) fail(new AgentExitedError("the agent could not start:", error.message, 2));
-      else fail(new AgentExitedError(`the agent could not start: ${(error as Error).message}`, logTail));
+      else fail(new AgentExitedError(`the agent could not start: ${errorText(error)}`, logTail));
     }
   })();
 

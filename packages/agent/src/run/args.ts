@@ -1,6 +1,7 @@
 /** Command line of `crow run`. */
 import { statSync } from "node:fs";
 import path from "node:path";
+import { errorText } from "@crow/core";
 import { parseArgs } from "@crow/mcp/parse-args";
 import { remoteUrl } from "../acp-net/connect.js";
 import { configuredToken } from "../acp-net/token.js";
@@ -67,7 +68,7 @@ export function parseRunArgs(
   try {
     parsed = parse(argv);
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(errorText(error));
   }
   const { values, positionals } = parsed;
   if (values.help) return { help: true };
@@ -119,7 +120,7 @@ function remoteAgent(
     return { url: remoteUrl(url), token, ...(tokenFile !== undefined ? { tokenFile: path.resolve(tokenFile) } : {}) };
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    throw new UsageError((error as Error).message);
+    throw new UsageError(errorText(error));
   }
 }
 

@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ContentBlock } from "@agentclientprotocol/sdk";
+import { expandTilde } from "@crow/core/home";
 
 const MENTION = /(?:^|\s)@((?:[^\s#]|\\ )+)(#L\d+(?:[:-]L?\d+)?)?/g;
 
@@ -26,7 +27,7 @@ export function promptBlocks(
     // A mention at the end of a sentence keeps its punctuation out of the path.
     const raw = (match[1] ?? "").replace(/[.,;:!?)]+$/, "").replace(/\\ /g, " ");
     if (!raw) continue;
-    const relative = raw.startsWith("~/") ? path.join(process.env.HOME ?? "", raw.slice(2)) : raw;
+    const relative = raw.startsWith("~/") ? expandTilde(raw) : raw;
     const inCwd = path.resolve(cwd, relative);
     const file = existsSync(inCwd)
       ? inCwd

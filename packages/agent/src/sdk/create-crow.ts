@@ -186,7 +186,9 @@ export function runtimeOptionsFor(config: AgentConfig, options: CrowOptions = {}
       untrustedDirs: config.sandbox.writable,
       secretFiles: Object.values(configFiles(config.home)),
     },
-    config: config as unknown as Record<string, unknown>,
+    // A shallow copy, as the object type extensions read (an interface has no index signature); taken after the
+    // loaders' last change (adoptSingleModel runs before a runtime is created).
+    config: { ...config },
     logger: agentLogger,
     extensionBaseDir: config.home,
     ...overrides,

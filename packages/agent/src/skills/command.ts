@@ -3,6 +3,7 @@
  * `.well-known/agent-skills` indexes into the standard folders, with a lockfile, spec validation and a yes-gate for
  * skills that run code. See docs/skills.md.
  */
+import { errorText } from "@crow/core";
 import { parseArgs } from "@crow/mcp/parse-args";
 import { runAdd } from "./add.js";
 import { Refused, type SkillsIo, skillsContext } from "./context.js";
@@ -47,7 +48,7 @@ export async function runSkills(args: string[], io: SkillsIo = {}): Promise<numb
   try {
     parsed = parse(args);
   } catch (error) {
-    context.err(`crow skills: ${(error as Error).message}\nRun 'crow skills --help' for usage.`);
+    context.err(`crow skills: ${errorText(error)}\nRun 'crow skills --help' for usage.`);
     return 2;
   }
   const { values, positionals } = parsed;

@@ -14,7 +14,7 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import { findGit } from "@crow/core";
+import { errorText, findGit } from "@crow/core";
 import { commitProblem, GIT_PROTOCOLS, gitUrlProblem, refProblem } from "./checks.js";
 import { SourceError } from "./errors.js";
 import { MAX_UNPACKED_BYTES, mib } from "./limits.js";
@@ -97,7 +97,7 @@ export async function gitCommit(url: string, ref: string | undefined, options: G
   } catch (error) {
     if (!ref || commitProblem(ref)) {
       const what = ref ? `"${ref}" of ${url}` : url;
-      throw new SourceError(`cannot fetch ${what}: ${(error as Error).message}`);
+      throw new SourceError(`cannot fetch ${what}: ${errorText(error)}`);
     }
     await git(["-C", repo, "fetch", "-q", "--no-tags", "--", url, "HEAD"], options);
     try {

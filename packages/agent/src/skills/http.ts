@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { errorText } from "@crow/core";
 import { skillNameProblem } from "./checks.js";
 import { SourceError } from "./errors.js";
 import { MAX_DOCUMENT_BYTES, MAX_DOWNLOAD_BYTES, readCapped } from "./limits.js";
@@ -25,7 +26,7 @@ async function download(url: string, what: string, max: number): Promise<Buffer>
   try {
     response = await fetch(url, { redirect: "follow" });
   } catch (error) {
-    throw new SourceError(`cannot fetch ${what} from ${url}: ${(error as Error).message}`);
+    throw new SourceError(`cannot fetch ${what} from ${url}: ${errorText(error)}`);
   }
   if (!response.ok) {
     await response.body?.cancel();

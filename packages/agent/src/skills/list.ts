@@ -9,6 +9,7 @@ import path from "node:path";
 import {
   checkSkillSpec,
   createSkillIndex,
+  errorText,
   isProjectTrusted,
   loadSkills,
   projectRoot,
@@ -109,7 +110,7 @@ export async function listSkills(context: SkillsContext): Promise<ListedSkill[]>
       try {
         text = await readDocument(file);
       } catch (error) {
-        unreadable = (error as Error).message;
+        unreadable = errorText(error);
       }
       if (text === undefined && unreadable === undefined) continue;
       const spec = text === undefined ? { problems: [] } : checkSkillSpec(text, name);

@@ -9,7 +9,7 @@
  */
 import { appendFile, mkdir } from "node:fs/promises";
 import path from "node:path";
-import { putBeneath, readInside } from "@crow/core";
+import { errorText, putBeneath, readInside } from "@crow/core";
 import { homeDir } from "../config/home.js";
 import {
   commitProblem,
@@ -75,7 +75,7 @@ export async function readLock(file: string): Promise<Lockfile> {
   try {
     parsed = JSON.parse(text) as typeof parsed;
   } catch (error) {
-    throw new SourceError(`${file} is not valid JSON (${(error as Error).message}); fix or delete it`);
+    throw new SourceError(`${file} is not valid JSON (${errorText(error)}); fix or delete it`);
   }
   if (parsed.version !== 1 || typeof parsed.skills !== "object" || parsed.skills === null) {
     throw new SourceError(

@@ -8,6 +8,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { expandTilde } from "@crow/core/home";
 import { githubRepoProblem, gitUrlProblem, innerPathProblem, optionProblem, refProblem } from "./checks.js";
 import { SourceError, SourceUsageError } from "./errors.js";
 import { gitCommit, gitExtract } from "./git.js";
@@ -86,7 +87,7 @@ export function parseSource(text: string, cwd: string): SourceSpec {
     if (problem) throw new SourceUsageError(`SOURCE ${raw}: ${problem}`);
     return { type: "git", source: url, location: url, ...(ref ? { ref } : {}) };
   }
-  const local = path.resolve(cwd, raw.startsWith("~/") ? path.join(process.env.HOME ?? "", raw.slice(2)) : raw);
+  const local = path.resolve(cwd, raw.startsWith("~/") ? expandTilde(raw) : raw);
   if (existsSync(local) || /^(\.|\/|~)/.test(raw)) {
     if (!existsSync(local)) throw new SourceUsageError(`${local} does not exist`);
     if (isBareRepository(local)) {

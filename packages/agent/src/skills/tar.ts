@@ -7,6 +7,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
+import { errorText } from "@crow/core";
 import { SourceError } from "./errors.js";
 import { MAX_RATIO, mib, unpackLimit } from "./limits.js";
 
@@ -24,7 +25,7 @@ export async function unpackTar(archive: Buffer, dir: string, what: string): Pro
       data = gunzipSync(archive, { maxOutputLength: limit });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") throw tooLarge();
-      throw new SourceError(`${what}: the archive is not a valid gzip file (${(error as Error).message})`);
+      throw new SourceError(`${what}: the archive is not a valid gzip file (${errorText(error)})`);
     }
   } else if (archive.length > limit) throw tooLarge();
   const skipped: string[] = [];

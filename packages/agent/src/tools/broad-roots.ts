@@ -5,8 +5,8 @@
  * never without a word.
  */
 import { realpathSync } from "node:fs";
-import { homedir } from "node:os";
 import path from "node:path";
+import { homeDir } from "@crow/core/home";
 
 function real(dir: string): string {
   try {
@@ -20,10 +20,7 @@ function real(dir: string): string {
  * The notice to show when one of `roots` is `/`, the home directory `home`, or a directory above it; undefined when
  * none is.
  */
-export function broadRootsNotice(
-  roots: readonly string[],
-  home: string = process.env.HOME || homedir(),
-): string | undefined {
+export function broadRootsNotice(roots: readonly string[], home: string = homeDir()): string | undefined {
   const realHome = real(home);
   const broad: string[] = [];
   for (const root of roots) {

@@ -5,6 +5,7 @@
  */
 import path from "node:path";
 import type { ToolDiff, ToolDisplay, ToolResult } from "@crow/core";
+import { errorText } from "@crow/core";
 import { type EditRequest, editTextAsync, fileLocks, MAX_EDIT_FILE_SIZE, tooLargeToEdit } from "@crow/mcp/edit";
 import { type SandboxPolicy, showsHiddenContent } from "@crow/mcp/sandbox";
 import type { ClientBridge } from "./client-types.js";
@@ -77,7 +78,7 @@ export async function clientEdit(
       await writeTextFile(file, applied.after);
     } catch (error) {
       return {
-        content: `Error: Failed to write file: ${(error as Error).message ?? String(error)}`,
+        content: `Error: Failed to write file: ${errorText(error)}`,
         isError: true,
         display,
       };

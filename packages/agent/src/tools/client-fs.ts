@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { ToolDiff, ToolDisplay, ToolResult } from "@crow/core";
+import { errorText } from "@crow/core";
 import { countLines } from "@crow/mcp/edit";
 import { DEFAULT_LINE_LIMIT, formatLines } from "@crow/mcp/read-format";
 import { checkReadable, type SandboxPolicy, showsHiddenContent } from "@crow/mcp/sandbox";
@@ -99,7 +100,7 @@ export async function clientWrite(
     await client.writeTextFile(file, content);
   } catch (error) {
     return {
-      content: `Error: Failed to write file: ${(error as Error).message ?? String(error)}`,
+      content: `Error: Failed to write file: ${errorText(error)}`,
       isError: true,
       display: { via: "client", locations: [{ path: file }] },
     };

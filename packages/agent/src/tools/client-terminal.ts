@@ -1,4 +1,5 @@
 import type { ToolDisplay, ToolProgress, ToolResult } from "@crow/core";
+import { errorText } from "@crow/core";
 import type { ClientTerminal, CreateTerminalParams } from "./client-types.js";
 
 /** What the editor keeps of a command's output (it drops the beginning beyond this). */
@@ -81,7 +82,7 @@ export async function clientTerminal(
     });
   } catch (error) {
     return {
-      content: `Error: the editor could not start a terminal: ${(error as Error).message ?? String(error)}`,
+      content: `Error: the editor could not start a terminal: ${errorText(error)}`,
       isError: true,
       display: { via: "client" },
     };

@@ -1,3 +1,4 @@
+import { errorText } from "@crow/core";
 import { LazyJsonSchemaValidator } from "@crow/mcp/process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -51,7 +52,7 @@ function describeStartError(spec: ServerSpec, error: unknown, stderr: string): s
     message = `no answer to initialize within ${CONNECT_TIMEOUT_MS / 1000} s`;
   } else {
     const cause = (err.cause as Error | undefined)?.message;
-    message = `${err.message ?? String(error)}${cause ? ` (${cause})` : ""}`;
+    message = `${errorText(error)}${cause ? ` (${cause})` : ""}`;
   }
   const tail = stderr.trim();
   return tail ? `${message}; its stderr:\n${tail}` : message;
@@ -310,7 +311,7 @@ export class ServerConnection {
     this.state = "lost";
     const cause = ((error as Error).cause as Error | undefined)?.message;
     return new CallFailure(
-      `MCP server "${this.name}" could not be reached: ${(error as Error).message}${cause ? ` (${cause})` : ""}`,
+      `MCP server "${this.name}" could not be reached: ${errorText(error)}${cause ? ` (${cause})` : ""}`,
       "died",
     );
   }

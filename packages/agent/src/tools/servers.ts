@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
+import { errorText } from "@crow/core";
 import { declaredBin, ownPackageRoot, packageBin, packageRoot } from "../base/package-paths.js";
 import type { ConfigMcpServer } from "../config/types.js";
 import { childProcessEnvironment } from "./child-env.js";
@@ -46,7 +47,7 @@ export function builtinSpec(cwd: string): ServerSpec {
   try {
     entry = builtinServerPath();
   } catch (error) {
-    return { name: BUILTIN_SERVER, transport: "invalid", error: (error as Error).message };
+    return { name: BUILTIN_SERVER, transport: "invalid", error: errorText(error) };
   }
   if (!existsSync(entry)) {
     return { name: BUILTIN_SERVER, transport: "invalid", error: `${entry} does not exist (run npm run build)` };

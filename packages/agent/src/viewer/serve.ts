@@ -4,6 +4,7 @@
  */
 import { spawn } from "node:child_process";
 import type { Store } from "@crow/core";
+import { errorText } from "@crow/core";
 import { isLoopback } from "../base/hosts.js";
 import type { AgentConfig, Price } from "../config/types.js";
 import { startViewer } from "./server.js";
@@ -53,7 +54,7 @@ export async function serve(
       ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
     });
   } catch (error) {
-    io.err(`crow sessions serve: cannot listen on ${host}:${options.port ?? 0}: ${(error as Error).message}\n`);
+    io.err(`crow sessions serve: cannot listen on ${host}:${options.port ?? 0}: ${errorText(error)}\n`);
     return 1;
   }
   io.out(`Serving ${store.location} at ${viewer.url}\n`);

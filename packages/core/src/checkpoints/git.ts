@@ -47,6 +47,7 @@ const found = new Map<string, GitProgram>();
  * the process's at its first call). Throws {@link ShadowGitError} when there is none.
  */
 export function findGit(untrusted: readonly string[], searchPath?: string): GitProgram {
+  // The process's PATH: where git is looked for, not a Crow setting (the agent's configuration loader reads none).
   startPath ??= process.env.PATH ?? "/usr/bin:/bin";
   const from = searchPath ?? startPath;
   const roots = [...new Set(untrusted.map((dir) => realOrUndefined(dir) ?? path.resolve(dir)))].sort();

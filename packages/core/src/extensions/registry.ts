@@ -86,6 +86,8 @@ export class ExtensionRegistry {
         if (!tool.name || !/^[a-zA-Z0-9_-]{1,64}$/.test(tool.name)) {
           throw new Error(`tool name "${tool.name}" must be 1-64 letters, digits, _ or -`);
         }
+        // Stored with its schema type erased: `execute` takes z.infer<S>, which TypeScript cannot widen to the erased
+        // form (a parameter); sound because every call validates its arguments with `tool.parameters` first.
         this.tools.set(tool.name, { extension: name, value: tool as unknown as ToolRegistration });
       },
       registerCommand: (command, registration) => {

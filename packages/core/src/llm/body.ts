@@ -38,7 +38,7 @@ function messageJson(message: ChatMessage, sendReasoning: boolean): Buffer {
 /** The request parameters (everything but the messages), as the SDK's typed call expects them. */
 export function requestParams(request: LlmRequest): ChatCompletionCreateParamsStreaming {
   const { extra, parallel_tool_calls, ...params } = request.params ?? {};
-  const body: Record<string, unknown> = {
+  const body: ChatCompletionCreateParamsStreaming = {
     model: request.model,
     messages: [],
     stream: true,
@@ -49,8 +49,9 @@ export function requestParams(request: LlmRequest): ChatCompletionCreateParamsSt
     body.tools = request.tools;
     body.parallel_tool_calls = parallel_tool_calls ?? true;
   }
+  // Provider-specific fields, outside the SDK's type: merged as they are (they may also override the fields above).
   Object.assign(body, extra);
-  return body as unknown as ChatCompletionCreateParamsStreaming;
+  return body;
 }
 
 /** The whole body as UTF-8 JSON: `params` with `messages` (an `extra.messages` cannot replace the history). */

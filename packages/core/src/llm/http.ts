@@ -8,6 +8,7 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { errorText } from "../error-text.js";
 import type { SdkErrors } from "./errors.js";
 
 /** Where and how one client sends its requests (one keep-alive agent per client: the connection is reused). */
@@ -77,7 +78,7 @@ export function postChat(
           return;
         }
         void (async () => {
-          const text = await readText(res).catch((error: unknown) => (error as Error).message);
+          const text = await readText(res).catch(errorText);
           let json: object | undefined;
           try {
             const parsed: unknown = JSON.parse(text);

@@ -9,6 +9,7 @@
  */
 import { createRequire } from "node:module";
 import type { Environment, Template } from "nunjucks";
+import { errorText } from "../error-text.js";
 import { parseSimpleTemplate, renderSimpleTemplate, type SimpleTemplate } from "./simple-template.js";
 
 /** The name built-in and user system prompt templates are versioned under in the store. */
@@ -95,7 +96,7 @@ export function renderTemplate(template: string, args: Record<string, unknown>, 
     entry.nunjucks ??= compileNunjucks(template);
     return entry.nunjucks.render(args).trim();
   } catch (error) {
-    const message = error instanceof Error ? error.message.replace(/^\(unknown path\)\s*/, "") : String(error);
+    const message = errorText(error).replace(/^\(unknown path\)\s*/, "");
     throw new PromptTemplateError(`system prompt ${source} could not be rendered: ${message}`);
   }
 }

@@ -2,21 +2,21 @@
  * One live session (the runtime's `CrowSession`): its history, model, mode, hook bus and tools, and at most one
  * running turn. It knows nothing of ACP or MCP: hosts feed it prompt content and relay its events. Persistence,
  * permissions, the doom-loop guard and the compaction watcher reach it through hooks registered by the built-in
- * extensions. What happens inside one turn, with the turn-level compaction policy, is in turn.ts.
+ * extensions. What happens inside one turn, with the turn-level compaction policy, is in turn.ts; whether a turn
+ * may start, and cancelling and steering it, in turn-slot.ts.
  */
 
 import type { PermissionAnswer, PermissionMode, PermissionRequest } from "../api/permissions.js";
-import {
-  type CommandInfo,
-  type Crow,
-  type CrowEvent,
-  type CrowSession,
-  type PlanEntry,
-  type PromptOptions,
-  type PromptResult,
-  type PromptRun,
-  SessionBusyError,
-  type SteerOutcome,
+import type {
+  CommandInfo,
+  Crow,
+  CrowEvent,
+  CrowSession,
+  PlanEntry,
+  PromptOptions,
+  PromptResult,
+  PromptRun,
+  SteerOutcome,
 } from "../api/types.js";
 import { askThrough, canAsk, type UserAnswer, type UserQuestion } from "../api/user-question.js";
 import type { RewindPoint, RewindRequest, RewindResult } from "../checkpoints/types.js";
@@ -30,8 +30,8 @@ import type { ExternalSkills } from "../tools.js";
 import { commandList, runCommand } from "./commands.js";
 import { PromptRunImpl } from "./run.js";
 import type { SessionParts } from "./session-parts.js";
-import { droppedNotice, SteerInbox } from "./steering.js";
 import { runPromptTurn, type SessionWork, type TurnModel, withReasoningEffort } from "./turn.js";
+import { TurnSlot } from "./turn-slot.js";
 
 export class CrowSessionImpl implements CrowSession {
   readonly id: string;
@@ -50,16 +50,13 @@ export class CrowSessionImpl implements CrowSession {
   private currentEffort: string | undefined;
   private currentTitle: string | null;
   private currentPlan: readonly PlanEntry[] = [];
-  private turn: SessionWork | undefined;
-  /** Settles when the running prompt turn has ended and queued its last writes (close waits for it). */
-  private turnEnded: Promise<unknown> = Promise.resolve();
+  /** The running turn, or work between turns, and whether another process took the session over. */
+  private readonly slot = new TurnSlot();
   private writes: Promise<void> = Promise.resolve();
   private readonly listeners = new Set<(event: CrowEvent) => unknown>();
   private readonly reported = new Set<string>();
   private readonly cleanups: Array<() => unknown> = [];
   private closed = false;
-  /** Why the session may not run turns any more (another process took it over), once that happened. */
-  private takenOver: string | undefined;
   /** Warnings and errors published while `start` ran: nobody outside could listen yet, so `problems()` carries them. */
   private readonly openingProblems: string[] = [];
   private starting = false;
@@ -134,7 +131,7 @@ export class CrowSessionImpl implements CrowSession {
   }
 
   get running(): boolean {
-    return this.turn !== undefined;
+    return this.slot.running;
   }
 
   setMode(mode: PermissionMode): void {
@@ -234,25 +231,20 @@ export class CrowSessionImpl implements CrowSession {
   }
 
   steer(content: string | ContentPart[], options: { original?: unknown } = {}): SteerOutcome {
-    const inbox = this.turn?.steering;
-    return inbox instanceof SteerInbox && inbox.push(content, options.original) ? "injected" : "idle";
+    return this.slot.steer(content, options.original);
   }
 
   cancel(): boolean {
-    if (!this.turn) return false;
-    this.turn.cancelled = true;
-    this.turn.controller.abort();
-    return true;
+    return this.slot.cancel();
   }
 
   prompt(content: string | ContentPart[], options: PromptOptions = {}): PromptRun {
     let turn: SessionWork;
     try {
-      turn = this.begin("A prompt is already running in this session; cancel it first.");
+      turn = this.slot.beginPrompt((message) => this.notify(message, "warning"));
     } catch (error) {
       return PromptRunImpl.refused(error);
     }
-    turn.steering = new SteerInbox((left, reason) => this.notify(droppedNotice(left.length, reason), "warning"));
     // Subscribed before the turn starts: the run (unless `events: false`) keeps every event of it for its iterator.
     const run = new PromptRunImpl(() => this.cancel(), this.subscribe.bind(this), {
       events: options.events ?? true,
@@ -262,7 +254,7 @@ export class CrowSessionImpl implements CrowSession {
     if (options.signal?.aborted) onAbort();
     options.signal?.addEventListener("abort", onAbort, { once: true });
     const ended = this.startTurn(content, turn, options.original);
-    this.turnEnded = ended.catch(() => undefined);
+    this.slot.track(ended);
     ended.then(
       (result) => {
         options.signal?.removeEventListener("abort", onAbort);
@@ -291,7 +283,7 @@ export class CrowSessionImpl implements CrowSession {
       const target: TurnModel = { llm, model, settings: params ? { ...loop, params } : loop };
       return await runPromptTurn(this, target, content, turn, original);
     } finally {
-      this.turn = undefined;
+      this.slot.end();
     }
   }
 
@@ -321,18 +313,8 @@ export class CrowSessionImpl implements CrowSession {
     return result;
   }
 
-  /** Work between turns (compact, clear, rewind): refused while a turn runs, the session busy meanwhile. */
-  private async betweenTurns<T>(work: (turn: SessionWork) => Promise<T>): Promise<T> {
-    const turn = this.begin("A prompt is running in this session; stop it first (/stop) or wait.");
-    try {
-      return await work(turn);
-    } finally {
-      this.turn = undefined;
-    }
-  }
-
   compact(): Promise<CompactionResult> {
-    return this.betweenTurns((turn) => this.compactHistory("manual", turn.controller.signal));
+    return this.slot.between((turn) => this.compactHistory("manual", turn.controller.signal));
   }
 
   rewindPoints(): Promise<RewindPoint[]> {
@@ -340,11 +322,11 @@ export class CrowSessionImpl implements CrowSession {
   }
 
   rewind(request: RewindRequest): Promise<RewindResult> {
-    return this.betweenTurns(() => this.flush().then(() => this.init.rewinder.rewind(this, request)));
+    return this.slot.between(() => this.flush().then(() => this.init.rewinder.rewind(this, request)));
   }
 
   clear(): Promise<string | undefined> {
-    return this.betweenTurns(async () => {
+    return this.slot.between(async () => {
       let archiveId: string | undefined;
       if (this.init.clearStored) {
         await this.flush();
@@ -368,19 +350,8 @@ export class CrowSessionImpl implements CrowSession {
 
   /** Another process took the session over (its lease): the running turn stops and no other starts here. */
   lostTo(message: string): void {
-    this.takenOver = message;
-    this.cancel();
+    this.slot.lose(message);
     this.notify(message, "error");
-  }
-
-  /** Marks the session busy for a turn or for work between turns. */
-  private begin(busy: string): SessionWork {
-    // Not busy with a turn, but unavailable all the same: the host answers it like a busy session, with this message.
-    if (this.takenOver) throw new SessionBusyError(this.takenOver);
-    if (this.turn) throw new SessionBusyError(busy);
-    const turn: SessionWork = { controller: new AbortController(), cancelled: false };
-    this.turn = turn;
-    return turn;
   }
 
   /** Problems to show the user when the session opens (tool servers that failed, extensions that did not load). */
@@ -397,7 +368,7 @@ export class CrowSessionImpl implements CrowSession {
     this.closed = true;
     this.cancel();
     // The cancelled turn still appends what streamed (the partial answer, its calls' results): stored before the end.
-    await this.turnEnded;
+    await this.slot.settled();
     await this.flush();
     await this.bus.emit("session_end", { sessionId: this.id }, this.hookContext());
     for (const cleanup of this.cleanups.reverse()) {

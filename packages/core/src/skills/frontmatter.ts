@@ -4,6 +4,7 @@
  * with one, equal to the folder name; description: 1–1024 characters) plus Crow's optional `triggers`.
  */
 import { createRequire } from "node:module";
+import { errorText } from "../error-text.js";
 import { MAX_DESCRIPTION, MAX_NAME } from "./types.js";
 
 /**
@@ -89,7 +90,7 @@ export function parseSkill(text: string, folder: string): ParsedSkill {
     // An empty block parses to null: treat it as an empty mapping, so the missing fields are named.
     data = yamlParser()(parts.yaml) ?? {};
   } catch (error) {
-    const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    const message = errorText(error).split("\n")[0];
     return { errors: [`invalid YAML frontmatter: ${message}`], warnings };
   }
   if (typeof data !== "object" || data === null || Array.isArray(data)) {

@@ -4,6 +4,7 @@
  * Pure: text in, problems out.
  */
 import { createRequire } from "node:module";
+import { errorText } from "../error-text.js";
 import { nameProblem, splitFrontmatter } from "./frontmatter.js";
 import { MAX_DESCRIPTION } from "./types.js";
 
@@ -56,7 +57,7 @@ export function checkSkillSpec(text: string, folder: string): SpecResult {
     const parse = (createRequire(import.meta.url)("yaml") as typeof import("yaml")).parse;
     data = parse(parts.yaml) ?? {};
   } catch (cause) {
-    const message = cause instanceof Error ? (cause.message.split("\n")[0] ?? "") : String(cause);
+    const message = errorText(cause).split("\n")[0] ?? "";
     error("frontmatter", `invalid YAML: ${message}`);
     return { problems };
   }

@@ -10,6 +10,7 @@
  */
 import { chmod, mkdir, readFile, realpath, rename, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { errorText } from "../error-text.js";
 import { exists } from "../exists.js";
 import { crowHome } from "../home.js";
 
@@ -101,7 +102,7 @@ async function readStore(file: string, mode: "strict" | "lenient"): Promise<Trus
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return { version: 1, projects: {} };
     if (mode === "lenient") return { version: 1, projects: {} };
-    throw new Error(`cannot read the trust store ${file}: ${(error as Error).message}`);
+    throw new Error(`cannot read the trust store ${file}: ${errorText(error)}`);
   }
   try {
     const parsed = JSON.parse(text) as Partial<TrustFile> | null;
@@ -116,7 +117,7 @@ async function readStore(file: string, mode: "strict" | "lenient"): Promise<Trus
   } catch (error) {
     if (mode === "lenient") return { version: 1, projects: {} };
     throw new Error(
-      `the trust store ${file} is damaged (${(error as Error).message}); fix or delete it, then trust the projects again`,
+      `the trust store ${file} is damaged (${errorText(error)}); fix or delete it, then trust the projects again`,
     );
   }
 }

@@ -17,9 +17,15 @@ interface Template {
   slots: string[];
 }
 
+/**
+ * Stands for the value `name` in a query being built. Typed `never` so it fits any column (a row's numbers
+ * included); what it really is, a string, only ever reaches the compiled parameters, where {@link template} reads it.
+ */
+type Marker = (name: string) => never;
+
 /** Compiles `build(marker)` once, where `marker(name)` stands for the value `name`; learns where each value goes. */
-function template(build: (marker: (name: string) => string) => { compile(): CompiledQuery }): Template {
-  const marker = (name: string) => `\u0000crow:${name}`;
+function template(build: (marker: Marker) => { compile(): CompiledQuery }): Template {
+  const marker = ((name: string) => `\u0000crow:${name}`) as Marker;
   const compiled = build(marker).compile();
   const slots = compiled.parameters.map((parameter) => {
     if (typeof parameter !== "string" || !parameter.startsWith("\u0000crow:")) {
@@ -30,11 +36,11 @@ function template(build: (marker: (name: string) => string) => { compile(): Comp
   return { sql: compiled.sql, slots };
 }
 
-function run(db: Transaction<Database>, { sql, slots }: Template, values: Record<string, unknown>) {
+function run(db: Transaction<Database>, { sql, slots }: Template, values: object) {
   return db.executeQuery<Record<string, unknown>>(
     CompiledQuery.raw(
       sql,
-      slots.map((slot) => values[slot]),
+      slots.map((slot) => (values as Record<string, unknown>)[slot]),
     ),
   );
 }
@@ -67,15 +73,15 @@ function templatesFor(db: Kysely<Database>): AppendTemplates {
       insertOne: template((m) =>
         db.insertInto("messages").values({
           session_id: m("session_id"),
-          seq: m("seq") as unknown as number,
+          seq: m("seq"),
           role: m("role"),
           data: m("data"),
-          prompt_tokens: m("prompt_tokens") as unknown as number,
-          completion_tokens: m("completion_tokens") as unknown as number,
-          total_tokens: m("total_tokens") as unknown as number,
+          prompt_tokens: m("prompt_tokens"),
+          completion_tokens: m("completion_tokens"),
+          total_tokens: m("total_tokens"),
           usage: m("usage"),
-          is_error: m("is_error") as unknown as number,
-          duration_ms: m("duration_ms") as unknown as number,
+          is_error: m("is_error"),
+          duration_ms: m("duration_ms"),
           display: m("display"),
           created_at: m("created_at"),
         }),
@@ -105,5 +111,5 @@ export async function nextSeq(
 
 /** In the transaction `trx` of `db`: inserts one message row. */
 export async function insertOne(db: Kysely<Database>, trx: Transaction<Database>, row: MessagesTable): Promise<void> {
-  await run(trx, templatesFor(db).insertOne, row as unknown as Record<string, unknown>);
+  await run(trx, templatesFor(db).insertOne, row);
 }

@@ -55,7 +55,11 @@ export function nodeSqlite(): NodeSqliteModule | undefined {
   return loaded ?? undefined;
 }
 
-/** The driver the embedded store uses in this process. */
+/**
+ * The driver the embedded store uses in this process. `CROW_SQLITE_DRIVER` is read here, not by the agent's
+ * configuration loader: a process-wide switch for tests and comparisons rather than a user's setting, and the store
+ * is also opened by SDK hosts that load no configuration.
+ */
 export function sqliteDriverName(env: NodeJS.ProcessEnv = process.env): SqliteDriverName {
   const forced = env.CROW_SQLITE_DRIVER?.trim();
   if (forced === "better-sqlite3") return "better-sqlite3";

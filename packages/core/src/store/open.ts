@@ -244,6 +244,7 @@ async function postgresDb(url: string, poolSize: number): Promise<Kysely<Databas
     client.release();
   } catch (error) {
     await pool.end().catch(() => {});
+    // Not errorText: the AggregateError of a host whose every address refused has an empty message; its name is shown.
     const message = error instanceof Error ? error.message || error.name : String(error);
     throw new StoreError(`cannot connect to PostgreSQL at ${redactUri(url)}: ${message}`, { cause: error });
   }

@@ -23,7 +23,11 @@ const FORMS =
   "expected postgresql://user:password@host:port/database, sqlite:////absolute/path.db, sqlite:///relative/path.db " +
   "(relative to the Crow home directory), a file path, or :memory:";
 
-/** The store used when nothing is configured: `CROW_DB_URI`, else SQLite at `<crow home>/crow.db`. */
+/**
+ * The store used when nothing is configured: `CROW_DB_URI`, else SQLite at `<crow home>/crow.db`. The SDK's default
+ * for `openStore()` without a URI; the agent never takes it: its configuration loader resolves `CROW_DB_URI`,
+ * `db_uri` and `DATABASE_PATH` (with `.env`) and passes the result.
+ */
 export function defaultDbUri(env: NodeJS.ProcessEnv = process.env): string {
   return env.CROW_DB_URI?.trim() || path.join(crowHome(env), "crow.db");
 }

@@ -3,6 +3,7 @@
  * session that has all three alike, started on the first change of its language, started again after it died, and
  * stopped with the toolserver ({@link stopLanguageServers}; at exit, killed).
  */
+import { errorText } from "../error-text.js";
 import { log } from "../log.js";
 import type { SandboxPolicy } from "../sandbox/policy.js";
 import { LanguageClient } from "./client.js";
@@ -71,7 +72,7 @@ export function serverFor(language: Language, root: string, policy: SandboxPolic
   try {
     client = new LanguageClient(language, root, executable, policy);
   } catch (error) {
-    return { failed: (error as Error).message };
+    return { failed: errorText(error) };
   }
   if (existing?.initialized)
     log.info(`restarting the ${language.name} language server in ${root} (it ${existing.exited})`);

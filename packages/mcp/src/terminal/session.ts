@@ -1,3 +1,4 @@
+import { errorText } from "../error-text.js";
 import { log } from "../log.js";
 import { describePolicy, type SandboxPolicy, samePolicy, UNCONFINED } from "../sandbox/policy.js";
 import { exitNote, footer, footerCwd, joinParts, NO_OUTPUT, seconds } from "./format.js";
@@ -185,7 +186,7 @@ export class TerminalSession {
       try {
         this.shell = await Shell.start(this.options.cwd, policy);
       } catch (error) {
-        return this.error(`Error: could not start bash: ${(error as Error).message}`);
+        return this.error(`Error: could not start bash: ${errorText(error)}`);
       }
       if (this.shellLost) {
         this.shellLost = false;

@@ -16,6 +16,7 @@ import {
   MAX_EDIT_FILE_SIZE,
   tooLargeToEdit,
 } from "../edit/index.js";
+import { errorText } from "../error-text.js";
 import { type Located, openLocated, readOpened } from "../fs/held.js";
 import { checkAbsolutePath, describeMissing, errorCode, isPermissionError } from "../fs/paths.js";
 import { classifyHead, decodeUtf8 } from "../fs/sniff.js";
@@ -143,7 +144,7 @@ async function editAt(
       );
     }
     if (isPermissionError(error)) return errorResult(`Error: Permission denied: ${file}`);
-    return errorResult(`Error: Failed to read file: ${(error as Error).message}`);
+    return errorResult(`Error: Failed to read file: ${errorText(error)}`);
   }
   if (bytes.length > MAX_EDIT_FILE_SIZE) return errorResult(tooLargeToEdit(bytes.length));
   if (classifyHead(bytes.subarray(0, 8192)) === "binary") {

@@ -3,6 +3,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { ToolContext } from "../context.js";
+import { errorText } from "../error-text.js";
 import { type OpenedFile, openForRead, readOpened } from "../fs/held.js";
 import { checkAbsolutePath, describeMissing, errorCode, isPermissionError } from "../fs/paths.js";
 import { classifyHead, decodeUtf8, sniffImage } from "../fs/sniff.js";
@@ -85,7 +86,7 @@ export async function readFile(
     if (errorCode(error) === "ENOTDIR")
       return errorResult(`Error: File does not exist: ${file} (a parent is not a directory)`);
     if (isPermissionError(error)) return errorResult(`Error: Permission denied: ${file}`);
-    return errorResult(`Error: Cannot open file: ${(error as Error).message}`);
+    return errorResult(`Error: Cannot open file: ${errorText(error)}`);
   }
   let bytes: Buffer;
   try {
@@ -98,7 +99,7 @@ export async function readFile(
     if (bytes.length > MAX_FILE_SIZE) return errorResult(tooLarge(bytes.length));
   } catch (error) {
     if (isPermissionError(error)) return errorResult(`Error: Permission denied: ${file}`);
-    return errorResult(`Error: Failed to read file: ${(error as Error).message}`);
+    return errorResult(`Error: Failed to read file: ${errorText(error)}`);
   } finally {
     closeSync(opened.fd);
   }

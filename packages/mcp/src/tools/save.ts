@@ -1,6 +1,7 @@
 import type { Stats } from "node:fs";
 import path from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { errorText } from "../error-text.js";
 import { type Located, locate, makeParents, NotRegularFileError, replaceIn } from "../fs/held.js";
 import { describeFileType, errorCode, isPermissionError } from "../fs/paths.js";
 import { errorResult } from "./result.js";
@@ -23,7 +24,7 @@ export function locateFile(file: string, tool: "write" | "edit"): { at: Located 
     }
     if (errorCode(error) === "EISDIR") return { error: errorResult(`Error: Path is a directory, not a file: ${file}`) };
     if (isPermissionError(error)) return { error: errorResult(`Error: Permission denied: ${file}`) };
-    return { error: errorResult(`Error: Cannot open ${path.dirname(file)}: ${(error as Error).message}`) };
+    return { error: errorResult(`Error: Cannot open ${path.dirname(file)}: ${errorText(error)}`) };
   }
 }
 
@@ -44,7 +45,7 @@ export async function saveAt(file: string, at: Located, content: string): Promis
       if (code === "EEXIST" || code === "ENOTDIR" || code === "ELOOP") {
         return errorResult(`Error: Failed to create directory: ${parent} (a component of the path is a file)`);
       }
-      return errorResult(`Error: Failed to create directory: ${(error as Error).message}`);
+      return errorResult(`Error: Failed to create directory: ${errorText(error)}`);
     }
   }
   try {
@@ -52,7 +53,7 @@ export async function saveAt(file: string, at: Located, content: string): Promis
   } catch (error) {
     if (error instanceof NotRegularFileError) return errorResult(notRegularFile(file, error.stats));
     if (isPermissionError(error)) return errorResult(`Error: Permission denied: ${file}`);
-    return errorResult(`Error: Failed to write file: ${(error as Error).message}`);
+    return errorResult(`Error: Failed to write file: ${errorText(error)}`);
   } finally {
     if (dir !== at.dir) dir.close();
   }

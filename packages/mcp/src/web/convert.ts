@@ -3,22 +3,30 @@ import { extractLargePage, LARGE_PAGE_ELEMENTS, type LargePageNode } from "./lar
 import { domToMarkdown, type MdNode } from "./markdown.js";
 import { extractArticle, prune, type ReadableElement } from "./readability.js";
 
-/** The few DOM members this module uses; linkedom implements them (Node has no DOM types here). */
-interface DomNode {
-  readonly nodeType: number;
-  readonly textContent: string | null;
+/**
+ * The few DOM members this module and the ones it hands elements to (large-page.ts, markdown.ts, readability.ts)
+ * use; linkedom implements them (Node has no DOM types here).
+ */
+interface DomNode extends LargePageNode, MdNode {
+  readonly firstChild: DomNode | null;
+  readonly nextSibling: DomNode | null;
 }
-interface DomElement extends DomNode {
+interface DomElement extends DomNode, ReadableElement {
+  readonly localName: string;
+  readonly className: string;
+  readonly firstElementChild: DomElement | null;
+  readonly nextElementSibling: DomElement | null;
+  readonly parentElement: DomElement | null;
   getAttribute(name: string): string | null;
   setAttribute(name: string, value: string): void;
   remove(): void;
-  readonly parentElement: DomElement | null;
   querySelector(selector: string): DomElement | null;
   querySelectorAll(selector: string): Iterable<DomElement>;
+  getElementsByTagName?(name: string): ArrayLike<DomElement>;
 }
 interface DomDocument {
   readonly title: string;
-  readonly documentElement: ReadableElement | null;
+  readonly documentElement: DomElement | null;
   readonly body: DomElement | null;
   querySelector(selector: string): DomElement | null;
   querySelectorAll(selector: string): Iterable<DomElement>;
@@ -55,7 +63,7 @@ export function htmlToMarkdown(
 
   const elements = document.documentElement ? prune(document.documentElement) : 0;
   if (elements > (options.largePageElements ?? LARGE_PAGE_ELEMENTS) && document.body) {
-    const article = extractLargePage(document.body as unknown as LargePageNode);
+    const article = extractLargePage(document.body);
     const title = articleTitle(fallbackTitle, article.heading);
     const body = domToMarkdown(article.root as MdNode, { base, demoteH1: title !== "" });
     if (body.length >= MIN_ARTICLE_CHARS) return { title, markdown: withTitle(title, body), readable: true };
@@ -64,7 +72,7 @@ export function htmlToMarkdown(
   }
 
   // Readability mutates the document, so the fallback parses again (only on that rare path).
-  const article = extractArticle<ReadableElement>(document);
+  const article = extractArticle<DomElement>(document);
   const content = article?.content;
   // Below Readability's own threshold its answer is a last resort that often keeps the navigation; the body minus
   // chrome is better then, unless that comes out empty.
@@ -72,7 +80,7 @@ export function htmlToMarkdown(
     article && cleanText(article.textContent ?? "").length < MIN_ARTICLE_CHARS ? bodyFallback(lean, pageUrl) : "";
   if (article && content && cleanText(article.textContent ?? "") !== "" && fallback === "") {
     const title = cleanText(article.title ?? "") || fallbackTitle;
-    const body = domToMarkdown(content as unknown as MdNode, { base });
+    const body = domToMarkdown(content, { base });
     return { title, markdown: withTitle(title, body, article.byline, article.publishedTime), readable: true };
   }
 
@@ -96,12 +104,14 @@ const MIN_ARTICLE_CHARS = 500;
 function bodyFallback(html: string, pageUrl: string): string {
   const { document, base } = prepare(html, pageUrl);
   for (const element of [...document.querySelectorAll(CHROME)]) element.remove();
-  return document.body ? domToMarkdown(document.body as unknown as MdNode, { base }) : "";
+  return document.body ? domToMarkdown(document.body, { base }) : "";
 }
 
 /** The parsed page and the base its relative URLs resolve against (`<base href>` or the page URL). */
 function prepare(html: string, pageUrl: string): { document: DomDocument; base: string } {
-  const { document } = parseHTML(html) as unknown as { document: DomDocument };
+  // linkedom's types are the DOM's (a Window), which this package (no DOM lib) lacks; its document implements the
+  // members of DomDocument this module declares above.
+  const { document } = parseHTML(html) as { document: DomDocument };
   keepCodeLanguages(document);
   return { document, base: resolveBase(document, pageUrl) };
 }

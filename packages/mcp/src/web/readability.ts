@@ -62,10 +62,12 @@ const PRUNED_ROLES = new Set(["navigation", "menu", "menubar", "complementary", 
  * null when it found none.
  */
 export function extractArticle<T extends ReadableElement>(document: unknown): Article<T> | null {
-  const reader = new Readability<T>(document as never, {
+  // Readability's types name the DOM's Document and Node, which this package (no DOM lib) lacks: any to the
+  // compiler. The document is linkedom's, and the serializer hands back the article element itself, a T.
+  const reader = new Readability<T>(document, {
     // Classes are kept so `language-*` on code blocks reaches the Markdown (and cleaning them is a full pass).
     keepClasses: true,
-    serializer: (node) => node as unknown as T,
+    serializer: (node): T => node,
   });
   speedUp(reader);
   return reader.parse() as Article<T> | null;

@@ -86,7 +86,7 @@ export function checkHome(home: string): Finding {
 }
 
 /** The configuration files and where the provider and model settings came from. */
-export function checkConfig(config: AgentConfig, env: NodeJS.ProcessEnv = process.env): Finding[] {
+export function checkConfig(config: AgentConfig): Finding[] {
   const files = configFiles(config.home);
   const found = [files.config, files.dotenv].filter((file) => existsSync(file)).map((file) => displayPath(file));
   const findings: Finding[] = [
@@ -107,20 +107,11 @@ export function checkConfig(config: AgentConfig, env: NodeJS.ProcessEnv = proces
     });
   }
   const model = config.models.find((m) => m.name === config.model);
-  if (model) findings.push({ verdict: "ok", text: `default model "${model.name}" from ${modelSource(config, env)}` });
+  // Nothing named it: adoptSingleModel took the endpoint's only model.
+  const from = config.modelFrom ?? "the endpoint's only model (GET /models)";
+  if (model) findings.push({ verdict: "ok", text: `default model "${model.name}" from ${from}` });
   for (const notice of config.notices) findings.push({ verdict: "info", text: notice });
   return findings;
-}
-
-/** Where the default model's name came from, for people. */
-function modelSource(config: AgentConfig, env: NodeJS.ProcessEnv): string {
-  if (env.CROW_MODEL?.trim()) return "CROW_MODEL";
-  if (config.dotenv.CROW_MODEL?.trim()) return "CROW_MODEL in .env";
-  const file = config.file ? displayPath(config.file) : undefined;
-  if (file && config.models.some((m) => m.provider !== "default"))
-    return `default_model (or the first model) in ${file}`;
-  if (env.CROW_MODELS?.trim() || config.dotenv.CROW_MODELS?.trim()) return "the first of CROW_MODELS";
-  return "the endpoint's only model (GET /models)";
 }
 
 /** The store: which driver, which database, and whether it opens (and migrates) for writing. */
@@ -200,14 +191,14 @@ export async function checkProviders(config: AgentConfig): Promise<Finding[]> {
 }
 
 /** SearXNG (web_search): reachable at SEARXNG_URL, or at the default address when that is not set. */
-export async function checkSearxng(config: AgentConfig, env: NodeJS.ProcessEnv): Promise<Finding> {
-  const configured = env.SEARXNG_URL?.trim() || config.dotenv.SEARXNG_URL?.trim();
+export async function checkSearxng(config: AgentConfig): Promise<Finding> {
+  const configured = config.searxngUrl;
   const url = configured || "http://localhost:2946";
   try {
     await fetch(url, { signal: AbortSignal.timeout(NETWORK_TIMEOUT_MS) });
     return { verdict: "ok", text: `SearXNG answers at ${url} (web_search)` };
   } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
+    const cause = (error as { cause?: { code?: string } }).cause?.code ?? errorText(error);
     return configured
       ? { verdict: "fail", text: `SearXNG at ${url}: ${cause}`, fix: "start SearXNG or correct SEARXNG_URL" }
       : {

@@ -4,7 +4,7 @@
  * (bad setup, as the exit-code table of every command has it) or a usage error.
  */
 import path from "node:path";
-import { parseDbUri } from "@crow/core";
+import { errorText, parseDbUri } from "@crow/core";
 import { parseArgs } from "@crow/mcp/parse-args";
 import { type AgentConfig, adoptSingleModel, ConfigError, crowHome, loadConfig } from "../../config/index.js";
 import {
@@ -58,7 +58,7 @@ export async function runDoctor(args: readonly string[], env: NodeJS.ProcessEnv 
       return 0;
     }
   } catch (error) {
-    process.stderr.write(`crow doctor: ${(error as Error).message}\nRun 'crow doctor --help' for usage.\n`);
+    process.stderr.write(`crow doctor: ${errorText(error)}\nRun 'crow doctor --help' for usage.\n`);
     return 2;
   }
   let failed = false;
@@ -84,7 +84,7 @@ export async function runDoctor(args: readonly string[], env: NodeJS.ProcessEnv 
     // As crow run and crow acp do: OPENAI_BASE_URL alone, and the endpoint lists one model, is that model.
     const adopted = await adoptSingleModel(config, env);
     if (adopted) config.notices.push(adopted);
-    say(checkConfig(config, env));
+    say(checkConfig(config));
     const unmakeable = homeUnmakeable(config.home);
     if (unmakeable) {
       // Said once: a store inside the home would fail for the same reason.
@@ -96,12 +96,12 @@ export async function runDoctor(args: readonly string[], env: NodeJS.ProcessEnv 
       say(checkHome(config.home));
     }
     say(await checkProviders(config));
-    say(await checkSearxng(config, env));
+    say(await checkSearxng(config));
     say(await checkMcpServers(config, process.cwd()));
   }
   say(await checkTerminal());
   say(checkSandbox(config));
-  say(checkLanguageServers(config, process.cwd(), env));
+  say(checkLanguageServers(config, process.cwd()));
   process.stdout.write(failed ? "Something needs fixing (✗ above).\n" : "Crow is ready.\n");
   return badConfig ? 2 : failed ? 1 : 0;
 }

@@ -8,13 +8,9 @@ import type { AgentConfig } from "../../config/index.js";
 import type { Finding } from "./checks.js";
 
 /** One finding per language (one line when language_servers is off). */
-export function checkLanguageServers(
-  config: AgentConfig | undefined,
-  cwd: string,
-  env: NodeJS.ProcessEnv = process.env,
-): Finding[] {
+export function checkLanguageServers(config: AgentConfig | undefined, cwd: string): Finding[] {
   const settings = config?.languageServers;
-  if (settings?.off || env.CROW_LSP === "off") {
+  if (settings?.off || config?.lspOffByEnv) {
     const where = settings?.off ? "in config.yaml" : "by CROW_LSP=off";
     return [{ verdict: "info", text: `language servers: off ${where} (edits are not checked for errors)` }];
   }
