@@ -3,9 +3,11 @@
  * `<images>/.mnt` holding the mount points, the build's writable overlays, and the read-only overlays every trial of
  * an image sees (`nodev,nosuid`: a device node or setuid file a RUN step left in the layer is inert).
  */
+
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { errorText } from "@crow/core";
 
 /** An image that cannot be built or served here (cache, mounts); the message names the path and what to do. */
 export class ImageError extends Error {
@@ -61,7 +63,7 @@ export function mountOverlay(target: string, lower: readonly string[], upper?: {
   try {
     run("mount", ["-t", "overlay", "-o", options, "crow-eval-image", target]);
   } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
+    const why = errorText(error);
     throw new ImageError(
       `overlayfs could not be mounted (${why}); the cache's filesystem must support it as an upper layer ` +
         "(not overlayfs itself, as a container's root often is): set CROW_HOME on a disk filesystem",

@@ -3,6 +3,7 @@
  * a task whose image cannot be built is skipped with the reason — as one the host cannot stand in for is — rather
  * than failed in every trial. Trials then take the image this process already holds.
  */
+import { errorText } from "@crow/core";
 import { imageFor } from "./image-build.js";
 import type { EvalTask } from "./suite.js";
 
@@ -26,7 +27,7 @@ export async function withImagesReady(
       say(task, served.note);
       ready.push(task);
     } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
+      const why = errorText(error);
       say(task, `skipped: needs the image: ${image.why.join("; ")}; building it failed: ${why}`);
     }
   }

@@ -3,6 +3,7 @@
  * the Dockerfile's portable steps put in /app (dockerfile.ts); with an image (image-build.ts), /app as its build left
  * it, then the steps after its last RUN, over the image. Each step runs in the trial's sandbox (setup-steps.ts).
  */
+import { errorText } from "@crow/core";
 import { imageFor } from "./image-build.js";
 import { runSetupSteps, SetupError, type SetupStep } from "./setup-steps.js";
 import type { EvalTask } from "./suite.js";
@@ -47,7 +48,7 @@ export async function setUpWorkspace(
       served = await imageFor(task, plan.image, home, signal);
     } catch (error) {
       if (error instanceof SetupError) throw error;
-      throw new SetupError(`the image: ${error instanceof Error ? error.message : String(error)}`);
+      throw new SetupError(`the image: ${errorText(error)}`);
     }
     workspace.image = served.view;
     image = served.note;
