@@ -5,9 +5,9 @@
  */
 import { type ContentBlock, RequestError, type StopReason } from "@agentclientprotocol/sdk";
 import { findModel, providerProblem } from "../config/index.js";
-import type { AcpConnection } from "./connection.js";
+import type { AcpConnection } from "./acp-connection.js";
+import type { AcpSession } from "./acp-session.js";
 import { PromptContentError, promptContentUnless, singleText } from "./prompt-content.js";
-import type { AcpSession } from "./session.js";
 import type { TurnTicket } from "./turn-gate.js";
 
 /** What a prompt needs from the connection: the runtime (or the error telling why it is not there), the configuration. */

@@ -177,7 +177,7 @@ function retryPolicy(file: ConfigFile, lookup: Record<string, string | undefined
 
 /**
  * `MAX_COMPACT_TOKENS` of config.yaml, else `CROW_MAX_COMPACT_TOKENS` (environment or `.env`); absent when neither
- * is set (the threshold then follows the model's context window, see compaction.ts).
+ * is set (the threshold then follows the model's context window, see compaction-threshold.ts).
  */
 function maxCompactTokens(file: ConfigFile, lookup: Record<string, string | undefined>): { maxCompactTokens?: number } {
   const value = file.MAX_COMPACT_TOKENS ?? envInteger(lookup, "CROW_MAX_COMPACT_TOKENS", 1);

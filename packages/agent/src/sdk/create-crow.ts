@@ -23,7 +23,7 @@ import {
 } from "@crow/core";
 import { pathNotice, pathVisibility, type SandboxPolicy } from "@crow/mcp/sandbox";
 import { log } from "../base/log.js";
-import { compactionThresholdOf } from "../config/compaction.js";
+import { compactionThresholdOf } from "../config/compaction-threshold.js";
 import { type AgentConfig, configFiles, createModelRouter, loadConfig } from "../config/index.js";
 import { broadRootsNotice } from "../tools/broad-roots.js";
 import { useConfigEnvironment } from "../tools/child-env.js";
