@@ -184,7 +184,7 @@ const folderOrder = {
     ["eval"],
     ["viewer"],
     ["commands"],
-    ["skills"],
+    ["skill-installer"],
     ["entry"],
     ["index.ts"],
   ],

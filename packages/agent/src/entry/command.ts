@@ -92,7 +92,7 @@ export async function runCrow(args: readonly string[]): Promise<number> {
   if (CONFIGURED_COMMANDS.has(first) && existsSync(configFiles(crowHome()).config)) await preloadYaml();
   if (first === "sessions") return (await import("../commands/sessions.js")).runSessions(args.slice(1));
   if (first === "eval") return (await import("../eval/command.js")).runEval(args.slice(1));
-  if (first === "skills") return (await import("../skills/command.js")).runSkills(args.slice(1));
+  if (first === "skills") return (await import("../skill-installer/command.js")).runSkills(args.slice(1));
   if (first === "init") return (await import("../commands/init.js")).runInit(args.slice(1));
   // Terminal Auth: an editor appends the method's `init` to the configured `crow acp` (see acp/auth.ts).
   if (first === "acp" && args[1] === "init") return (await import("../commands/init.js")).runInit(args.slice(2));
