@@ -13,7 +13,7 @@ const rootArg = cliArgs.indexOf("--root");
 const root =
   rootArg >= 0 && cliArgs[rootArg + 1] ? path.resolve(cliArgs[rootArg + 1]) : path.resolve(import.meta.dirname, "..");
 const rules = {
-  "agent/src/viewer": [/^@agentclientprotocol\//, /^@modelcontextprotocol\//, /^\.\.\/(acp|sdk|run\/(?!diff\.js$))/],
+  "agent/src/viewer": [/^@agentclientprotocol\//, /^@modelcontextprotocol\//, /^\.\.\/(acp|acp-net|sdk|run)\//],
   "agent/viewer-page": [/^node:/, /^@crow\//, /^@agentclientprotocol\//, /^@modelcontextprotocol\//],
   // Crow over the network (`crow acp --listen`, `crow run --connect`): it hosts the ACP agent; nothing of the agent
   // but the entry and `crow run` knows it, and it knows nothing of them.

@@ -6,7 +6,7 @@
  */
 import { type ContentPart, callArguments, type ToolCall, type ToolDisplay } from "@crow/core";
 import { withoutResultDiff } from "@crow/mcp/edit";
-import { unifiedDiff } from "../run/diff.js";
+import { unifiedDiff } from "../base/unified-diff.js";
 import { html, q, type SafeHtml } from "./html.js";
 
 /** How a call ended, as far as the stored history tells. */

@@ -1,6 +1,7 @@
 /**
- * Unified diffs for the terminal client: a tool call's ACP diff content (`oldText` → `newText`) as `---`/`+++`/`@@`
- * lines. A small Myers line diff after trimming the common head and tail; past an edit distance cap the changed
+ * Unified diffs of a tool call's change (`oldText` → `newText`) as `---`/`+++`/`@@` lines, for the two places that
+ * draw one: `crow run` at the terminal and the session viewer's tool cards (a leaf of base/, so neither room reaches
+ * into the other). A small Myers line diff after trimming the common head and tail; past an edit distance cap the changed
  * middle is shown as one removal plus one addition (still correct, just not minimal).
  */
 
