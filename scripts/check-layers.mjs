@@ -142,7 +142,7 @@ for (const pkg of readdirSync(path.join(root, "packages"))) {
   }
 }
 
-// The folder order inside core and agent (docs/architecture.md), bottom first: a file may import its own folder and
+// The folder order inside core, the agent and crow-mcp (docs/architecture.md), bottom first: a file may import its own folder and
 // the folders (or top-level files) below it, never one above. A folder or top-level file of src/ missing from the
 // list fails the check: a new folder must be given its place.
 const folderOrder = {
@@ -187,6 +187,42 @@ const folderOrder = {
     ["skill-installer"],
     ["entry"],
     ["index.ts"],
+  ],
+  // crow-mcp: the leaves (no import above them: version, errorText, log, JSON-RPC errors, the line framing, argument
+  // parsing, the read format, the environment policy) → process (what both executables load first) → the engines
+  // (edit, fs, web) → sandbox → terminal → lsp → the connection's context → tools (one per file) → the server → its
+  // transports (HTTP, the unix socket) → the command line → the executable's entries.
+  mcp: [
+    [
+      "version.ts",
+      "error-text.ts",
+      "log.ts",
+      "json-rpc-error.ts",
+      "bounded-lines.ts",
+      "oversize-reply.ts",
+      "line-transport.ts",
+      "parse-args.ts",
+      "read-format.ts",
+      "control-text.ts",
+      "child-env.ts",
+    ],
+    ["process"],
+    ["edit"],
+    ["fs"],
+    ["web"],
+    ["guarded-fetch.ts"],
+    ["sandbox"],
+    ["terminal"],
+    ["lsp"],
+    ["context.ts"],
+    ["tools"],
+    ["server.ts"],
+    ["sessions.ts", "http-front.ts", "http.ts"],
+    ["warm-up.ts", "socket-sessions.ts", "socket.ts"],
+    ["args.ts"],
+    ["command.ts"],
+    ["main.ts"],
+    ["cli.ts", "index.ts"],
   ],
 };
 for (const [pkg, layers] of Object.entries(folderOrder)) {
