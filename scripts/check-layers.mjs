@@ -1,7 +1,8 @@
 // Enforces the dependency direction of the packages (DESIGN.md §1): core imports neither ACP nor MCP nor the
-// other packages; the toolserver does not import the agent or core; only tests and the test kit import testkit. The
-// session viewer is read-only over the store: its server knows nothing of ACP or the agent's session runtime, and its
-// page script (bundled for the browser) imports neither Node nor Crow.
+// other packages but util (the shared leaf helpers, which import nothing); the toolserver does not import the agent
+// or core; only tests and the test kit import testkit. The session viewer is read-only over the store: its server
+// knows nothing of ACP or the agent's session runtime, and its page script (bundled for the browser) imports neither
+// Node nor Crow.
 // And no import cycles between the source files of a package (type-only imports count: a cycle of types is still
 // two files that cannot be understood, or split, one without the other).
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -18,10 +19,13 @@ const rules = {
   // Crow over the network (`crow acp --listen`, `crow run --connect`): it hosts the ACP agent; nothing of the agent
   // but the entry and `crow run` knows it, and it knows nothing of them.
   "agent/src/acp-net": [/^\.\.\/(run|entry|eval|commands)\//],
-  core: [/^@agentclientprotocol\//, /^@modelcontextprotocol\//, /^@crow\/(agent|mcp|testkit)$/],
+  core: [/^@agentclientprotocol\//, /^@modelcontextprotocol\//, /^@crow\/(agent|mcp|testkit)(\/|$)/],
   // The edit engine is the agent's entry `@crow/mcp/edit`: strings in, strings out, nothing of the server, MCP or Node.
   "mcp/src/edit": [/^node:/, /^@modelcontextprotocol\//, /^zod$/, /^\.\.\//],
-  mcp: [/^@agentclientprotocol\//, /^@crow\/(agent|core|testkit)$/, /^openai$/],
+  mcp: [/^@agentclientprotocol\//, /^@crow\/(agent|core|testkit)(\/|$)/, /^openai$/],
+  // The leaf helpers core, crow-mcp and the agent share (deadline, log, text) import nothing at all, not even Node's
+  // modules: each side may use them without taking on anything (crow-mcp's edit engine is Node-free, for one).
+  util: [/^(?!\.)/],
   // The agent may use crow-mcp's dependency-free read format and its process plumbing (`@crow/mcp/process`: compile
   // cache switch, V8 flags, zod setting, the lazy JSON Schema validator both sides give the MCP SDK), never the server.
   // And its edit engine (`@crow/mcp/edit`: pure string functions, no MCP, no fs): the agent edits the editor's
@@ -151,7 +155,6 @@ const folderOrder = {
       "messages.ts",
       "tool-display.ts",
       "tools.ts",
-      "deadline.ts",
       "error-text.ts",
       "exists.ts",
       "redact.ts",

@@ -5,6 +5,8 @@
  * middle is shown as one removal plus one addition (still correct, just not minimal).
  */
 
+import { splitLines } from "@crow/util/text";
+
 /** One line of a diff body. */
 export interface DiffLine {
   kind: "context" | "add" | "remove" | "hunk" | "header" | "note";
@@ -21,13 +23,6 @@ export interface DiffOptions {
 type Op = { kind: "context" | "add" | "remove"; text: string; a: number; b: number };
 
 const MAX_EDIT_DISTANCE = 1000;
-
-function splitLines(text: string): string[] {
-  if (text === "") return [];
-  const lines = text.split("\n");
-  if (lines[lines.length - 1] === "") lines.pop();
-  return lines;
-}
 
 /** Myers' greedy diff of `a` and `b`, or undefined when they differ in more than `MAX_EDIT_DISTANCE` lines. */
 function myers(a: readonly string[], b: readonly string[]): Array<"=" | "-" | "+"> | undefined {
