@@ -174,7 +174,7 @@ const folderOrder = {
     ["api"],
     ["extensions"],
     ["runtime"],
-    ["index.ts"],
+    ["index.ts", "internal.ts"],
   ],
   agent: [
     ["base"],

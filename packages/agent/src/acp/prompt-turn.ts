@@ -24,7 +24,7 @@ export async function runPrompt(
   if (blocks.length === 0)
     throw RequestError.invalidParams(undefined, "prompt is empty: send at least one content block");
   const text = singleText(blocks);
-  const { parseSlashCommand } = await import("@crow/core");
+  const { parseSlashCommand } = await import("@crow/core/internal");
   const command = text === undefined ? undefined : parseSlashCommand(text);
   // A skill's `/name` is a prompt for the model (the skills extension brings the skill in), not a command.
   if (command && !session.commands().some((c) => c.prompt && c.name === command.name)) {

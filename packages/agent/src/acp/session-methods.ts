@@ -52,7 +52,7 @@ async function reopen(
   const additionalDirectories = requestedDirectories(params.additionalDirectories, "session/load");
   if (live) {
     // A load refused for its directories must leave the live copy open (it changes nothing).
-    const { checkAdditionalDirectories } = await import("@crow/core");
+    const { checkAdditionalDirectories } = await import("@crow/core/internal");
     await withDirectoryErrors(() => checkAdditionalDirectories(additionalDirectories, params.cwd));
     await host.dispose(live);
   }

@@ -5,7 +5,8 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { DEFAULT_MAX_STEPS_PER_TURN, type RetryPolicy } from "@crow/core";
+import type { RetryPolicy } from "@crow/core";
+import { DEFAULT_MAX_STEPS_PER_TURN } from "@crow/core/internal";
 import { parseDotenv } from "./dotenv.js";
 import { envInteger } from "./env.js";
 import { ConfigError, displayPath, failIn, keyPath } from "./errors.js";

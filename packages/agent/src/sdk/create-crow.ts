@@ -16,11 +16,10 @@ import {
   createRuntime,
   errorText,
   type Logger,
-  loopSettings,
-  parseDbUri,
   type RuntimeOptions,
   type ToolSetFactory,
 } from "@crow/core";
+import { loopSettings, parseDbUri } from "@crow/core/internal";
 import { pathNotice, pathVisibility, type SandboxPolicy } from "@crow/mcp/sandbox";
 import { log } from "../base/log.js";
 import { compactionThresholdOf } from "../config/compaction-threshold.js";

@@ -14,7 +14,7 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import { findGit } from "@crow/core";
+import { findGit } from "@crow/core/internal";
 import { commitProblem, GIT_PROTOCOLS, gitUrlProblem, refProblem } from "./checks.js";
 import { SourceError } from "./errors.js";
 import { MAX_UNPACKED_BYTES, mib } from "./limits.js";

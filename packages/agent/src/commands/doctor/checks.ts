@@ -6,7 +6,8 @@
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
-import { errorText, openStore, sqliteDriverName } from "@crow/core";
+import { errorText, openStore } from "@crow/core";
+import { sqliteDriverName } from "@crow/core/internal";
 import { sandboxAvailability } from "@crow/mcp/sandbox";
 import { type AgentConfig, configFiles, displayPath, signedOutText } from "../../config/index.js";
 import { listModels } from "../../config/list-models.js";
