@@ -7,6 +7,7 @@
 // two files that cannot be understood, or split, one without the other).
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
+import { folderOrder } from "./folder-order.mjs";
 
 // `--root <dir>` checks another tree (the tests check deliberately broken ones).
 const cliArgs = process.argv.slice(2);
@@ -146,88 +147,9 @@ for (const pkg of readdirSync(path.join(root, "packages"))) {
   }
 }
 
-// The folder order inside core, the agent and crow-mcp (docs/architecture.md), bottom first: a file may import its own folder and
-// the folders (or top-level files) below it, never one above. A folder or top-level file of src/ missing from the
-// list fails the check: a new folder must be given its place.
-const folderOrder = {
-  core: [
-    [
-      "messages.ts",
-      "tool-display.ts",
-      "tools.ts",
-      "error-text.ts",
-      "exists.ts",
-      "redact.ts",
-      "home.ts",
-      "methods.ts",
-      "fs-beneath.ts",
-      "tool-schema.ts",
-    ],
-    ["llm"],
-    ["hooks"],
-    ["store"],
-    ["prompt"],
-    ["skills"],
-    ["compaction"],
-    ["checkpoints"],
-    ["loop"],
-    ["api"],
-    ["extensions"],
-    ["runtime"],
-    ["index.ts", "internal.ts"],
-  ],
-  agent: [
-    ["base"],
-    ["config"],
-    ["tools"],
-    ["sdk"],
-    ["acp"],
-    ["acp-net"],
-    ["run"],
-    ["eval"],
-    ["viewer"],
-    ["commands"],
-    ["skill-installer"],
-    ["entry"],
-    ["index.ts"],
-  ],
-  // crow-mcp: the leaves (no import above them: version, errorText, log, JSON-RPC errors, the line framing, argument
-  // parsing, the read format, the environment policy) → process (what both executables load first) → the engines
-  // (edit, fs, web) → sandbox → terminal → lsp → the connection's context → tools (one per file) → the server → its
-  // transports (HTTP, the unix socket) → the command line → the executable's entries.
-  mcp: [
-    [
-      "version.ts",
-      "error-text.ts",
-      "log.ts",
-      "json-rpc-error.ts",
-      "bounded-lines.ts",
-      "oversize-reply.ts",
-      "line-transport.ts",
-      "parse-args.ts",
-      "read-format.ts",
-      "control-text.ts",
-      "child-env.ts",
-    ],
-    ["process"],
-    ["edit"],
-    ["fs"],
-    ["web"],
-    ["guarded-fetch.ts"],
-    ["sandbox"],
-    ["terminal"],
-    ["lsp"],
-    ["context.ts"],
-    ["tools"],
-    ["server.ts"],
-    ["sessions.ts", "http-front.ts", "http.ts"],
-    ["warm-up.ts", "socket-sessions.ts", "socket.ts"],
-    ["args.ts"],
-    ["command.ts"],
-    ["main.ts"],
-    ["cli.ts", "index.ts"],
-  ],
-};
+// The folder order inside core, the agent and crow-mcp (the table is scripts/folder-order.mjs): a file may import its
+// own folder and the folders (or top-level files) below it, never one above. A folder or top-level file of src/
+// missing from the list fails the check: a new folder must be given its place.
 for (const [pkg, layers] of Object.entries(folderOrder)) {
   const srcDir = path.join(root, "packages", pkg, "src");
   if (!existsSync(srcDir)) continue;
@@ -235,7 +157,7 @@ for (const [pkg, layers] of Object.entries(folderOrder)) {
   for (const entry of readdirSync(srcDir)) {
     if (!rank.has(entry) && (entry.endsWith(".ts") || statSync(path.join(srcDir, entry)).isDirectory())) {
       violations.push(
-        `packages/${pkg}/src/${entry} has no place in the folder order: add it to folderOrder in scripts/check-layers.mjs`,
+        `packages/${pkg}/src/${entry} has no place in the folder order: add it to folderOrder in scripts/folder-order.mjs`,
       );
     }
   }

@@ -6,7 +6,7 @@
  * functions, the system prompt template, and the errors a host may catch. Everything else the agent needs of core
  * is `@crow/core/internal` (internal.ts): no promise is made about it.
  *
- * Core's folders, each importing only the ones before it (the `folderOrder` table of scripts/check-layers.mjs is the
+ * Core's folders, each importing only the ones before it (the `folderOrder` table of scripts/folder-order.mjs is the
  * truth): the leaves (chat messages, tool display and tool set interface, errorText, exists, redaction, home,
  * fs-beneath) → llm (OpenAI-compatible streaming client) → hooks (typed bus) → store (sessions and prompts on
  * SQLite/PostgreSQL) → prompt (system prompt templates) → skills → compaction → checkpoints → loop (ReAct turns, one
