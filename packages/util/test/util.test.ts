@@ -4,9 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { startDeadline } from "@crow/util/deadline";
-import { createLog } from "@crow/util/log";
-import { escapeRegExp, splitLines } from "@crow/util/text";
+import { createLog, escapeRegExp, splitLines, startDeadline } from "@crow/util";
 
 test("a log writes the levels its variable lets through, named, with an error's stack", () => {
   const lines: string[] = [];

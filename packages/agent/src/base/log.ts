@@ -2,7 +2,7 @@
  * The agent's log: stdout belongs to ACP, so every line goes to stderr (or where `routeLog` says), as
  * `[crow] level: …`. Level from CROW_LOG (error | warn | info | debug; default warn).
  */
-import { createLog } from "@crow/util/log";
+import { createLog } from "@crow/util";
 
 let sink: ((line: string) => void) | undefined;
 

@@ -5,7 +5,7 @@
  * middle is shown as one removal plus one addition (still correct, just not minimal).
  */
 
-import { splitLines } from "@crow/util/text";
+import { splitLines } from "@crow/util";
 
 /** One line of a diff body. */
 export interface DiffLine {

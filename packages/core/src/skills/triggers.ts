@@ -4,7 +4,7 @@
  * discover the skill first.
  */
 
-import { escapeRegExp } from "@crow/util/text";
+import { escapeRegExp } from "@crow/util";
 import type { SkillIndex } from "./search.js";
 import type { Skill } from "./types.js";
 

@@ -4,7 +4,7 @@
  * changes share a hunk. Output is capped so a large replace_all does not flood the model's context.
  */
 
-import { splitLines } from "@crow/util/text";
+import { splitLines } from "@crow/util";
 import type { Replacement } from "./replace.js";
 
 export interface ReplacementDiffOptions {

@@ -4,7 +4,7 @@
  * unique match from an ambiguous one. Content and `find` are LF-normalized by the caller.
  */
 
-import { escapeRegExp } from "@crow/util/text";
+import { escapeRegExp } from "@crow/util";
 import { runSync, type Work, WorkBudget } from "./budget.js";
 import { dedent, isBlank } from "./indent.js";
 import { asSource, lineSpan, occurrences, type Source, type Span, searchLines, trimmedAt } from "./source.js";

@@ -1,5 +1,5 @@
 import type { Readable } from "node:stream";
-import { startDeadline } from "@crow/util/deadline";
+import { startDeadline } from "@crow/util";
 import { errorText } from "../error-text.js";
 import {
   type AddressGuard,
