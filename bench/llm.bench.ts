@@ -1,5 +1,6 @@
 // LLM client and loop throughput against the zero-latency mock LLM (in-process, real HTTP on loopback).
-import { createLlmClient, runLoop, toolSetOf } from "@crow/core";
+import { createLlmClient, toolSetOf } from "@crow/core";
+import { runLoop } from "@crow/core/internal";
 import { reply, startMockLlm } from "@crow/testkit";
 import { formatTiming, measure, writeReport } from "./lib.js";
 

@@ -4,7 +4,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createSkillIndex, loadSkills, openAiEmbedder, SkillEmbeddingCache, skillTools } from "@crow/core";
+import { createSkillIndex, loadSkills, openAiEmbedder, skillTools } from "@crow/core";
+import { SkillEmbeddingCache } from "@crow/core/internal";
 import { startMockLlm } from "@crow/testkit";
 import { writeGeneratedSkills } from "../packages/core/test/fixtures/skills/generate.js";
 import { formatTiming, measure, writeReport } from "./lib.js";

@@ -1,11 +1,13 @@
 // Enforces the dependency direction of the packages (DESIGN.md §1): core imports neither ACP nor MCP nor the
-// other packages; the toolserver does not import the agent or core; only tests and the test kit import testkit. The
-// session viewer is read-only over the store: its server knows nothing of ACP or the agent's session runtime, and its
-// page script (bundled for the browser) imports neither Node nor Crow.
+// other packages but util (the shared leaf helpers, which import nothing); the toolserver does not import the agent
+// or core; only tests and the test kit import testkit. The session viewer is read-only over the store: its server
+// knows nothing of ACP or the agent's session runtime, and its page script (bundled for the browser) imports neither
+// Node nor Crow.
 // And no import cycles between the source files of a package (type-only imports count: a cycle of types is still
 // two files that cannot be understood, or split, one without the other).
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
+import { folderOrder } from "./folder-order.mjs";
 
 // `--root <dir>` checks another tree (the tests check deliberately broken ones).
 const cliArgs = process.argv.slice(2);
@@ -13,15 +15,18 @@ const rootArg = cliArgs.indexOf("--root");
 const root =
   rootArg >= 0 && cliArgs[rootArg + 1] ? path.resolve(cliArgs[rootArg + 1]) : path.resolve(import.meta.dirname, "..");
 const rules = {
-  "agent/src/viewer": [/^@agentclientprotocol\//, /^@modelcontextprotocol\//, /^\.\.\/(acp|sdk|run\/(?!diff\.js$))/],
+  "agent/src/viewer": [/^@agentclientprotocol\//, /^@modelcontextprotocol\//, /^\.\.\/(acp|acp-net|sdk|run)\//],
   "agent/viewer-page": [/^node:/, /^@crow\//, /^@agentclientprotocol\//, /^@modelcontextprotocol\//],
   // Crow over the network (`crow acp --listen`, `crow run --connect`): it hosts the ACP agent; nothing of the agent
   // but the entry and `crow run` knows it, and it knows nothing of them.
   "agent/src/acp-net": [/^\.\.\/(run|entry|eval|commands)\//],
-  core: [/^@agentclientprotocol\//, /^@modelcontextprotocol\//, /^@crow\/(agent|mcp|testkit)$/],
+  core: [/^@agentclientprotocol\//, /^@modelcontextprotocol\//, /^@crow\/(agent|mcp|testkit)(\/|$)/],
   // The edit engine is the agent's entry `@crow/mcp/edit`: strings in, strings out, nothing of the server, MCP or Node.
   "mcp/src/edit": [/^node:/, /^@modelcontextprotocol\//, /^zod$/, /^\.\.\//],
-  mcp: [/^@agentclientprotocol\//, /^@crow\/(agent|core|testkit)$/, /^openai$/],
+  mcp: [/^@agentclientprotocol\//, /^@crow\/(agent|core|testkit)(\/|$)/, /^openai$/],
+  // The leaf helpers core, crow-mcp and the agent share (deadline, log, text) import nothing at all, not even Node's
+  // modules: each side may use them without taking on anything (crow-mcp's edit engine is Node-free, for one).
+  util: [/^(?!\.)/],
   // The agent may use crow-mcp's dependency-free read format and its process plumbing (`@crow/mcp/process`: compile
   // cache switch, V8 flags, zod setting, the lazy JSON Schema validator both sides give the MCP SDK), never the server.
   // And its edit engine (`@crow/mcp/edit`: pure string functions, no MCP, no fs): the agent edits the editor's
@@ -142,53 +147,9 @@ for (const pkg of readdirSync(path.join(root, "packages"))) {
   }
 }
 
-// The folder order inside core and agent (docs/architecture.md), bottom first: a file may import its own folder and
-// the folders (or top-level files) below it, never one above. A folder or top-level file of src/ missing from the
-// list fails the check: a new folder must be given its place.
-const folderOrder = {
-  core: [
-    [
-      "messages.ts",
-      "tool-display.ts",
-      "tools.ts",
-      "deadline.ts",
-      "error-text.ts",
-      "exists.ts",
-      "redact.ts",
-      "home.ts",
-      "methods.ts",
-      "fs-beneath.ts",
-      "tool-schema.ts",
-    ],
-    ["llm"],
-    ["hooks"],
-    ["store"],
-    ["prompt"],
-    ["skills"],
-    ["compaction"],
-    ["checkpoints"],
-    ["loop"],
-    ["api"],
-    ["extensions"],
-    ["runtime"],
-    ["index.ts"],
-  ],
-  agent: [
-    ["base"],
-    ["config"],
-    ["tools"],
-    ["sdk"],
-    ["acp"],
-    ["acp-net"],
-    ["run"],
-    ["eval"],
-    ["viewer"],
-    ["commands"],
-    ["skills"],
-    ["entry"],
-    ["index.ts"],
-  ],
-};
+// The folder order inside core, the agent and crow-mcp (the table is scripts/folder-order.mjs): a file may import its
+// own folder and the folders (or top-level files) below it, never one above. A folder or top-level file of src/
+// missing from the list fails the check: a new folder must be given its place.
 for (const [pkg, layers] of Object.entries(folderOrder)) {
   const srcDir = path.join(root, "packages", pkg, "src");
   if (!existsSync(srcDir)) continue;
@@ -196,7 +157,7 @@ for (const [pkg, layers] of Object.entries(folderOrder)) {
   for (const entry of readdirSync(srcDir)) {
     if (!rank.has(entry) && (entry.endsWith(".ts") || statSync(path.join(srcDir, entry)).isDirectory())) {
       violations.push(
-        `packages/${pkg}/src/${entry} has no place in the folder order: add it to folderOrder in scripts/check-layers.mjs`,
+        `packages/${pkg}/src/${entry} has no place in the folder order: add it to folderOrder in scripts/folder-order.mjs`,
       );
     }
   }

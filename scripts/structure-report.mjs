@@ -6,11 +6,14 @@
 // - inline copies of `error instanceof Error ? error.message : String(error)` beside core's `errorText()` (and
 //   crow-mcp's own, which cannot import core);
 // - `sessionUpdate:` properties per file (the places that build an ACP update payload);
-// - files over 350 lines.
+// - files over 350 lines;
+// - the rooms: each package's folders (and top-level files), bottom first in the folder order of
+//   scripts/folder-order.mjs, with how many source files each holds.
 // `--root <dir>` reports on another checkout (e.g. a `git worktree` of an older commit).
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
+import { folderOrder } from "./folder-order.mjs";
 
 const cliArgs = process.argv.slice(2);
 const rootArg = cliArgs.indexOf("--root");
@@ -149,4 +152,31 @@ section(
 section(
   `files over ${LONG_FILE} lines`,
   longFiles.sort((a, b) => b.lines - a.lines).map((f) => `${f.rel} ${f.lines}`),
+);
+
+/** One package's rooms: its folder-order layers (a layer's rooms joined by commas), or its top-level entries. */
+function rooms(pkg) {
+  const srcDir = path.join(packagesDir, pkg, "src");
+  const count = (entry) => {
+    const full = path.join(srcDir, entry);
+    return statSync(full).isDirectory() ? sources(full).length : 1;
+  };
+  const label = (entry) => (entry.endsWith(".ts") ? entry : `${entry}/ (${count(entry)})`);
+  const entries = readdirSync(srcDir).filter((e) => e.endsWith(".ts") || statSync(path.join(srcDir, e)).isDirectory());
+  const layers = folderOrder[pkg] ?? [entries.sort()];
+  return `${pkg}: ${layers
+    .map((names) =>
+      names
+        .filter((name) => entries.includes(name))
+        .map(label)
+        .join(", "),
+    )
+    .filter(Boolean)
+    .join(" → ")}`;
+}
+section(
+  "rooms (each package's folders and top-level files, bottom first; (n) = source files), packages",
+  readdirSync(packagesDir)
+    .filter((pkg) => statSync(path.join(packagesDir, pkg, "src"), { throwIfNoEntry: false })?.isDirectory())
+    .map(rooms),
 );

@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { type ChatMessage, openStore, reproduceSystemPrompt, type Store } from "@crow/core";
+import { type ChatMessage, openStore, type Store } from "@crow/core";
+import { reproduceSystemPrompt } from "@crow/core/internal";
 import {
   type CapturedRequest,
   chunkText,

@@ -8,7 +8,8 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { AmbiguousSessionIdError, openStore, resolveSessionId } from "@crow/core";
+import { openStore } from "@crow/core";
+import { AmbiguousSessionIdError, resolveSessionId } from "@crow/core/internal";
 import { type CapturedRequest, CROW_BIN, startAcpFixture, textReply } from "@crow/testkit";
 import { runCrow, useRunFixture } from "./run-helpers.js";
 

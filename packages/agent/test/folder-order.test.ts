@@ -1,7 +1,8 @@
 /**
  * The folder-order rule of scripts/check-layers.mjs (issue #28 point 4, part of `npm run check`): run on a temp tree,
  * an import from a lower folder to a higher one fails the check with a message naming both files, the same tree with
- * the arrow pointing down passes, and a folder the order does not place fails until it is given its place.
+ * the arrow pointing down passes, and a folder the order does not place fails until it is given its place; crow-mcp
+ * has its own order (issue 51 item 4).
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -67,4 +68,34 @@ test("imports that point down pass the folder-order check", async () => {
   await writeTree(false);
   const { status, stderr } = check();
   assert.equal(status, 0, stderr);
+});
+
+test("crow-mcp has a folder order too: sandbox/ importing tools/ fails, tools/ importing sandbox/ passes", async () => {
+  const mcp = path.join(tree, "packages/mcp/src");
+  await mkdir(path.join(mcp, "sandbox"), { recursive: true });
+  await mkdir(path.join(mcp, "tools"), { recursive: true });
+  await writeFile(path.join(mcp, "tools/read.ts"), "export const read = 1;\n");
+  try {
+    await writeFile(
+      path.join(mcp, "sandbox/policy.ts"),
+      'import { read } from "../tools/read.js";\nexport const p = read;\n',
+    );
+    const up = check();
+    assert.equal(up.status, 1);
+    assert.match(up.stderr, /packages\/mcp\/src\/sandbox\/policy\.ts imports tools\/read\.ts: sandbox is below tools/);
+    await writeFile(path.join(mcp, "sandbox/policy.ts"), "export const p = 1;\n");
+    await writeFile(
+      path.join(mcp, "tools/read.ts"),
+      'import { p } from "../sandbox/policy.js";\nexport const read = p;\n',
+    );
+    await writeTree(false);
+    const down = check();
+    assert.equal(down.status, 0, down.stderr);
+    await writeFile(path.join(mcp, "helpers.ts"), "export const h = 1;\n");
+    const unplaced = check();
+    assert.equal(unplaced.status, 1);
+    assert.match(unplaced.stderr, /packages\/mcp\/src\/helpers\.ts has no place in the folder order/);
+  } finally {
+    await rm(path.join(tree, "packages/mcp"), { recursive: true, force: true });
+  }
 });

@@ -10,7 +10,7 @@ import path from "node:path";
 import { test } from "node:test";
 
 const root = path.resolve(import.meta.dirname, "..", "..", "..");
-const RUNNERS = new Set(["packages/agent/src/skills/git.ts", "packages/core/src/checkpoints/git.ts"]);
+const RUNNERS = new Set(["packages/agent/src/skill-installer/git.ts", "packages/core/src/checkpoints/git.ts"]);
 /** Options whose next argument is their value. */
 const TAKES_VALUE = new Set(["-C", "-m", "--depth"]);
 

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { tempWorkspace } from "@crow/testkit";
+import { unifiedDiff } from "../src/base/unified-diff.js";
 import { style } from "../src/run/ansi.js";
-import { unifiedDiff } from "../src/run/diff.js";
 import { MarkdownStyler } from "../src/run/markdown.js";
 import { promptBlocks } from "../src/run/mentions.js";
 import { StrippedOutput } from "../src/run/stripped-output.js";

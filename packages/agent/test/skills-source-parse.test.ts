@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
-import { parseSource } from "../src/skills/sources.js";
+import { parseSource } from "../src/skill-installer/sources.js";
 
 test("GitHub shorthand, git URLs, npm, .well-known, local paths and bare repositories", () => {
   const cwd = mkdtempSync(path.join(tmpdir(), "crow-parse-"));

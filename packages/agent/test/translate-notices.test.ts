@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { ClientCapabilities } from "@agentclientprotocol/sdk";
-import { compactionUpdates } from "../src/acp/compaction.js";
+import { compactionUpdates } from "../src/acp/compaction-updates.js";
 import { sessionEventUpdates } from "../src/acp/events.js";
 import { noticeUpdates } from "../src/acp/translate.js";
 

@@ -11,15 +11,8 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import {
-  type Crow,
-  collectCheckpoints,
-  createLlmClient,
-  createRuntime,
-  type ExtensionAPI,
-  type RuntimeOptions,
-  shadowGitDir,
-} from "@crow/core";
+import { type Crow, createLlmClient, createRuntime, type ExtensionAPI, type RuntimeOptions } from "@crow/core";
+import { collectCheckpoints, shadowGitDir } from "@crow/core/internal";
 import {
   findPostgresBin,
   type MockLlm,

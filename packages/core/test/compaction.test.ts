@@ -3,22 +3,18 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
+import { type ChatMessage, type CompactionEvent, type LlmClient, type LlmRequest, openStore } from "@crow/core";
 import {
-  type ChatMessage,
   Compaction,
   CompactionError,
-  type CompactionEvent,
   compactedHistory,
   compactionThreshold,
   HookBus,
-  type LlmClient,
-  type LlmRequest,
-  openStore,
   planCompaction,
   renderTranscript,
   summarizerMessages,
   watchPromptSize,
-} from "@crow/core";
+} from "@crow/core/internal";
 import { checkToolInvariant, type MockMessage } from "@crow/testkit";
 
 const user = (content: string): ChatMessage => ({ role: "user", content });

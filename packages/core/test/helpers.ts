@@ -2,9 +2,7 @@ import {
   type ChatMessage,
   createLlmClient,
   type LlmClient,
-  type LoopConfig,
   type LoopEvent,
-  runLoop,
   type StopEvent,
   type ToolDefinition,
   type ToolProgress,
@@ -12,6 +10,7 @@ import {
   type ToolSet,
   toolSetOf,
 } from "@crow/core";
+import { type LoopConfig, runLoop } from "@crow/core/internal";
 
 /** A tool implementation for the fake executor. */
 export type FakeTool = (

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { type ChatMessage, HookBus, type HookError, type LlmClient } from "@crow/core";
+import type { ChatMessage, HookError, LlmClient } from "@crow/core";
+import { HookBus } from "@crow/core/internal";
 import { type MockLlm, reply, startMockLlm } from "@crow/testkit";
 import { fakeTools, runTurn, testClient } from "./helpers.js";
 

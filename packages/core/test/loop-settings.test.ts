@@ -3,7 +3,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { createLlmClient, createRuntime, loopSettings } from "@crow/core";
+import { createLlmClient, createRuntime } from "@crow/core";
+import { loopSettings } from "@crow/core/internal";
 import { type MockLlm, reply, startMockLlm } from "@crow/testkit";
 
 const quiet = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };

@@ -250,7 +250,7 @@ describe("the loop", () => {
 
   test("breaking out of the event iteration cancels the turn", async () => {
     mock.script(reply().text("streaming…").hang());
-    const { runLoop } = await import("@crow/core");
+    const { runLoop } = await import("@crow/core/internal");
     const before = mock.requests.length;
     for await (const event of runLoop({ messages: ask("go") }, { llm, model: "m", tools: fakeTools({}) })) {
       if (event.type === "text_delta") break;

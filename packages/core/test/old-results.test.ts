@@ -4,7 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { BATCH_CHARS, type ChatMessage, shortenOldToolResults } from "@crow/core";
+import type { ChatMessage } from "@crow/core";
+import { BATCH_CHARS, shortenOldToolResults } from "@crow/core/internal";
 
 /** A history of `n` rounds: a read call and its result of `size` characters (numbered so each is distinct). */
 function rounds(n: number, size: number): ChatMessage[] {

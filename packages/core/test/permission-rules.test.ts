@@ -4,19 +4,21 @@ import os from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
 import {
-  commandParts,
-  compilePermissionRules,
   type HookContext,
-  matchPermissionRule,
   type PermissionAnswer,
   type PermissionRequest,
   PermissionRuleError,
+  type ToolKind,
+} from "@crow/core";
+import {
+  commandParts,
+  compilePermissionRules,
+  matchPermissionRule,
   parsePermissionRule,
   permissionGate,
   ruleMatches,
-  type ToolKind,
   toolKind,
-} from "@crow/core";
+} from "@crow/core/internal";
 
 const rule = (text: string) => parsePermissionRule(text, "deny");
 const matches = (text: string, name: string, args: Record<string, unknown>, cwd?: string) =>

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { type HookContext, type PermissionAnswer, permissionGate, toolKind } from "../src/index.js";
+import type { HookContext, PermissionAnswer } from "../src/index.js";
+import { permissionGate, toolKind } from "../src/internal.js";
 
 describe("the permission gate and a tool the sandbox confines", () => {
   const ctx = (): HookContext => ({ signal: new AbortController().signal, sessionId: "s" });

@@ -1,14 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import {
-  type ChatMessage,
-  HookBus,
-  installDoomLoopGuard,
-  installPermissions,
-  type LlmClient,
-  type PermissionAnswer,
-  type PermissionRequest,
-} from "@crow/core";
+import type { ChatMessage, LlmClient, PermissionAnswer, PermissionRequest } from "@crow/core";
+import { HookBus, installDoomLoopGuard, installPermissions } from "@crow/core/internal";
 import { type MockLlm, reply, startMockLlm } from "@crow/testkit";
 import { fakeTools, runTurn, testClient, untilAborted } from "./helpers.js";
 

@@ -3,18 +3,15 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
+import { openStore, renderTemplate, type Store, SYSTEM_PROMPT_NAME } from "@crow/core";
 import {
   DEFAULT_SYSTEM_PROMPT,
   directoryTree,
   isIgnored,
-  openStore,
   parseGitignore,
   prepareSystemPrompt,
-  renderTemplate,
   reproduceSystemPrompt,
-  type Store,
-  SYSTEM_PROMPT_NAME,
-} from "@crow/core";
+} from "@crow/core/internal";
 
 async function tempDir(prefix: string): Promise<string> {
   return mkdtemp(path.join(tmpdir(), prefix));

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { type ChatMessage, findTool, parseToolArguments, repairToolPairs, toolKind } from "@crow/core";
+import type { ChatMessage } from "@crow/core";
+import { findTool, parseToolArguments, repairToolPairs, toolKind } from "@crow/core/internal";
 
 describe("tool kinds and names", () => {
   test("kinds are derived from the name tolerantly", () => {

@@ -1,13 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import {
-  type CrowEvent,
-  createRuntime,
-  defaultSystemPrompt,
-  type LlmClient,
-  type LlmRequest,
-  type LlmResult,
-} from "@crow/core";
+import { type CrowEvent, createRuntime, type LlmClient, type LlmRequest, type LlmResult } from "@crow/core";
+import { defaultSystemPrompt } from "@crow/core/internal";
 
 const quiet = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 

@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { describe, test } from "node:test";
-import { DEFAULT_SYSTEM_PROMPT, PromptTemplateError, renderTemplate } from "@crow/core";
+import { PromptTemplateError, renderTemplate } from "@crow/core";
+import { DEFAULT_SYSTEM_PROMPT } from "@crow/core/internal";
 import nunjucks from "nunjucks";
 import { NUNJUCKS_GLOBALS, parseSimpleTemplate, renderSimpleTemplate } from "../src/prompt/simple-template.js";
 
@@ -240,9 +241,11 @@ test("rendering the built-in prompt does not load Nunjucks", () => {
   // A fresh process, as at the agent's start: Nunjucks is a CommonJS module, so loading it puts it in the CommonJS
   // cache.
   const core = path.resolve(import.meta.dirname, "../dist/index.js");
+  const internal = path.resolve(import.meta.dirname, "../dist/internal.js");
   const script = `
     import { createRequire } from "node:module";
-    const { DEFAULT_SYSTEM_PROMPT, renderTemplate } = await import(${JSON.stringify(core)});
+    const { renderTemplate } = await import(${JSON.stringify(core)});
+    const { DEFAULT_SYSTEM_PROMPT } = await import(${JSON.stringify(internal)});
     const text = renderTemplate(DEFAULT_SYSTEM_PROMPT, ${JSON.stringify(builtInArgs)});
     const loaded = Object.keys(createRequire(import.meta.url).cache).filter((f) => /[\\\\/]nunjucks[\\\\/]/.test(f));
     renderTemplate("{{ a | upper }}", { a: "x" });

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { describe, test } from "node:test";
-import { loadSkills, MAX_DESCRIPTION, parseSkill, type SkillProblem, skillRoots } from "@crow/core";
+import { loadSkills, type SkillProblem, skillRoots } from "@crow/core";
+import { MAX_DESCRIPTION, parseSkill } from "@crow/core/internal";
 import { tempWorkspace } from "@crow/testkit";
 
 const FIXTURES = path.join(import.meta.dirname, "fixtures", "skills");

@@ -3,16 +3,8 @@ import { cp, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import {
-  chunkSkill,
-  createSkillIndex,
-  type Embedder,
-  loadSkills,
-  openAiEmbedder,
-  type Skill,
-  SkillEmbeddingCache,
-  type SkillIndex,
-} from "@crow/core";
+import { createSkillIndex, type Embedder, loadSkills, openAiEmbedder, type Skill, type SkillIndex } from "@crow/core";
+import { chunkSkill, SkillEmbeddingCache } from "@crow/core/internal";
 import { type MockLlm, startMockLlm, type TempWorkspace, tempWorkspace } from "@crow/testkit";
 import { writeGeneratedSkills } from "./fixtures/skills/generate.js";
 

@@ -1,14 +1,8 @@
 import assert from "node:assert/strict";
 import { mkdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
 import { describe, test } from "node:test";
-import {
-  isProjectTrusted,
-  projectRoot,
-  trustedProjects,
-  trustProject,
-  trustStorePath,
-  untrustProject,
-} from "@crow/core";
+import { isProjectTrusted, trustProject, untrustProject } from "@crow/core";
+import { projectRoot, trustedProjects, trustStorePath } from "@crow/core/internal";
 import { tempWorkspace } from "@crow/testkit";
 
 async function setup() {

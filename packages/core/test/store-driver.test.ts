@@ -10,7 +10,8 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { openStore, sqliteDriverName } from "@crow/core";
+import { openStore } from "@crow/core";
+import { sqliteDriverName } from "@crow/core/internal";
 
 const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
 const hasNodeSqlite = major > 22 || (major === 22 && minor >= 13);

@@ -4,7 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { type ChatMessage, MIGRATIONS, openStore, SessionNotFoundError, type Store } from "@crow/core";
+import { type ChatMessage, openStore, SessionNotFoundError, type Store } from "@crow/core";
+import { MIGRATIONS } from "@crow/core/internal";
 import { type Kysely, sql } from "kysely";
 import { storeBackends } from "./store-backends.js";
 

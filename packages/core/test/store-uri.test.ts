@@ -3,7 +3,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { crowHome, DbUriError, defaultDbUri, openStore, parseDbUri, redactUri, StoreError } from "@crow/core";
+import { DbUriError, openStore, StoreError } from "@crow/core";
+import { crowHome, defaultDbUri, parseDbUri, redactUri } from "@crow/core/internal";
 
 const base = "/home/someone/.crow";
 

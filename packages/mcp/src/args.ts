@@ -11,9 +11,10 @@ import type { HttpServerOptions } from "./http.js";
 import { parseArgs } from "./parse-args.js";
 import { sandboxAvailability } from "./sandbox/bwrap.js";
 import type { ServerOptions } from "./server.js";
+import { TOOL_NAMES } from "./tools/list.js";
 import { VERSION } from "./version.js";
 
-const HELP = `crow-mcp ${VERSION} — Crow's MCP toolserver: terminal, read, write, edit, web_search, web_fetch.
+const HELP = `crow-mcp ${VERSION} — Crow's MCP toolserver: ${TOOL_NAMES}.
 
 Usage:
   crow-mcp                         serve MCP over stdio (what an MCP client launches)

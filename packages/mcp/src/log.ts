@@ -1,27 +1,7 @@
 /**
- * Diagnostics for crow-mcp. stdout belongs to the MCP protocol when serving stdio, so every log line goes to
- * stderr. Level comes from CROW_MCP_LOG (error | warn | info | debug; default warn).
+ * crow-mcp's log: stdout belongs to the MCP protocol when serving stdio, so every line goes to stderr, as
+ * `[crow-mcp] level: …`. Level from CROW_MCP_LOG (error | warn | info | debug; default warn).
  */
-const LEVELS = { error: 0, warn: 1, info: 2, debug: 3 } as const;
-type Level = keyof typeof LEVELS;
+import { createLog } from "@crow/util";
 
-function threshold(): number {
-  const wanted = process.env.CROW_MCP_LOG as Level | undefined;
-  return wanted && wanted in LEVELS ? LEVELS[wanted] : LEVELS.warn;
-}
-
-function write(level: Level, message: string, detail?: unknown): void {
-  if (LEVELS[level] > threshold()) return;
-  const suffix =
-    detail === undefined
-      ? ""
-      : ` ${detail instanceof Error ? (detail.stack ?? detail.message) : JSON.stringify(detail)}`;
-  process.stderr.write(`[crow-mcp] ${level}: ${message}${suffix}\n`);
-}
-
-export const log = {
-  error: (message: string, detail?: unknown) => write("error", message, detail),
-  warn: (message: string, detail?: unknown) => write("warn", message, detail),
-  info: (message: string, detail?: unknown) => write("info", message, detail),
-  debug: (message: string, detail?: unknown) => write("debug", message, detail),
-};
+export const log = createLog({ name: "crow-mcp", level: () => process.env.CROW_MCP_LOG });

@@ -3,6 +3,7 @@ import type { ServerOptions, ToolContext } from "./context.js";
 import { log } from "./log.js";
 import { policyForFlag, withHidden } from "./sandbox/policy.js";
 import { registerTools } from "./tools/index.js";
+import { INSTRUCTIONS } from "./tools/list.js";
 import { VERSION } from "./version.js";
 
 export type { ServerOptions, ToolContext } from "./context.js";
@@ -13,14 +14,6 @@ export interface CrowMcpServer {
   /** Closes the MCP server and releases per-connection resources (shells and their children). Idempotent. */
   close(): Promise<void>;
 }
-
-const INSTRUCTIONS = `Crow's coding tools. Use absolute paths.
-- read: read a file with line numbers (paged with offset/limit); images are returned as images.
-- write: create or overwrite a whole file.
-- edit: replace an exact (or nearly exact) snippet in a file; read the file first.
-- terminal: run commands in one persistent bash shell (cwd, env and venv persist between calls).
-- web_search: search the web through SearXNG, several queries at once.
-- web_fetch: fetch a URL as readable Markdown, paged with start_index.`;
 
 /**
  * Creates one crow-mcp server instance, independent of any transport: stdio attaches one, HTTP creates one per

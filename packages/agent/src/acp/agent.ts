@@ -2,7 +2,7 @@
  * The ACP agent: a translator over a Crow runtime. ACP requests become runtime calls (new/load session, prompt,
  * cancel, modes, model, commands, custom methods) and the runtime's events become `session/update`s. The runtime
  * owns sessions, persistence, compaction, permissions and extensions; this layer owns what is per connection
- * (connection.ts: the client's capabilities, sign-in, the runtime's start) and per session (session.ts: the outbox,
+ * (acp-connection.ts: the client's capabilities, sign-in, the runtime's start) and per session (acp-session.ts: the outbox,
  * the relay of events to updates, tool call ids, questions to the user). This file is the method table: each method
  * finds its session and delegates.
  */
@@ -11,16 +11,16 @@ import { type AgentApp, type agent, methods, RequestError } from "@agentclientpr
 import { agent as unstableAgent } from "@agentclientprotocol/sdk/unstable";
 import { errorText } from "@crow/core";
 import type { AcpMcpServer } from "../tools/types.js";
+import { AcpConnection, type AgentOptions } from "./acp-connection.js";
 import { requestedDirectories } from "./additional-directories.js";
 import { registerAuthMethods } from "./auth.js";
 import { findMode, setConfigOption } from "./config-options.js";
-import { AcpConnection, type AgentOptions } from "./connection.js";
 import { runPrompt } from "./prompt-turn.js";
-import { registerSessionMethods } from "./sessions.js";
+import { registerSessionMethods } from "./session-methods.js";
 import { STEER_METHOD, steer, steerParams } from "./steering.js";
 
-export type { AgentOptions, OpenRequest } from "./connection.js";
-export type { AcpSession } from "./session.js";
+export type { AgentOptions, OpenRequest } from "./acp-connection.js";
+export type { AcpSession } from "./acp-session.js";
 
 /**
  * The app builder with the unstable schema's parsers: the same builder as the stable one, but `initialize` keeps

@@ -1,11 +1,11 @@
 /**
- * The runtime's session events as `session/update`s: compaction (compaction.ts decides by client capability), the
+ * The runtime's session events as `session/update`s: compaction (compaction-updates.ts decides by client capability), the
  * title (`session_info_update`), notices from the runtime and extensions (a `notice` when the client advertised
  * `session.notices`, else a bracketed agent message), mode changes (`current_mode_update`) and the plan (`plan`).
  */
 import type { ClientCapabilities, SessionUpdate } from "@agentclientprotocol/sdk";
 import type { SessionEvent } from "@crow/core";
-import { compactionUpdates } from "./compaction.js";
+import { compactionUpdates } from "./compaction-updates.js";
 import { modeUpdate, noticeUpdates, planUpdate, sessionInfoUpdate } from "./translate.js";
 
 /** The updates that tell the client about a session event. */
@@ -28,7 +28,7 @@ export function sessionEventUpdates(
       );
     case "mode":
       return [modeUpdate(event.mode)];
-    // Shown by the config options (the session, session.ts, sends config_option_update on these).
+    // Shown by the config options (the session, acp-session.ts, sends config_option_update on these).
     case "model":
     case "reasoning_effort":
       return [];

@@ -6,7 +6,7 @@ import { BUILTIN_METHODS } from "@crow/core/methods";
 import { VERSION } from "../base/version.js";
 import { STEERING_META } from "./steering.js";
 
-/** `fork` is unstable ACP (typed from the SDK's unstable schema; see sessions.ts); other clients ignore the key. */
+/** `fork` is unstable ACP (typed from the SDK's unstable schema; see session-methods.ts); other clients ignore the key. */
 const SESSION_CAPABILITIES: UnstableSessionCapabilities = {
   list: {},
   resume: {},

@@ -30,8 +30,10 @@ export const MAX_LINKED_BYTES = 256 * 1024;
 /** Largest image read from disk or fetched. */
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 const MAX_LISTED_ENTRIES = 500;
-const FETCH_TIMEOUT_MS = 20_000;
-const FETCH_MAX_REDIRECTS = 5;
+// A prompt's image URL, fetched before the turn starts (the user waits): a shorter deadline and fewer redirects than
+// web_fetch's (30 s, 10), whose pages the model asked for mid-turn.
+const IMAGE_FETCH_TIMEOUT_MS = 20_000;
+const IMAGE_FETCH_MAX_REDIRECTS = 5;
 
 const IMAGE_TYPES: Record<string, string> = {
   ".png": "image/png",
@@ -163,9 +165,9 @@ async function fetchedImage(url: string, declared: string, signal?: AbortSignal)
   try {
     let mime = "";
     const response = await fetchUrl(url, {
-      timeoutMs: FETCH_TIMEOUT_MS,
+      timeoutMs: IMAGE_FETCH_TIMEOUT_MS,
       maxBytes: MAX_IMAGE_BYTES,
-      maxRedirects: FETCH_MAX_REDIRECTS,
+      maxRedirects: IMAGE_FETCH_MAX_REDIRECTS,
       ...(signal ? { signal } : {}),
       accept: (answer) => {
         if (answer.status >= 400) return `[Image ${url} could not be fetched: HTTP ${answer.status}]`;

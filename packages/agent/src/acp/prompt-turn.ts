@@ -5,9 +5,9 @@
  */
 import { type ContentBlock, RequestError, type StopReason } from "@agentclientprotocol/sdk";
 import { findModel, providerProblem } from "../config/index.js";
-import type { AcpConnection } from "./connection.js";
+import type { AcpConnection } from "./acp-connection.js";
+import type { AcpSession } from "./acp-session.js";
 import { PromptContentError, promptContentUnless, singleText } from "./prompt-content.js";
-import type { AcpSession } from "./session.js";
 import type { TurnTicket } from "./turn-gate.js";
 
 /** What a prompt needs from the connection: the runtime (or the error telling why it is not there), the configuration. */
@@ -24,7 +24,7 @@ export async function runPrompt(
   if (blocks.length === 0)
     throw RequestError.invalidParams(undefined, "prompt is empty: send at least one content block");
   const text = singleText(blocks);
-  const { parseSlashCommand } = await import("@crow/core");
+  const { parseSlashCommand } = await import("@crow/core/internal");
   const command = text === undefined ? undefined : parseSlashCommand(text);
   // A skill's `/name` is a prompt for the model (the skills extension brings the skill in), not a command.
   if (command && !session.commands().some((c) => c.prompt && c.name === command.name)) {

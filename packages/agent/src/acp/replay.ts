@@ -10,16 +10,8 @@
  * when it streamed (`messageId`; messages stored before ids existed have none).
  */
 import type { ContentBlock, SessionUpdate } from "@agentclientprotocol/sdk";
-import {
-  type ChatMessage,
-  type ContentPart,
-  callArguments,
-  contentText,
-  MISSING_TOOL_RESULT,
-  type ToolCall,
-  type ToolDisplay,
-  type ToolMessage,
-} from "@crow/core";
+import type { ChatMessage, ContentPart, ToolCall, ToolDisplay, ToolMessage } from "@crow/core";
+import { callArguments, contentText, MISSING_TOOL_RESULT } from "@crow/core/internal";
 import { toolProfile } from "../tools/builtin/index.js";
 import { messageChunk, thoughtChunk, toolCallFinished, toolCallStarted, userChunk } from "./translate.js";
 

@@ -15,8 +15,8 @@
  * later steer never overtakes an earlier one).
  */
 import { type ContentBlock, RequestError } from "@agentclientprotocol/sdk";
+import type { AcpSession } from "./acp-session.js";
 import { PromptContentError, promptContentUnless } from "./prompt-content.js";
-import type { AcpSession } from "./session.js";
 
 export const STEER_METHOD = "_session/steering";
 

@@ -7,13 +7,8 @@
  */
 import { randomUUID } from "node:crypto";
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
-import {
-  type ChatMessage,
-  MAX_SUBAGENT_DEPTH,
-  type PromptResult,
-  type StoredToolOutcome,
-  SUBAGENT_NOTE,
-} from "@crow/core";
+import { type ChatMessage, MAX_SUBAGENT_DEPTH, type PromptResult, type StoredToolOutcome } from "@crow/core";
+import { SUBAGENT_NOTE } from "@crow/core/internal";
 import type { AddressedUpdate } from "./outbox.js";
 import { type Replay, replayHistory } from "./replay.js";
 import { taskArgs } from "./subagent-sessions.js";

@@ -1,6 +1,6 @@
 /**
  * The translation layer: every `session/update` payload the ACP agent sends is built here (the modules that decide
- * which updates an event becomes, event-relay.ts, events.ts, compaction.ts, subagent-sessions.ts, call these). Pure:
+ * which updates an event becomes, event-relay.ts, events.ts, compaction-updates.ts, subagent-sessions.ts, call these). Pure:
  * no I/O and no session state beyond what callers pass in, so every mapping is unit-tested table-style
  * (test/translate.test.ts). Builders of the unstable subagent kinds are in subagent-updates.ts.
  */

@@ -193,7 +193,7 @@ type Parsed = Exclude<ReturnType<typeof parse>, { help: true }>;
  * one names no session or several (a usage error, 2, as for `crow run -s`).
  */
 async function resolveIds(store: Store, typed: readonly string[], io: Io): Promise<string[] | undefined> {
-  const { AmbiguousSessionIdError, resolveSessionId } = await import("@crow/core");
+  const { AmbiguousSessionIdError, resolveSessionId } = await import("@crow/core/internal");
   const ids: string[] = [];
   for (const id of typed) {
     try {

@@ -3,7 +3,8 @@
  * record and its messages in, text out. Tool calls show their arguments as JSON and their results as text, so the
  * transcript says exactly what the model saw and did.
  */
-import { type ChatMessage, contentText, type SessionRecord, type StoredMessage } from "@crow/core";
+import type { ChatMessage, SessionRecord, StoredMessage } from "@crow/core";
+import { contentText } from "@crow/core/internal";
 
 /** Options of {@link markdownTranscript}. */
 export interface MarkdownTranscriptOptions {

@@ -3,7 +3,7 @@
  * validation with messages naming file and key, and the environment fallbacks.
  */
 
-export { COMPACT_FRACTION, compactionThresholdOf } from "./compaction.js";
+export { COMPACT_FRACTION, compactionThresholdOf } from "./compaction-threshold.js";
 export { parseDotenv, quoteDotenv, updateDotenv } from "./dotenv.js";
 export { ENV_PROVIDER, OPENAI_BASE_URL } from "./env.js";
 export { ConfigError, displayPath } from "./errors.js";

@@ -5,7 +5,8 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { DEFAULT_MAX_STEPS_PER_TURN, errorText, type RetryPolicy } from "@crow/core";
+import { errorText, type RetryPolicy } from "@crow/core";
+import { DEFAULT_MAX_STEPS_PER_TURN } from "@crow/core/internal";
 import { parseDotenv } from "./dotenv.js";
 import { envInteger } from "./env.js";
 import { ConfigError, displayPath, failIn, keyPath } from "./errors.js";
@@ -177,7 +178,7 @@ function retryPolicy(file: ConfigFile, lookup: Record<string, string | undefined
 
 /**
  * `MAX_COMPACT_TOKENS` of config.yaml, else `CROW_MAX_COMPACT_TOKENS` (environment or `.env`); absent when neither
- * is set (the threshold then follows the model's context window, see compaction.ts).
+ * is set (the threshold then follows the model's context window, see compaction-threshold.ts).
  */
 function maxCompactTokens(file: ConfigFile, lookup: Record<string, string | undefined>): { maxCompactTokens?: number } {
   const value = file.MAX_COMPACT_TOKENS ?? envInteger(lookup, "CROW_MAX_COMPACT_TOKENS", 1);

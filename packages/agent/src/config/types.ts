@@ -129,7 +129,7 @@ export interface AgentConfig extends LoopSettings {
   contextWindow: number;
   /**
    * `MAX_COMPACT_TOKENS` (else `CROW_MAX_COMPACT_TOKENS`) when set explicitly; see `compactionThresholdOf`
-   * (compaction.ts) for the effective value.
+   * (compaction-threshold.ts) for the effective value.
    */
   maxCompactTokens?: number;
   /** Permission mode of new sessions (default `code`). */

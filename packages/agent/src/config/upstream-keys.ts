@@ -3,7 +3,8 @@
  * tool-name keys (`TERMINAL_TOOL`…), accepted only when they name the tool they already are. Checked on the
  * interpolated tree before the schema, so each problem names its key and says what to write instead.
  */
-import { findTool, type ToolDefinition } from "@crow/core";
+import type { ToolDefinition } from "@crow/core";
+import { findTool } from "@crow/core/internal";
 
 /** Keys upstream's files carry that Crow refuses, with what the user should do instead. */
 const REMOVED: Readonly<Record<string, string>> = {

@@ -1,8 +1,11 @@
-// The crow command line: what `crow <command>` does, once the process is set up (process-setup.ts).
+// The crow command line: which command `crow <command>` is, once the process is set up (process-setup.ts), and the
+// top-level help. This file only dispatches. A command's front (its help, options and exit code) lives in the room
+// that does its work, as that room's command.ts (acp/, acp-net/ for `crow acp --listen`, run/, eval/,
+// skill-installer/); a command with no room of its own is a file or folder in commands/ (init, logout, sessions,
+// doctor). test/command-fronts.test.ts holds the dispatch to that rule.
 import { existsSync } from "node:fs";
 import { errorText } from "@crow/core";
 import { parseArgs } from "@crow/mcp/parse-args";
-import { loadAcpConfig, loadAcpConfigOrExit } from "../acp/load-config.js";
 import { EXIT_CODES_HELP } from "../base/exit-codes.js";
 import { log } from "../base/log.js";
 import { VERSION } from "../base/version.js";
@@ -44,18 +47,6 @@ Environment:
 
 ${EXIT_CODES_HELP}`;
 
-const ACP_HELP = `Usage: crow acp
-
-Runs the agent over ACP (JSON-RPC on stdin/stdout): what an editor launches, e.g. in Zed's settings.json
-  "agent_servers": { "Crow": { "type": "custom", "command": "crow", "args": ["acp"] } }
-stdout is the protocol only; logs go to stderr (CROW_LOG). Configuration as for every command (see 'crow --help'):
-config.yaml and .env in CROW_HOME, or OPENAI_BASE_URL and CROW_MODEL in the editor's env block. Nothing configured,
-the editor is offered 'crow init' (Terminal Auth). Check the setup with 'crow doctor'.
-
-Over the network instead (a build box, a devcontainer; clients connect with e.g. 'crow run --connect URL'):
-  crow acp --listen [HOST:]PORT [--token-file FILE] [--allowed-host NAME]…
-serves ACP over Streamable HTTP and WebSocket at /acp; see docs/remote-acp.md.`;
-
 const CONFIGURED_COMMANDS = new Set(["acp", "run", "sessions", "init", "logout", "eval", "doctor"]);
 
 /**
@@ -93,7 +84,7 @@ export async function runCrow(args: readonly string[]): Promise<number> {
   if (CONFIGURED_COMMANDS.has(first) && existsSync(configFiles(crowHome()).config)) await preloadYaml();
   if (first === "sessions") return (await import("../commands/sessions.js")).runSessions(args.slice(1));
   if (first === "eval") return (await import("../eval/command.js")).runEval(args.slice(1));
-  if (first === "skills") return (await import("../skills/command.js")).runSkills(args.slice(1));
+  if (first === "skills") return (await import("../skill-installer/command.js")).runSkills(args.slice(1));
   if (first === "init") return (await import("../commands/init.js")).runInit(args.slice(1));
   // Terminal Auth: an editor appends the method's `init` to the configured `crow acp` (see acp/auth.ts).
   if (first === "acp" && args[1] === "init") return (await import("../commands/init.js")).runInit(args.slice(2));
@@ -103,7 +94,7 @@ export async function runCrow(args: readonly string[]): Promise<number> {
   if (first === "logout") return (await import("../commands/logout.js")).runLogout(args.slice(1));
   if (first === "doctor") return (await import("../commands/doctor/index.js")).runDoctor(args.slice(1));
   // `crow run` has its own options: everything after "run" is its own (see run/args.ts).
-  if (first === "run") return (await import("../run/index.js")).runCommand(args.slice(1));
+  if (first === "run") return (await import("../run/command.js")).runRun(args.slice(1));
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({
@@ -121,30 +112,11 @@ export async function runCrow(args: readonly string[]): Promise<number> {
     process.stdout.write(`${VERSION}\n`);
     return 0;
   }
-  if (parsed.values.help && command === "acp") {
-    process.stdout.write(`${ACP_HELP}\n`);
-    return 0;
-  }
+  // `crow acp` on stdio: its help and its options are its own (acp/command.ts).
+  if (command === "acp") return (await import("../acp/command.js")).runAcpCommand(rest, parsed.values.help === true);
   if (parsed.values.help || command === undefined || command === "help") {
     (parsed.values.help ? process.stdout : process.stderr).write(`${HELP}\n`);
     return command === undefined && !parsed.values.help ? 2 : 0;
-  }
-  if (command === "acp") {
-    if (rest.length > 0) {
-      process.stderr.write(`crow acp takes no arguments (got: ${rest.join(" ")})\n`);
-      return 2;
-    }
-    const config = await loadAcpConfigOrExit();
-    if (config === 2) return 2;
-    // Started by hand in a terminal, it would otherwise sit silent: say what it expects (stderr; stdout is ACP).
-    if (process.stdin.isTTY) {
-      process.stderr.write(
-        "crow acp: waiting for an ACP client on stdin (JSON-RPC, one message per line); an editor launches this. To use Crow in this terminal, run 'crow run'. Ctrl-C quits.\n",
-      );
-    }
-    const { runAcp } = await import("../acp/run.js");
-    await runAcp(config, loadAcpConfig);
-    return 0;
   }
   process.stderr.write(`crow: unknown command "${command}". Run 'crow --help' for usage.\n`);
   return 2;

@@ -11,7 +11,10 @@ import type { AgentConfig } from "../config/index.js";
  * candidates when several do.
  */
 export async function resolveStoredSession(config: AgentConfig, typed: string): Promise<string | undefined> {
-  const { AmbiguousSessionIdError, openStore, resolveSessionId } = await import("@crow/core");
+  const [{ openStore }, { AmbiguousSessionIdError, resolveSessionId }] = await Promise.all([
+    import("@crow/core"),
+    import("@crow/core/internal"),
+  ]);
   const store = await openStore(config.dbUri, { baseDir: config.home });
   try {
     return await resolveSessionId(store, typed);

@@ -19,10 +19,10 @@ import type {
   ToolKind,
 } from "@agentclientprotocol/sdk";
 import type { ToolDiagnostics } from "@crow/core";
+import { unifiedDiff } from "../base/unified-diff.js";
 import { type Style, style } from "./ansi.js";
 import { Channel } from "./channel.js";
 import { diagnosticsLines, diagnosticsOf } from "./diagnostics-view.js";
-import { unifiedDiff } from "./diff.js";
 import { MarkdownStyler } from "./markdown.js";
 import type { RunOutput, SessionInfo, Sink } from "./output.js";
 import { planLines } from "./plan-view.js";

@@ -4,8 +4,8 @@
  */
 import path from "node:path";
 import type { ToolCallUpdate } from "@agentclientprotocol/sdk";
+import { type DiffLine, unifiedDiff } from "../base/unified-diff.js";
 import type { Style } from "./ansi.js";
-import { type DiffLine, unifiedDiff } from "./diff.js";
 
 /** One diff line in its color (added green, removed red, hunk cyan, header bold, note dim). */
 export function styledDiffLine(line: DiffLine, s: Style): string {

@@ -16,14 +16,13 @@ import {
   createRuntime,
   errorText,
   type Logger,
-  loopSettings,
-  parseDbUri,
   type RuntimeOptions,
   type ToolSetFactory,
 } from "@crow/core";
+import { loopSettings, parseDbUri } from "@crow/core/internal";
 import { pathNotice, pathVisibility, type SandboxPolicy } from "@crow/mcp/sandbox";
 import { log } from "../base/log.js";
-import { compactionThresholdOf } from "../config/compaction.js";
+import { compactionThresholdOf } from "../config/compaction-threshold.js";
 import { type AgentConfig, configFiles, createModelRouter, loadConfig } from "../config/index.js";
 import { broadRootsNotice } from "../tools/broad-roots.js";
 import { useConfigEnvironment } from "../tools/child-env.js";

@@ -1,24 +1,22 @@
 import path from "node:path";
-import {
-  compactSchema,
-  type ExternalSkills,
-  filePathArg,
-  findTool,
-  type ResolvedTool,
-  type ToolCallRequest,
-  type ToolDefinition,
-  type ToolDisplay,
-  type ToolProgress,
-  type ToolResult,
-  type ToolRunContext,
+import type {
+  ExternalSkills,
+  ResolvedTool,
+  ToolCallRequest,
+  ToolDefinition,
+  ToolDisplay,
+  ToolProgress,
+  ToolResult,
+  ToolRunContext,
 } from "@crow/core";
+import { compactSchema, filePathArg, findTool } from "@crow/core/internal";
 import { DRY_RUN_META_KEY, diffFromMeta, isDryRun } from "@crow/mcp/edit";
 import { LSP_META_KEY } from "@crow/mcp/lsp";
 import { SANDBOX_META_KEY, UNSANDBOXED_META_KEY } from "@crow/mcp/sandbox";
 import { type EditorCall, genericProfile, knownProfile, type ToolProfile } from "./builtin/index.js";
-import { CallFailure, ServerConnection } from "./connection.js";
 import { fromMcpResult, resultText } from "./content.js";
 import { diffDisplay } from "./diff.js";
+import { CallFailure, ServerConnection } from "./mcp-connection.js";
 import { serverSkills } from "./mcp-skills.js";
 import { BUILTIN_SERVER, collectServers } from "./servers.js";
 import type { ServerStatus, ToolRouter, ToolRouterOptions } from "./types.js";

@@ -2,7 +2,8 @@
  * Checkpoint marks on the timeline: under each user message whose turn took a workspace checkpoint, the files the
  * turn changed and, when this host holds the shadow repository, the diff itself (collapsed).
  */
-import { type CheckpointRecord, checkpointPatch, promptHash, type Store, type StoredMessage } from "@crow/core";
+import type { CheckpointRecord, Store, StoredMessage } from "@crow/core";
+import { checkpointPatch, promptHash } from "@crow/core/internal";
 import { html, type SafeHtml } from "./html.js";
 
 /** The marks of a stretch of a session's history, by the seq of the user message they follow. */

@@ -10,7 +10,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { errorText, resolveSessionId, type Store } from "@crow/core";
+import { errorText, type Store } from "@crow/core";
+import { resolveSessionId } from "@crow/core/internal";
 import { allowedHostnames } from "../base/hosts.js";
 import { ownPackageRoot } from "../base/package-paths.js";
 import { checkpointMarks, type MarkLoader } from "./checkpoint-marks.js";

@@ -4,9 +4,10 @@
  * anything else as JSON — and its result (monospaced, images inline). Tools are recognised by their arguments' shape, not their names, so renamed or upstream-named tools
  * (`file_path` + `old_string`/`new_string`, `file_path` + `content`, `command`) render the same.
  */
-import { type ContentPart, callArguments, type ToolCall, type ToolDisplay } from "@crow/core";
+import type { ContentPart, ToolCall, ToolDisplay } from "@crow/core";
+import { callArguments } from "@crow/core/internal";
 import { withoutResultDiff } from "@crow/mcp/edit";
-import { unifiedDiff } from "../run/diff.js";
+import { unifiedDiff } from "../base/unified-diff.js";
 import { html, q, type SafeHtml } from "./html.js";
 
 /** How a call ended, as far as the stored history tells. */

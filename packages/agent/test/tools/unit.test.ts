@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { callLocations, callTitle } from "@crow/core";
+import { callLocations, callTitle } from "@crow/core/internal";
 import { fromMcpResult } from "../../src/tools/content.js";
 import { firstChangedLine } from "../../src/tools/diff.js";
 import { BUILTIN_SERVER, collectServers, fromAcp, fromConfig } from "../../src/tools/servers.js";

@@ -3,7 +3,7 @@
  * The same runtime serves `crow acp` (the ACP layer translates its events) and library users (no ACP at all).
  */
 import type { RewindPoint, RewindRequest, RewindResult } from "../checkpoints/types.js";
-import type { CompactionEvent, CompactionResult } from "../compaction/compaction.js";
+import type { CompactionEvent, CompactionResult } from "../compaction/compact-history.js";
 import type { StopReason } from "../hooks/types.js";
 import type { LlmError } from "../llm/types.js";
 import type { LoopEvent } from "../loop/types.js";

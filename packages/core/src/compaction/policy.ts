@@ -1,5 +1,5 @@
 /**
- * When a session compacts: every rule in one place (compaction.ts is how it is done).
+ * When a session compacts: every rule in one place (compact-history.ts is how it is done).
  *
  * - **threshold**: before a prompt turn, when the last request's prompt was over `MAX_COMPACT_TOKENS`
  *   ({@link compactionThreshold}). The prompt size is the last response's `promptTokens`, watched on
@@ -21,7 +21,7 @@ import {
   type CompactionResult,
   type CompactRequest,
   compactHistory,
-} from "./compaction.js";
+} from "./compact-history.js";
 
 /** `MAX_COMPACT_TOKENS` when neither the configuration nor the model's context window says otherwise. */
 export const DEFAULT_MAX_COMPACT_TOKENS = 120_000;

@@ -6,7 +6,7 @@
  */
 
 import type { CrowSession, SessionBusyError } from "../api/types.js";
-import type { CompactionResult } from "../compaction/compaction.js";
+import type { CompactionResult } from "../compaction/compact-history.js";
 import { type SessionCompactions, watchPromptSize } from "../compaction/policy.js";
 import { errorText } from "../error-text.js";
 import { type ContentPart, contentText } from "../messages.js";

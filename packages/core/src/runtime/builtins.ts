@@ -16,7 +16,7 @@ import {
   permissionsExtension,
   persistenceExtension,
 } from "../extensions/builtin.js";
-import { skillsExtension } from "../extensions/skills.js";
+import { skillsExtension } from "../extensions/skills-extension.js";
 import { subagentsExtension } from "../extensions/subagents.js";
 import { todoExtension } from "../extensions/todo.js";
 import type { Store } from "../store/types.js";

@@ -3,7 +3,7 @@
  * of a ColBERT-style model) so that ranking can use true MaxSim late interaction; an OpenAI-compatible
  * `/v1/embeddings` endpoint gives one vector per text. Plain `fetch`: no SDK needed for one POST.
  */
-import { startDeadline } from "../deadline.js";
+import { startDeadline } from "@crow/util";
 import { errorText } from "../error-text.js";
 import { redactSecrets } from "../redact.js";
 

@@ -3,6 +3,8 @@
  * phrase) has its instructions injected after the user's request, so the model follows them without having to
  * discover the skill first.
  */
+
+import { escapeRegExp } from "@crow/util";
 import type { SkillIndex } from "./search.js";
 import type { Skill } from "./types.js";
 
@@ -66,8 +68,4 @@ export function triggerInjection(matches: readonly TriggerMatch[]): string {
 
 function isIndex(source: SkillIndex | readonly Skill[]): source is SkillIndex {
   return !Array.isArray(source);
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

@@ -3,6 +3,8 @@
  * each replacement touches a known range of lines, common leading/trailing lines are trimmed off, and nearby
  * changes share a hunk. Output is capped so a large replace_all does not flood the model's context.
  */
+
+import { splitLines } from "@crow/util";
 import type { Replacement } from "./replace.js";
 
 export interface ReplacementDiffOptions {
@@ -97,14 +99,6 @@ export function replacementDiff(
   const tail = body.length > maxLines ? [`… (diff cut: ${body.length - maxLines} more lines)`] : [];
   const header = options.header === false ? [] : [`--- ${label}`, `+++ ${label}`];
   return [...header, ...shown, ...tail].join("\n");
-}
-
-/** Lines of LF text; a final newline ends the last line rather than starting an empty one. */
-function splitLines(text: string): string[] {
-  if (text === "") return [];
-  const lines = text.split("\n");
-  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
-  return lines;
 }
 
 /** offset → 0-based line index, for increasing offsets (a forward-only cursor, linear overall). */

@@ -3,6 +3,8 @@
  * `(content, find) → spans of the real content` that returns EVERY place it matches, so the driver can tell a
  * unique match from an ambiguous one. Content and `find` are LF-normalized by the caller.
  */
+
+import { escapeRegExp } from "@crow/util";
 import { runSync, type Work, WorkBudget } from "./budget.js";
 import { dedent, isBlank } from "./indent.js";
 import { asSource, lineSpan, occurrences, type Source, type Span, searchLines, trimmedAt } from "./source.js";
@@ -194,10 +196,6 @@ export const multiOccurrence: Matcher = (input, find) => {
 
 function isWordChar(char: string): boolean {
   return char !== "" && /[\p{L}\p{N}_$]/u.test(char);
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /**

@@ -10,11 +10,11 @@
  */
 import path from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { ToolContext } from "../context.js";
 import { diffFromMeta } from "../edit/diff-meta.js";
 import { errorText } from "../error-text.js";
 import { log } from "../log.js";
 import { hostPath } from "../sandbox/binds.js";
+import type { SandboxPolicy } from "../sandbox/policy.js";
 import type { LanguageClient } from "./client.js";
 import { DIAGNOSTICS_META_KEY, type DiagnosticsMeta, formatSection, summarizeChange } from "./diagnostics.js";
 import { describeSearch } from "./find.js";
@@ -24,6 +24,16 @@ import { noteRead, serverFor } from "./pool.js";
 export { DIAGNOSTICS_META_KEY, type Diagnostic, type DiagnosticsMeta } from "./diagnostics.js";
 export { type LanguageSettings, LSP_META_KEY, type LspSettings, parseLspSettings } from "./languages.js";
 export { stopLanguageServers } from "./pool.js";
+
+/**
+ * What the diagnostics read of the tool call's connection: its `LspCallContext` (context.ts), named here by what is used
+ * because context.ts sits above lsp/ in the folder order (it holds lsp's settings).
+ */
+export interface LspCallContext {
+  readonly cwd: string;
+  readonly options: { readonly lsp?: LspSettings };
+  readonly sandbox: { readonly current: SandboxPolicy };
+}
 
 /** Default budgets: a warm server's answer, and the first answer of a server that is starting. */
 const WARM_WAIT_MS = 2_000;
@@ -42,10 +52,10 @@ function budgets(settings: LspSettings | undefined): { warm: number; start: numb
 }
 
 /** Per session: the notices it was already given (`missing:python`: no server; `broken:…`: one that cannot start). */
-const told = new WeakMap<ToolContext, Set<string>>();
+const told = new WeakMap<LspCallContext, Set<string>>();
 
 /** `{ notice: text }` the first time a session is told `what`; afterwards nothing. */
-function tellOnce(context: ToolContext, what: string, text: string): ChangeOutcome {
+function tellOnce(context: LspCallContext, what: string, text: string): ChangeOutcome {
   const seen = told.get(context) ?? new Set<string>();
   told.set(context, seen);
   if (seen.has(what)) return undefined;
@@ -61,7 +71,7 @@ type ChangeOutcome = { meta: DiagnosticsMeta } | { notice: string } | undefined;
  * error, a dry run, a file of no configured language, or a change that made no difference worth saying.
  */
 export async function appendDiagnostics(
-  context: ToolContext,
+  context: LspCallContext,
   result: CallToolResult,
   dryRun: boolean,
 ): Promise<CallToolResult> {
@@ -93,7 +103,7 @@ export async function appendDiagnostics(
  * After a successful read of `filePath` (as the model gave it): its language's server will have it open, so that a
  * change elsewhere that breaks it is reported (see pool.ts `noteRead`). Never starts a server, never waits.
  */
-export function afterRead(context: ToolContext, filePath: string, result: CallToolResult): void {
+export function afterRead(context: LspCallContext, filePath: string, result: CallToolResult): void {
   if (result.isError || !path.isAbsolute(filePath)) return;
   const policy = context.sandbox.current;
   const file = hostPath(path.normalize(filePath), policy);
@@ -103,7 +113,7 @@ export function afterRead(context: ToolContext, filePath: string, result: CallTo
 }
 
 async function checkChange(
-  context: ToolContext,
+  context: LspCallContext,
   language: Language,
   root: string,
   file: string,

@@ -1,4 +1,5 @@
 import type { Readable } from "node:stream";
+import { startDeadline } from "@crow/util";
 import { errorText } from "../error-text.js";
 import {
   type AddressGuard,
@@ -8,7 +9,6 @@ import {
   type Resolve,
   systemResolve,
 } from "./address.js";
-import { startDeadline } from "./deadline.js";
 import { openGet } from "./request.js";
 
 /** Limits of one {@link fetchUrl} call. */

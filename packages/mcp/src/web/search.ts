@@ -1,4 +1,4 @@
-import { startDeadline } from "./deadline.js";
+import { startDeadline } from "@crow/util";
 import { describeNetworkError, networkErrorCode } from "./http.js";
 
 /** One search hit (url and title always present after parsing; content may be ""). */

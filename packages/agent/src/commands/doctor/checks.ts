@@ -6,11 +6,12 @@
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
-import { errorText, openStore, sqliteDriverName } from "@crow/core";
+import { errorText, openStore } from "@crow/core";
+import { sqliteDriverName } from "@crow/core/internal";
 import { sandboxAvailability } from "@crow/mcp/sandbox";
 import { type AgentConfig, configFiles, displayPath, signedOutText } from "../../config/index.js";
 import { listModels } from "../../config/list-models.js";
-import { ServerConnection } from "../../tools/connection.js";
+import { ServerConnection } from "../../tools/mcp-connection.js";
 import { builtinServerPath, fromConfig } from "../../tools/servers.js";
 
 /** ✓ fine, ✗ broken (exit code 1), – not set up or not applicable (no failure). */

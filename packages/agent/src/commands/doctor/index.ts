@@ -4,7 +4,8 @@
  * (bad setup, as the exit-code table of every command has it) or a usage error.
  */
 import path from "node:path";
-import { errorText, parseDbUri } from "@crow/core";
+import { errorText } from "@crow/core";
+import { parseDbUri } from "@crow/core/internal";
 import { parseArgs } from "@crow/mcp/parse-args";
 import { type AgentConfig, adoptSingleModel, ConfigError, crowHome, loadConfig } from "../../config/index.js";
 import {

@@ -6,16 +6,14 @@
  */
 import {
   callDisplay,
-  callTitle,
-  filePathArg,
   type ToolDiff,
   type ToolDisplay,
   type ToolKind,
   type ToolLocation,
   type ToolResult,
   type ToolRunContext,
-  toolKind,
 } from "@crow/core";
+import { callTitle, filePathArg, toolKind } from "@crow/core/internal";
 import type { SandboxPolicy } from "@crow/mcp/sandbox";
 import type { ClientBridge } from "../client-types.js";
 

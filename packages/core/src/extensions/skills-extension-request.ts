@@ -10,7 +10,7 @@ import { skillReinjection, skillsInContext } from "../skills/in-context.js";
 import { matchTriggers, type TriggerMatch, triggerInjection } from "../skills/triggers.js";
 import type { Skill } from "../skills/types.js";
 import type { Logger } from "./api.js";
-import { type SessionSkillState, SKILL_TOOLS } from "./skills-session.js";
+import { type SessionSkillState, SKILL_TOOLS } from "./skills-extension-session.js";
 
 /** The request with the skill tools offered or not, triggered skills injected, and skills lost to compaction back. */
 export function shapeRequest(

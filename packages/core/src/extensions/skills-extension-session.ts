@@ -12,7 +12,7 @@ import { loadSessionSkills, type SessionSkills } from "../skills/session-load.js
 import { type SkillTool, skillTools } from "../skills/tools.js";
 import type { Skill, SkillProblem } from "../skills/types.js";
 import type { Logger } from "./api.js";
-import { withExternalSkills } from "./skills-external.js";
+import { withExternalSkills } from "./skills-extension-external.js";
 
 /** The names of the two skill tools. */
 export const SKILL_TOOLS = ["discover_skills", "get_skill_details"] as const;

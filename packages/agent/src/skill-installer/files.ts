@@ -9,7 +9,7 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Dirent } from "node:fs";
 import { lstat, mkdir, readdir, rename, stat } from "node:fs/promises";
 import path from "node:path";
-import { type BeneathDir, putBeneath, readInside, removeTreeAt } from "@crow/core";
+import { type BeneathDir, putBeneath, readInside, removeTreeAt } from "@crow/core/internal";
 import { configFiles } from "../config/home.js";
 import { SourceError } from "./errors.js";
 import { MAX_DOCUMENT_BYTES, MAX_UNPACKED_BYTES, mib } from "./limits.js";

@@ -6,7 +6,7 @@
  */
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import { BeneathDir } from "@crow/core";
+import { BeneathDir } from "@crow/core/internal";
 import { SourceError } from "./errors.js";
 import type { Scope } from "./scope.js";
 

@@ -12,10 +12,10 @@ import {
   errorText,
   isProjectTrusted,
   loadSkills,
-  projectRoot,
   trustProject,
   untrustProject,
 } from "@crow/core";
+import { projectRoot } from "@crow/core/internal";
 import { openSource, short } from "./add.js";
 import { fetchOptions, oneLine, Refused, type SkillsContext } from "./context.js";
 import { digestFolder, readDocument } from "./files.js";

@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import { realpath } from "node:fs/promises";
 import path from "node:path";
-import { projectRoot } from "@crow/core";
+import { projectRoot } from "@crow/core/internal";
 import { homeDir } from "../config/home.js";
 
 export interface Scope {

@@ -20,8 +20,8 @@
  *   for an embedding server;
  * - external skills: those the session's MCP servers serve (`CrowSession.externalSkills`) join the index once listed;
  *   the session's first request waits for the listing a bounded time (`EXTERNAL_WAIT_MS`).
- * This file wires settings, tools, commands and hooks; a session's state and setup are in skills-session.ts, the
- * request shaping (triggers, compaction) in skills-request.ts.
+ * This file wires settings, tools, commands and hooks; a session's state and setup are in skills-extension-session.ts, the
+ * request shaping (triggers, compaction) in skills-extension-request.ts.
  */
 import path from "node:path";
 import type { CrowSession } from "../api/types.js";
@@ -30,7 +30,7 @@ import { type Embedder, openAiEmbedder } from "../skills/embedder.js";
 import { loadedSkill } from "../skills/external.js";
 import { type SkillTool, skillsHint } from "../skills/tools.js";
 import type { Extension, ExtensionAPI } from "./api.js";
-import { shapeRequest } from "./skills-request.js";
+import { shapeRequest } from "./skills-extension-request.js";
 import {
   EXTERNAL_WAIT_MS,
   HYBRID_WAIT_MS,
@@ -40,7 +40,7 @@ import {
   SKILL_TOOLS,
   type SkillRerank,
   settledWithin,
-} from "./skills-session.js";
+} from "./skills-extension-session.js";
 
 export { SKILL_TOOLS };
 

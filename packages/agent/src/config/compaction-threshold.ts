@@ -3,11 +3,11 @@
  * of the context window and the default are core's (compaction/policy.ts); this file only says where the configured
  * value and the context window come from.
  */
-import { compactionThreshold } from "@crow/core";
+import { compactionThreshold } from "@crow/core/internal";
 import { findModel } from "./models.js";
 import type { AgentConfig } from "./types.js";
 
-export { COMPACT_FRACTION } from "@crow/core";
+export { COMPACT_FRACTION } from "@crow/core/internal";
 
 /**
  * Prompt tokens above which a session of `model` is compacted: the configured `MAX_COMPACT_TOKENS` (config.yaml, else

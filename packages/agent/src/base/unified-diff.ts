@@ -1,8 +1,11 @@
 /**
- * Unified diffs for the terminal client: a tool call's ACP diff content (`oldText` → `newText`) as `---`/`+++`/`@@`
- * lines. A small Myers line diff after trimming the common head and tail; past an edit distance cap the changed
+ * Unified diffs of a tool call's change (`oldText` → `newText`) as `---`/`+++`/`@@` lines, for the two places that
+ * draw one: `crow run` at the terminal and the session viewer's tool cards (a leaf of base/, so neither room reaches
+ * into the other). A small Myers line diff after trimming the common head and tail; past an edit distance cap the changed
  * middle is shown as one removal plus one addition (still correct, just not minimal).
  */
+
+import { splitLines } from "@crow/util";
 
 /** One line of a diff body. */
 export interface DiffLine {
@@ -20,13 +23,6 @@ export interface DiffOptions {
 type Op = { kind: "context" | "add" | "remove"; text: string; a: number; b: number };
 
 const MAX_EDIT_DISTANCE = 1000;
-
-function splitLines(text: string): string[] {
-  if (text === "") return [];
-  const lines = text.split("\n");
-  if (lines[lines.length - 1] === "") lines.pop();
-  return lines;
-}
 
 /** Myers' greedy diff of `a` and `b`, or undefined when they differ in more than `MAX_EDIT_DISTANCE` lines. */
 function myers(a: readonly string[], b: readonly string[]): Array<"=" | "-" | "+"> | undefined {

@@ -4,7 +4,8 @@
  * `_crow/compact` method itself is a built-in extension of the runtime (core).
  */
 import type { ClientCapabilities, SessionUpdate } from "@agentclientprotocol/sdk";
-import { type CompactionEvent, compactedText } from "@crow/core";
+import type { CompactionEvent } from "@crow/core";
+import { compactedText } from "@crow/core/internal";
 import { compactionCompleted, compactionUpdate, noticeUpdates } from "./translate.js";
 
 const WHY: Record<CompactionEvent["reason"], string> = {

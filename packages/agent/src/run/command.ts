@@ -5,7 +5,7 @@ import { runClient } from "./client.js";
 import { EXIT } from "./terminal-client.js";
 
 /** Runs `crow run <argv>`; resolves with the exit code. */
-export async function runCommand(argv: readonly string[]): Promise<number> {
+export async function runRun(argv: readonly string[]): Promise<number> {
   let parsed: ReturnType<typeof parseRunArgs>;
   try {
     parsed = parseRunArgs(argv);

@@ -7,7 +7,7 @@
  * normalised. The normalised name always passes core's `nameProblem` (checks.ts `skillNameProblem`) before it
  * becomes a path.
  */
-import { normaliseSkillName } from "@crow/core";
+import { normaliseSkillName } from "@crow/core/internal";
 import { skillNameProblem } from "./checks.js";
 
 function shown(value: string): string {

@@ -9,7 +9,8 @@
  */
 import { appendFile, mkdir } from "node:fs/promises";
 import path from "node:path";
-import { errorText, putBeneath, readInside } from "@crow/core";
+import { errorText } from "@crow/core";
+import { putBeneath, readInside } from "@crow/core/internal";
 import { homeDir } from "../config/home.js";
 import {
   commitProblem,

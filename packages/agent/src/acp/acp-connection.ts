@@ -14,11 +14,11 @@ import { BUILTIN_METHODS } from "@crow/core/methods";
 import { log } from "../base/log.js";
 import type { AgentConfig } from "../config/index.js";
 import type { AcpMcpServer } from "../tools/types.js";
+import { AcpSession, SessionAskers, type SessionConnection, subagentsOn } from "./acp-session.js";
 import { withDirectoryErrors } from "./additional-directories.js";
 import { SignIn, type SignInOptions, signInCheck } from "./auth.js";
 import { clientBridge } from "./client-bridge.js";
 import { initializeResponse } from "./initialize.js";
-import { AcpSession, SessionAskers, type SessionConnection, subagentsOn } from "./session.js";
 
 /** A request to open a session for the connection: a new one, or a stored one by id. */
 export type OpenRequest =

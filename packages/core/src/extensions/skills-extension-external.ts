@@ -1,6 +1,6 @@
 /**
  * The skills extension's external skills: what a session's MCP servers serve (`CrowSession.externalSkills`), joined
- * to its local skills in one index, so they are ranked alike. Kept apart from skills.ts: the local-skill wiring does
+ * to its local skills in one index, so they are ranked alike. Kept apart from skills-extension.ts: the local-skill wiring does
  * not depend on it.
  */
 import type { CrowSession } from "../api/types.js";

@@ -4,7 +4,7 @@
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { removeTreeAt } from "@crow/core";
+import { removeTreeAt } from "@crow/core/internal";
 import { installSkill, keysOf, openSource, short } from "./add.js";
 import { skillNameProblem } from "./checks.js";
 import { confirmRuns, fetchOptions, installable, Refused, type SkillsContext } from "./context.js";

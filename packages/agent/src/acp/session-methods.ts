@@ -2,7 +2,7 @@
  * The stored-session methods of the ACP agent: session/load (replays the whole history as `session/update`s before
  * it answers), session/resume (the same without the replay), session/fork (unstable ACP: a new session starting
  * as a copy of a stored one, opened without a replay), session/list, session/close and session/delete.
- * The connection (connection.ts) holds the live sessions and knows how to open one; this file only decides what to
+ * The connection (acp-connection.ts) holds the live sessions and knows how to open one; this file only decides what to
  * open and what to send.
  */
 import path from "node:path";
@@ -20,10 +20,10 @@ import type { ForkSessionRequest, ForkSessionResponse } from "@agentclientprotoc
 import type { Crow, Store } from "@crow/core";
 import { log } from "../base/log.js";
 import type { AcpMcpServer } from "../tools/types.js";
+import type { AcpConnection } from "./acp-connection.js";
+import type { AcpSession } from "./acp-session.js";
 import { listedDirectories, requestedDirectories, withDirectoryErrors } from "./additional-directories.js";
-import type { AcpConnection } from "./connection.js";
 import type { AddressedUpdate } from "./outbox.js";
-import type { AcpSession } from "./session.js";
 import { planUpdate } from "./translate.js";
 
 /** What the stored-session methods use of the connection: its live sessions, the runtime, opening and closing. */
@@ -52,7 +52,7 @@ async function reopen(
   const additionalDirectories = requestedDirectories(params.additionalDirectories, "session/load");
   if (live) {
     // A load refused for its directories must leave the live copy open (it changes nothing).
-    const { checkAdditionalDirectories } = await import("@crow/core");
+    const { checkAdditionalDirectories } = await import("@crow/core/internal");
     await withDirectoryErrors(() => checkAdditionalDirectories(additionalDirectories, params.cwd));
     await host.dispose(live);
   }

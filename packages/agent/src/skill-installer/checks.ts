@@ -9,7 +9,7 @@
  * - a skill name is a spec name (core's nameProblem), so it is always one path component;
  * - a path inside a source is relative and never climbs out with `..`.
  */
-import { nameProblem } from "@crow/core";
+import { nameProblem } from "@crow/core/internal";
 
 /** The transports Crow lets git use (GIT_ALLOW_PROTOCOL of every git it runs for skills). */
 export const GIT_PROTOCOLS = "https:http:ssh:git:file";

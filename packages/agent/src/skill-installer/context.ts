@@ -1,6 +1,6 @@
 /** What every `crow skills` subcommand works with: its streams, environment, folders, and the yes/selection prompts. */
 import path from "node:path";
-import { projectRoot } from "@crow/core";
+import { projectRoot } from "@crow/core/internal";
 import { crowHome } from "../config/home.js";
 import type { FoundSkill } from "./discover.js";
 import { SourceError } from "./errors.js";
