@@ -1,4 +1,2 @@
-/** The message of a thrown value: an Error's message, anything else as a string. */
-export function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+/** The message of a thrown value (one definition, in @crow/util, which core and crow-mcp share). */
+export { errorText } from "@crow/util";

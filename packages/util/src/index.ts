@@ -5,4 +5,4 @@
  */
 export { type Deadline, startDeadline } from "./deadline.js";
 export { createLog, type Log, type LogOptions } from "./log.js";
-export { escapeRegExp, splitLines } from "./text.js";
+export { errorText, escapeRegExp, splitLines } from "./text.js";
