@@ -164,8 +164,26 @@ describe("first contact, round two", { timeout: 180_000 }, () => {
       if (option[1] === "--help") continue;
       assert.ok(cliDoc.includes(option[1] as string), `docs/cli.md's crow run lists ${option[1]}`);
     }
-    const events = (text: string) => /one JSON event per line on stdout \(([^)]*)\)/.exec(text)?.[1];
+    const events = (text: string) =>
+      /one JSON event per line on stdout \(([^)]*)\)/.exec(text)?.[1]?.replace(/\s+/g, " ");
     assert.equal(events(cliDoc), events(runHelp));
     assert.match(events(runHelp) ?? "", /\bnotice\b/);
+    // Every event a real --json run prints is one the list names (it had left out "prompt").
+    fx.mock.script(textReply("Hello."));
+    const run = await runCrow(["-c", fx.ws.dir, "--json", "hi"], { env: fx.env });
+    assert.equal(run.code, 0, run.stderr);
+    const documented = new Set((events(cliDoc) ?? "").split(", "));
+    const printed = new Set(
+      run.stdout
+        .trim()
+        .split("\n")
+        .map((line) => (JSON.parse(line) as { type: string }).type),
+    );
+    assert.deepEqual(
+      [...printed].filter((type) => !documented.has(type)),
+      [],
+      `events printed: ${[...printed].join(", ")}`,
+    );
+    assert.ok(printed.has("prompt") && printed.has("stop"), [...printed].join(", "));
   });
 });
