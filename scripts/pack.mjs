@@ -69,7 +69,7 @@ const manifest = {
   engines: rootManifest.engines,
   // JavaScript files with a `#!/usr/bin/env node` line: npm's shims run them on every OS.
   bin: { [PACKAGE_NAME]: "bundle/crow.js", crow: "bundle/crow.js", "crow-mcp": "bundle/crow-mcp.js" },
-  files: ["bundle", "README.md"],
+  files: ["bundle", "README.md", "docs"],
   dependencies: Object.fromEntries(
     RUNTIME_DEPENDENCIES.filter((name) => !OPTIONAL_RUNTIME_DEPENDENCIES.has(name)).map((name) => [
       name,
@@ -101,6 +101,13 @@ for (const asset of ["viewer.js", "viewer.css"]) {
 }
 writeFileSync(path.join(stage, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
 copyFileSync(path.join(root, "README.md"), path.join(stage, "README.md"));
+// The README is a front page linking docs/*.md (and crow's hints name those pages): they ship beside it, with the
+// picture one of them shows.
+mkdirSync(path.join(stage, "docs"));
+for (const page of readdirSync(path.join(root, "docs"))) {
+  if (page.endsWith(".md") || page.endsWith(".png"))
+    copyFileSync(path.join(root, "docs", page), path.join(stage, "docs", page));
+}
 
 for (const old of readdirSync(out)) if (old.endsWith(".tgz")) rmSync(path.join(out, old));
 const packed = JSON.parse(

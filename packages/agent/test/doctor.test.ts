@@ -95,7 +95,9 @@ describe("crow doctor", { timeout: 120_000 }, () => {
     {
       name: "config.yaml is broken",
       prepare: (crowHome) => writeFile(path.join(crowHome, "config.yaml"), "models:\n  fast: { provider: nowhere }\n"),
-      expect: /^✗ configuration: .*config\.yaml: models\.fast\.provider: unknown provider "nowhere"/m,
+      // The hint names the page that says what config.yaml takes (it named a README section the README moved out).
+      expect:
+        /^✗ configuration: .*config\.yaml: models\.fast\.provider: unknown provider "nowhere".*\n {4}→ correct it \(see docs\/configuration\.md\)$/m,
       code: 2,
     },
     {

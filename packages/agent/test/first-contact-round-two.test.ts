@@ -14,6 +14,8 @@ import { type CapturedRequest, CROW_BIN, startAcpFixture, textReply } from "@cro
 import { runCrow, useRunFixture } from "./run-helpers.js";
 
 const README = path.resolve(fileURLToPath(import.meta.url), "../../../../README.md");
+/** The command line's page, which the README's tour links: usage, options, JSON events, exit codes. */
+const CLI_DOC = path.resolve(fileURLToPath(import.meta.url), "../../../../docs/cli.md");
 
 describe("first contact, round two", { timeout: 180_000 }, () => {
   const fx = useRunFixture();
@@ -141,25 +143,48 @@ describe("first contact, round two", { timeout: 180_000 }, () => {
     });
   });
 
-  test("crow --help and crow run --help say what README says: commands, options, JSON events, exit codes", async () => {
+  test("crow --help and crow run --help say what the docs say: commands (README), options, JSON events, exit codes (docs/cli.md)", async () => {
     const readme = await readFile(README, "utf8");
+    const cliDoc = await readFile(CLI_DOC, "utf8");
     const help = spawnSync(process.execPath, [CROW_BIN, "--help"], { encoding: "utf8" }).stdout;
     const runHelp = spawnSync(process.execPath, [CROW_BIN, "run", "--help"], { encoding: "utf8" }).stdout;
     const table = help.slice(help.indexOf("Exit codes (every command):")).trimEnd();
     assert.ok(table.startsWith("Exit codes"), help);
-    assert.ok(readme.includes(table), `README has the exit code table of crow --help:\n${table}`);
+    assert.ok(cliDoc.includes(table), `docs/cli.md has the exit code table of crow --help:\n${table}`);
     assert.ok(runHelp.trimEnd().endsWith(table), "crow run --help prints the same table");
     for (const command of help.matchAll(/^ {2}crow (\w+)/gm)) {
       assert.match(readme, new RegExp(`crow ${command[1]}\\b`), `README mentions crow ${command[1]}`);
     }
     assert.match(help, /crow sessions\s+list, show, export, delete, fork or serve/);
     assert.match(readme, /crow sessions list\|show\|export\|delete\|fork\|serve/);
+    assert.match(cliDoc, /crow sessions list\|show\|export\|delete\|fork\|serve/);
+    for (const command of help.matchAll(/^ {2}crow (\w+)/gm)) {
+      assert.match(cliDoc, new RegExp(`^crow ${command[1]}\\b`, "m"), `docs/cli.md's usage lists crow ${command[1]}`);
+    }
     for (const option of runHelp.matchAll(/^ {2}(?:-\w, )?\s*(--[\w-]+)/gm)) {
       if (option[1] === "--help") continue;
-      assert.ok(readme.includes(option[1] as string), `README's crow run lists ${option[1]}`);
+      assert.ok(cliDoc.includes(option[1] as string), `docs/cli.md's crow run lists ${option[1]}`);
     }
-    const events = (text: string) => /one JSON event per line on stdout \(([^)]*)\)/.exec(text)?.[1];
-    assert.equal(events(readme), events(runHelp));
+    const events = (text: string) =>
+      /one JSON event per line on stdout \(([^)]*)\)/.exec(text)?.[1]?.replace(/\s+/g, " ");
+    assert.equal(events(cliDoc), events(runHelp));
     assert.match(events(runHelp) ?? "", /\bnotice\b/);
+    // Every event a real --json run prints is one the list names (it had left out "prompt").
+    fx.mock.script(textReply("Hello."));
+    const run = await runCrow(["-c", fx.ws.dir, "--json", "hi"], { env: fx.env });
+    assert.equal(run.code, 0, run.stderr);
+    const documented = new Set((events(cliDoc) ?? "").split(", "));
+    const printed = new Set(
+      run.stdout
+        .trim()
+        .split("\n")
+        .map((line) => (JSON.parse(line) as { type: string }).type),
+    );
+    assert.deepEqual(
+      [...printed].filter((type) => !documented.has(type)),
+      [],
+      `events printed: ${[...printed].join(", ")}`,
+    );
+    assert.ok(printed.has("prompt") && printed.has("stop"), [...printed].join(", "));
   });
 });

@@ -24,6 +24,7 @@ import {
   tempWorkspace,
   textReply,
 } from "@crow/testkit";
+import { brokenLinks, docPages } from "./docs-helpers.js";
 
 const PACKAGE = "crow-agent";
 
@@ -166,6 +167,21 @@ describe("the published package, installed from its tarball", { timeout: 1_200_0
     const modules = readdirSync(path.join(installed, "node_modules"));
     for (const dev of ["typescript", "esbuild", "tsx", "@biomejs", "@crow", "@types"])
       assert.ok(!modules.includes(dev), dev);
+  });
+
+  test("the README's pages are in the package: every link between README.md and docs/*.md resolves there", () => {
+    const pages = docPages(installed);
+    assert.ok(pages.includes(path.join("docs", "configuration.md")), pages.join(", "));
+    // Links out of the package (examples/, packaging/, AGENTS.md of the repository) are the repository's to check.
+    const inside = (page: string, problem: string) => {
+      const target = problem.slice(page.length + 2).split(":")[0] ?? "";
+      const file = path.resolve(path.dirname(path.join(installed, page)), target.split("#")[0] ?? "");
+      return file === path.join(installed, "README.md") || file.startsWith(path.join(installed, "docs") + path.sep);
+    };
+    assert.deepEqual(
+      pages.flatMap((page) => brokenLinks(installed, page).filter((problem) => inside(page, problem))),
+      [],
+    );
   });
 
   test("every chunk a bundle imports is in the installed package", () => {

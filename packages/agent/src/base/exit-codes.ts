@@ -1,5 +1,5 @@
 /**
- * The exit codes of every `crow` command, one table: `crow --help` and `crow run --help` print it, README repeats it
+ * The exit codes of every `crow` command, one table: `crow --help` and `crow run --help` print it, docs/cli.md repeats it
  * (a test compares them).
  */
 export const EXIT_CODES_HELP = `Exit codes (every command):

@@ -76,7 +76,7 @@ const variableName = z.string().refine((value) => /^[A-Za-z_*][A-Za-z0-9_.*-]*$/
 /** The languages crow-mcp knows a server for (any other needs its command and files). */
 const BUILTIN_LANGUAGES = ["typescript", "python", "go", "rust"];
 
-/** `off`, or one language server's settings (README "Language servers"). */
+/** `off`, or one language server's settings (docs/toolserver.md "Language servers"). */
 const languageServerSchema = z.union([
   z.literal("off"),
   strict({
@@ -256,7 +256,7 @@ export const configFileSchema = strict({
   extensions: optional(z.array(extensionSchema)),
   /**
    * The environment of the processes Crow starts (the terminal's shell, MCP servers): `allow` lists variables passed
-   * although their name looks secret or only `.env` sets them (README "Secrets and child processes").
+   * although their name looks secret or only `.env` sets them (docs/security.md "Secrets and child processes").
    */
   child_env: optional(strict({ allow: optional(z.array(variableName)) })),
   sandbox: optional(sandboxSchema),
@@ -288,7 +288,7 @@ export const configFileSchema = strict({
       }),
     ]),
   ),
-  /** Workspace checkpoints per turn for `/rewind` (README "Checkpoints and /rewind"). */
+  /** Workspace checkpoints per turn for `/rewind` (docs/configuration.md "Checkpoints and /rewind"). */
   checkpoints: optional(
     strict({
       enabled: optional(z.boolean()),

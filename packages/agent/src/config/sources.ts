@@ -1,6 +1,6 @@
 /**
  * Where each provider setting came from, and which source wins when config.yaml and the environment both name a
- * provider. The rule (README "Configuration"): a variable set in the process environment wins over config.yaml for
+ * provider. The rule (docs/configuration.md "Which wins"): a variable set in the process environment wins over config.yaml for
  * what it names, and a notice says so. `OPENAI_BASE_URL` set in the environment sends the default model to that
  * endpoint; `CROW_MODEL` picks the default model. Values from `.env` do not override config.yaml: `.env` belongs to
  * the saved setup, as config.yaml does.

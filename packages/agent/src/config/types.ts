@@ -48,7 +48,7 @@ export interface Price {
   currency: string;
 }
 
-/** `sandbox:` of config.yaml: how the terminal's commands are confined (README "Sandbox"). */
+/** `sandbox:` of config.yaml: how the terminal's commands are confined (docs/security.md "Sandbox"). */
 export interface SandboxConfig {
   /** auto: confine when bubblewrap works here (else one notice); required: refuse sessions without it; off. */
   enabled: "auto" | "required" | "off";

@@ -26,7 +26,8 @@ Options:
       --connect URL     talk to a Crow served by 'crow acp --listen' (ws://host:port/acp or http://…): its tools
                         run there, --cwd names a directory there; the token from --token-file or CROW_ACP_TOKEN
       --token-file FILE the --connect token (its first line)
-      --json            one JSON event per line on stdout (session, update, plan, permission, notice, stop, error)
+      --json            one JSON event per line on stdout (session, prompt, update, plan, permission, notice,
+                        stop, error)
   -y, --yes             allow every permission request without asking (questions to you are declined)
   -h, --help            show this help
 

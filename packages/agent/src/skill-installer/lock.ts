@@ -5,7 +5,7 @@
  * and `files` (each file's sha256, so a mismatch can name the files). Fields neither tool knows are kept as they are.
  * The key is the skill's declared name as the CLI writes it (`Reviewing Pull Requests`); the folder it is installed
  * in is that name normalised (names.ts). Also the append-only audit log of installs, updates and removals.
- * See docs/skills.md and the README's compatibility table.
+ * See docs/skills.md and its compatibility table ("Crow and the `skills` CLI").
  */
 import { appendFile, mkdir } from "node:fs/promises";
 import path from "node:path";

@@ -1,5 +1,5 @@
 /**
- * The sandbox policy of a session, from its mode and config.yaml's `sandbox:` (README "Sandbox"): what the built-in
+ * The sandbox policy of a session, from its mode and config.yaml's `sandbox:` (docs/security.md "Sandbox"): what the built-in
  * crow-mcp's shell and write/edit may do. Computed again for every call, so a mode change applies to the next one.
  */
 import type { PermissionMode } from "@crow/core";

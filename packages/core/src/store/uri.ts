@@ -1,5 +1,5 @@
 /**
- * `db_uri` → which database. Accepted forms (see README):
+ * `db_uri` → which database. Accepted forms (see docs/configuration.md, "Sessions and the store"):
  * - `postgresql://…` / `postgres://…` (also SQLAlchemy's `postgresql+psycopg2://…`): PostgreSQL through `pg`.
  * - `sqlite:////abs/path.db` (SQLAlchemy's absolute form) and `sqlite:///abs/path.db` when `/abs` exists: that file.
  * - `sqlite:///rel/path.db`, `sqlite:rel/path.db`: relative to the Crow home directory (not the process cwd, which

@@ -256,7 +256,7 @@ export async function checkTerminal(): Promise<Finding> {
 }
 
 /**
- * The sandbox (README "Sandbox"): whether bubblewrap can confine the terminal's commands here, judged by the same
+ * The sandbox (docs/security.md "Sandbox"): whether bubblewrap can confine the terminal's commands here, judged by the same
  * probe sessions use. ✗ only when config.yaml says `sandbox: required` (sessions would not open); under `auto` an
  * unusable bubblewrap means commands run unconfined, which is said (–) with how to enable confinement.
  */

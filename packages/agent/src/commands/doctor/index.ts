@@ -77,7 +77,7 @@ export async function runDoctor(args: readonly string[], env: NodeJS.ProcessEnv 
     config = loadConfig(env);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    say({ verdict: "fail", text: `configuration: ${error.message}`, fix: "correct it (see README: Configuration)" });
+    say({ verdict: "fail", text: `configuration: ${error.message}`, fix: "correct it (see docs/configuration.md)" });
     badConfig = true;
     say(checkHome(crowHome(env)));
   }
