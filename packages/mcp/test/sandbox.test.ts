@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -331,6 +331,44 @@ describe("sandbox hidden files", () => {
       await mcp.close();
       await ws.cleanup();
       await rm(crowHome, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("sandbox: a hidden directory that holds the workspace", () => {
+  // What `crow eval` asks when TMPDIR is not under /tmp: the host's temporary directory hidden (other trials'
+  // workspaces, a suite copied there), the trial's workspace inside it shown. Before, the directory was emptied after
+  // the workspace was bound, so the shell lost its own workspace, and a hidden path inside it stopped bwrap.
+  test("the workspace stays the shell's; the rest of the directory, and what is hidden inside it, is not there", async () => {
+    const outer = await outsideDir("crow-sbx-holding-");
+    const ws = path.join(outer, "trial", "app");
+    await mkdir(ws, { recursive: true });
+    await mkdir(path.join(outer, "other-trial", "tests"), { recursive: true });
+    await writeFile(path.join(outer, "other-trial", "tests", "solve.sh"), "echo the-answer\n");
+    await mkdir(path.join(outer, "crow-home"));
+    await writeFile(path.join(outer, "crow-home", "crow.db"), "transcripts\n");
+    const mcp = await connectStdio({ cwd: ws });
+    try {
+      const policy = {
+        mode: "workspace-write",
+        writable: [ws],
+        readOnly: [],
+        network: false,
+        hidden: [outer, path.join(outer, "crow-home", "crow.db")],
+      };
+      const result = (await mcp.client.callTool({
+        name: "terminal",
+        arguments: {
+          command: `echo mine > ${ws}/made.txt && cat ${ws}/made.txt; ls -A ${outer}; cat ${outer}/other-trial/tests/solve.sh ${outer}/crow-home/crow.db 2>&1 | grep -c 'No such file'`,
+        },
+        _meta: { "crow/sandbox": policy },
+      })) as { content: Array<{ text: string }> };
+      const text = result.content.map((c) => c.text).join("");
+      assert.doesNotMatch(text, /the-answer|transcripts|other-trial|crow-home/);
+      assert.equal(text, "mine\ntrial\n2");
+    } finally {
+      await mcp.close();
+      await rm(outer, { recursive: true, force: true });
     }
   });
 });

@@ -114,6 +114,32 @@ export interface BwrapLayout {
   searchPath?: string;
 }
 
+/**
+ * The policy's hidden paths as mounts, by real path: `holding`, directories that hold a place the shell is shown
+ * (covered before those places are bound); `inside`, the rest. Left out: an entry a rebuilt root leaves out already
+ * (binds.ts), and one under the host's /tmp that no shown place brings back — the shell's /tmp is a private one, so
+ * it is out of view, and mounting over it would only leave its name there.
+ */
+function hiddenMounts(policy: SandboxPolicy, bound: readonly string[]): { holding: string[]; inside: string[] } {
+  const leftOut = leftOutOfRoot(policy);
+  const holding: string[] = [];
+  const rest: string[] = [];
+  for (const entry of policy.hidden ?? []) {
+    if (leftOut.has(entry)) continue;
+    const resolved = real(entry);
+    if (!resolved) continue;
+    if (inside(resolved, "/tmp") && !bound.some((place) => inside(resolved, place))) continue;
+    const holds = bound.some((place) => place !== resolved && inside(place, resolved));
+    if (holds && statSync(resolved).isDirectory()) holding.push(resolved);
+    else rest.push(resolved);
+  }
+  // What a holding directory's emptying covers already (not inside a place shown in it) needs no mount of its own,
+  // and could not have one: its parents are gone from the read-only emptied directory.
+  const covered = (entry: string) =>
+    holding.some((dir) => entry !== dir && inside(entry, dir)) && !bound.some((place) => inside(entry, place));
+  return { holding, inside: rest.filter((entry) => !covered(entry)) };
+}
+
 /** bwrap's arguments (up to and including `--`) confining a command by `policy`. */
 export function bwrapArgs(policy: SandboxPolicy, layout: BwrapLayout): string[] {
   const args = [...rootArgs(policy), "--dev", "/dev", "--proc", "/proc", ...procWallArgs()];
@@ -129,6 +155,12 @@ export function bwrapArgs(policy: SandboxPolicy, layout: BwrapLayout): string[] 
     keep: [tmpdir(), layout.commandDir],
   });
   args.push(...pathMountArgs(onPath));
+  const bound = [cwd, ...roots, layout.commandDir, ...onPath.mounts.map((m) => m.target)];
+  const hidden = hiddenMounts(policy, bound);
+  // A hidden directory that holds a place the shell is shown (`crow eval` hides the host's temporary directory, where
+  // a trial's workspace and the terminal's command file live): emptied before those places are bound into it, made
+  // read-only after.
+  for (const dir of hidden.holding) args.push("--tmpfs", dir);
   // The workspace stays visible even when it lives under /tmp (which the private /tmp hides).
   args.push("--ro-bind", cwd, cwd);
   for (const root of roots) args.push("--bind", root, root);
@@ -138,18 +170,11 @@ export function bwrapArgs(policy: SandboxPolicy, layout: BwrapLayout): string[] 
   args.push("--ro-bind", layout.commandDir, layout.commandDir);
   if (!policy.network) args.push(...hostSocketBinds(roots));
   args.push(...exposedSocketBinds([...new Set(onPath.mounts.map((m) => m.source))], roots));
-  // A hidden path in the host's temporary directory is out of view already (the shell's /tmp is its own) unless a
-  // bind above brings its place back: mounting over it would only leave its name in the private /tmp.
-  const hostTmp = real(tmpdir());
-  const bound = [cwd, ...roots, layout.commandDir, ...onPath.mounts.map((m) => m.target)];
-  const leftOut = leftOutOfRoot(policy);
-  for (const hidden of policy.hidden ?? []) {
-    if (leftOut.has(hidden)) continue;
-    const resolved = real(hidden);
-    if (!resolved) continue;
-    if (hostTmp && inside(resolved, hostTmp) && !bound.some((place) => inside(resolved, place))) continue;
-    if (statSync(resolved).isDirectory()) args.push("--tmpfs", resolved, "--remount-ro", resolved);
-    else args.push("--ro-bind", "/dev/null", resolved);
+  for (const dir of hidden.holding) args.push("--remount-ro", dir);
+  // After the binds: a hidden path inside a workspace (Crow's home, its store) is covered in every view of it.
+  for (const entry of hidden.inside) {
+    if (statSync(entry).isDirectory()) args.push("--tmpfs", entry, "--remount-ro", entry);
+    else args.push("--ro-bind", "/dev/null", entry);
   }
   // Run as root, bwrap would keep every capability inside, and with them a command could remount / read-write or
   // unmount the binds above. The probe checked that this leaves none (probe.ts).
