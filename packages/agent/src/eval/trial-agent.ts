@@ -73,7 +73,7 @@ export const NOTHING: AgentMeasure = {
  * so the policy is never "off" here.
  */
 function agentPolicy(policy: SandboxPolicy, task: EvalTask, workspace: TrialWorkspace): SandboxPolicy {
-  if (policy.mode === "off") throw new Error("crow eval: the agent's sandbox is off; trials never run unconfined");
+  if (policy.mode === "off") throw new Error("the agent's sandbox is off; trials never run unconfined");
   // What the trial's scripts do not see, the agent's shell and file tools do not either (trial-view.ts); kept: the
   // workspace, the terminal's own directory (under the temporary directory), what the policy names.
   const keep = [workspace.root, tmpdir(), ...policy.writable, ...policy.readOnly].map(realOrSelf);
@@ -157,7 +157,6 @@ export async function runAgent(
     signal.addEventListener("abort", onRunAbort, { once: true });
     let cost = 0;
     const count = (usage: Usage) => {
-      measure.requests++;
       measure.promptTokens += usage.promptTokens;
       measure.completionTokens += usage.completionTokens;
       measure.cachedTokens += usage.cachedTokens ?? 0;
@@ -169,6 +168,9 @@ export async function runAgent(
         // Counted as they happen (onEvent); the run is never iterated, so it keeps none.
         events: false,
         onEvent: (event) => {
+          // Every model request, answered or not; its tokens only as the provider reports them (many local servers
+          // and the scripted mock send no usage: then the requests still count, the tokens stay 0).
+          if (event.type === "request_start") measure.requests++;
           if (event.type === "message_appended" && event.usage) count(event.usage);
           if (event.type === "tool_call_done") {
             measure.toolCalls++;
