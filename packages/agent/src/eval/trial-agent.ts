@@ -6,7 +6,7 @@
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { type EvalTrialRecord, renderTemplate, systemPromptArgs, type Usage } from "@crow/core";
-import type { SandboxPolicy } from "@crow/mcp/sandbox";
+import type { HiddenReason, SandboxPolicy } from "@crow/mcp/sandbox";
 import { findModel, usageCost } from "../config/index.js";
 import { toolRouterFactory } from "../sdk/create-crow.js";
 import { inSubmount } from "./image-mounts.js";
@@ -77,18 +77,27 @@ function agentPolicy(policy: SandboxPolicy, task: EvalTask, workspace: TrialWork
   // What the trial's scripts do not see, the agent's shell and file tools do not either (trial-view.ts); kept: the
   // workspace, the terminal's own directory (under the temporary directory), what the policy names.
   const keep = [workspace.root, tmpdir(), ...policy.writable, ...policy.readOnly].map(realOrSelf);
+  const own = policy.hidden ?? [];
+  const outOfView = [...workspace.hidden, ...unseenHostPaths(keep)];
+  // What other users may not read (/etc/shadow…): hidden, or, with an image, emptied by its mask layer.
+  const private_ = privateHostEntries().filter(
+    (entry) => !workspace.image || inSubmount(entry, workspace.image.submounts),
+  );
+  // The read tool's refusal says why (hidden.ts); Crow's own files, and the temporary directory, keep their texts.
+  const hiddenReasons: Record<string, HiddenReason> = { ...policy.hiddenReasons };
+  for (const entry of outOfView) if (!own.includes(entry)) hiddenReasons[entry] = "outside-view";
+  for (const entry of private_) if (!own.includes(entry)) hiddenReasons[entry] = "private";
   return {
     ...policy,
     hidden: [
-      ...(policy.hidden ?? []),
-      ...workspace.hidden,
-      ...unseenHostPaths(keep),
+      ...own,
+      ...outOfView,
       // The host's temporary directory too, for the file tools (the shell's /tmp is its own already): other trials'
       // workspaces and any copy of a suite kept there; the trial's own workspace in it stays shown (a writable root).
       realOrSelf(tmpdir()),
-      // What other users may not read (/etc/shadow…): hidden, or, with an image, emptied by its mask layer.
-      ...privateHostEntries().filter((entry) => !workspace.image || inSubmount(entry, workspace.image.submounts)),
+      ...private_,
     ],
+    hiddenReasons,
     network: policy.network && task.agentInternet,
     binds: [
       ...(policy.binds ?? []),
