@@ -74,11 +74,17 @@ describe("crow eval: the trial sandbox", () => {
       "solution/solve.sh": "echo yes > /app/answer.txt\n",
     });
     const solve = path.join(task, "solution", "solve.sh");
+    const note = path.join(outside, "note.txt");
+    await writeFile(note, "another project's note\n");
+    const root = process.geteuid?.() === 0;
     mock.script(
       reply().toolCall("terminal", {
         command: `ls /tests /solution /logs 2>&1; ls -A ${suite} | wc -l; cat ${solve} ${task}/tests/check.sh 2>&1`,
       }),
       reply().toolCall("read", { file_path: solve }),
+      reply().toolCall("read", { file_path: note }),
+      // As root, what other users may not read is hidden from a trial (image-secrets.ts); otherwise it is unreadable.
+      reply().toolCall("read", { file_path: root ? "/etc/shadow" : note }),
       reply().toolCall("write", { file_path: "/app/answer.txt", content: "yes\n" }),
       reply().toolCall("terminal", { command: "cat /app/answer.txt; pwd" }),
       reply().text("Done."),
@@ -86,7 +92,7 @@ describe("crow eval: the trial sandbox", () => {
     const result = await runEval(["run", suite, "--json"], { mockUrl: mock.url, home });
     assert.equal(result.code, 0, result.stderr);
     mock.assertDone();
-    const [peek, read, , check] = toolResults(mock.requests.at(-1));
+    const [peek, read, outsideRead, privateRead, , check] = toolResults(mock.requests.at(-1));
     assert.match(peek ?? "", /ls: cannot access '\/tests': No such file or directory/);
     assert.match(peek ?? "", /ls: cannot access '\/solution': No such file or directory/);
     assert.match(peek ?? "", /ls: cannot access '\/logs': No such file or directory/);
@@ -94,6 +100,14 @@ describe("crow eval: the trial sandbox", () => {
     assert.doesNotMatch(peek ?? "", /echo yes|grep -qx/);
     assert.match(read ?? "", /was not read/);
     assert.doesNotMatch(read ?? "", /echo yes/);
+    // The refusals say why these are hidden: out of the trial's view, or private on the host; not Crow's own files.
+    for (const refused of [read, outsideRead, privateRead]) {
+      assert.match(refused ?? "", /was not read/);
+      assert.doesNotMatch(refused ?? "", /Crow's own files|provider keys|another project's note/);
+    }
+    assert.match(read ?? "", /it is outside what this sandbox shows/);
+    assert.match(outsideRead ?? "", /it is outside what this sandbox shows/);
+    if (root) assert.match(privateRead ?? "", /other users may not read it on the host/);
     assert.match(check ?? "", /^yes$/m, "the write tool's /app is the shell's /app");
     assert.match(result.stdout, /"passed":true/, "and the verifier's");
   });

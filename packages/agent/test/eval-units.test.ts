@@ -243,6 +243,9 @@ describe("eval statistics", () => {
     assert.equal(summary.cost, 3);
     assert.equal(summary.costPerSolved, 1);
     assert.equal(summary.tokensPerSolved, 220);
+    // A provider that reports no usage: the tokens are unknown (shown "–"), not 0 per solved task.
+    const unreported = trials.map((t) => ({ ...t, requests: 2, promptTokens: 0, completionTokens: 0 }));
+    assert.equal(summarize("m", unreported).tokensPerSolved, null);
     assert.equal(summary.medianWallMs, 3500);
     const markdown = renderReport(
       { id: "r", name: null, suite: "/s", config: {}, createdAt: "2026-01-01T00:00:00Z" },

@@ -82,7 +82,12 @@ describe("crow eval", () => {
       assert.equal(unsolved?.requests, 1);
       assert.equal(unsolved?.promptTokens, 100);
       assert.equal(unsolved?.cachedTokens, 40);
+      // The mock sends no usage unless told: the requests are counted all the same (one per model request).
+      const unreported = trials.find((t) => t.task === "d-solved");
+      assert.equal(unreported?.requests, 2);
+      assert.equal(unreported?.promptTokens, 0);
       const solved = trials.find((t) => t.task === "a-solved");
+      assert.equal(solved?.requests, 2);
       assert.equal(solved?.toolCalls, 1);
       assert.equal(solved?.passed, true);
       const session = await store.getSession(solved?.sessionId ?? "");
@@ -93,6 +98,15 @@ describe("crow eval", () => {
     } finally {
       await store.close();
     }
+    // One trial told in full: its requests and tokens, or that the provider reported none.
+    const told = await runEval(["report", runId, "--trial", "d-solved"], { mockUrl: mock.url, home });
+    assert.equal(told.code, 0, told.stderr);
+    assert.match(told.stdout, /· 2 requests \(the provider reported no token counts\), 1 tool call \(0 failed\)/);
+    const counted = await runEval(["report", runId, "--trial", "b-unsolved"], { mockUrl: mock.url, home });
+    assert.match(
+      counted.stdout,
+      /· 1 request \(100 prompt tokens, 40 of them cached; 5 completion tokens\), 0 tool calls/,
+    );
   });
 
   test("two prompt versions: compare names the flipped tasks, and --fail-on-regression exits 1 only for the worse one", async () => {
@@ -290,14 +304,29 @@ describe("crow eval", () => {
       [["run", suite, "--trials", "0"], /--trials takes a whole number ≥ 1 \(got 0\)/],
       [["run", suite, "--bogus"], /unknown option --bogus/],
       [["report", "no-such-run"], /no eval run no-such-run in .*crow eval list shows the recent ones/],
-      [["compare", "no-such-run"], /compare takes two runs/],
+      [["compare", "no-such-run"], /^crow eval: compare takes two runs/],
+      [["report"], /^crow eval: report takes one RUN id/],
+      [["status"], /^crow eval: status takes one RUN id/],
+      [["run"], /^crow eval: run takes one SUITE directory \(see 'crow eval run --help'\)/],
       [["frobnicate"], /unknown command "frobnicate"/],
     ];
     for (const [args, message] of cases) {
       const result = await runEval(args, options);
       assert.equal(result.code, 2, `${args.join(" ")}: ${result.stderr}`);
       assert.match(result.stderr, message, args.join(" "));
+      assert.doesNotMatch(result.stderr, /crow eval: crow eval/, args.join(" "));
     }
+    // A bad CROW_EVAL_EXPOSE, and a machine where trials cannot be confined: said once, with one prefix.
+    const exposed = await runEval(["run", suite], { ...options, env: { CROW_EVAL_EXPOSE: "relative/dir" } });
+    assert.equal(exposed.code, 2, exposed.stderr);
+    assert.match(exposed.stderr, /^crow eval: CROW_EVAL_EXPOSE entry relative\/dir is not an absolute path/);
+    const noBwrap = await runEval(["run", suite], { ...options, env: { CROW_BWRAP: "/nonexistent/bwrap" } });
+    assert.equal(noBwrap.code, 2, noBwrap.stderr);
+    assert.match(
+      noBwrap.stderr,
+      /^crow eval: every trial runs in a sandbox, but bubblewrap \(bwrap\) is not installed\./,
+    );
+    assert.doesNotMatch(noBwrap.stderr, /sandbox: off/, "trials never run unconfined: no advice to turn it off");
     const help = await runEval(["run", "--help"], options);
     assert.equal(help.code, 0);
     assert.match(help.stdout, /^Usage: crow eval run SUITE \[options\]/);

@@ -111,25 +111,45 @@ describe("the packed tarball on a machine without a toolchain", { timeout: 900_0
     const cwd = path.join(tmp, "project-20");
     await mkdir(cwd);
     const user = { ...env, OPENAI_BASE_URL: mock.url, CROW_MODEL: "mock-model" };
-    const missing = new RegExp(
-      `Node\\.js ${process.versions.node.replace(/\./g, "\\.")} has no built-in SQLite \\(node:sqlite, Node 22\\.13 and later\\), ` +
-        "and better-sqlite3, the SQLite driver Crow uses there, is not installed: installing Crow compiles it, which " +
-        "needs python3, make and a C\\+\\+ compiler, and was skipped without them",
-    );
+    const version = process.versions.node.replace(/\./g, "\\.");
+    const notInstalled =
+      `Node\\.js ${version} has no built-in SQLite \\(node:sqlite, Node 22\\.13 and later\\), and better-sqlite3, the SQLite ` +
+      "driver Crow uses there, is not installed: installing Crow compiles it where no prebuilt binary can be " +
+      "downloaded, which needs python3, make, a C and a C\\+\\+ compiler and this Node\\.js's headers, and here ";
+    // The headers: none in the empty HOME's node-gyp cache, and npm_config_nodedir unset.
+    const headers =
+      `this Node\\.js's headers are missing: npm_config_nodedir is unset and node-gyp's cache, ${home.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/\\.cache/node-gyp/` +
+      `${version}, has none \\(node-gyp downloads them there from nodejs\\.org when it can reach it\\)`;
+    const missing = `${notInstalled}python3, make, a C compiler \\(cc\\), a C\\+\\+ compiler \\(g\\+\\+\\) and ${headers}`;
     const fix =
-      "se Node\\.js 22\\.13 or later \\(its built-in SQLite needs nothing compiled\\), or install python3, make and a C\\+\\+ " +
-      "compiler \\(Debian/Ubuntu: apt-get install python3 make g\\+\\+\\) and reinstall Crow";
+      "se Node\\.js 22\\.13 or later \\(its built-in SQLite needs nothing compiled\\), or install python3, make, a C " +
+      "compiler \\(cc\\) and a C\\+\\+ compiler \\(g\\+\\+\\) \\(Debian/Ubuntu: apt-get install python3 make gcc g\\+\\+\\) and " +
+      "reinstall Crow (with npm_config_nodedir=\\S+ set|where nodejs\\.org can be reached)";
     const ran = await run(path.join(prefix, "bin", "crow"), ["run", "hello"], { cwd, env: user });
     assert.equal(ran.code, 2, ran.stderr);
-    assert.match(ran.stderr, new RegExp(`^crow: ${missing.source}\\. U${fix}\\n`));
+    assert.match(ran.stderr, new RegExp(`^crow: ${missing}\\. U${fix}`));
     assert.doesNotMatch(ran.stderr, /Require stack|chunk-/);
     const doctor = await run(path.join(prefix, "bin", "crow"), ["doctor"], { cwd, env: user });
     assert.equal(doctor.code, 1);
-    assert.match(
-      doctor.stdout,
-      new RegExp(`^✗ store: SQLite \\(better-sqlite3\\): ${missing.source}\\n {4}→ u${fix}\\n`, "m"),
-    );
+    assert.match(doctor.stdout, new RegExp(`^✗ store: SQLite \\(better-sqlite3\\): ${missing}\\n {4}→ u${fix}`, "m"));
     assert.doesNotMatch(doctor.stdout, /Require stack|CROW_HOME/);
+
+    // A toolchain on PATH, still no headers (a fresh HOME without nodejs.org): the doctor names the headers alone.
+    const tools = path.join(tmp, "toolchain");
+    await mkdir(tools, { recursive: true });
+    for (const tool of ["python3", "make", "cc", "g++"]) await symlink(which(tool), path.join(tools, tool));
+    const withTools = { ...user, PATH: `${tools}${path.delimiter}${env.PATH}` };
+    const headersOnly = await run(path.join(prefix, "bin", "crow"), ["doctor"], { cwd, env: withTools });
+    assert.equal(headersOnly.code, 1);
+    assert.match(
+      headersOnly.stdout,
+      new RegExp(
+        `^✗ store: SQLite \\(better-sqlite3\\): ${notInstalled}${headers}\\n {4}→ use Node\\.js 22\\.13 or later \\(its ` +
+          "built-in SQLite needs nothing compiled\\), or reinstall Crow (with npm_config_nodedir=\\S+ set|where nodejs\\.org)",
+        "m",
+      ),
+    );
+    assert.doesNotMatch(headersOnly.stdout, /install python3|a C\+\+ compiler \(g/, "the toolchain is there");
   });
 
   test("the installed crow runs a prompt and stores the session with node:sqlite", {

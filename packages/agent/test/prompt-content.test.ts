@@ -49,14 +49,14 @@ describe("prompt content: ACP blocks → user message", () => {
     assert.equal(content, `File ${ws.path("src/a.ts")} (lines 2-3):\n2\ttwo\n3\tthree`);
   });
 
-  test("a range with only a start runs to the end; a whole file is numbered from 1", async () => {
+  test("a range with only a start runs to the end; a whole file is inlined as it is, as a whole-file read", async () => {
     const from = await promptContent(
       [{ type: "resource_link", uri: `${pathToFileURL(ws.path("src/a.ts")).href}#L3`, name: "a.ts" }],
       ws.dir,
     );
     assert.match(String(from), /\(from line 3\):\n3\tthree\n4\tfour$/);
     const whole = await promptContent([{ type: "resource_link", uri: "src/a.ts", name: "a.ts" }], ws.dir);
-    assert.match(String(whole), /\n1\tone\n2\ttwo\n3\tthree\n4\tfour$/);
+    assert.equal(whole, `File ${ws.path("src/a.ts")}:\none\ntwo\nthree\nfour`);
   });
 
   test("a resource link to a directory becomes a listing, not a crash", async () => {

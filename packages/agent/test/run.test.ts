@@ -168,8 +168,14 @@ describe("crow run (subprocess, no TTY)", { timeout: 300_000 }, () => {
     assert.equal(run.code, 0, run.stderr);
     const sent = lastUserText(mock);
     assert.match(sent, /explain @src\/app\.ts#L2:3 please/);
+    // A selection keeps its line numbers (the user pointed at those lines); a whole file comes as it is, as the read
+    // tool gives a whole-file read.
     assert.match(sent, /\(lines 2-3\):\n2\tline two\n3\tline three$/);
     assert.doesNotMatch(sent, /line one/);
+    mock.script(textReply("Seen."));
+    const whole = await runCrow(["-c", ws.dir, "explain @src/app.ts please"], { env });
+    assert.equal(whole.code, 0, whole.stderr);
+    assert.match(lastUserText(mock), /\n\nFile \S+app\.ts:\nline one\nline two\nline three$/);
   });
 
   test("--model switches the session's model; an unknown one is a usage error", async () => {

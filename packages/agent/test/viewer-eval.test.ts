@@ -94,6 +94,7 @@ describe("viewer eval pages", () => {
       /<section class="trial fail" id="trial-write-docs-m1-0"[\s\S]*?<\/section>/.exec(page.body)?.[0] ?? "";
     assert.match(failed, /<p class="trial-error">&lt;b&gt;verifier&lt;\/b&gt; said no<\/p>/);
     assert.match(failed, /time 2\.0 s \(setup 0\.1 s, agent 1\.5 s, verifier 0\.4 s\)/);
+    assert.match(failed, / · 2 requests \(500 prompt tokens; 50 completion tokens\) · 1 tool call/);
     assert.match(failed, /<summary>verifier output<\/summary><pre>FAILED test_answer - &lt;assert&gt;<\/pre>/);
     // Task names and errors are text, never markup.
     assert.ok(!page.body.includes("<script>x</script>"));

@@ -110,6 +110,43 @@ describe("read under a sandbox policy: Crow's provider keys stay hidden from the
     assert.match(notes.text, /visible notes/);
   });
 
+  test("a hidden entry given a reason is refused with that reason, not as one of Crow's own files", async () => {
+    const project = await mkdtemp(path.join("/var/tmp", "crow-readguard-project-"));
+    try {
+      await writeFile(path.join(project, "notes.txt"), "another project\n");
+      await writeFile(path.join(project, "key.pem"), "private key\n");
+      const given = {
+        ...policy,
+        hidden: [...(policy.hidden as string[]), project, path.join(project, "key.pem")],
+        hiddenReasons: { [project]: "outside-view", [path.join(project, "key.pem")]: "private" },
+      };
+      const outside = await call("read", { file_path: path.join(project, "notes.txt") }, given);
+      assert.equal(outside.isError, true);
+      assert.doesNotMatch(outside.text, /another project|Crow's own files/);
+      assert.match(outside.text, /was not read: it is outside what this sandbox shows/);
+      const own = await call("read", { file_path: path.join(crowHome, ".env") }, given);
+      assert.match(
+        own.text,
+        /one of Crow's own files \(provider keys or session transcripts\)/,
+        "the others keep theirs",
+      );
+      const key = await call("read", { file_path: path.join(project, "key.pem") }, given);
+      assert.match(key.text, /was not read: other users may not read it on the host/);
+      // Validated like the rest of the policy: a reason for a path not hidden, or an unknown reason, refuses the call.
+      for (const hiddenReasons of [{ "/srv": "outside-view" }, { [project]: "secret" }, ["outside-view"]]) {
+        const bad = await call("read", { file_path: ws.path("src/app.ts") }, { ...given, hiddenReasons });
+        assert.equal(bad.isError, true, JSON.stringify(hiddenReasons));
+        assert.match(
+          bad.text,
+          /invalid _meta\["crow\/sandbox"\]: sandbox hiddenReasons/,
+          JSON.stringify(hiddenReasons),
+        );
+      }
+    } finally {
+      await rm(project, { recursive: true, force: true });
+    }
+  });
+
   test("with the sandbox off the files are read (the shell could read them as well: README, Security notes)", async () => {
     const off = { mode: "off", writable: [], readOnly: [], network: true };
     const result = await call("read", { file_path: path.join(crowHome, ".env") }, off);

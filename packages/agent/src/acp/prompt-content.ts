@@ -4,8 +4,8 @@
  * - images from base64 data, a `file://` (or relative) path, or an `http(s)://` URL fetched here and sent as a data
  *   URL (providers differ in whether they fetch URLs themselves, and a local server usually cannot reach the web);
  * - embedded resources (text inlined with its location, image blobs as images, other blobs noted);
- * - resource links to local files (numbered like the read tool, `#L10:20` ranges), images, and directories (a
- *   listing: upstream crashed on folders);
+ * - resource links to local files (as the read tool gives them: a whole file as it is, a `#L10:20` selection with its
+ *   lines numbered), images, and directories (a listing: upstream crashed on folders);
  * - audio as `input_audio` when the model takes it, otherwise refused with a message naming the model.
  * Problems reading a link or fetching an image become text the model can read, so the turn still runs.
  * Local files are read under the read tool's rules (regular files only, capped while reading: prompt-files.ts) and
@@ -127,7 +127,12 @@ async function linkedFile(
     if (head.includes(0)) return text(`[Linked file ${file} is binary (${size} bytes); not inlined]`);
     const content = head.toString("utf8");
     const cut = size > MAX_LINKED_BYTES ? `\n[… cut at ${MAX_LINKED_BYTES} bytes of ${size}]` : "";
-    if (start === undefined) return text(`File ${file}:\n${formatLines(content, 1, DEFAULT_LINE_LIMIT)}${cut}`);
+    // A whole file as a whole-file read gives it (read-format.ts: numbers are ~11 % of a source file's tokens, resent
+    // with every later request); a selection keeps its numbers, as a read with offset and limit: the user pointed at
+    // those lines, and the model cites and edits them by number.
+    if (start === undefined) {
+      return text(`File ${file}:\n${formatLines(content, 1, DEFAULT_LINE_LIMIT, false)}${cut}`);
+    }
     const limit = end === undefined ? DEFAULT_LINE_LIMIT : Math.max(1, end - start + 1);
     const range = end === undefined ? `from line ${start}` : `lines ${start}-${end}`;
     let numbered = formatLines(content, start, limit);

@@ -31,7 +31,7 @@ function options(args: readonly string[]) {
 export async function runEvalReport(args: readonly string[], _config: AgentConfig, store: Store): Promise<number> {
   const { values, positionals } = options(args);
   const [id, ...extra] = positionals;
-  if (!id || extra.length > 0) throw new EvalUsageError("crow eval report takes one RUN id");
+  if (!id || extra.length > 0) throw new EvalUsageError("report takes one RUN id");
   const run = await findRun(store, id);
   const trials = await store.evals.listTrials(run.id);
   if (values.trial !== undefined) {
@@ -71,8 +71,7 @@ async function side(store: Store, spec: string): Promise<{ label: string; trials
 export async function runEvalCompare(args: readonly string[], _config: AgentConfig, store: Store): Promise<number> {
   const { values, positionals } = options(args);
   const [a, b, ...extra] = positionals;
-  if (!a || !b || extra.length > 0)
-    throw new EvalUsageError("crow eval compare takes two runs: A B (RUN or RUN:VARIANT)");
+  if (!a || !b || extra.length > 0) throw new EvalUsageError("compare takes two runs: A B (RUN or RUN:VARIANT)");
   const comparison = compareTrials(await side(store, a), await side(store, b));
   if (values.json) process.stdout.write(`${JSON.stringify(comparison, null, 2)}\n`);
   else process.stdout.write(renderComparison(comparison));
@@ -89,7 +88,7 @@ export async function runEvalStatus(args: readonly string[], agentConfig: AgentC
     return 0;
   }
   const [id, ...extra] = positionals;
-  if (!id || extra.length > 0) throw new EvalUsageError("crow eval status takes one RUN id");
+  if (!id || extra.length > 0) throw new EvalUsageError("status takes one RUN id");
   const run = await findRun(store, id);
   const config = storedRunConfig(run);
   const total = config.tasks.length * config.variants.length * config.trials;

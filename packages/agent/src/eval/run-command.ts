@@ -185,7 +185,8 @@ async function newRun(
   store: Store,
 ): Promise<PlannedRun> {
   const [suite, ...extra] = positionals;
-  if (!suite || extra.length > 0) throw new EvalUsageError("crow eval run takes one SUITE directory (see --help)");
+  if (!suite || extra.length > 0)
+    throw new EvalUsageError("run takes one SUITE directory (see 'crow eval run --help')");
   const loaded = runnableTasks(loadSuite(path.resolve(suite), listOption(values.tasks)));
   if (values.oracle && (values.model || values.prompt))
     throw new EvalUsageError("--oracle runs no model: drop --model/--prompt");
@@ -197,6 +198,8 @@ async function newRun(
   const trials = positiveInt(values.trials, 1, "--trials");
   checkModels(config, variants);
   const tasks = await readyTasks(loaded, config, values.queue === true);
+  // No sandbox here, or a bad CROW_EVAL_EXPOSE: said before a run is recorded (queued runs: each worker checks).
+  if (!values.queue) evalConfig(config);
   const stored: StoredRunConfig = {
     tasks: tasks.map((t) => t.name),
     variants: variants.map((v) => ({

@@ -19,6 +19,7 @@ export interface VariantSummary {
   cost: number | null;
   costPerSolved: number | null;
   tokens: number;
+  /** Null when nothing was solved, or when no trial's provider reported tokens though requests were made. */
   tokensPerSolved: number | null;
   medianWallMs: number;
   errors: number;
@@ -58,6 +59,8 @@ export function summarize(variant: string, trials: readonly EvalTrialRecord[]): 
   const priced = mine.filter((t) => t.cost !== null);
   const cost = priced.length > 0 ? priced.reduce((sum, t) => sum + (t.cost ?? 0), 0) : null;
   const tokens = mine.reduce((sum, t) => sum + t.promptTokens + t.completionTokens, 0);
+  // Requests made and not one token reported: the provider sends no usage, the tokens are unknown (not 0).
+  const unreported = tokens === 0 && mine.some((t) => t.requests > 0);
   return {
     variant,
     tasks: perTask.size,
@@ -71,7 +74,7 @@ export function summarize(variant: string, trials: readonly EvalTrialRecord[]): 
     cost,
     costPerSolved: cost !== null && passed > 0 ? cost / passed : null,
     tokens,
-    tokensPerSolved: passed > 0 ? tokens / passed : null,
+    tokensPerSolved: passed > 0 && !unreported ? tokens / passed : null,
     medianWallMs: median(mine.map((t) => t.wallMs)),
     errors: mine.filter((t) => t.error !== null).length,
   };

@@ -6,7 +6,7 @@
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { type EvalTrialRecord, renderTemplate, systemPromptArgs, type Usage } from "@crow/core";
-import type { SandboxPolicy } from "@crow/mcp/sandbox";
+import type { HiddenReason, SandboxPolicy } from "@crow/mcp/sandbox";
 import { findModel, usageCost } from "../config/index.js";
 import { toolRouterFactory } from "../sdk/create-crow.js";
 import { inSubmount } from "./image-mounts.js";
@@ -73,22 +73,31 @@ export const NOTHING: AgentMeasure = {
  * so the policy is never "off" here.
  */
 function agentPolicy(policy: SandboxPolicy, task: EvalTask, workspace: TrialWorkspace): SandboxPolicy {
-  if (policy.mode === "off") throw new Error("crow eval: the agent's sandbox is off; trials never run unconfined");
+  if (policy.mode === "off") throw new Error("the agent's sandbox is off; trials never run unconfined");
   // What the trial's scripts do not see, the agent's shell and file tools do not either (trial-view.ts); kept: the
   // workspace, the terminal's own directory (under the temporary directory), what the policy names.
   const keep = [workspace.root, tmpdir(), ...policy.writable, ...policy.readOnly].map(realOrSelf);
+  const own = policy.hidden ?? [];
+  const outOfView = [...workspace.hidden, ...unseenHostPaths(keep)];
+  // What other users may not read (/etc/shadow…): hidden, or, with an image, emptied by its mask layer.
+  const private_ = privateHostEntries().filter(
+    (entry) => !workspace.image || inSubmount(entry, workspace.image.submounts),
+  );
+  // The read tool's refusal says why (hidden.ts); Crow's own files, and the temporary directory, keep their texts.
+  const hiddenReasons: Record<string, HiddenReason> = { ...policy.hiddenReasons };
+  for (const entry of outOfView) if (!own.includes(entry)) hiddenReasons[entry] = "outside-view";
+  for (const entry of private_) if (!own.includes(entry)) hiddenReasons[entry] = "private";
   return {
     ...policy,
     hidden: [
-      ...(policy.hidden ?? []),
-      ...workspace.hidden,
-      ...unseenHostPaths(keep),
+      ...own,
+      ...outOfView,
       // The host's temporary directory too, for the file tools (the shell's /tmp is its own already): other trials'
       // workspaces and any copy of a suite kept there; the trial's own workspace in it stays shown (a writable root).
       realOrSelf(tmpdir()),
-      // What other users may not read (/etc/shadow…): hidden, or, with an image, emptied by its mask layer.
-      ...privateHostEntries().filter((entry) => !workspace.image || inSubmount(entry, workspace.image.submounts)),
+      ...private_,
     ],
+    hiddenReasons,
     network: policy.network && task.agentInternet,
     binds: [
       ...(policy.binds ?? []),
@@ -157,7 +166,6 @@ export async function runAgent(
     signal.addEventListener("abort", onRunAbort, { once: true });
     let cost = 0;
     const count = (usage: Usage) => {
-      measure.requests++;
       measure.promptTokens += usage.promptTokens;
       measure.completionTokens += usage.completionTokens;
       measure.cachedTokens += usage.cachedTokens ?? 0;
@@ -169,6 +177,9 @@ export async function runAgent(
         // Counted as they happen (onEvent); the run is never iterated, so it keeps none.
         events: false,
         onEvent: (event) => {
+          // Every model request, answered or not; its tokens only as the provider reports them (many local servers
+          // and the scripted mock send no usage: then the requests still count, the tokens stay 0).
+          if (event.type === "request_start") measure.requests++;
           if (event.type === "message_appended" && event.usage) count(event.usage);
           if (event.type === "tool_call_done") {
             measure.toolCalls++;

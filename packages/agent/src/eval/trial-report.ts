@@ -19,6 +19,20 @@ export function trialKey(trial: Pick<EvalTrialRecord, "task" | "variant" | "tria
   return `${trial.task} · ${trial.variant} · #${trial.trial}`;
 }
 
+/**
+ * A trial's model requests and their tokens: `2 requests (500 prompt tokens, 40 of them cached; 50 completion
+ * tokens)`. A provider that reports no usage leaves the tokens unknown, which is said rather than shown as 0.
+ */
+export function requestsText(
+  trial: Pick<EvalTrialRecord, "requests" | "promptTokens" | "completionTokens" | "cachedTokens">,
+): string {
+  const requests = counted(trial.requests, "request");
+  if (trial.requests === 0) return requests;
+  if (trial.promptTokens + trial.completionTokens === 0) return `${requests} (the provider reported no token counts)`;
+  const cached = trial.cachedTokens > 0 ? `, ${trial.cachedTokens} of them cached` : "";
+  return `${requests} (${counted(trial.promptTokens, "prompt token")}${cached}; ${counted(trial.completionTokens, "completion token")})`;
+}
+
 /** Markdown for one trial. */
 export function renderTrial(trial: EvalTrialRecord): string {
   const d = trial.details;
@@ -28,7 +42,7 @@ export function renderTrial(trial: EvalTrialRecord): string {
     "",
     `- error: ${trial.error ?? "none"}`,
     `- time: ${seconds(trial.wallMs)} (setup ${seconds(phases?.setup)}, agent ${seconds(phases?.agent)}, verifier ${seconds(phases?.verifier)})`,
-    `- session: ${trial.sessionId ?? "none (oracle)"} · stop: ${trial.stopReason ?? "–"} · ${counted(trial.requests, "request")}, ${counted(trial.toolCalls, "tool call")} (${trial.toolErrors} failed)${trial.cost === null ? "" : ` · cost ${trial.cost.toFixed(4)}`}`,
+    `- session: ${trial.sessionId ?? "none (oracle)"} · stop: ${trial.stopReason ?? "–"} · ${requestsText(trial)}, ${counted(trial.toolCalls, "tool call")} (${trial.toolErrors} failed)${trial.cost === null ? "" : ` · cost ${trial.cost.toFixed(4)}`}`,
   ];
   if (d?.rewards) {
     lines.push(

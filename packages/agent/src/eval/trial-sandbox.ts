@@ -62,12 +62,23 @@ export class TrialSandboxError extends Error {
 }
 
 /**
+ * The probe's reason without what it says to a session (commands then run unconfined, or the notice can be silenced
+ * with `sandbox: off`): a trial never runs unconfined, whatever config.yaml says.
+ */
+function unconfinedWhy(reason: string): string {
+  return reason
+    .replace(/^commands run unconfined: /, "")
+    .replace(/[,;]? (?:or )?set sandbox: off in config\.yaml to silence this notice\./, ".");
+}
+
+/**
  * bwrap's absolute path as the sandbox's probe found and checked it (outside the working directory, capabilities
  * dropped even as root). Throws {@link TrialSandboxError} when it cannot confine here: trials never run unconfined.
  */
 export function trialBwrap(): string {
   const available = sandboxAvailability();
-  if (!available.ok) throw new TrialSandboxError(`crow eval runs every trial in a sandbox, but ${available.reason}`);
+  if (!available.ok)
+    throw new TrialSandboxError(`every trial runs in a sandbox, but ${unconfinedWhy(available.reason)}`);
   return available.bwrap;
 }
 
@@ -301,7 +312,8 @@ export function evalConfig(config: AgentConfig): AgentConfig {
   try {
     exposedPaths();
   } catch (error) {
-    if (error instanceof ExposeError) throw new TrialSandboxError(`crow eval: ${error.message}`);
+    // Said by `crow eval`'s front, which puts its own prefix on it.
+    if (error instanceof ExposeError) throw new TrialSandboxError(error.message);
     throw error;
   }
   return { ...config, sandbox: { ...config.sandbox, enabled: "required" } };

@@ -30,8 +30,7 @@ export async function runEvalWorker(args: readonly string[], config: AgentConfig
     process.stdout.write(`${WORKER_HELP}\n`);
     return 0;
   }
-  if (positionals.length > 0)
-    throw new EvalUsageError(`crow eval worker takes no arguments (got ${positionals.join(" ")})`);
+  if (positionals.length > 0) throw new EvalUsageError(`worker takes no arguments (got ${positionals.join(" ")})`);
   const number = (value: string | undefined, fallback: number, option: string) => {
     const n = Number(value ?? fallback);
     if (!Number.isInteger(n) || n < 1) throw new EvalUsageError(`${option} takes a whole number ≥ 1 (got ${value})`);

@@ -6,6 +6,7 @@
 import type { EvalRunRecord, EvalTrialRecord, Store } from "@crow/core";
 import { counted } from "../base/plural.js";
 import { type Comparison, compareTrials, summarize, type VariantSummary, variantsOf } from "../eval/summary.js";
+import { requestsText } from "../eval/trial-report.js";
 import { html, layout, q, type SafeHtml, when } from "./html.js";
 
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
@@ -34,7 +35,7 @@ function trialDetails(trial: EvalTrialRecord): SafeHtml {
   return html`<section class="trial ${trial.passed ? "pass" : "fail"}" id="${trialAnchor(trial)}" data-task="${trial.task}">
 <h3>${trial.task} · ${trial.variant} · #${trial.trial}: ${trial.passed ? "passed" : "failed"} (reward ${trial.reward})</h3>
 ${trial.error ? html`<p class="trial-error">${trial.error}</p>` : ""}
-<p class="trial-facts">time ${secs(trial.wallMs)} (setup ${secs(d?.phaseMs?.setup)}, agent ${secs(d?.phaseMs?.agent)}, verifier ${secs(d?.phaseMs?.verifier)})${trial.cost === null ? "" : ` · cost ${cost(trial.cost)}`} · ${counted(trial.requests, "request")} · ${counted(trial.toolCalls, "tool call")}${
+<p class="trial-facts">time ${secs(trial.wallMs)} (setup ${secs(d?.phaseMs?.setup)}, agent ${secs(d?.phaseMs?.agent)}, verifier ${secs(d?.phaseMs?.verifier)})${trial.cost === null ? "" : ` · cost ${cost(trial.cost)}`} · ${requestsText(trial)} · ${counted(trial.toolCalls, "tool call")}${
     d?.rewards
       ? ` · rewards ${Object.entries(d.rewards)
           .map(([n, v]) => `${n} ${v}`)

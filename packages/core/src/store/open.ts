@@ -22,6 +22,7 @@ import {
   type SqliteStatement,
 } from "kysely";
 import { errorText } from "../error-text.js";
+import { buildNeeds, missingDriverText } from "./driver-build.js";
 import { migrate } from "./migrations.js";
 import { openNodeSqlite, sqliteDriverName } from "./node-sqlite.js";
 import type { Database } from "./schema.js";
@@ -215,23 +216,25 @@ function requireBetterSqlite3(): typeof BetterSqlite3Type {
   }
 }
 
-/** What to do when better-sqlite3 does not load on a Node without `node:sqlite`. */
-const DRIVER_FIX =
-  "Use Node.js 22.13 or later (its built-in SQLite needs nothing compiled), or install python3, make and a C++ compiler (Debian/Ubuntu: apt-get install python3 make g++) and reinstall Crow";
-
 /**
  * Why better-sqlite3 did not load, in one line: not installed (its build at install failed, and npm dropped the
- * optional dependency) or installed with an addon that does not load. The raw error's require stack is left out.
+ * optional dependency: the message names what the build lacks here, driver-build.ts) or installed with an addon that
+ * does not load. The raw error's require stack is left out.
  */
 function driverError(error: unknown): StoreDriverError {
   const code = (error as { code?: unknown } | undefined)?.code;
   const raw = errorText(error).split("\n")[0] ?? "";
   const missing = code === "MODULE_NOT_FOUND" && /['"]better-sqlite3['"]/.test(raw);
   const node = `Node.js ${process.versions.node} has no built-in SQLite (node:sqlite, Node 22.13 and later)`;
-  const problem = missing
-    ? `${node}, and better-sqlite3, the SQLite driver Crow uses there, is not installed: installing Crow compiles it, which needs python3, make and a C++ compiler, and was skipped without them`
-    : `${node}, and better-sqlite3, the SQLite driver Crow uses there, does not load (${raw.trim()}): its compiled addon is missing or was built for another Node.js`;
-  return new StoreDriverError(problem, DRIVER_FIX, { cause: error });
+  if (missing) {
+    const { problem, fix } = missingDriverText(node, buildNeeds());
+    return new StoreDriverError(problem, fix, { cause: error });
+  }
+  return new StoreDriverError(
+    `${node}, and better-sqlite3, the SQLite driver Crow uses there, does not load (${raw.trim()}): its compiled addon is missing or was built for another Node.js`,
+    "Use Node.js 22.13 or later (its built-in SQLite needs nothing compiled), or reinstall Crow with this Node.js (npm install -g --foreground-scripts shows the build's output)",
+    { cause: error },
+  );
 }
 
 async function postgresDb(url: string, poolSize: number): Promise<Kysely<Database>> {

@@ -311,8 +311,9 @@ export class StoreLocationError extends StoreError {
 
 /**
  * No SQLite driver loads: Node has no `node:sqlite` (Node 20) and better-sqlite3, an optional dependency compiled at
- * install, is missing (its build failed: no python3, make or C++ compiler) or its addon does not load. A setup
- * problem, fixed by a newer Node or by reinstalling with build tools, which {@link fix} says.
+ * install, is missing (its build failed: no python3, make, compiler or Node headers, named by driver-build.ts) or its
+ * addon does not load. A setup problem, fixed by a newer Node or by reinstalling with what the build lacked, which
+ * {@link fix} says.
  */
 export class StoreDriverError extends StoreError {
   override name = "StoreDriverError";

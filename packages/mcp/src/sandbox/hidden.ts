@@ -1,8 +1,10 @@
 /**
  * What the tools that read files for the model (crow-mcp's `read`, the agent's read through the editor) must not
  * read while a sandbox policy is in force: the policy's `hidden` paths (Crow's `.env` and config.yaml, which hold
- * provider keys, and its store, which holds every project's transcripts) and other processes' environments. The sandboxed shell cannot read these either (bwrap hides the
- * files, and its own /proc shows no host process), so a tool must not be the way around it.
+ * provider keys, and its store, which holds every project's transcripts; in a `crow eval` trial also what lies outside
+ * the trial's view and what other users may not read, each named by `hiddenReasons`) and other processes'
+ * environments. The sandboxed shell cannot read these either (bwrap hides the files, and its own /proc shows no host
+ * process), so a tool must not be the way around it.
  */
 import { readdirSync, readFileSync, realpathSync, type Stats, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -79,12 +81,28 @@ function refusal(file: string, target: string, stats: Stats | undefined, policy:
     return `Error: ${shown} was not read: a process's environment can hold API keys and is hidden from tools while the sandbox is on. Ask the user for the variable you need.`;
   }
   const places = shownPlaces(policy);
-  const hidden = (policy.hidden ?? []).find((entry) => {
-    if (stats !== undefined && sameInode(stats, entry)) return true;
+  // The file itself (a hard link of it) explains best, then the nearest entry above it (Crow's home is hidden inside
+  // a home a trial does not see): the longest match.
+  let hidden: string | undefined;
+  let depth = -1;
+  for (const entry of policy.hidden ?? []) {
     const real = realOrResolved(entry);
-    return inside(target, real) && !places.some((p) => p !== real && inside(p, real) && inside(target, p));
-  });
+    const covers = inside(target, real) && !places.some((p) => p !== real && inside(p, real) && inside(target, p));
+    const matched =
+      stats !== undefined && sameInode(stats, entry) ? Number.POSITIVE_INFINITY : covers ? real.length : -1;
+    if (matched > depth) {
+      hidden = entry;
+      depth = matched;
+    }
+  }
   if (hidden === undefined) return undefined;
+  const reason = policy.hiddenReasons?.[hidden];
+  if (reason === "outside-view") {
+    return `Error: ${shown} was not read: it is outside what this sandbox shows (this session sees its workspace and the system directories, as in a crow eval trial) and is hidden from tools (${hidden}). Work with the files of the workspace.`;
+  }
+  if (reason === "private") {
+    return `Error: ${shown} was not read: other users may not read it on the host, so it is hidden from tools in this sandbox (${hidden}).`;
+  }
   if (realOrResolved(hidden) === realOrResolved(tmpdir())) {
     return `Error: ${shown} was not read: the host's temporary directory is hidden from tools in this sandbox (the shell's /tmp is a private one, which the file tools do not reach). Use the terminal for files under /tmp.`;
   }

@@ -13,6 +13,7 @@ export { checkOpenedReadable, checkReadable, showsHiddenContent } from "./hidden
 export { type HiddenPathEntry, type PathVisibility, pathNotice, pathVisibility } from "./path-dirs.js";
 export {
   describePolicy,
+  type HiddenReason,
   parseSandboxPolicy,
   policyForFlag,
   SANDBOX_META_KEY,

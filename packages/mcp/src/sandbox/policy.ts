@@ -39,12 +39,28 @@ export interface SandboxPolicy {
    */
   hidden?: string[];
   /**
+   * Why some `hidden` entries are hidden, by entry (exactly as listed there), for the refusal the read and edit
+   * tools give the model; an entry not named here is one of Crow's own files (provider keys, session transcripts).
+   * Optional on the wire.
+   */
+  hiddenReasons?: Record<string, HiddenReason>;
+  /**
    * Directories shown at a second path inside the sandbox (`crow eval` shows a trial's workspace as `/app`): `source`
    * is mounted at `target`, writable when `source` is inside a writable root, and the file tools read and write a
    * path under `target` at the same place under `source`. Optional on the wire.
    */
   binds?: SandboxBind[];
 }
+
+/**
+ * Why a path other than Crow's own files is hidden (see {@link SandboxPolicy.hiddenReasons}):
+ * - `outside-view`: the session sees only part of the host (a `crow eval` trial: its workspace and the system
+ *   directories), and this lies outside it;
+ * - `private`: other users may not read it on the host (/etc/shadow…), and a session running as root must not either.
+ */
+export type HiddenReason = "outside-view" | "private";
+
+const HIDDEN_REASONS: readonly HiddenReason[] = ["outside-view", "private"];
 
 /** One entry of {@link SandboxPolicy.binds}: both absolute. */
 export interface SandboxBind {
@@ -91,6 +107,23 @@ function parseBinds(value: unknown): SandboxBind[] | string {
   return binds;
 }
 
+/** `hiddenReasons` as sent: an object naming entries of `hidden`, each with a known reason. */
+function parseHiddenReasons(value: unknown, hidden: readonly string[]): Record<string, HiddenReason> | string {
+  if (value === undefined) return {};
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return "sandbox hiddenReasons must be an object of hidden path → reason";
+  }
+  const reasons: Record<string, HiddenReason> = {};
+  for (const [entry, reason] of Object.entries(value)) {
+    if (!hidden.includes(entry)) return `sandbox hiddenReasons names ${JSON.stringify(entry)}, which is not hidden`;
+    if (!HIDDEN_REASONS.includes(reason as HiddenReason)) {
+      return `sandbox hiddenReasons: the reason for ${entry} must be ${HIDDEN_REASONS.map((r) => `"${r}"`).join(" or ")}, got ${JSON.stringify(reason)}`;
+    }
+    reasons[entry] = reason as HiddenReason;
+  }
+  return reasons;
+}
+
 /** Reads a policy sent as JSON (`_meta`), or says what is wrong with it. */
 export function parseSandboxPolicy(value: unknown): { policy: SandboxPolicy } | { error: string } {
   if (typeof value !== "object" || value === null) return { error: "the sandbox policy must be an object" };
@@ -107,10 +140,13 @@ export function parseSandboxPolicy(value: unknown): { policy: SandboxPolicy } | 
   if (raw.network !== undefined && typeof raw.network !== "boolean") {
     return { error: `sandbox network must be true or false, got ${JSON.stringify(raw.network)}` };
   }
+  const hiddenReasons = parseHiddenReasons(raw.hiddenReasons, hidden);
+  if (typeof hiddenReasons === "string") return { error: hiddenReasons };
   const binds = parseBinds(raw.binds);
   if (typeof binds === "string") return { error: binds };
   const policy: SandboxPolicy = { mode: raw.mode, writable, readOnly, network: raw.network ?? true };
   if (hidden.length > 0) policy.hidden = hidden;
+  if (Object.keys(hiddenReasons).length > 0) policy.hiddenReasons = hiddenReasons;
   if (binds.length > 0) policy.binds = binds;
   return { policy };
 }
