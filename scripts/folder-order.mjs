@@ -44,9 +44,9 @@ export const folderOrder = {
     ["index.ts"],
   ],
   // crow-mcp: the leaves (no import above them: version, errorText, log, JSON-RPC errors, the line framing, argument
-  // parsing, the read format, the environment policy) → process (what both executables load first) → the engines
-  // (edit, fs, web) → sandbox → terminal → lsp → the connection's context → tools (one per file) → the server → its
-  // transports (HTTP, the unix socket) → the command line → the executable's entries.
+  // parsing, the read format, the environment policy, the environment's settings) → process (what both executables
+  // load first) → the engines (edit, fs, web) → sandbox → terminal → lsp → the connection's context → tools (one per
+  // file) → the server → its transports (HTTP, the unix socket) → the command line → the executable's entries.
   mcp: [
     [
       "version.ts",
@@ -60,6 +60,7 @@ export const folderOrder = {
       "read-format.ts",
       "control-text.ts",
       "child-env.ts",
+      "settings.ts",
     ],
     ["process"],
     ["edit"],

@@ -1,16 +1,19 @@
 /**
- * crow-mcp's command line, read and checked: the help, the flags, and what a combination of them asks for (see
- * {@link Invocation}; command.ts serves it). Every usage error exits with status 2 and a message naming the flag,
- * before anything is served. `--cwd` is applied here, first: the other paths given are relative to it.
+ * crow-mcp's command line, read and checked: the help, the flags, the environment's settings (settings.ts) and what
+ * a combination of them asks for (see {@link Invocation}; command.ts serves it). Every usage error exits with status 2
+ * and a message naming the flag or variable, before anything is served. `--cwd` is applied here, first: the other
+ * paths given are relative to it.
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { errorText } from "./error-text.js";
 import type { HttpServerOptions } from "./http.js";
+import { setLogLevel } from "./log.js";
 import { parseArgs } from "./parse-args.js";
-import { sandboxAvailability } from "./sandbox/bwrap.js";
+import { sandboxAvailability, useBwrapProgram } from "./sandbox/bwrap.js";
 import type { ServerOptions } from "./server.js";
+import { type EnvSettings, readSettings } from "./settings.js";
 import { TOOL_NAMES } from "./tools/list.js";
 import { VERSION } from "./version.js";
 
@@ -50,13 +53,14 @@ Options:
   -h, --help             show this help
   -v, --version          print the version
 
-Environment:
+Environment (read once at start; a value not accepted stops crow-mcp with status 2):
   SEARXNG_URL            SearXNG base URL for web_search (default http://localhost:2946)
   CROW_WEB_TIMEOUT       seconds before web_search / web_fetch give up (default 20 / 30)
   CROW_MCP_LOG           log level on stderr: error, warn (default), info, debug
-  CROW_LSP               off: no language-server diagnostics after write and edit
+  CROW_LSP               off: no language-server diagnostics after write and edit (default on)
   CROW_LSP_WAIT          seconds to wait for a warm language server's diagnostics (default 2)
   CROW_LSP_START_WAIT    seconds to wait while a language server starts (default 20)
+  CROW_BWRAP             the bubblewrap --sandbox runs: a name looked up on PATH, or a path (default bwrap)
 
 stdout carries only the MCP protocol; logs go to stderr.`;
 
@@ -110,6 +114,15 @@ function parse() {
   }
 }
 
+/** The environment's settings, or a usage error naming the variable that is wrong. */
+function environment(): EnvSettings {
+  try {
+    return readSettings(process.env);
+  } catch (error) {
+    fail(errorText(error));
+  }
+}
+
 function positiveNumber(raw: string | undefined, what: string, allowZero = false): number | undefined {
   if (raw === undefined || raw === "") return undefined;
   const value = Number(raw);
@@ -137,14 +150,18 @@ type Args = ReturnType<typeof parse>;
 const HTTP_FLAGS = ["host", "port", "token", "token-file", "no-auth", "allowed-host", "allow-host"] as const;
 
 /**
- * Reads the process's arguments (and CROW_TERMINAL_SOFT_TIMEOUT, CROW_MCP_TOKEN): what to serve, and how. Applies
- * `--cwd`, checks that `--sandbox` can confine (a check that did not finish is said, not fatal), and exits with a
- * usage error on a flag that is wrong or does not fit the others.
+ * Reads the process's arguments and its environment's settings: what to serve, and how. Applies the settings that
+ * are the process's (the log's level, the bwrap to run) and `--cwd`, checks that `--sandbox` can confine (a check
+ * that did not finish is said, not fatal), and exits with a usage error on a flag or variable that is wrong or a flag
+ * that does not fit the others. `--help` and `--version` answer whatever the environment holds.
  */
 export function readInvocation(): Invocation {
   const args = parse();
   if (args.help) return { kind: "print", text: HELP };
   if (args.version) return { kind: "print", text: VERSION };
+  const env = environment();
+  setLogLevel(env.logLevel);
+  useBwrapProgram(env.bwrap);
   if (args.cwd) {
     try {
       process.chdir(args.cwd);
@@ -152,9 +169,7 @@ export function readInvocation(): Invocation {
       fail(`cannot use --cwd ${args.cwd}: ${errorText(error)}`);
     }
   }
-  const softTimeoutSeconds =
-    positiveNumber(args["soft-timeout"], "--soft-timeout") ??
-    positiveNumber(process.env.CROW_TERMINAL_SOFT_TIMEOUT, "CROW_TERMINAL_SOFT_TIMEOUT");
+  const softTimeoutSeconds = positiveNumber(args["soft-timeout"], "--soft-timeout") ?? env.softTimeoutSeconds;
   const sandboxMode = args.sandbox ?? "off";
   if (sandboxMode !== "workspace-write" && sandboxMode !== "read-only" && sandboxMode !== "off") {
     fail(`--sandbox must be workspace-write, read-only or off, got "${sandboxMode}"`);
@@ -169,6 +184,7 @@ export function readInvocation(): Invocation {
     cwd: process.cwd(),
     sandboxMode,
     ...(softTimeoutSeconds !== undefined ? { terminal: { softTimeoutSeconds } } : {}),
+    ...serverSettings(env),
   };
 
   if (args.socket !== undefined) {
@@ -192,22 +208,38 @@ export function readInvocation(): Invocation {
     }
     return { kind: "stdio", options };
   }
-  return httpInvocation(args, options);
+  return httpInvocation(args, options, env.token);
+}
+
+/** The server's options that the environment sets: the web tools' and the language servers' (see settings.ts). */
+function serverSettings(env: EnvSettings): Pick<ServerOptions, "web" | "lspDefaults"> {
+  const web = {
+    ...(env.searxngUrl !== undefined ? { searxngUrl: env.searxngUrl } : {}),
+    ...(env.webTimeoutMs !== undefined ? { timeoutMs: env.webTimeoutMs } : {}),
+  };
+  const lspDefaults = {
+    ...(env.lspOff ? { off: true } : {}),
+    ...(env.lspWaitMs !== undefined ? { waitMs: env.lspWaitMs } : {}),
+    ...(env.lspStartWaitMs !== undefined ? { startWaitMs: env.lspStartWaitMs } : {}),
+  };
+  return {
+    ...(Object.keys(web).length > 0 ? { web } : {}),
+    ...(Object.keys(lspDefaults).length > 0 ? { lspDefaults } : {}),
+  };
 }
 
 /**
  * `--http`'s settings on top of `options`: the port, and the token clients must send (given by `--token`,
- * `--token-file` or CROW_MCP_TOKEN, else generated; none with `--no-auth`). Warns when `--token` exposed it.
+ * `--token-file` or CROW_MCP_TOKEN, `envToken`, else generated; none with `--no-auth`). Warns when `--token` exposed
+ * it.
  */
-function httpInvocation(args: Args, options: ServerOptions): Invocation {
+function httpInvocation(args: Args, options: ServerOptions, envToken: string | undefined): Invocation {
   const port = positiveNumber(args.port, "--port", true) ?? 7419;
   if (!Number.isInteger(port) || port > 65535)
     fail(`--port must be an integer between 0 and 65535, got "${args.port}"`);
   if (args.token !== undefined && args["token-file"] !== undefined) fail("--token and --token-file exclude each other");
   const given =
-    args.token ??
-    (args["token-file"] !== undefined ? tokenFromFile(args["token-file"]) : undefined) ??
-    (process.env.CROW_MCP_TOKEN || undefined);
+    args.token ?? (args["token-file"] !== undefined ? tokenFromFile(args["token-file"]) : undefined) ?? envToken;
   if (args["no-auth"] && given)
     fail("--no-auth and a token (--token, --token-file or CROW_MCP_TOKEN) exclude each other");
   if (given === "") fail("--token must not be empty (use --no-auth to serve without a token)");

@@ -1,4 +1,4 @@
-import type { LspSettings } from "./lsp/languages.js";
+import type { LspDefaults, LspSettings } from "./lsp/languages.js";
 import type { SandboxMode, SandboxPolicy } from "./sandbox/policy.js";
 
 /**
@@ -35,14 +35,24 @@ export interface ServerOptions {
   hideFromSandbox?: string[];
   /** Terminal tool settings. */
   terminal?: {
-    /** Seconds without new output before a running command returns with partial output (default 30). */
+    /**
+     * Seconds without new output before a running command returns with partial output (default 30; crow-mcp:
+     * `--soft-timeout`, else CROW_TERMINAL_SOFT_TIMEOUT).
+     */
     softTimeoutSeconds?: number;
   };
   /** Language servers checking write and edit (lsp/; `_meta["crow/lsp"]` of a socket session's initialize). */
   lsp?: LspSettings;
+  /**
+   * The process's own language-server settings, which no session replaces (crow-mcp's CROW_LSP, CROW_LSP_WAIT and
+   * CROW_LSP_START_WAIT): `off` wins over `lsp`; the waits apply where `lsp` names none.
+   */
+  lspDefaults?: LspDefaults;
   /** Web tool settings. */
   web?: {
-    /** SearXNG base URL (default: env SEARXNG_URL, else http://localhost:2946). */
+    /** SearXNG base URL (default http://localhost:2946; crow-mcp: SEARXNG_URL). */
     searxngUrl?: string;
+    /** Timeout of web_search and web_fetch in milliseconds (default 20 s and 30 s; crow-mcp: CROW_WEB_TIMEOUT). */
+    timeoutMs?: number;
   };
 }

@@ -29,9 +29,10 @@ describe("languages", () => {
     assert.equal(languageOf("/ws/scripts/a.ts", "/ws", own), undefined);
   });
 
-  test("settings: off everywhere, off for one, a command instead, a language of one's own; CROW_LSP=off wins", () => {
+  test("settings: off everywhere, off for one, a command instead, a language of one's own; the process's off (CROW_LSP=off) wins", () => {
     assert.deepEqual(languagesFor({ off: true }), []);
-    assert.deepEqual(languagesFor(undefined, { CROW_LSP: "off" }), []);
+    assert.deepEqual(languagesFor(undefined, { off: true }), []);
+    assert.deepEqual(languagesFor({ off: false }, { off: true }), []);
     const names = languagesFor({
       languages: {
         python: { off: true },

@@ -10,20 +10,23 @@ import { existsSync } from "node:fs";
 import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, test } from "node:test";
-import { latestSandboxAnswer, probeSandbox, resetSandboxAvailability, sandboxAvailability } from "@crow/mcp/sandbox";
+import {
+  latestSandboxAnswer,
+  probeSandbox,
+  resetSandboxAvailability,
+  sandboxAvailability,
+  useBwrapProgram,
+} from "@crow/mcp/sandbox";
 import { callTool, connectStdio, tempWorkspace } from "@crow/testkit";
 
-/** Runs `check` with CROW_BWRAP set to `bwrap` (unset when undefined), on a fresh cache. */
+/** Runs `check` with the bwrap program set to `bwrap` (as CROW_BWRAP sets it; default when undefined), on a fresh cache. */
 async function withBwrap<T>(bwrap: string | undefined, check: () => T | Promise<T>): Promise<T> {
-  const saved = process.env.CROW_BWRAP;
-  if (bwrap === undefined) delete process.env.CROW_BWRAP;
-  else process.env.CROW_BWRAP = bwrap;
+  useBwrapProgram(bwrap);
   resetSandboxAvailability();
   try {
     return await check();
   } finally {
-    if (saved === undefined) delete process.env.CROW_BWRAP;
-    else process.env.CROW_BWRAP = saved;
+    useBwrapProgram(undefined);
   }
 }
 

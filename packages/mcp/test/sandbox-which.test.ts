@@ -7,11 +7,11 @@ import assert from "node:assert/strict";
 import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { after, afterEach, before, describe, test } from "node:test";
-import { resetSandboxAvailability, sandboxAvailability } from "@crow/mcp/sandbox";
+import { resetSandboxAvailability, sandboxAvailability, useBwrapProgram } from "@crow/mcp/sandbox";
 import { findOnPath, trustedExecutable } from "../src/sandbox/which.js";
 
 describe("sandbox: the trusted lookup of bwrap and bash", () => {
-  const saved = { cwd: process.cwd(), path: process.env.PATH, bwrap: process.env.CROW_BWRAP };
+  const saved = { cwd: process.cwd(), path: process.env.PATH };
   let ws: string;
   let links: string;
 
@@ -23,7 +23,7 @@ describe("sandbox: the trusted lookup of bwrap and bash", () => {
     // A directory outside whose `bwrap` is a link to the workspace's.
     links = await mkdtemp(path.join("/var/tmp", "crow-which-links-"));
     await symlink(path.join(ws, ".venv", "bin", "bwrap"), path.join(links, "bwrap"));
-    delete process.env.CROW_BWRAP;
+    useBwrapProgram(undefined); // `bwrap`, looked up on PATH
   });
   afterEach(() => {
     process.chdir(saved.cwd);
@@ -31,7 +31,6 @@ describe("sandbox: the trusted lookup of bwrap and bash", () => {
     resetSandboxAvailability();
   });
   after(async () => {
-    if (saved.bwrap !== undefined) process.env.CROW_BWRAP = saved.bwrap;
     await rm(ws, { recursive: true, force: true });
     await rm(links, { recursive: true, force: true });
   });

@@ -221,6 +221,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       enabled: file.sandbox?.enabled ?? "auto",
       writable: (file.sandbox?.writable ?? []).map((dir) => expandTilde(dir, env)),
       ...(file.sandbox?.network !== undefined ? { network: file.sandbox.network } : {}),
+      ...(lookup.CROW_BWRAP ? { bwrap: lookup.CROW_BWRAP } : {}),
     },
     permissions: {
       allow: file.permissions?.allow ?? [],

@@ -56,6 +56,11 @@ export interface SandboxConfig {
   writable: string[];
   /** Network for commands; undefined: on in code and ask, off in read-only. */
   network?: boolean;
+  /**
+   * `CROW_BWRAP` (the environment's, else `.env`'s): the bubblewrap to run, a name looked up on PATH or a path
+   * (default `bwrap`). Applied to this process by `useConfigEnvironment`; crow-mcp reads its own.
+   */
+  bwrap?: string;
 }
 
 /** A model offered in the model select. */

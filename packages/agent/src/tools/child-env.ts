@@ -17,6 +17,7 @@ import {
   nameList,
   nameMatches,
 } from "@crow/mcp/child-env";
+import { useBwrapProgram } from "@crow/mcp/sandbox";
 import type { AgentConfig } from "../config/index.js";
 import { configuredSecrets } from "../config/secrets.js";
 
@@ -59,10 +60,12 @@ export function childEnvSettings(
 }
 
 /**
- * Applies a loaded configuration: the settings every later child environment is built with, and `.env`'s Crow
- * settings copied into `env` (the agent's own environment) where it lacks them.
+ * Applies a loaded configuration: the settings every later child environment is built with, `.env`'s Crow
+ * settings copied into `env` (the agent's own environment) where it lacks them, and the bubblewrap the sandbox's
+ * check runs in this process (`CROW_BWRAP`; crow-mcp reads its own).
  */
 export function useConfigEnvironment(config: AgentConfig, env: NodeJS.ProcessEnv = process.env): void {
+  useBwrapProgram(config.sandbox.bwrap);
   current = childEnvSettings(config.dotenv, { allow: config.childEnv.allow, secrets: configuredSecrets(config) }, env);
   // CROW_LOG, CROW_MAX_COMPACT_TOKENS… (SEARXNG_URL is crow-mcp's alone).
   for (const name of current.dotenvOnly.filter((each) => each.startsWith("CROW_") && isCrowSetting(each))) {

@@ -44,6 +44,7 @@ function projectBins(root: string): string[] {
 export function findServer(
   language: Language,
   root: string,
+  // PATH lookup, as a shell would: process plumbing, not one of crow-mcp's settings (those are settings.ts's).
   searchPath: string = process.env.PATH ?? "",
 ): string | undefined {
   const dirs = [...projectBins(root), ...searchPath.split(path.delimiter)];

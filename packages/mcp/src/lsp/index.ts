@@ -18,7 +18,7 @@ import type { SandboxPolicy } from "../sandbox/policy.js";
 import type { LanguageClient } from "./client.js";
 import { DIAGNOSTICS_META_KEY, type DiagnosticsMeta, formatSection, summarizeChange } from "./diagnostics.js";
 import { describeSearch } from "./find.js";
-import { type Language, type LspSettings, languageOf, languagesFor } from "./languages.js";
+import { type Language, type LspDefaults, type LspSettings, languageOf, languagesFor } from "./languages.js";
 import { noteRead, serverFor } from "./pool.js";
 
 export { DIAGNOSTICS_META_KEY, type Diagnostic, type DiagnosticsMeta } from "./diagnostics.js";
@@ -31,7 +31,7 @@ export { stopLanguageServers } from "./pool.js";
  */
 export interface LspCallContext {
   readonly cwd: string;
-  readonly options: { readonly lsp?: LspSettings };
+  readonly options: { readonly lsp?: LspSettings; readonly lspDefaults?: LspDefaults };
   readonly sandbox: { readonly current: SandboxPolicy };
 }
 
@@ -39,15 +39,11 @@ export interface LspCallContext {
 const WARM_WAIT_MS = 2_000;
 const START_WAIT_MS = 20_000;
 
-function envSeconds(value: string | undefined): number | undefined {
-  const n = value === undefined ? Number.NaN : Number(value);
-  return Number.isFinite(n) && n > 0 ? n * 1000 : undefined;
-}
-
-function budgets(settings: LspSettings | undefined): { warm: number; start: number } {
+/** The waits: the session's, else the process's own (CROW_LSP_WAIT, CROW_LSP_START_WAIT), else the defaults. */
+function budgets(settings: LspSettings | undefined, defaults: LspDefaults = {}): { warm: number; start: number } {
   return {
-    warm: settings?.waitMs ?? envSeconds(process.env.CROW_LSP_WAIT) ?? WARM_WAIT_MS,
-    start: settings?.startWaitMs ?? envSeconds(process.env.CROW_LSP_START_WAIT) ?? START_WAIT_MS,
+    warm: settings?.waitMs ?? defaults.waitMs ?? WARM_WAIT_MS,
+    start: settings?.startWaitMs ?? defaults.startWaitMs ?? START_WAIT_MS,
   };
 }
 
@@ -80,12 +76,13 @@ export async function appendDiagnostics(
   if (!diff) return result;
   const policy = context.sandbox.current;
   const root = hostPath(context.cwd, policy);
-  const settings = context.options.lsp;
-  const language = languageOf(diff.path, root, languagesFor(settings, process.env));
+  const { lsp: settings, lspDefaults } = context.options;
+  const language = languageOf(diff.path, root, languagesFor(settings, lspDefaults));
   if (!language) return result;
   let outcome: ChangeOutcome;
   try {
-    outcome = await checkChange(context, language, root, diff.path, diff.oldText, diff.newText, budgets(settings));
+    const budget = budgets(settings, lspDefaults);
+    outcome = await checkChange(context, language, root, diff.path, diff.oldText, diff.newText, budget);
   } catch (error) {
     log.warn(`diagnostics of ${diff.path} failed`, error);
     outcome = { notice: `Diagnostics unavailable for this change: ${errorText(error)}` };
@@ -108,7 +105,7 @@ export function afterRead(context: LspCallContext, filePath: string, result: Cal
   const policy = context.sandbox.current;
   const file = hostPath(path.normalize(filePath), policy);
   const root = hostPath(context.cwd, policy);
-  const language = languageOf(file, root, languagesFor(context.options.lsp, process.env));
+  const language = languageOf(file, root, languagesFor(context.options.lsp, context.options.lspDefaults));
   if (language) noteRead(language, root, policy, file);
 }
 

@@ -23,9 +23,20 @@ export interface LanguageSettings {
 export interface LspSettings {
   off?: boolean;
   languages?: Record<string, LanguageSettings>;
-  /** The wait for a warm server's diagnostics after a change (default 2 s, or CROW_LSP_WAIT seconds). */
+  /** The wait for a warm server's diagnostics after a change (default: the process's own ({@link LspDefaults}), else 2 s). */
   waitMs?: number;
-  /** The wait while a server starts (default 20 s, or CROW_LSP_START_WAIT seconds). */
+  /** The wait while a server starts (default: the process's own ({@link LspDefaults}), else 20 s). */
+  startWaitMs?: number;
+}
+
+/**
+ * The process's own settings (crow-mcp's environment: CROW_LSP=off, CROW_LSP_WAIT, CROW_LSP_START_WAIT, read by
+ * settings.ts): `off` wins over whatever a session asks; the waits apply where the session's {@link LspSettings} name
+ * none.
+ */
+export interface LspDefaults {
+  off?: boolean;
+  waitMs?: number;
   startWaitMs?: number;
 }
 
@@ -72,13 +83,10 @@ const BUILTIN: readonly Language[] = [
 
 /**
  * The languages `settings` leave on: the built-in ones with their overrides, plus any configured new one; none when
- * `env` has CROW_LSP=off (crow-mcp's own switch, whatever a session asks).
+ * `defaults` say off (crow-mcp's own switch, CROW_LSP=off, whatever a session asks).
  */
-export function languagesFor(
-  settings: LspSettings | undefined,
-  env: Readonly<Record<string, string | undefined>> = {},
-): Language[] {
-  if (settings?.off || env.CROW_LSP === "off") return [];
+export function languagesFor(settings: LspSettings | undefined, defaults: LspDefaults = {}): Language[] {
+  if (settings?.off || defaults.off) return [];
   const configured = settings?.languages ?? {};
   const result: Language[] = [];
   for (const builtin of BUILTIN) {

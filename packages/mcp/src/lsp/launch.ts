@@ -63,6 +63,7 @@ export function launchServer(
   root: string,
   policy: SandboxPolicy,
 ): Launched {
+  // The environment passed on to the server, filtered (child-env.ts): plumbing, not a read of crow-mcp's settings.
   const env = childEnvironment(process.env);
   const confined = serverPolicy(policy);
   if (!confined) {

@@ -17,6 +17,7 @@ import path from "node:path";
  * `~/Library/Caches` on macOS, `%LOCALAPPDATA%` on Windows), in `crow/compile-cache`. A cache is not
  * configuration, so it stays out of the Crow home.
  */
+// Read before crow-mcp's settings are (cli.ts calls it first), and a cache is not a setting: process plumbing.
 export function compileCacheDir(env: NodeJS.ProcessEnv = process.env, platform = process.platform): string {
   const home = env.HOME || homedir();
   let base = env.XDG_CACHE_HOME;

@@ -16,6 +16,7 @@ export const SHARED_V8_FLAGS: readonly V8Flag[] = [["semi-space-growth-factor", 
 
 /** Sets V8 flags, except those node was given (argv or NODE_OPTIONS, `--no-` form too): the user's choice wins. */
 export function applyV8Flags(flags: readonly V8Flag[]): void {
+  // Node's own options, read before crow-mcp's settings are (cli.ts runs this first): process plumbing.
   const given = `${process.execArgv.join(" ")} ${process.env.NODE_OPTIONS ?? ""}`;
   for (const [name, value] of flags) {
     if (!given.includes(name)) setFlagsFromString(`--${name}${value}`);

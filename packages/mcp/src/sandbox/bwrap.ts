@@ -25,6 +25,7 @@ export {
   resetSandboxAvailability,
   type SandboxAvailability,
   sandboxAvailability,
+  useBwrapProgram,
 } from "./probe.js";
 export { inside } from "./which.js";
 

@@ -7,6 +7,7 @@ export {
   resetSandboxAvailability,
   type SandboxAvailability,
   sandboxAvailability,
+  useBwrapProgram,
 } from "./bwrap.js";
 export { explainBlocked } from "./explain.js";
 export { checkOpenedReadable, checkReadable, showsHiddenContent } from "./hidden.js";

@@ -89,13 +89,25 @@ const NOT_LINUX = (): SandboxAvailability => ({
 const NOT_INSTALLED =
   "commands run unconfined: bubblewrap (bwrap) is not installed. Install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap) to confine them, or set sandbox: off in config.yaml to silence this notice.";
 
+/** The bubblewrap this process runs, as its configuration names it (see {@link useBwrapProgram}). */
+let bwrapProgram = "bwrap";
+
 /**
- * The bwrap and bash to run, as absolute paths, or why there are none. bwrap: `CROW_BWRAP` (tests, unusual
- * installs; a bare name is looked up like `bwrap`) or `bwrap` from PATH; bash: from PATH, outside /tmp (the shell's
- * /tmp is a private one). Neither from a PATH entry in the working directory.
+ * Sets the bubblewrap to run: `CROW_BWRAP` as each executable's loader read it (crow-mcp's settings.ts, the agent's
+ * configuration; tests, unusual installs), a bare name looked up like `bwrap`, or a path; undefined: `bwrap`. Set it
+ * before the first check: the answer is kept for the process (tests call {@link resetSandboxAvailability} after).
+ */
+export function useBwrapProgram(program: string | undefined): void {
+  bwrapProgram = program || "bwrap";
+}
+
+/**
+ * The bwrap and bash to run, as absolute paths, or why there are none. bwrap: the one configured
+ * ({@link useBwrapProgram}) or `bwrap`, from PATH when a bare name; bash: from PATH, outside /tmp (the shell's /tmp
+ * is a private one). Neither from a PATH entry in the working directory.
  */
 function programs(): { bwrap: string; bash: string } | SandboxAvailability {
-  const name = process.env.CROW_BWRAP || "bwrap";
+  const name = bwrapProgram;
   const bwrap = trustedExecutable(name);
   if (!bwrap) {
     const planted = findOnPath(name, []);
@@ -250,7 +262,7 @@ export function probeSandbox(): Promise<SandboxAvailability> {
   return probing;
 }
 
-/** Forgets the cached availability (tests that point CROW_BWRAP elsewhere). */
+/** Forgets the cached availability (tests that point {@link useBwrapProgram} elsewhere). */
 export function resetSandboxAvailability(): void {
   cached = undefined;
   latest = undefined;

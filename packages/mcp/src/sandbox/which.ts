@@ -42,6 +42,7 @@ function untrusted(extra: readonly string[]): string[] {
 export function findOnPath(
   name: string,
   avoid: readonly string[],
+  // PATH is where programs are, looked up as a shell would: process plumbing, not one of crow-mcp's settings.
   searchPath: string = process.env.PATH ?? "",
 ): string | undefined {
   const acceptable = (file: string) => !avoid.some((dir) => inside(file, dir));

@@ -51,6 +51,7 @@ function track(shell: Shell): void {
  * passwords, whatever crow or `CROW_CHILD_ENV_DROP` names; `CROW_CHILD_ENV_ALLOW` lets names through), made
  * predictable for a program that reads its output.
  */
+// `process.env` here is what the shell inherits (filtered), not a read of crow-mcp's settings (those are settings.ts's).
 export function shellEnvironment(cwd: string, base: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const env = childEnvironment(base);
   // Our markers and prompt are set inside the shell; inherited ones would only interfere. COLUMNS/LINES from a

@@ -15,7 +15,6 @@ import {
   FETCH_MAX_BYTES,
   FETCH_MAX_REDIRECTS,
   FETCH_TIMEOUT_MS,
-  webTimeoutMs,
 } from "../web/settings.js";
 import { errorResult, guarded, textResult } from "./result.js";
 
@@ -49,7 +48,8 @@ export function registerWebFetchTool(server: McpServer, context: ToolContext): v
       if (badPolicy) return errorResult(badPolicy);
       const guard = addressGuard(context.sandbox.current);
       const { max_length = DEFAULT_MAX_LENGTH, start_index = 0, raw = false } = args;
-      return webFetch(args.url, max_length, start_index, raw, cache, extra.signal, guard);
+      const timeoutMs = context.options.web?.timeoutMs ?? FETCH_TIMEOUT_MS;
+      return webFetch(args.url, max_length, start_index, raw, cache, extra.signal, guard, timeoutMs);
     }),
   );
 }
@@ -76,6 +76,7 @@ export async function webFetch(
   cache: TtlCache<PageContent>,
   signal?: AbortSignal,
   guard: AddressGuard = "metadata",
+  timeoutMs: number = FETCH_TIMEOUT_MS,
 ): Promise<CallToolResult> {
   // The guard is part of the key: a page fetched while the network was on is not served once it is off.
   const key = `${raw ? "raw" : "md"} ${guard} ${url}`;
@@ -83,7 +84,7 @@ export async function webFetch(
   if (!page) {
     try {
       const response = await fetchUrl(url, {
-        timeoutMs: webTimeoutMs(FETCH_TIMEOUT_MS),
+        timeoutMs,
         maxBytes: FETCH_MAX_BYTES,
         maxRedirects: FETCH_MAX_REDIRECTS,
         signal,

@@ -3,7 +3,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { ToolContext } from "../context.js";
 import { formatOutcome, searchOne } from "../web/search.js";
-import { SEARCH_TIMEOUT_MS, searxngUrl, webTimeoutMs } from "../web/settings.js";
+import { DEFAULT_SEARXNG_URL, SEARCH_TIMEOUT_MS } from "../web/settings.js";
 import { errorResult, guarded, textResult } from "./result.js";
 
 export const MAX_QUERIES = 10;
@@ -26,7 +26,13 @@ export function registerWebSearchTool(server: McpServer, context: ToolContext): 
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
     guarded("web_search", async (args, extra) =>
-      webSearch(args.queries, args.limit ?? 10, searxngUrl(context.options.web?.searxngUrl), extra.signal),
+      webSearch(
+        args.queries,
+        args.limit ?? 10,
+        context.options.web?.searxngUrl || DEFAULT_SEARXNG_URL,
+        extra.signal,
+        context.options.web?.timeoutMs,
+      ),
     ),
   );
 }
@@ -41,8 +47,8 @@ export async function webSearch(
   limit: number,
   baseUrl: string,
   signal?: AbortSignal,
+  timeoutMs: number = SEARCH_TIMEOUT_MS,
 ): Promise<CallToolResult> {
-  const timeoutMs = webTimeoutMs(SEARCH_TIMEOUT_MS);
   const outcomes = await Promise.all(queries.map((query) => searchOne(baseUrl, query, { timeoutMs, signal })));
   const failures = outcomes.filter((o) => !o.ok);
   if (failures.length === outcomes.length) {

@@ -8,7 +8,7 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { errorText, openStore } from "@crow/core";
 import { sqliteDriverName } from "@crow/core/internal";
-import { sandboxAvailability } from "@crow/mcp/sandbox";
+import { sandboxAvailability, useBwrapProgram } from "@crow/mcp/sandbox";
 import { type AgentConfig, configFiles, displayPath, signedOutText } from "../../config/index.js";
 import { listModels } from "../../config/list-models.js";
 import { ServerConnection } from "../../tools/mcp-connection.js";
@@ -265,6 +265,8 @@ export function checkSandbox(config: AgentConfig | undefined): Finding {
   if (setting === "off") {
     return { verdict: "info", text: "sandbox: off in config.yaml (commands run unconfined)" };
   }
+  // The bubblewrap CROW_BWRAP names, as sessions would run it (config/load.ts reads it).
+  useBwrapProgram(config?.sandbox.bwrap);
   const available = sandboxAvailability();
   if (available.ok) {
     const root = available.root
