@@ -40,9 +40,11 @@ const rules = {
   // And the control-sequence stripper `crow run` passes the model's text through before drawing it.
   // And the language servers' settings, lookup and diagnostics shape (`@crow/mcp/lsp`: config.yaml's
   // `language_servers`, `crow doctor`'s list, the diagnostics shown under a diff), never the servers themselves;
-  // and the command-line parsing every command of both executables shares (readable unknown-option errors).
+  // and the command-line parsing every command of both executables shares (readable unknown-option errors);
+  // and crow-mcp's environment settings check (`@crow/mcp/settings`), so a value crow-mcp would refuse is a config
+  // error at the agent's start instead of a toolserver that does not start.
   agent: [
-    /^@crow\/(mcp|testkit)(\/(?!(read-format|edit|process|line-transport|guarded-fetch|child-env|sandbox|control-text|lsp|parse-args)$).*)?$/,
+    /^@crow\/(mcp|testkit)(\/(?!(read-format|edit|process|line-transport|guarded-fetch|child-env|sandbox|control-text|lsp|parse-args|settings)$).*)?$/,
   ],
   // The process plumbing both executables' entries load before anything else knows nothing of the server.
   "mcp/src/process": [/^\.\.\//],

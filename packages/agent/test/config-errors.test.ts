@@ -141,4 +141,16 @@ describe("config errors name the file, the key and what was expected", () => {
       '~/.crow/config.yaml: default_model: "b" is not one of models (a)',
     );
   });
+
+  test("a value crow-mcp would refuse, from the environment or .env, is a config error naming it", async () => {
+    const { env } = await crow(undefined, "CROW_LSP=OFF\n");
+    assert.equal(
+      configError(() => loadConfig(env)),
+      'CROW_LSP must be on or off, got "OFF" (crow-mcp reads it; set it in the environment or .env, or remove it).',
+    );
+    assert.match(
+      configError(() => loadConfig({ ...env, CROW_LSP: "off", SEARXNG_URL: "searx.local" })),
+      /^SEARXNG_URL must be an http or https URL, got "searx.local"/,
+    );
+  });
 });

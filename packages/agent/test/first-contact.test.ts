@@ -195,7 +195,11 @@ describe("first contact: errors that say what failed and what to try", { timeout
       const none = await runCrow(["-c", ws.dir, "hi"], { env: runEnv("", fresh.dir, { OPENAI_BASE_URL: undefined }) });
       assert.equal(none.code, 2);
       assert.match(none.stderr, /^crow: No LLM provider configured: set OPENAI_BASE_URL/);
-      for (const run of [mode, model, none]) assert.doesNotMatch(run.stderr, /Continue with/);
+      // A value crow-mcp would refuse (it then does not start, and the model has no tools): refused here, named.
+      const web = await runCrow(["-c", ws.dir, "hi"], { env: { ...freshEnv, CROW_WEB_TIMEOUT: "20s" } });
+      assert.equal(web.code, 2);
+      assert.match(web.stderr, /CROW_WEB_TIMEOUT must be a positive number of seconds, got "20s" \(crow-mcp reads it/);
+      for (const run of [mode, model, none, web]) assert.doesNotMatch(run.stderr, /Continue with/);
       const out = execFileSync(process.execPath, [CROW_BIN, "sessions", "list", "--json"], { env: freshEnv });
       assert.deepEqual(JSON.parse(out.toString()), []);
     } finally {

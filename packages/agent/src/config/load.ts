@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { errorText, type RetryPolicy } from "@crow/core";
 import { DEFAULT_MAX_STEPS_PER_TURN } from "@crow/core/internal";
+import { readSettings, SettingsError } from "@crow/mcp/settings";
 import { parseDotenv } from "./dotenv.js";
 import { envInteger } from "./env.js";
 import { ConfigError, displayPath, failIn, keyPath } from "./errors.js";
@@ -186,6 +187,20 @@ function maxCompactTokens(file: ConfigFile, lookup: Record<string, string | unde
 }
 
 /**
+ * crow-mcp's variables (CROW_WEB_TIMEOUT, SEARXNG_URL, CROW_LSP…) checked as crow-mcp checks them at its start: the
+ * agent passes its environment and `.env` on to the toolserver, which refuses a bad value and does not start — the
+ * model would then have no tools and the user only a log line. Here it is a config error, named, before anything runs.
+ */
+function checkToolserverSettings(lookup: Record<string, string | undefined>): void {
+  try {
+    readSettings(lookup);
+  } catch (error) {
+    if (!(error instanceof SettingsError)) throw error;
+    throw new ConfigError(`${error.message} (crow-mcp reads it; set it in the environment or .env, or remove it).`);
+  }
+}
+
+/**
  * Loads the configuration for `env` (default `process.env`; values from `.env` fill in variables it lacks).
  * Throws `ConfigError` with every problem found.
  */
@@ -199,6 +214,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
   const notes: string[] = [];
   const from = model ? modelFrom(env, dotenv, shown ? files.config : undefined, models) : undefined;
   const searxngUrl = env.SEARXNG_URL?.trim() || dotenv.SEARXNG_URL?.trim();
+  checkToolserverSettings(lookup);
   return {
     home,
     ...(shown ? { file: files.config } : {}),
