@@ -68,15 +68,16 @@ const FORWARDED: Record<string, number> = { SIGINT: 2, SIGTERM: 15, SIGHUP: 1, S
  * Runs this very command again (same executable, options and arguments, same output) in a private mount namespace
  * and resolves to its exit code. The command runs in a session of its own, so that a signal reaches it once, from
  * here: Ctrl-C (SIGINT, from the terminal or `kill -INT`), SIGTERM, SIGHUP and SIGQUIT are passed on, and its own
- * handling decides (the first Ctrl-C stops cleanly, a second at once); should this process die anyway (SIGKILL), the
- * command gets SIGTERM (setpriv --pdeathsig): no run goes on unseen.
+ * handling decides (the first Ctrl-C stops cleanly, a second at once); should this process be killed anyway (SIGKILL),
+ * the command is killed too (setpriv --pdeathsig SIGKILL): no run goes on unseen, and a killed worker stays a killed
+ * worker — with SIGTERM it would stop cleanly and record the trial it was in, which the queue gives another worker.
  */
 export function rerunInOwnMountNamespace(): Promise<number> {
   const argv = [process.execPath, ...process.execArgv, ...process.argv.slice(1)];
   const env = { ...process.env, [MOUNT_NS_VARIABLE]: namespaceOf("self") ?? "" };
   // setpriv's parent-death signal: should this process be killed (SIGKILL included), the run goes with it.
-  const orphanless = spawnSync("setpriv", ["--pdeathsig", "SIGTERM", "true"]).status === 0;
-  const command = [...(orphanless ? ["setpriv", "--pdeathsig", "SIGTERM", "--"] : []), ...argv];
+  const orphanless = spawnSync("setpriv", ["--pdeathsig", "SIGKILL", "true"]).status === 0;
+  const command = [...(orphanless ? ["setpriv", "--pdeathsig", "SIGKILL", "--"] : []), ...argv];
   const child = spawn("unshare", ["--mount", "--propagation", "private", "--", ...command], {
     stdio: "inherit",
     env,
