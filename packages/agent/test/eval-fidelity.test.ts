@@ -12,21 +12,12 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { openStore } from "@crow/core";
 import { type CapturedRequest, type MockLlm, reply, startMockLlm } from "@crow/testkit";
-import { files, runEval, runIdOf } from "./eval-helpers.js";
+import { files, REWARD_IF, runEval, runIdOf, trialOf } from "./eval-helpers.js";
 
 const toolResults = (request: CapturedRequest | undefined) =>
   (request?.body.messages ?? []).filter((m) => m.role === "tool").map((m) => String(m.content));
 
 /** The one trial event of a `--json` run. */
-function trialOf(stdout: string): { details?: Record<string, unknown> } {
-  const line = stdout.split("\n").find((l) => l.includes('"type":"trial"'));
-  assert.ok(line, stdout);
-  return JSON.parse(line);
-}
-
-const REWARD_IF = (check: string) =>
-  `#!/bin/bash\nif ${check}; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n`;
-
 describe("crow eval: Harbor's container, without Docker", () => {
   let mock: MockLlm;
   let home: string;

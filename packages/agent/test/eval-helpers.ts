@@ -2,6 +2,7 @@
  * Helpers of the `crow eval` tests: suites written on the fly in Harbor's task format, and the built `crow eval`
  * as a subprocess against the mock LLM with a private CROW_HOME (its SQLite store, or a given db_uri).
  */
+import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
@@ -15,6 +16,17 @@ export async function files(dir: string, content: Record<string, string>): Promi
     await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
     await writeFile(path.join(dir, file), text);
   }
+}
+
+/** A Harbor `tests/test.sh` writing reward 1 when the shell condition `check` holds, else 0. */
+export const REWARD_IF = (check: string) =>
+  `#!/bin/bash\nif ${check}; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n`;
+
+/** The trial line of `crow eval run --json` output (`T` is the part of it a test reads). */
+export function trialOf<T = { details?: Record<string, unknown> }>(stdout: string): T {
+  const line = stdout.split("\n").find((l) => l.includes('"type":"trial"'));
+  assert.ok(line, stdout);
+  return JSON.parse(line) as T;
 }
 
 export interface TaskSpec {

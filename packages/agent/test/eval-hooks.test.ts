@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { type MockLlm, startMockLlm } from "@crow/testkit";
-import { files, runEval, runIdOf } from "./eval-helpers.js";
+import { files, REWARD_IF, runEval, runIdOf, trialOf } from "./eval-helpers.js";
 
 interface Trial {
   reward: number;
@@ -23,15 +23,6 @@ interface Trial {
     verifierOutput?: string;
   };
 }
-
-function trialOf(stdout: string): Trial {
-  const line = stdout.split("\n").find((l) => l.includes('"type":"trial"'));
-  assert.ok(line, stdout);
-  return JSON.parse(line) as Trial;
-}
-
-const REWARD_IF = (check: string) =>
-  `#!/bin/bash\nif ${check}; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n`;
 
 describe("crow eval: Harbor's step hooks, collect hooks and separate verifier", () => {
   let mock: MockLlm;
@@ -86,7 +77,7 @@ rm -rf /app/src/data && ln -s ${outside} /app/src/data\n`,
       "steps/three/solution/solve.sh": "touch /app/src/three-ran\n",
     });
     const result = await runEval(["run", suite, "--oracle", "--json"], { mockUrl: mock.url, home });
-    const trial = trialOf(result.stdout);
+    const trial = trialOf<Trial>(result.stdout);
     assert.deepEqual(
       trial.details?.steps?.map((s) => [s.name, s.reward]),
       [
@@ -127,7 +118,7 @@ service = "db"
     });
     const result = await runEval(["run", suite, "--oracle", "--json"], { mockUrl: mock.url, home });
     assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
-    const trial = trialOf(result.stdout);
+    const trial = trialOf<Trial>(result.stdout);
     assert.equal(trial.passed, true, JSON.stringify(trial));
     assert.equal(trial.error, null);
     const hooks = trial.details?.hookOutput ?? "";

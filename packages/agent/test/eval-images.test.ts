@@ -14,13 +14,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { type CapturedRequest, type MockLlm, reply, startMockLlm } from "@crow/testkit";
-import { files, runEval } from "./eval-helpers.js";
+import { files, REWARD_IF, runEval } from "./eval-helpers.js";
 
 const toolResults = (request: CapturedRequest | undefined) =>
   (request?.body.messages ?? []).filter((m) => m.role === "tool").map((m) => String(m.content));
-
-const REWARD_IF = (check: string) =>
-  `#!/bin/bash\nif ${check}; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n`;
 
 describe("crow eval: what stands in for a task's image", () => {
   let mock: MockLlm;

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { type MockLlm, reply, startMockLlm } from "@crow/testkit";
-import { files, runEval, runIdOf } from "./eval-helpers.js";
+import { files, REWARD_IF, runEval, runIdOf, trialOf } from "./eval-helpers.js";
 
 interface StepDetail {
   name: string;
@@ -31,15 +31,6 @@ interface Trial {
   sessionId: string | null;
   details?: { steps?: StepDetail[]; artifacts?: Artifact[] };
 }
-
-function trialOf(stdout: string): Trial {
-  const line = stdout.split("\n").find((l) => l.includes('"type":"trial"'));
-  assert.ok(line, stdout);
-  return JSON.parse(line) as Trial;
-}
-
-const REWARD_IF = (check: string) =>
-  `#!/bin/bash\nif ${check}; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n`;
 
 /** Two steps: the first makes /app/a.txt, the second /app/b.txt from it; the task's tests/ has a helper both use. */
 const TWO_STEPS = {
@@ -94,7 +85,7 @@ describe("crow eval: Harbor task schema 1.4", () => {
     await files(path.join(suite, "two-steps"), TWO_STEPS);
     const result = await runEval(["run", suite, "--oracle", "--json"], { mockUrl: mock.url, home });
     assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
-    const trial = trialOf(result.stdout);
+    const trial = trialOf<Trial>(result.stdout);
     assert.equal(trial.passed, true, JSON.stringify(trial));
     assert.deepEqual(
       trial.details?.steps?.map((s) => [s.name, s.reward, s.error]),
@@ -132,7 +123,7 @@ describe("crow eval: Harbor task schema 1.4", () => {
     });
     const result = await runEval(["run", suite, "--oracle", "--json"], { mockUrl: mock.url, home });
     assert.equal(result.code, 1, `${result.stdout}\n${result.stderr}`);
-    const trial = trialOf(result.stdout);
+    const trial = trialOf<Trial>(result.stdout);
     assert.equal(trial.reward, 0);
     assert.equal(trial.details?.steps?.length, 1, JSON.stringify(trial.details));
     assert.match(trial.details?.steps?.[0]?.stopped ?? "", /min_reward 1/);
@@ -151,7 +142,7 @@ describe("crow eval: Harbor task schema 1.4", () => {
     const result = await runEval(["run", suite, "--json"], { mockUrl: mock.url, home });
     assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
     mock.assertDone();
-    const trial = trialOf(result.stdout);
+    const trial = trialOf<Trial>(result.stdout);
     assert.equal(trial.passed, true, JSON.stringify(trial));
     const [first, second] = trial.details?.steps ?? [];
     assert.ok(first?.sessionId && second?.sessionId);
